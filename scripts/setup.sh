@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what cryptobench needs to build and run on a Debian machine. Idempotent: it
+# installs only what is missing, so it is cheap to run before every build.
+set -euo pipefail
+
+# Debian packages: a C compiler for bundled SQLite and the C implementations,
+# pkg-config + OpenSSL headers for the `openssl` provider, llvm for `llvm-mca` estimates.
+packages=(build-essential pkg-config libssl-dev llvm)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}"
+fi
+
+if ! command -v cargo >/dev/null; then
+  echo "setup: cargo not found; install a Rust toolchain (rustup, Rust >= 1.95) and re-run" >&2
+  exit 1
+fi

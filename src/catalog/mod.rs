@@ -1,0 +1,160 @@
+//! The implementations cryptobench can measure.
+//!
+//! Each *kind* of primitive (stream cipher, RNG, hash, ...) has one small trait in
+//! [`kinds`]; a provider implements that trait in one file under [`providers`], and one
+//! line in [`registry`] makes it measurable. The kind's adapter turns the small trait
+//! into an [`Implementation`]: a correctness gate plus prepared calls for the sampler.
+
+pub mod kinds;
+pub mod params;
+pub mod providers;
+pub mod reference;
+pub mod registry;
+
+use std::fmt;
+
+pub use params::Params;
+
+/// What an implementation computes; decides its operations, parameters and units.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Hash,
+    Xof,
+    Stream,
+    Aead,
+    Core,
+    Kem,
+    Dh,
+    Rng,
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            Kind::Hash => "hash",
+            Kind::Xof => "xof",
+            Kind::Stream => "stream",
+            Kind::Aead => "aead",
+            Kind::Core => "core",
+            Kind::Kem => "kem",
+            Kind::Dh => "dh",
+            Kind::Rng => "rng",
+        };
+        f.write_str(name)
+    }
+}
+
+/// One operation an implementation offers, with the parameters it takes.
+#[derive(Clone, Copy, Debug)]
+pub struct Operation {
+    pub name: &'static str,
+    /// Parameter names, e.g. `["len"]`; the first one (if any) is the byte count that
+    /// cycles-per-byte figures divide by.
+    pub params: &'static [&'static str],
+}
+
+/// A call ready to be timed: inputs prepared, state initialised.
+///
+/// `call` is the whole timed region; it must not allocate, print or check results.
+pub trait Call {
+    fn call(&mut self);
+}
+
+/// Why an implementation's output was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{check}: {detail}")]
+pub struct Mismatch {
+    /// Which check failed, e.g. "RFC 8439 section 2.4.2 test vector".
+    pub check: String,
+    pub detail: String,
+}
+
+impl Mismatch {
+    pub fn new(check: impl Into<String>, detail: impl Into<String>) -> Self {
+        Mismatch {
+            check: check.into(),
+            detail: detail.into(),
+        }
+    }
+
+    /// Compare two byte strings; on difference name the first differing offset.
+    pub fn check_bytes(check: &str, got: &[u8], want: &[u8]) -> Result<(), Mismatch> {
+        if got == want {
+            return Ok(());
+        }
+        let at = got
+            .iter()
+            .zip(want)
+            .position(|(a, b)| a != b)
+            .unwrap_or(got.len().min(want.len()));
+        Err(Mismatch::new(
+            check,
+            format!(
+                "output differs at byte {at} (got {} bytes, expected {})",
+                got.len(),
+                want.len()
+            ),
+        ))
+    }
+}
+
+/// Errors preparing a call: bad parameters for this operation.
+#[derive(Debug, thiserror::Error)]
+pub enum PrepareError {
+    #[error("`{implementation}` has no operation `{operation}` (it offers: {offered})")]
+    UnknownOperation {
+        implementation: String,
+        operation: String,
+        offered: String,
+    },
+    #[error("`{implementation}/{operation}` needs parameter `{param}`")]
+    MissingParam {
+        implementation: String,
+        operation: String,
+        param: &'static str,
+    },
+    #[error("`{0}` is not supported on this CPU")]
+    Unsupported(String),
+}
+
+/// Something cryptobench can measure: a correctness gate and prepared calls.
+pub trait Implementation: Send + Sync {
+    /// Who wrote the code, e.g. `rustcrypto`, `openssl`, `rand_chacha`.
+    fn provider(&self) -> &str;
+    /// The algorithm, e.g. `chacha20`, `chacha20-rng`, `aes-128-gcm`.
+    fn algorithm(&self) -> &str;
+    fn kind(&self) -> Kind;
+    fn operations(&self) -> &[Operation];
+    /// Known-answer tests or cross-checks; an implementation that fails is never timed.
+    fn verify(&self) -> Result<(), Mismatch>;
+    /// Build a ready-to-time call of `operation` with `params`.
+    fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError>;
+
+    /// `provider/algorithm`, the name users filter on.
+    fn name(&self) -> String {
+        format!("{}/{}", self.provider(), self.algorithm())
+    }
+
+    fn operation(&self, name: &str) -> Result<&Operation, PrepareError> {
+        self.operations()
+            .iter()
+            .find(|op| op.name == name)
+            .ok_or_else(|| PrepareError::UnknownOperation {
+                implementation: self.name(),
+                operation: name.to_string(),
+                offered: self
+                    .operations()
+                    .iter()
+                    .map(|op| op.name)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+}
+
+/// Deterministic, non-trivial bytes for inputs (keys, messages): 00 01 02 ... as the
+/// LWC and SUPERCOP harnesses use, so results never depend on a random source.
+pub fn pattern(len: usize) -> Vec<u8> {
+    (0..len).map(|i| i as u8).collect()
+}

@@ -1,0 +1,106 @@
+//! Deliberately broken or slowed implementations, for testing the gate, the comparison
+//! statistics and the worker's isolation. Registered only when the environment variable
+//! `CRYPTOBENCH_TEST_IMPLEMENTATIONS=1` is set, so users never see them.
+
+use std::hint::black_box;
+
+use chacha20::cipher::{KeyIvInit, StreamCipher as _};
+
+use crate::catalog::kinds::stream::{CHACHA20, Stream, StreamAlgorithm, StreamCipher};
+use crate::catalog::registry::Registry;
+
+pub const ENV: &str = "CRYPTOBENCH_TEST_IMPLEMENTATIONS";
+
+pub fn register(r: &mut Registry) {
+    if std::env::var_os(ENV).is_none_or(|v| v != "1") {
+        return;
+    }
+    // The very same code as `rustcrypto/chacha20` under another name: an A/A comparison.
+    r.add(Stream::<super::rustcrypto::ChaCha20>::new("test-same"));
+    r.add(Stream::<Wrong>::new("test-wrong"));
+    r.add(Stream::<Slower>::new("test-slower"));
+    r.add(Stream::<CrashOnThirdCall>::new("test-crash"));
+    r.add(Stream::<HangOnThirdCall>::new("test-hang"));
+}
+
+/// The gate never passes more than this many bytes at once, so the planted faults below
+/// fire only in timed calls.
+const GATE_MAX_PIECE: usize = 4096;
+
+fn chacha(key: &[u8], nonce: &[u8]) -> chacha20::ChaCha20 {
+    chacha20::ChaCha20::new_from_slices(key, nonce)
+        .expect("the stream adapter passes the declared key and nonce lengths")
+}
+
+/// Flips one bit of every output: must be refused by the gate.
+pub struct Wrong(chacha20::ChaCha20);
+
+impl StreamCipher for Wrong {
+    const ALGORITHM: &'static StreamAlgorithm = &CHACHA20;
+    fn new(key: &[u8], nonce: &[u8]) -> Self {
+        Wrong(chacha(key, nonce))
+    }
+    fn apply_keystream(&mut self, buf: &mut [u8]) {
+        self.0.apply_keystream(buf);
+        if let Some(b) = buf.last_mut() {
+            *b ^= 1;
+        }
+    }
+}
+
+/// Correct output plus the same cipher work again on a scratch buffer: a planted
+/// regression of about +100 % for tests of the comparison.
+pub struct Slower(chacha20::ChaCha20, chacha20::ChaCha20, Vec<u8>);
+
+impl StreamCipher for Slower {
+    const ALGORITHM: &'static StreamAlgorithm = &CHACHA20;
+    fn new(key: &[u8], nonce: &[u8]) -> Self {
+        Slower(chacha(key, nonce), chacha(key, nonce), Vec::new())
+    }
+    fn apply_keystream(&mut self, buf: &mut [u8]) {
+        self.0.apply_keystream(buf);
+        // Sized on first use so that the timed calls never allocate.
+        self.2.resize(buf.len(), 0);
+        self.1.apply_keystream(black_box(&mut self.2));
+    }
+}
+
+/// Passes the gate (which runs in a fresh instance), then dies by SIGSEGV on its third
+/// timed call: the worker must report it and the run must go on.
+pub struct CrashOnThirdCall(chacha20::ChaCha20, u32);
+
+impl StreamCipher for CrashOnThirdCall {
+    const ALGORITHM: &'static StreamAlgorithm = &CHACHA20;
+    fn new(key: &[u8], nonce: &[u8]) -> Self {
+        CrashOnThirdCall(chacha(key, nonce), 0)
+    }
+    fn apply_keystream(&mut self, buf: &mut [u8]) {
+        self.0.apply_keystream(buf);
+        if buf.len() > GATE_MAX_PIECE {
+            self.1 += 1;
+            if self.1 == 3 {
+                // SAFETY: none; this is the point. Raise the signal a real wild pointer gives.
+                unsafe { libc::raise(libc::SIGSEGV) };
+            }
+        }
+    }
+}
+
+/// Passes the gate, then loops forever on its third timed call.
+pub struct HangOnThirdCall(chacha20::ChaCha20, u32);
+
+impl StreamCipher for HangOnThirdCall {
+    const ALGORITHM: &'static StreamAlgorithm = &CHACHA20;
+    fn new(key: &[u8], nonce: &[u8]) -> Self {
+        HangOnThirdCall(chacha(key, nonce), 0)
+    }
+    fn apply_keystream(&mut self, buf: &mut [u8]) {
+        self.0.apply_keystream(buf);
+        if buf.len() > GATE_MAX_PIECE {
+            self.1 += 1;
+            while self.1 >= 3 {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! Command-line interface: arguments in, a request out. Nothing here measures or formats.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::counter::CounterChoice;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "cryptobench",
+    version,
+    about = "Measure how fast cryptographic implementations are, and say with statistics whether one is faster than another.",
+    long_about = None,
+    after_help = "Examples:\n  cryptobench run                       the default experiment (chacha20-rng)\n  cryptobench run chacha20-rng --format md\n  cryptobench run rand_chacha --sizes 64,1024\n  cryptobench report latest --format json\n  cryptobench info"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Describe this machine: CPU, crypto instruction sets, counters, and what makes numbers less trustworthy.
+    Info {
+        #[arg(long, value_enum, default_value_t = InfoFormat::Text)]
+        format: InfoFormat,
+    },
+    /// List implementations and their operations (optionally only those whose name contains FILTER), and the built-in experiments.
+    List { filter: Option<String> },
+    /// Measure an experiment, or every implementation matching the filters, store the run and print it.
+    Run(RunArgs),
+    /// Print a stored run again, exactly as `run` printed it.
+    Report {
+        /// A run id, `latest`, or the name of a saved baseline.
+        #[arg(default_value = "latest")]
+        run: String,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Compare two stored runs case by case (RUN_A is the baseline).
+    Compare {
+        run_a: String,
+        run_b: String,
+        #[command(flatten)]
+        verdict: VerdictArgs,
+        /// Compare even when the runs used another counter, CPU model or tool version.
+        #[arg(long)]
+        force: bool,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    #[command(name = "__worker", hide = true)]
+    Worker,
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// An experiment name (see `cryptobench list`), or filters over `provider/algorithm/operation` names. Default: chacha20-rng.
+    pub targets: Vec<String>,
+    /// Message lengths in bytes, comma-separated (overrides the experiment's).
+    #[arg(long, value_delimiter = ',', value_parser = parse_size)]
+    pub sizes: Option<Vec<u64>>,
+    /// Samples per case, spread over all processes and memory layouts.
+    #[arg(long, default_value_t = 2048, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub samples: u64,
+    /// Fresh worker processes per case; the interval includes the spread between them.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub processes: u64,
+    /// Memory layouts per process (the same call prepared at different addresses).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub layouts: u64,
+    /// What to count: reference cycles (tsc), core cycles (perf) or nanoseconds (ns).
+    #[arg(long, value_enum, default_value_t = CounterChoice::Auto)]
+    pub counter: CounterChoice,
+    /// CPU to pin the measuring process to. Default: the last available CPU.
+    #[arg(long)]
+    pub cpu: Option<usize>,
+    /// Seconds a worker may take before it is killed and its case marked failed.
+    #[arg(long, default_value_t = 120.0)]
+    pub timeout: f64,
+    /// Seed for the order of cases and the memory layouts (a run is reproducible from it).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Compare every other implementation in this run against this one (interleaved A/B; the default for comparisons).
+    #[arg(long, value_name = "IMPLEMENTATION")]
+    pub against: Option<String>,
+    /// Keep this run as a named baseline for later `--baseline NAME` comparisons.
+    #[arg(long, value_name = "NAME")]
+    pub save_baseline: Option<String>,
+    /// Compare every case with the same case in the named baseline (or run id).
+    #[arg(long, value_name = "NAME")]
+    pub baseline: Option<String>,
+    /// With --baseline: compare even when the baseline was taken with another counter, CPU model or tool version.
+    #[arg(long)]
+    pub force: bool,
+    /// Exit with status 3 when any comparison regressed beyond the noise threshold.
+    #[arg(long)]
+    pub fail_on_regression: bool,
+    #[command(flatten)]
+    pub verdict: VerdictArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Args, Debug, Clone, Copy)]
+pub struct VerdictArgs {
+    /// A difference counts only when its p-value is below this.
+    #[arg(long, default_value_t = 0.05, value_parser = parse_probability)]
+    pub significance: f64,
+    /// Significant changes smaller than this many percent are reported as within noise.
+    #[arg(long, default_value_t = 1.0, value_parser = parse_percent)]
+    pub noise_threshold: f64,
+}
+
+#[derive(Args, Debug)]
+pub struct OutputArgs {
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// The result store (SQLite).
+    #[arg(long, default_value = "cryptobench.db", env = "CRYPTOBENCH_DB")]
+    pub db: PathBuf,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Aligned text for people, units stated.
+    Table,
+    /// GitHub-flavoured Markdown tables.
+    Md,
+    /// One JSON object.
+    Json,
+    /// Comma-separated values, one row per case.
+    Csv,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InfoFormat {
+    Text,
+    Json,
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(0) => Err("a size must be at least 1 byte".into()),
+        Ok(n) if n > 1 << 30 => Err(format!(
+            "{n} bytes is too large for a per-call measurement (max 1 GiB); use `cryptobench bulk` for bulk sizes"
+        )),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "`{s}` is not a number of bytes (example: --sizes 1024,16384)"
+        )),
+    }
+}
+
+fn parse_probability(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if p > 0.0 && p < 1.0 => Ok(p),
+        _ => Err(format!(
+            "`{s}` is not a probability between 0 and 1 (example: 0.05)"
+        )),
+    }
+}
+
+fn parse_percent(s: &str) -> Result<f64, String> {
+    match s.trim_end_matches('%').parse::<f64>() {
+        Ok(p) if (0.0..100.0).contains(&p) => Ok(p),
+        _ => Err(format!(
+            "`{s}` is not a percentage between 0 and 100 (example: 1 or 1%)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_validated_with_useful_messages() {
+        assert_eq!(parse_size("1024"), Ok(1024));
+        assert!(parse_size("0").unwrap_err().contains("at least 1 byte"));
+        assert!(
+            parse_size("12x")
+                .unwrap_err()
+                .contains("not a number of bytes")
+        );
+        assert!(parse_size("4294967296").unwrap_err().contains("too large"));
+    }
+
+    #[test]
+    fn verdict_parameters_are_validated() {
+        assert_eq!(parse_percent("1%"), Ok(1.0));
+        assert!(parse_percent("-3").is_err());
+        assert!(parse_probability("1.5").is_err());
+        assert_eq!(parse_probability("0.01"), Ok(0.01));
+    }
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

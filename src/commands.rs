@@ -1,0 +1,247 @@
+//! One function per subcommand: validate, call the pipeline, print.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::analysis::{self, AnalysisOptions};
+use crate::catalog::registry::Registry;
+use crate::cli::{Command, InfoFormat, OutputArgs, RunArgs};
+use crate::experiment::{self, BUILTIN};
+use crate::machine::{self, Machine};
+use crate::report;
+use crate::runner::{self, Progress, RunOptions};
+use crate::sample::SamplePlan;
+use crate::store::{RunHeader, Store};
+
+/// Exit status when `--fail-on-regression` finds a regression.
+const EXIT_REGRESSION: u8 = 3;
+
+pub fn dispatch(command: Command) -> Result<ExitCode> {
+    match command {
+        Command::Info { format } => info(format),
+        Command::List { filter } => list(filter.as_deref()),
+        Command::Run(args) => run(args),
+        Command::Report { run, output } => report_run(&run, &output),
+        Command::Compare {
+            run_a,
+            run_b,
+            verdict,
+            force,
+            output,
+        } => {
+            let store = Store::open(&output.db)?;
+            let a = store.load_run(store.resolve_run(&run_a)?)?;
+            let b = store.load_run(store.resolve_run(&run_b)?)?;
+            let cmp = analysis::compare_runs(&a, &b, &verdict.into(), force)?;
+            print!("{}", report::render_comparison(&cmp, output.format));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Worker => unreachable!("handled in main"),
+    }
+}
+
+fn info(format: InfoFormat) -> Result<ExitCode> {
+    let m = Machine::detect();
+    let chosen = crate::counter::CounterChoice::Auto
+        .resolve()
+        .map_err(anyhow::Error::msg)?;
+    match format {
+        InfoFormat::Json => {
+            let mut v = serde_json::to_value(&m)?;
+            v["chosen_counter"] = serde_json::json!({"counter": chosen, "unit": chosen.unit()});
+            println!("{}", serde_json::to_string_pretty(&v)?);
+        }
+        InfoFormat::Text => print!("{}", report::machine_text(&m, chosen)),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn list(filter: Option<&str>) -> Result<ExitCode> {
+    let registry = Registry::builtin();
+    let mut table = report::text_table(&["implementation", "kind", "operation", "parameters"]);
+    let mut shown = 0;
+    for imp in registry.all() {
+        for op in imp.operations() {
+            let full = format!("{}/{}", imp.name(), op.name);
+            if filter.is_some_and(|f| !full.contains(f)) {
+                continue;
+            }
+            shown += 1;
+            table.add_row(vec![
+                imp.name(),
+                imp.kind().to_string(),
+                op.name.to_string(),
+                op.params.join(", "),
+            ]);
+        }
+    }
+    if shown == 0 {
+        bail!(
+            "no implementation matches `{}`; run `cryptobench list` to see them all",
+            filter.unwrap_or("")
+        );
+    }
+    println!("{table}");
+    println!("\nExperiments:");
+    for e in BUILTIN {
+        println!("  {:<16} {}", e.name, e.description);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run(args: RunArgs) -> Result<ExitCode> {
+    let counter = args.counter.resolve().map_err(anyhow::Error::msg)?;
+    let cpu = args.cpu.unwrap_or_else(machine::default_cpu);
+    machine::check_cpu(cpu)?;
+    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
+        bail!("--timeout must be a positive number of seconds");
+    }
+    let registry = Registry::builtin();
+    let mut plan = experiment::plan(&args.targets, args.sizes.as_deref(), &registry)?;
+    if let Some(base) = &args.against {
+        plan.compare_all_against(base)?;
+    }
+    let mut store = Store::open(&args.output.db)?;
+    let baseline_run = match &args.baseline {
+        Some(name) => Some(
+            store
+                .resolve_run(name)
+                .with_context(|| format!("--baseline {name}"))?,
+        ),
+        None => None,
+    };
+
+    let processes = args.processes as usize;
+    let layouts = args.layouts as usize;
+    let per_layout = (args.samples as usize).div_ceil(processes * layouts).max(1);
+    let options = RunOptions {
+        counter,
+        cpu: Some(cpu),
+        processes,
+        layouts,
+        plan: SamplePlan {
+            samples: per_layout,
+            ..SamplePlan::default()
+        },
+        timeout: Duration::from_secs_f64(args.timeout),
+        seed: args.seed,
+    };
+    let analysis_options = AnalysisOptions {
+        spec: plan.analysis.clone(),
+        verdict: args.verdict.into(),
+        baseline_run,
+        force: args.force,
+    };
+
+    let machine = Machine::detect();
+    let header = RunHeader {
+        id: 0,
+        started_at: now(),
+        finished_at: None,
+        status: "running".into(),
+        experiment: plan.name.clone(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        git_revision: Some(env!("CRYPTOBENCH_GIT_REVISION").to_string()).filter(|r| !r.is_empty()),
+        counter: counter.to_string(),
+        unit: counter.unit().into(),
+        tsc_hz: machine.tsc_hz,
+        cpu_model: machine.cpu_identity(),
+        machine: serde_json::to_value(&machine)?,
+        options: serde_json::json!({ "run": options, "analysis": analysis_options }),
+    };
+    let run_id = store.begin_run(&header)?;
+    let progress = Bar::new();
+    runner::execute(&plan.cases, &options, &mut store, run_id, &progress)?;
+    progress.finish();
+    store.finish_run(run_id, &now())?;
+    if let Some(name) = &args.save_baseline {
+        store.save_baseline(name, run_id)?;
+    }
+
+    let stored = store.load_run(run_id)?;
+    let analysed = analysis::analyse(&store, &stored)?;
+    print!("{}", report::render(&analysed, args.output.format));
+    if let Some(name) = &args.save_baseline {
+        eprintln!(
+            "saved run {run_id} as baseline `{name}` in {}",
+            store.path().display()
+        );
+    }
+    if args.fail_on_regression {
+        let regressed = analysed.regressions();
+        if !regressed.is_empty() {
+            eprintln!(
+                "regressions beyond the noise threshold ({}):",
+                regressed.len()
+            );
+            for r in regressed {
+                eprintln!("  {r}");
+            }
+            return Ok(ExitCode::from(EXIT_REGRESSION));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn report_run(run: &str, output: &OutputArgs) -> Result<ExitCode> {
+    if !output.db.exists() {
+        bail!(
+            "no result store at `{}`: run `cryptobench run` first, or point --db at one",
+            output.db.display()
+        );
+    }
+    let store = Store::open(&output.db)?;
+    let stored = store.load_run(store.resolve_run(run)?)?;
+    let analysed = analysis::analyse(&store, &stored)?;
+    print!("{}", report::render(&analysed, output.format));
+    Ok(ExitCode::SUCCESS)
+}
+
+fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+/// A progress bar on stderr when it is a terminal; plain notes otherwise.
+struct Bar(Option<ProgressBar>);
+
+impl Bar {
+    fn new() -> Bar {
+        Bar(std::io::stderr().is_terminal().then(|| {
+            let pb = ProgressBar::new(0);
+            pb.set_style(
+                ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}")
+                    .expect("valid template"),
+            );
+            pb
+        }))
+    }
+    fn finish(&self) {
+        if let Some(pb) = &self.0 {
+            pb.finish_and_clear();
+        }
+    }
+}
+
+impl Progress for Bar {
+    fn start(&self, total_steps: u64) {
+        if let Some(pb) = &self.0 {
+            pb.set_length(total_steps);
+        }
+    }
+    fn step(&self, what: &str) {
+        if let Some(pb) = &self.0 {
+            pb.inc(1);
+            pb.set_message(what.to_string());
+        }
+    }
+    fn note(&self, line: &str) {
+        match &self.0 {
+            Some(pb) => pb.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+}

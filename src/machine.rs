@@ -1,0 +1,264 @@
+//! What the machine is, and what about it makes numbers less trustworthy.
+
+use std::fs;
+use std::process::Command;
+
+use anyhow::{Result, bail};
+
+use crate::counter::{CounterKind, tsc_frequency_hz};
+
+/// CPU flags worth knowing for cryptography, in the names /proc/cpuinfo uses.
+const CRYPTO_FLAGS: &[&str] = &[
+    "aes",
+    "vaes",
+    "pclmulqdq",
+    "vpclmulqdq",
+    "sha_ni",
+    "sse2",
+    "ssse3",
+    "sse4_1",
+    "avx",
+    "avx2",
+    "bmi1",
+    "bmi2",
+    "adx",
+    "avx512f",
+    "avx512vl",
+    "avx512bw",
+    "avx512dq",
+    "avx512ifma",
+    "avx512vbmi",
+    "gfni",
+    "rdrand",
+    "rdseed",
+    // aarch64 names
+    "asimd",
+    "pmull",
+    "sha1",
+    "sha2",
+    "sha3",
+    "sha512",
+];
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct CounterStatus {
+    pub counter: CounterKind,
+    pub unit: String,
+    pub available: bool,
+    /// Why not, when it is not.
+    pub reason: Option<String>,
+}
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Machine {
+    pub cpu_model: String,
+    pub vendor: String,
+    /// `family/model/stepping` as the kernel reports them.
+    pub cpu_signature: String,
+    pub arch: String,
+    pub crypto_flags: Vec<String>,
+    pub online_cpus: usize,
+    pub kernel: String,
+    pub rustc: String,
+    pub cc: Option<String>,
+    pub hypervisor: bool,
+    pub governor: Option<String>,
+    pub turbo: Option<String>,
+    pub load_1min: Option<f64>,
+    pub tsc_hz: Option<f64>,
+    pub counters: Vec<CounterStatus>,
+    pub warnings: Vec<String>,
+}
+
+fn cpuinfo_field<'a>(cpuinfo: &'a str, key: &str) -> Option<&'a str> {
+    cpuinfo
+        .lines()
+        .find(|l| l.split(':').next().is_some_and(|k| k.trim() == key))
+        .and_then(|l| l.split_once(':'))
+        .map(|(_, v)| v.trim())
+}
+
+fn first_line_of(cmd: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new(cmd).args(args).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .map(|l| l.trim().to_string())
+}
+
+impl Machine {
+    /// Read the machine. Takes ~50 ms, most of it measuring the TSC's rate.
+    pub fn detect() -> Machine {
+        let cpuinfo = fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let flags: Vec<&str> = cpuinfo_field(&cpuinfo, "flags")
+            .or_else(|| cpuinfo_field(&cpuinfo, "Features"))
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        let crypto_flags = CRYPTO_FLAGS
+            .iter()
+            .filter(|f| flags.contains(f))
+            .map(|f| f.to_string())
+            .collect();
+        let hypervisor = flags.contains(&"hypervisor");
+        let governor = fs::read_to_string("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
+            .ok()
+            .map(|s| s.trim().to_string());
+        let turbo = fs::read_to_string("/sys/devices/system/cpu/intel_pstate/no_turbo")
+            .ok()
+            .map(|s| if s.trim() == "1" { "off" } else { "on" }.to_string())
+            .or_else(|| {
+                fs::read_to_string("/sys/devices/system/cpu/cpufreq/boost")
+                    .ok()
+                    .map(|s| if s.trim() == "1" { "on" } else { "off" }.to_string())
+            });
+        let load_1min = fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()));
+        let online_cpus = online_cpus().len();
+        let counters: Vec<CounterStatus> = [CounterKind::Tsc, CounterKind::Perf, CounterKind::Ns]
+            .into_iter()
+            .map(|k| {
+                let probe = k.probe();
+                CounterStatus {
+                    counter: k,
+                    unit: k.unit().to_string(),
+                    available: probe.is_ok(),
+                    reason: probe.err(),
+                }
+            })
+            .collect();
+        let tsc_hz = tsc_frequency_hz(std::time::Duration::from_millis(40));
+
+        let mut warnings = Vec::new();
+        if hypervisor {
+            warnings.push("running under a hypervisor: other guests share the host, and hardware cycle counters are usually hidden (figures are in reference cycles or ns)".to_string());
+        }
+        match &governor {
+            None => warnings.push("frequency scaling governor cannot be read (no cpufreq in /sys): clock behaviour unknown".to_string()),
+            Some(g) if g != "performance" => warnings.push(format!("frequency scaling governor is `{g}`, not `performance`: core clock may vary")),
+            _ => {}
+        }
+        if turbo.as_deref() == Some("on") {
+            warnings
+                .push("turbo boost is on: core clock depends on temperature and load".to_string());
+        }
+        if let Some(load) = load_1min
+            && load > 0.5 * online_cpus.max(1) as f64
+        {
+            warnings.push(format!(
+                "high load: 1-minute load average {load:.2} on {online_cpus} CPUs"
+            ));
+        }
+
+        Machine {
+            cpu_model: cpuinfo_field(&cpuinfo, "model name")
+                .unwrap_or("unknown CPU")
+                .to_string(),
+            vendor: cpuinfo_field(&cpuinfo, "vendor_id")
+                .unwrap_or("unknown")
+                .to_string(),
+            cpu_signature: format!(
+                "{}/{}/{}",
+                cpuinfo_field(&cpuinfo, "cpu family").unwrap_or("?"),
+                cpuinfo_field(&cpuinfo, "model").unwrap_or("?"),
+                cpuinfo_field(&cpuinfo, "stepping").unwrap_or("?")
+            ),
+            arch: std::env::consts::ARCH.to_string(),
+            crypto_flags,
+            online_cpus,
+            kernel: first_line_of("uname", &["-srm"]).unwrap_or_else(|| "unknown".into()),
+            rustc: env!("CRYPTOBENCH_RUSTC").to_string(),
+            cc: first_line_of("cc", &["--version"]),
+            hypervisor,
+            governor,
+            turbo,
+            load_1min,
+            tsc_hz,
+            counters,
+            warnings,
+        }
+    }
+
+    /// The model as comparisons key on it: model name plus signature.
+    pub fn cpu_identity(&self) -> String {
+        format!("{} ({})", self.cpu_model, self.cpu_signature)
+    }
+}
+
+/// CPUs this process may run on (its affinity mask), in increasing order.
+pub fn online_cpus() -> Vec<usize> {
+    // SAFETY: cpu_set_t is plain data; sched_getaffinity writes at most its size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return vec![0];
+        }
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect()
+    }
+}
+
+/// Check that `cpu` exists and this process may use it.
+pub fn check_cpu(cpu: usize) -> Result<()> {
+    let cpus = online_cpus();
+    if !cpus.contains(&cpu) {
+        bail!(
+            "CPU {cpu} does not exist or is not available to this process; available: {}",
+            cpus.iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+    }
+    Ok(())
+}
+
+/// The default measuring CPU: the last one we may use (CPU 0 takes most interrupts).
+pub fn default_cpu() -> usize {
+    online_cpus().last().copied().unwrap_or(0)
+}
+
+/// Pin the calling thread to `cpu`.
+pub fn pin_to_cpu(cpu: usize) -> Result<()> {
+    // SAFETY: cpu_set_t is plain data, CPU_SET stays within it for cpu < CPU_SETSIZE.
+    unsafe {
+        if cpu >= libc::CPU_SETSIZE as usize {
+            bail!("CPU {cpu} is out of range");
+        }
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            bail!(
+                "cannot pin to CPU {cpu}: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpuinfo_fields_are_found_by_exact_key() {
+        let info = "model\t\t: 167\nmodel name\t: Some CPU\nflags\t\t: fpu aes avx2\n";
+        assert_eq!(cpuinfo_field(info, "model"), Some("167"));
+        assert_eq!(cpuinfo_field(info, "model name"), Some("Some CPU"));
+        assert_eq!(cpuinfo_field(info, "stepping"), None);
+    }
+
+    #[test]
+    fn cpu_checks() {
+        assert!(check_cpu(default_cpu()).is_ok());
+        let err = check_cpu(100_000).unwrap_err().to_string();
+        assert!(err.contains("CPU 100000 does not exist"), "{err}");
+        pin_to_cpu(default_cpu()).unwrap();
+    }
+}

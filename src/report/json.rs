@@ -1,0 +1,105 @@
+//! One JSON object per run: `run_id`, `machine`, `counter`, `results`, and the
+//! comparisons.
+
+use serde_json::{Value, json};
+
+use crate::analysis::{Analysis, Comparison, RunComparison};
+
+fn comparison(c: &Comparison) -> Value {
+    json!({
+        "baseline": c.baseline,
+        "candidate": c.candidate,
+        "params": c.params,
+        "median_baseline": c.median_baseline,
+        "median_candidate": c.median_candidate,
+        "difference": c.difference,
+        "change_pct": c.change_pct.estimate,
+        "change_ci95": [c.change_pct.lo, c.change_pct.hi],
+        "stdev_baseline": c.stdev_baseline,
+        "stdev_candidate": c.stdev_candidate,
+        "p_value": c.p_value,
+        "verdict": c.verdict.to_string(),
+    })
+}
+
+pub fn render(a: &Analysis) -> String {
+    let cycles = a.short_unit == "cycles";
+    let (median_key, per_byte_key, ci_key) = if cycles {
+        ("median_cycles", "cpb", "cpb_ci95")
+    } else {
+        ("median_ns", "ns_per_byte", "ns_per_byte_ci95")
+    };
+    let results: Vec<Value> = a
+        .cases
+        .iter()
+        .map(|c| {
+            let mut r = json!({
+                "id": c.key,
+                "implementation": c.implementation,
+                "operation": c.operation,
+                "params": c.params,
+                "status": c.status,
+                "verified": c.measured.is_some(),
+            });
+            if let Some(msg) = &c.message {
+                r["message"] = json!(msg);
+            }
+            if let Some(m) = &c.measured {
+                r[median_key] = json!(m.median.estimate);
+                r["median_ci95"] = json!([m.median.lo, m.median.hi]);
+                if let Some(pb) = &m.per_byte {
+                    r[per_byte_key] = json!(pb.estimate);
+                    r[ci_key] = json!([pb.lo, pb.hi]);
+                }
+                r["throughput_bytes_per_s"] = json!(m.throughput_bytes_per_s);
+                r["samples"] = json!(m.samples);
+                r["clusters"] = json!(m.clusters);
+                r["calls_per_sample"] = json!(m.calls_per_sample);
+                r["summary"] = json!(m.summary);
+                r["outliers"] = json!(m.outliers);
+            }
+            r
+        })
+        .collect();
+    let ratios: Vec<Value> = a
+        .ratios
+        .iter()
+        .map(|r| {
+            json!({
+                "implementation": r.member, "reference": r.reference, "params": r.params,
+                "ratio": r.ratio.estimate, "ratio_ci95": [r.ratio.lo, r.ratio.hi],
+            })
+        })
+        .collect();
+    let doc = json!({
+        "run_id": a.header.id,
+        "experiment": a.header.experiment,
+        "started_at": a.header.started_at,
+        "status": a.header.status,
+        "tool_version": a.header.tool_version,
+        "git_revision": a.header.git_revision,
+        "machine": a.header.machine,
+        "counter": { "kind": a.counter, "unit": a.unit, "tsc_hz": a.header.tsc_hz },
+        "options": a.header.options,
+        "results": results,
+        "ratios": ratios,
+        "comparisons": a.comparisons.iter().map(comparison).collect::<Vec<_>>(),
+        "against_baseline": a.against_baseline.as_ref().map(run_comparison_value),
+    });
+    serde_json::to_string_pretty(&doc).expect("JSON values serialise") + "\n"
+}
+
+fn run_comparison_value(c: &RunComparison) -> Value {
+    json!({
+        "run_a": c.run_a,
+        "run_b": c.run_b,
+        "comparisons": c.comparisons.iter().map(comparison).collect::<Vec<_>>(),
+        "only_in_a": c.only_in_a,
+        "only_in_b": c.only_in_b,
+        "caveats": c.caveats,
+    })
+}
+
+pub fn render_run_comparison(c: &RunComparison) -> String {
+    serde_json::to_string_pretty(&run_comparison_value(c)).expect("JSON values serialise") + "\n"
+}

@@ -1,0 +1,396 @@
+//! Rendering analysed runs. Every format is built from the same [`Document`] (titled
+//! tables) except JSON and CSV, which are structural.
+
+mod csv;
+mod json;
+mod text;
+
+use comfy_table::Table;
+
+use crate::analysis::{Analysis, CaseStats, Comparison, RunComparison};
+use crate::cli::Format;
+use crate::counter::CounterKind;
+use crate::machine::Machine;
+use crate::stats::{Interval, Outliers};
+use crate::store::CaseStatus;
+
+/// A report as format-neutral pieces: lines of prose and titled tables.
+pub struct Document {
+    pub blocks: Vec<Block>,
+}
+
+pub enum Block {
+    Heading(String),
+    Line(String),
+    Table {
+        headers: Vec<String>,
+        rows: Vec<Vec<String>>,
+    },
+}
+
+pub fn render(a: &Analysis, format: Format) -> String {
+    match format {
+        Format::Table => text::render(&document(a), false),
+        Format::Md => text::render(&document(a), true),
+        Format::Json => json::render(a),
+        Format::Csv => csv::render(a),
+    }
+}
+
+pub fn render_comparison(c: &RunComparison, format: Format) -> String {
+    match format {
+        Format::Table | Format::Md => {
+            let mut doc = Document { blocks: Vec::new() };
+            run_comparison_blocks(&mut doc, c, "cycles");
+            text::render(&doc, format == Format::Md)
+        }
+        Format::Json => json::render_run_comparison(c),
+        Format::Csv => csv::render_comparisons(&c.comparisons),
+    }
+}
+
+/// An empty aligned table with `headers`, for simple listings.
+pub fn text_table(headers: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_style(comfy_table::presets::NOTHING)
+        .set_header(headers.to_vec());
+    t
+}
+
+pub fn machine_text(m: &Machine, chosen: CounterKind) -> String {
+    let mut s = String::new();
+    let tsc = m.tsc_hz.map_or("n/a".into(), |hz| {
+        format!("{:.1} MHz (measured against CLOCK_MONOTONIC_RAW)", hz / 1e6)
+    });
+    s += &format!(
+        "CPU:        {} [{}], {}\n",
+        m.cpu_model, m.cpu_signature, m.arch
+    );
+    s += &format!("CPUs:       {} available to this process\n", m.online_cpus);
+    s += &format!("Crypto ISA: {}\n", m.crypto_flags.join(" "));
+    s += &format!("Kernel:     {}\n", m.kernel);
+    s += &format!(
+        "Compilers:  {}; cc: {}\n",
+        m.rustc,
+        m.cc.as_deref().unwrap_or("not found")
+    );
+    s += &format!("TSC:        {tsc}\n");
+    s += &format!(
+        "Governor:   {}; turbo: {}\n",
+        m.governor.as_deref().unwrap_or("unknown"),
+        m.turbo.as_deref().unwrap_or("unknown")
+    );
+    s += "Counters:\n";
+    for c in &m.counters {
+        let state = if c.available {
+            "available".to_string()
+        } else {
+            format!("not available: {}", c.reason.as_deref().unwrap_or("?"))
+        };
+        s += &format!("  {:<5} {:<24} {state}\n", c.counter.to_string(), c.unit);
+    }
+    s += &format!("Chosen:     {chosen} ({})\n", chosen.unit());
+    if !m.warnings.is_empty() {
+        s += "Warnings:\n";
+        for w in &m.warnings {
+            s += &format!("  - {w}\n");
+        }
+    }
+    s
+}
+
+fn fmt_count(x: f64) -> String {
+    if x >= 1000.0 {
+        format!("{x:.0}")
+    } else if x >= 10.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+fn fmt_per_byte(x: f64) -> String {
+    if x >= 100.0 {
+        format!("{x:.1}")
+    } else if x >= 10.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+fn fmt_interval(i: &Interval, f: fn(f64) -> String) -> String {
+    format!("{} [{} {}]", f(i.estimate), f(i.lo), f(i.hi))
+}
+
+fn fmt_rel(i: &Interval) -> String {
+    format!("±{:.2} %", 100.0 * i.half_width_rel())
+}
+
+fn fmt_throughput(bytes_per_s: f64) -> String {
+    if bytes_per_s >= 1e9 {
+        format!("{:.3} GB/s", bytes_per_s / 1e9)
+    } else {
+        format!("{:.1} MB/s", bytes_per_s / 1e6)
+    }
+}
+
+/// Outliers as criterion counts them, e.g. "6 (5 high mild, 1 high severe)".
+fn fmt_outliers(o: &Outliers, n: usize) -> String {
+    if o.total() == 0 {
+        return "0".into();
+    }
+    let parts: Vec<String> = [
+        (o.low_severe, "low severe"),
+        (o.low_mild, "low mild"),
+        (o.high_mild, "high mild"),
+        (o.high_severe, "high severe"),
+    ]
+    .iter()
+    .filter(|(k, _)| *k > 0)
+    .map(|(k, what)| format!("{k} {what}"))
+    .collect();
+    format!(
+        "{} ({:.1} %: {})",
+        o.total(),
+        100.0 * o.total() as f64 / n as f64,
+        parts.join(", ")
+    )
+}
+
+fn fmt_pct(i: &Interval) -> String {
+    format!("{:+.2} % [{:+.2}, {:+.2}]", i.estimate, i.lo, i.hi)
+}
+
+fn fmt_p(p: f64) -> String {
+    if p < 0.001 {
+        "< 0.001".into()
+    } else {
+        format!("{p:.3}")
+    }
+}
+
+fn status_cell(c: &CaseStats) -> String {
+    if c.measured.is_some() {
+        return "verified".into();
+    }
+    match c.status {
+        CaseStatus::Wrong => "WRONG OUTPUT: not timed",
+        CaseStatus::Failed => "FAILED",
+        CaseStatus::Unsupported => "not supported on this CPU",
+        CaseStatus::Pending => "not measured (interrupted)",
+        CaseStatus::Ok => "no samples",
+    }
+    .into()
+}
+
+fn document(a: &Analysis) -> Document {
+    let h = &a.header;
+    let u = &a.short_unit;
+    let mut blocks = Vec::new();
+    blocks.push(Block::Heading(format!(
+        "cryptobench run {} — {}",
+        h.id, h.experiment
+    )));
+    let tsc = h
+        .tsc_hz
+        .map_or(String::new(), |hz| format!(", TSC at {:.1} MHz", hz / 1e6));
+    blocks.push(Block::Line(format!(
+        "Counter: {} — {}{tsc}",
+        a.counter, a.unit
+    )));
+    blocks.push(Block::Line(format!(
+        "Machine: {}; started {}; cryptobench {}{}{}",
+        h.cpu_model,
+        h.started_at,
+        h.tool_version,
+        h.git_revision
+            .as_deref()
+            .map_or(String::new(), |r| format!(" ({r})")),
+        if h.status == "complete" {
+            ""
+        } else {
+            "; INCOMPLETE (interrupted?)"
+        }
+    )));
+    if let Some(ws) = h.machine["warnings"].as_array() {
+        for w in ws.iter().filter_map(|w| w.as_str()) {
+            blocks.push(Block::Line(format!("Warning: {w}")));
+        }
+    }
+    let opts = &h.options["run"];
+    blocks.push(Block::Line(format!(
+        "Each case: {} worker processes x {} memory layouts, pinned to CPU {}; figures are medians per call, intervals 95 % (clusters resampled).",
+        opts["processes"], opts["layouts"], opts["cpu"]
+    )));
+
+    let mut rows = Vec::new();
+    for c in &a.cases {
+        let bytes = c.bytes.map_or(String::new(), |b| b.to_string());
+        match &c.measured {
+            Some(m) => rows.push(vec![
+                c.implementation.clone(),
+                c.operation.clone(),
+                if c.bytes.is_some() {
+                    bytes
+                } else {
+                    c.params.to_string()
+                },
+                fmt_count(m.median.estimate),
+                m.per_byte
+                    .as_ref()
+                    .map_or(String::new(), |pb| fmt_interval(pb, fmt_per_byte)),
+                fmt_rel(&m.median),
+                m.throughput_bytes_per_s
+                    .map_or(String::new(), fmt_throughput),
+                m.samples.to_string(),
+                fmt_outliers(&m.outliers, m.samples),
+                status_cell(c),
+            ]),
+            None => rows.push(vec![
+                c.implementation.clone(),
+                c.operation.clone(),
+                bytes,
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                status_cell(c),
+            ]),
+        }
+    }
+    blocks.push(Block::Table {
+        headers: vec![
+            "Implementation".into(),
+            "Operation".into(),
+            "Bytes".into(),
+            format!("Median ({u})"),
+            format!("{u}/byte [95 % CI]"),
+            "± (95 %)".into(),
+            "Throughput".into(),
+            "Samples".into(),
+            "Outliers".into(),
+            "Status".into(),
+        ],
+        rows,
+    });
+    // Reasons once per implementation, below the table, instead of a column too wide to read.
+    let mut reasons: Vec<String> = Vec::new();
+    for c in a.cases.iter().filter(|c| c.measured.is_none()) {
+        if let Some(m) = &c.message {
+            let line = format!("{}: {m}", c.implementation);
+            if !reasons.contains(&line) {
+                reasons.push(line);
+            }
+        }
+    }
+    blocks.extend(reasons.into_iter().map(Block::Line));
+
+    if !a.ratios.is_empty() {
+        blocks.push(Block::Heading(format!(
+            "{u}/byte over the reference's (the reference is the \"speed limit\")"
+        )));
+        let rows = a
+            .ratios
+            .iter()
+            .map(|r| {
+                vec![
+                    r.member.clone(),
+                    r.reference.clone(),
+                    r.params.to_string(),
+                    format!(
+                        "{:.4} [{:.4} {:.4}]",
+                        r.ratio.estimate, r.ratio.lo, r.ratio.hi
+                    ),
+                    format!("{:+.2} %", 100.0 * (r.ratio.estimate - 1.0)),
+                ]
+            })
+            .collect();
+        blocks.push(Block::Table {
+            headers: vec![
+                "Implementation".into(),
+                "Reference".into(),
+                "Params".into(),
+                "Ratio [95 % CI]".into(),
+                "Overhead".into(),
+            ],
+            rows,
+        });
+    }
+
+    if !a.comparisons.is_empty() {
+        let v = a.verdict_options;
+        blocks.push(Block::Heading(format!(
+            "Comparison against the baseline (interleaved; significance {}, noise threshold {} %)",
+            v.map_or(0.05, |v| v.significance),
+            v.map_or(1.0, |v| v.noise_threshold_pct)
+        )));
+        comparison_table(&mut blocks, &a.comparisons, u);
+    }
+    let mut doc = Document { blocks };
+    if let Some(rc) = &a.against_baseline {
+        run_comparison_blocks(&mut doc, rc, u);
+    }
+    doc
+}
+
+fn comparison_table(blocks: &mut Vec<Block>, comparisons: &[Comparison], unit: &str) {
+    let rows = comparisons
+        .iter()
+        .map(|c| {
+            vec![
+                format!("{} vs {}", c.candidate, c.baseline),
+                c.params.to_string(),
+                format!(
+                    "{} / {}",
+                    fmt_count(c.median_baseline),
+                    fmt_count(c.median_candidate)
+                ),
+                fmt_count(c.difference),
+                fmt_pct(&c.change_pct),
+                format!(
+                    "{} / {}",
+                    fmt_count(c.stdev_baseline),
+                    fmt_count(c.stdev_candidate)
+                ),
+                fmt_p(c.p_value),
+                c.verdict.to_string(),
+            ]
+        })
+        .collect();
+    blocks.push(Block::Table {
+        headers: vec![
+            "Candidate vs baseline".into(),
+            "Params".into(),
+            format!("Baseline / Candidate ({unit})"),
+            "Difference".into(),
+            "Overhead [95 % CI]".into(),
+            "Stdev baseline / candidate".into(),
+            "p".into(),
+            "Verdict".into(),
+        ],
+        rows,
+    });
+}
+
+fn run_comparison_blocks(doc: &mut Document, rc: &RunComparison, unit: &str) {
+    doc.blocks.push(Block::Heading(format!(
+        "Run {} against baseline run {}",
+        rc.run_b, rc.run_a
+    )));
+    for c in &rc.caveats {
+        doc.blocks
+            .push(Block::Line(format!("Not comparable (forced): {c}")));
+    }
+    comparison_table(&mut doc.blocks, &rc.comparisons, unit);
+    for k in &rc.only_in_a {
+        doc.blocks
+            .push(Block::Line(format!("Only in run {}: {k}", rc.run_a)));
+    }
+    for k in &rc.only_in_b {
+        doc.blocks
+            .push(Block::Line(format!("Only in run {}: {k}", rc.run_b)));
+    }
+}

@@ -1,0 +1,230 @@
+//! From a plan of cases to stored samples: the correctness gate first, then every case
+//! measured in several fresh worker processes, in interleaved rounds.
+//!
+//! Rounds go over all cases in a shuffled order before any case gets its next process,
+//! so slow drift of the machine (clock, neighbours, temperature) spreads over every case
+//! instead of landing on whichever was measured last.
+
+pub mod worker;
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use crate::catalog::Params;
+use crate::counter::CounterKind;
+use crate::sample::SamplePlan;
+use crate::store::{CaseStatus, Store};
+use worker::{Outcome, Reply, Request, Task};
+
+/// One thing to measure: an implementation's operation with its parameters.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Case {
+    pub implementation: String,
+    pub operation: String,
+    pub params: Params,
+}
+
+impl Case {
+    /// The stable id every comparison and filter keys on,
+    /// e.g. `rustcrypto/chacha20/xor len=16384`.
+    pub fn key(&self) -> String {
+        if self.params.is_empty() {
+            format!("{}/{}", self.implementation, self.operation)
+        } else {
+            format!("{}/{} {}", self.implementation, self.operation, self.params)
+        }
+    }
+
+    /// The byte count cycles-per-byte divides by, where the operation has one.
+    pub fn bytes(&self) -> Option<u64> {
+        self.params.get("len")
+    }
+}
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct RunOptions {
+    pub counter: CounterKind,
+    pub cpu: Option<usize>,
+    /// Fresh processes per case.
+    pub processes: usize,
+    /// Memory layouts per process.
+    pub layouts: usize,
+    pub plan: SamplePlan,
+    /// Limit for each worker process.
+    pub timeout: Duration,
+    pub seed: u64,
+}
+
+impl RunOptions {
+    /// Total samples per case.
+    pub fn samples_per_case(&self) -> usize {
+        self.processes * self.layouts * self.plan.samples
+    }
+}
+
+/// Something to tell the user about as the run goes.
+pub trait Progress {
+    fn start(&self, total_steps: u64);
+    fn step(&self, what: &str);
+    fn note(&self, line: &str);
+}
+
+/// Measure `cases`, writing every result to `store` under `run_id` as it arrives.
+pub fn execute(
+    cases: &[Case],
+    opts: &RunOptions,
+    store: &mut Store,
+    run_id: i64,
+    progress: &dyn Progress,
+) -> Result<()> {
+    let rows: Vec<i64> = cases
+        .iter()
+        .enumerate()
+        .map(|(seq, c)| store.add_case(run_id, seq, c))
+        .collect::<Result<_>>()?;
+
+    let mut gate: BTreeMap<&str, Option<(CaseStatus, String)>> = BTreeMap::new();
+    for c in cases {
+        gate.entry(&c.implementation).or_insert(None);
+    }
+    progress.start((gate.len() + cases.len() * opts.processes) as u64);
+    for (imp, verdict) in gate.iter_mut() {
+        progress.step(&format!("checking {imp}"));
+        let request = Request {
+            implementation: imp.to_string(),
+            cpu: opts.cpu,
+            task: Task::Verify,
+        };
+        *verdict = match worker::run(&request, opts.timeout)? {
+            Outcome::Replied(Reply::Verified) => None,
+            Outcome::Replied(Reply::Wrong(why)) => {
+                Some((CaseStatus::Wrong, format!("wrong output: {why}")))
+            }
+            Outcome::Replied(Reply::Unsupported(why)) => Some((CaseStatus::Unsupported, why)),
+            Outcome::Replied(other) => {
+                Some((CaseStatus::Failed, describe(&Outcome::Replied(other))))
+            }
+            other => Some((
+                CaseStatus::Failed,
+                format!("correctness check {}", describe(&other)),
+            )),
+        };
+        if let Some((_, why)) = verdict {
+            progress.note(&format!("{imp}: {why}; not timed"));
+        }
+    }
+
+    let mut live: Vec<usize> = Vec::new();
+    for (i, c) in cases.iter().enumerate() {
+        match &gate[c.implementation.as_str()] {
+            None => live.push(i),
+            Some((status, why)) => store.set_status(rows[i], *status, Some(why))?,
+        }
+    }
+
+    let mut rng = SplitMix(opts.seed);
+    for round in 0..opts.processes {
+        shuffle(&mut live, &mut rng);
+        let mut failed = Vec::new();
+        for &i in &live {
+            let case = &cases[i];
+            progress.step(&case.key());
+            let request = Request {
+                implementation: case.implementation.clone(),
+                cpu: opts.cpu,
+                task: Task::Measure {
+                    operation: case.operation.clone(),
+                    params: case.params.clone(),
+                    counter: opts.counter,
+                    layouts: opts.layouts,
+                    plan: opts.plan,
+                    seed: opts.seed ^ layout_seed(&case.key()),
+                },
+            };
+            match worker::run(&request, opts.timeout)? {
+                Outcome::Replied(Reply::Measured(samples)) => {
+                    store.add_samples(rows[i], round, &samples)?
+                }
+                Outcome::Replied(Reply::Unsupported(why)) => {
+                    store.set_status(rows[i], CaseStatus::Unsupported, Some(&why))?;
+                    failed.push(i);
+                }
+                other => {
+                    let why = describe(&other);
+                    progress.note(&format!("{}: {why}", case.key()));
+                    store.set_status(rows[i], CaseStatus::Failed, Some(&why))?;
+                    failed.push(i);
+                }
+            }
+        }
+        live.retain(|i| !failed.contains(i));
+    }
+    Ok(())
+}
+
+fn describe(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Replied(Reply::Refused(why)) => format!("refused: {why}"),
+        Outcome::Replied(r) => format!("unexpected reply {r:?}"),
+        Outcome::Crashed(why) => format!("crashed ({why})"),
+        Outcome::TimedOut(t) => format!("timed out after {:.1} s (hang?)", t.as_secs_f64()),
+    }
+}
+
+/// Per case, so that every process of a case lays its memory out the same way.
+fn layout_seed(key: &str) -> u64 {
+    key.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// SplitMix64: a tiny deterministic generator for orders and layout seeds, so that a run
+/// is reproducible from its seed.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+fn shuffle<T>(v: &mut [T], rng: &mut SplitMix) {
+    for i in (1..v.len()).rev() {
+        let j = (rng.next() % (i as u64 + 1)) as usize;
+        v.swap(i, j);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn case_keys_are_stable() {
+        let c = Case {
+            implementation: "openssl/aes-128-gcm".into(),
+            operation: "encrypt".into(),
+            params: Params::new().with("len", 16384).with("ad", 0),
+        };
+        assert_eq!(c.key(), "openssl/aes-128-gcm/encrypt ad=0 len=16384");
+        assert_eq!(c.bytes(), Some(16384));
+    }
+
+    #[test]
+    fn shuffle_is_a_deterministic_permutation() {
+        let mut a: Vec<u32> = (0..20).collect();
+        let mut b = a.clone();
+        shuffle(&mut a, &mut SplitMix(7));
+        shuffle(&mut b, &mut SplitMix(7));
+        assert_eq!(a, b);
+        assert_ne!(a, (0..20).collect::<Vec<_>>());
+        a.sort();
+        assert_eq!(a, (0..20).collect::<Vec<_>>());
+    }
+}

@@ -1,0 +1,257 @@
+//! The worker: the binary re-executed as `cryptobench __worker`, one implementation per
+//! process. The parent never runs measured code itself; it sends a [`Request`] on the
+//! worker's stdin, reads one [`Reply`] from its stdout, and survives whatever the worker
+//! does (crash, hang, abort).
+
+use std::io::{Read, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+use crate::catalog::registry::Registry;
+use crate::catalog::{Call, Params, PrepareError};
+use crate::counter::{self, CounterKind};
+use crate::sample::{self, SamplePlan, Samples};
+
+/// The hidden subcommand name.
+pub const SUBCOMMAND: &str = "__worker";
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub enum Task {
+    /// Run the implementation's correctness gate.
+    Verify,
+    /// Time one operation.
+    Measure {
+        operation: String,
+        params: Params,
+        counter: CounterKind,
+        layouts: usize,
+        plan: SamplePlan,
+        /// Chooses the heap offsets of the layouts; the same for every process of a case.
+        seed: u64,
+    },
+}
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Request {
+    pub implementation: String,
+    pub cpu: Option<usize>,
+    pub task: Task,
+}
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub enum Reply {
+    Verified,
+    /// The gate refused the implementation's output.
+    Wrong(String),
+    Measured(Samples),
+    /// The CPU lacks what the implementation needs; it was not run.
+    Unsupported(String),
+    /// The request could not be carried out (unknown implementation, bad parameters).
+    Refused(String),
+}
+
+/// How a worker ended, seen from the parent.
+#[derive(Clone, Debug)]
+pub enum Outcome {
+    Replied(Reply),
+    Crashed(String),
+    TimedOut(Duration),
+}
+
+/// Run `request` in a fresh worker process, killing it after `timeout`.
+pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
+    let exe = std::env::current_exe()
+        .context("cannot find the cryptobench executable to start a worker")?;
+    let mut command = Command::new(exe);
+    // SAFETY: personality(2) is a single async-signal-safe syscall, fine between fork and
+    // exec. Without address-space randomisation every worker gets the same stack and heap
+    // addresses, so a figure cannot depend on where ASLR happened to put them; the sampler
+    // varies stack and heap offsets itself, the same way in every process. If the kernel
+    // refuses, the worker runs randomised and the spread between processes shows it.
+    unsafe {
+        command.pre_exec(|| {
+            let current = libc::personality(0xffff_ffff);
+            if current != -1 {
+                libc::personality((current | libc::ADDR_NO_RANDOMIZE) as libc::c_ulong);
+            }
+            Ok(())
+        });
+    }
+    let mut child = command
+        .arg(SUBCOMMAND)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("cannot start a worker process")?;
+    let pid = child.id() as libc::pid_t;
+    let body = serde_json::to_vec(request)?;
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    // A worker that dies at once closes its stdin; the outcome below says why.
+    let _ = stdin.write_all(&body);
+    drop(stdin);
+
+    let mut stdout = child.stdout.take().expect("piped stdout");
+    let mut stderr = child.stderr.take().expect("piped stderr");
+    let out_reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = stdout.read_to_end(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    // Wait in a thread so the parent sleeps instead of polling beside the measurement.
+    let (tx, rx) = mpsc::channel();
+    let waiter = std::thread::spawn(move || {
+        let status = child.wait();
+        let _ = tx.send(());
+        status
+    });
+    let timed_out = rx.recv_timeout(timeout).is_err();
+    if timed_out {
+        // SAFETY: plain kill(2) of our own child; it has not been reaped yet, because the
+        // waiter thread has not returned, so the pid cannot have been reused.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    let status = waiter
+        .join()
+        .expect("waiter thread")
+        .context("waiting for a worker")?;
+    let out = out_reader.join().expect("stdout reader");
+    let err = err_reader.join().expect("stderr reader");
+    if timed_out {
+        return Ok(Outcome::TimedOut(timeout));
+    }
+    if status.success() {
+        let reply = serde_json::from_slice(&out)
+            .context("a worker replied with something that is not a reply")?;
+        return Ok(Outcome::Replied(reply));
+    }
+    use std::os::unix::process::ExitStatusExt;
+    let why = match status.signal() {
+        Some(sig) => format!("killed by signal {sig} ({})", signal_name(sig)),
+        None => format!("exited with status {}", status.code().unwrap_or(-1)),
+    };
+    let last = err
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    Ok(Outcome::Crashed(if last.is_empty() {
+        why
+    } else {
+        format!("{why}: {last}")
+    }))
+}
+
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        _ => "signal",
+    }
+}
+
+/// The worker's side: read a request, do it, write the reply. Any error here is a
+/// refusal, not a crash: crashes are what measured code does.
+pub fn serve() -> Result<()> {
+    let mut input = String::new();
+    std::io::stdin().read_to_string(&mut input)?;
+    let request: Request = serde_json::from_str(&input).context("malformed worker request")?;
+    let reply = handle(&request).unwrap_or_else(|e| Reply::Refused(format!("{e:#}")));
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, &reply)?;
+    out.flush()?;
+    Ok(())
+}
+
+fn handle(request: &Request) -> Result<Reply> {
+    let registry = Registry::builtin();
+    let imp = registry
+        .get(&request.implementation)
+        .with_context(|| format!("unknown implementation `{}`", request.implementation))?;
+    if let Some(cpu) = request.cpu {
+        crate::machine::pin_to_cpu(cpu)?;
+    }
+    match &request.task {
+        Task::Verify => Ok(match imp.verify() {
+            Ok(()) => Reply::Verified,
+            Err(m) => Reply::Wrong(m.to_string()),
+        }),
+        Task::Measure {
+            operation,
+            params,
+            counter,
+            layouts,
+            plan,
+            seed,
+        } => {
+            let mut calls = match prepare_layouts(imp, operation, params, *layouts, *seed) {
+                Ok(calls) => calls,
+                Err(e @ PrepareError::Unsupported(_)) => {
+                    return Ok(Reply::Unsupported(e.to_string()));
+                }
+                Err(e) => return Err(e.into()),
+            };
+            let samples = match counter {
+                CounterKind::Tsc => sample::collect(
+                    &mut counter::Tsc::open().map_err(anyhow::Error::msg)?,
+                    &mut calls.calls,
+                    plan,
+                ),
+                CounterKind::Perf => sample::collect(
+                    &mut counter::PerfCycles::open().map_err(anyhow::Error::msg)?,
+                    &mut calls.calls,
+                    plan,
+                ),
+                CounterKind::Ns => {
+                    sample::collect(&mut counter::Nanoseconds, &mut calls.calls, plan)
+                }
+            };
+            Ok(Reply::Measured(samples))
+        }
+    }
+}
+
+/// The same call prepared `n` times, each after a pad allocation of a different size, so
+/// that its state and buffers sit at different offsets within a page.
+struct Layouts {
+    calls: Vec<Box<dyn Call>>,
+    _pads: Vec<Vec<u8>>,
+}
+
+fn prepare_layouts(
+    imp: &dyn crate::catalog::Implementation,
+    operation: &str,
+    params: &Params,
+    n: usize,
+    seed: u64,
+) -> Result<Layouts, PrepareError> {
+    let mut state = seed | 1;
+    let mut next = move || {
+        // xorshift64: a few well-spread pad sizes, no need for more.
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut calls = Vec::with_capacity(n);
+    let mut pads = Vec::with_capacity(n);
+    for _ in 0..n.max(1) {
+        pads.push(vec![0u8; 64 * (next() % 64) as usize + 16]);
+        calls.push(imp.prepare(operation, params)?);
+    }
+    Ok(Layouts { calls, _pads: pads })
+}

@@ -1,0 +1,173 @@
+//! Collecting samples of prepared calls on the current (pinned) thread.
+//!
+//! A *sample* is the counter difference around `calls_per_sample` back-to-back calls,
+//! less the counter's own overhead, divided by the number of calls: counts per call.
+//! Samples are taken round-robin over several *layouts* (the same call prepared at
+//! different memory addresses) so that one lucky or unlucky placement of state and
+//! buffers cannot decide the figure; each layout's samples form one cluster, which the
+//! statistics resample as a unit.
+
+use std::time::{Duration, Instant};
+
+use crate::catalog::Call;
+use crate::counter::{Calibration, Counter, calibrate};
+
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+pub struct SamplePlan {
+    /// Samples per layout.
+    pub samples: usize,
+    pub warmup: Duration,
+    /// Minimum counts a sample must span, as a multiple of the counter's overhead and of
+    /// its resolution, so that both are negligible.
+    pub overhead_factor: f64,
+    pub resolution_factor: f64,
+}
+
+impl Default for SamplePlan {
+    fn default() -> Self {
+        SamplePlan {
+            samples: 64,
+            warmup: Duration::from_millis(20),
+            overhead_factor: 200.0,
+            resolution_factor: 1000.0,
+        }
+    }
+}
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct Samples {
+    pub calls_per_sample: u64,
+    pub calibration: Calibration,
+    /// One cluster per layout; counts per call, overhead removed.
+    pub clusters: Vec<Vec<f64>>,
+}
+
+/// Time `layouts` (the same call, differently placed) with counter `c`.
+pub fn collect<C: Counter>(c: &mut C, layouts: &mut [Box<dyn Call>], plan: &SamplePlan) -> Samples {
+    assert!(!layouts.is_empty(), "at least one layout");
+    let calibration = calibrate(c);
+
+    // Warm up caches, branch predictors and the core's clock before anything is kept.
+    let until = Instant::now() + plan.warmup;
+    while Instant::now() < until {
+        for l in layouts.iter_mut() {
+            l.call();
+        }
+    }
+
+    let calls_per_sample = calls_per_sample(c, layouts[0].as_mut(), &calibration, plan);
+    let mut clusters = vec![Vec::with_capacity(plan.samples); layouts.len()];
+    let n = layouts.len();
+    for _ in 0..plan.samples {
+        for (l, (layout, cluster)) in layouts.iter_mut().zip(clusters.iter_mut()).enumerate() {
+            let mut timed = || {
+                let t0 = c.start();
+                for _ in 0..calls_per_sample {
+                    layout.call();
+                }
+                let t1 = c.stop();
+                t1.wrapping_sub(t0)
+            };
+            let counts =
+                at_stack_depth(stack_depth(l, n), &mut timed) as f64 - calibration.overhead;
+            cluster.push(counts / calls_per_sample as f64);
+        }
+    }
+    Samples {
+        calls_per_sample,
+        calibration,
+        clusters,
+    }
+}
+
+/// Frames of [`at_stack_depth`] step the stack pointer by at least this much.
+const STACK_STEP: usize = 64;
+/// Depths spread layout `l` of `n` over about one page of stack offsets.
+fn stack_depth(l: usize, n: usize) -> usize {
+    (4096 / STACK_STEP) * l / n.max(1)
+}
+
+/// Run `f` with the stack pointer lowered by `depth` frames, so that the measured call's
+/// stack temporaries sit at another offset within a page. Where a call's stack lands
+/// relative to its buffers can change its speed by several percent (4K aliasing between
+/// loads and stores); the process's random stack base would otherwise pick one such
+/// offset per process.
+#[inline(never)]
+fn at_stack_depth(depth: usize, f: &mut dyn FnMut() -> u64) -> u64 {
+    if depth == 0 {
+        return f();
+    }
+    let pad = [0u8; STACK_STEP];
+    std::hint::black_box(&pad);
+    let r = at_stack_depth(depth - 1, f);
+    std::hint::black_box(&pad);
+    r
+}
+
+/// Enough calls per sample that overhead and resolution are negligible.
+fn calls_per_sample<C: Counter>(
+    c: &mut C,
+    call: &mut dyn Call,
+    cal: &Calibration,
+    plan: &SamplePlan,
+) -> u64 {
+    let mut one = [0u64; 15];
+    for t in one.iter_mut() {
+        let t0 = c.start();
+        call.call();
+        let t1 = c.stop();
+        *t = t1.wrapping_sub(t0);
+    }
+    one.sort_unstable();
+    let per_call = (one[one.len() / 2] as f64 - cal.overhead).max(1.0);
+    let need = (cal.overhead * plan.overhead_factor).max(cal.resolution * plan.resolution_factor);
+    (need / per_call).ceil().clamp(1.0, 1e7) as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A counter that advances by a fixed amount per read, and a call that advances it by
+    /// a known amount: the sampler must recover exactly the call's cost.
+    struct Fake(std::rc::Rc<std::cell::Cell<u64>>);
+    impl Counter for Fake {
+        fn start(&mut self) -> u64 {
+            self.0.set(self.0.get() + 7);
+            self.0.get()
+        }
+        fn stop(&mut self) -> u64 {
+            self.0.set(self.0.get() + 7);
+            self.0.get()
+        }
+    }
+    struct Costs(std::rc::Rc<std::cell::Cell<u64>>, u64);
+    impl Call for Costs {
+        fn call(&mut self) {
+            self.0.set(self.0.get() + self.1);
+        }
+    }
+
+    #[test]
+    fn overhead_is_removed_and_calls_per_sample_scale() {
+        let clock = std::rc::Rc::new(std::cell::Cell::new(0));
+        let mut layouts: Vec<Box<dyn Call>> = vec![
+            Box::new(Costs(clock.clone(), 100)),
+            Box::new(Costs(clock.clone(), 100)),
+        ];
+        let plan = SamplePlan {
+            samples: 10,
+            warmup: Duration::ZERO,
+            ..SamplePlan::default()
+        };
+        let s = collect(&mut Fake(clock), &mut layouts, &plan);
+        assert_eq!(s.calibration.overhead, 7.0);
+        // max(200 x overhead 7, 1000 x resolution 7) = 7000 counts at 100 per call.
+        assert_eq!(s.calls_per_sample, 70);
+        assert_eq!(s.clusters.len(), 2);
+        for cluster in &s.clusters {
+            assert_eq!(cluster.len(), 10);
+            assert!(cluster.iter().all(|&x| x == 100.0), "{cluster:?}");
+        }
+    }
+}

@@ -1,0 +1,307 @@
+//! Cluster (block) bootstrap confidence intervals.
+//!
+//! Samples taken in one process, or with one memory layout, share that
+//! process's or layout's offset, so they are not independent: resampling
+//! single samples would pretend they are and give intervals that are far too
+//! narrow. Resampling whole clusters puts the between-cluster spread into the
+//! interval.
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::{Rng, SeedableRng};
+
+use super::interval::{Interval, valid_level};
+use super::summary::{all_finite, quantile_sorted};
+
+/// Percentile-bootstrap confidence interval for `stat`, resampling whole
+/// clusters.
+///
+/// The estimate is `stat` of all samples pooled. Each of the `resamples`
+/// bootstrap replicates draws `clusters.len()` clusters uniformly with
+/// replacement, pools their samples and evaluates `stat` on them; the interval
+/// is the `(1 - level) / 2` and `(1 + level) / 2` quantiles (type 7, see
+/// [`quantile_sorted`]) of the replicates. `stat` receives the pooled samples
+/// in no particular order. The percentile interval need not be centred on
+/// the estimate.
+///
+/// Cost: `resamples` evaluations of `stat` on about as many values as the
+/// input; with a selection-based median, 50 clusters of 100 and 2000
+/// resamples take about 25 ms on a slow 2-core machine, mostly selection.
+///
+/// Deterministic: the same inputs and `seed` give the same interval (the
+/// generator is ChaCha8 seeded with `SeedableRng::seed_from_u64(seed)`).
+///
+/// Returns `None` if there are no clusters, a cluster is empty, a value is not
+/// finite, `resamples` is 0, `level` is not strictly between 0 and 1, or
+/// `stat` returns a non-finite value on the pooled data or on any replicate.
+pub fn cluster_bootstrap_ci(
+    clusters: &[&[f64]],
+    stat: impl Fn(&[f64]) -> f64,
+    resamples: usize,
+    level: f64,
+    seed: u64,
+) -> Option<Interval> {
+    check_args(resamples, level)?;
+    let estimate = finite(stat(&pooled(clusters)?))?;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut buf = Vec::new();
+    let mut replicates = Vec::with_capacity(resamples);
+    for _ in 0..resamples {
+        resample_into(&mut buf, clusters, &mut rng);
+        replicates.push(finite(stat(&buf))?);
+    }
+    Some(percentile_interval(estimate, replicates, level))
+}
+
+/// Percentile-bootstrap confidence interval for the ratio
+/// `stat(b) / stat(a)`, resampling whole clusters of `a` and of `b`
+/// independently (e.g. RNG cycles per byte over cipher cycles per byte).
+///
+/// The estimate is `stat(b pooled) / stat(a pooled)`. Each replicate resamples
+/// `a.len()` clusters of `a` and `b.len()` clusters of `b` as in
+/// [`cluster_bootstrap_ci`] and takes the ratio; the interval is the same
+/// percentile interval of the replicated ratios. Deterministic for a seed.
+///
+/// Returns `None` in the cases listed for [`cluster_bootstrap_ci`] (for either
+/// side), and when a ratio is not finite (e.g. `stat(a)` is zero).
+pub fn cluster_bootstrap_ratio_ci(
+    a: &[&[f64]],
+    b: &[&[f64]],
+    stat: impl Fn(&[f64]) -> f64,
+    resamples: usize,
+    level: f64,
+    seed: u64,
+) -> Option<Interval> {
+    check_args(resamples, level)?;
+    let estimate = finite(stat(&pooled(b)?) / stat(&pooled(a)?))?;
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut buf = Vec::new();
+    let mut replicates = Vec::with_capacity(resamples);
+    for _ in 0..resamples {
+        resample_into(&mut buf, a, &mut rng);
+        let stat_a = stat(&buf);
+        resample_into(&mut buf, b, &mut rng);
+        replicates.push(finite(stat(&buf) / stat_a)?);
+    }
+    Some(percentile_interval(estimate, replicates, level))
+}
+
+fn check_args(resamples: usize, level: f64) -> Option<()> {
+    (resamples > 0 && valid_level(level)).then_some(())
+}
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+/// All samples of all clusters, after checking the input contract.
+fn pooled(clusters: &[&[f64]]) -> Option<Vec<f64>> {
+    if clusters.is_empty() || clusters.iter().any(|c| c.is_empty() || !all_finite(c)) {
+        return None;
+    }
+    Some(clusters.concat())
+}
+
+/// Replaces the contents of `buf` with the pooled samples of
+/// `clusters.len()` clusters drawn with replacement. Reusing `buf` means the
+/// resampling loop stops allocating after its first few replicates.
+fn resample_into(buf: &mut Vec<f64>, clusters: &[&[f64]], rng: &mut ChaCha8Rng) {
+    buf.clear();
+    for _ in 0..clusters.len() {
+        buf.extend_from_slice(clusters[uniform_index(rng, clusters.len())]);
+    }
+}
+
+/// Uniform integer in `0..n` for `n > 0`, without modulo bias: Lemire's
+/// multiply-and-reject method ("Fast random integer generation in an
+/// interval", ACM TOMACS 2019).
+fn uniform_index(rng: &mut ChaCha8Rng, n: usize) -> usize {
+    let n = n as u64;
+    let mut m = u128::from(rng.next_u64()) * u128::from(n);
+    if (m as u64) < n {
+        // 2^64 mod n: low words below it belong to a partial final bucket.
+        let threshold = n.wrapping_neg() % n;
+        while (m as u64) < threshold {
+            m = u128::from(rng.next_u64()) * u128::from(n);
+        }
+    }
+    (m >> 64) as usize
+}
+
+fn percentile_interval(estimate: f64, mut replicates: Vec<f64>, level: f64) -> Interval {
+    replicates.sort_unstable_by(f64::total_cmp);
+    let tail = (1.0 - level) / 2.0;
+    Interval {
+        estimate,
+        lo: quantile_sorted(&replicates, tail),
+        hi: quantile_sorted(&replicates, 1.0 - tail),
+        level,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::summary::{mean, median};
+    use crate::stats::test_rng::TestRng;
+
+    fn med(xs: &[f64]) -> f64 {
+        median(xs).unwrap_or(f64::NAN)
+    }
+
+    /// `k` clusters of `m` samples: cluster offset N(0, between²) plus
+    /// within-cluster noise N(0, within²) around `centre`.
+    fn clustered(
+        rng: &mut TestRng,
+        k: usize,
+        m: usize,
+        centre: f64,
+        between: f64,
+        within: f64,
+    ) -> Vec<Vec<f64>> {
+        (0..k)
+            .map(|_| {
+                let offset = centre + between * rng.normal();
+                (0..m).map(|_| offset + within * rng.normal()).collect()
+            })
+            .collect()
+    }
+
+    fn refs(clusters: &[Vec<f64>]) -> Vec<&[f64]> {
+        clusters.iter().map(Vec::as_slice).collect()
+    }
+
+    #[test]
+    fn same_seed_same_interval_other_seed_other_interval() {
+        let data = clustered(&mut TestRng::new(1), 12, 30, 1000.0, 5.0, 2.0);
+        let c = refs(&data);
+        let first = cluster_bootstrap_ci(&c, med, 500, 0.95, 42).unwrap();
+        assert_eq!(cluster_bootstrap_ci(&c, med, 500, 0.95, 42), Some(first));
+        assert_ne!(cluster_bootstrap_ci(&c, med, 500, 0.95, 43), Some(first));
+        assert_eq!(first.estimate, med(&data.concat()));
+        assert!(first.lo < first.estimate && first.estimate < first.hi);
+    }
+
+    #[test]
+    fn identical_clusters_collapse_to_the_point() {
+        let cluster = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0];
+        let c = vec![&cluster[..]; 10];
+        let ci = cluster_bootstrap_ci(&c, med, 200, 0.95, 7).unwrap();
+        assert_eq!(
+            ci,
+            Interval {
+                estimate: 3.5,
+                lo: 3.5,
+                hi: 3.5,
+                level: 0.95
+            }
+        );
+
+        let twice: Vec<f64> = cluster.iter().map(|x| 2.0 * x).collect();
+        let b = vec![&twice[..]; 4];
+        let ratio = cluster_bootstrap_ratio_ci(&c, &b, med, 200, 0.9, 7).unwrap();
+        assert_eq!(
+            ratio,
+            Interval {
+                estimate: 2.0,
+                lo: 2.0,
+                hi: 2.0,
+                level: 0.9
+            }
+        );
+    }
+
+    #[test]
+    fn two_singleton_clusters_give_the_known_bootstrap_distribution() {
+        // Means of two clusters drawn from {[1], [3]} are 1, 2, 3 with
+        // probabilities 1/4, 1/2, 1/4, so the 95 % percentile interval is
+        // [1, 3] and the 40 % one (quantiles 0.3 and 0.7) is [2, 2].
+        let c: [&[f64]; 2] = [&[1.0], &[3.0]];
+        let mean_stat = |xs: &[f64]| mean(xs).unwrap();
+        let wide = cluster_bootstrap_ci(&c, mean_stat, 4000, 0.95, 3).unwrap();
+        assert_eq!((wide.estimate, wide.lo, wide.hi), (2.0, 1.0, 3.0));
+        let narrow = cluster_bootstrap_ci(&c, mean_stat, 4000, 0.4, 3).unwrap();
+        assert_eq!((narrow.lo, narrow.hi), (2.0, 2.0));
+    }
+
+    #[test]
+    fn interval_covers_true_median_at_about_nominal_rate() {
+        // 200 synthetic data sets with true median 100 and strong cluster
+        // effects. The 95 % cluster bootstrap should cover 100 in roughly
+        // 90-99 % of them; resampling single samples instead would cover far
+        // less often, since the between-cluster spread dominates.
+        let mut rng = TestRng::new(2024);
+        let trials = 200;
+        let mut covered = 0;
+        for t in 0..trials {
+            let data = clustered(&mut rng, 20, 10, 100.0, 1.0, 0.5);
+            let ci = cluster_bootstrap_ci(&refs(&data), med, 400, 0.95, t).unwrap();
+            covered += usize::from(ci.contains(100.0));
+        }
+        assert!(
+            (180..=198).contains(&covered),
+            "covered {covered} of {trials}"
+        );
+    }
+
+    #[test]
+    fn cluster_resampling_is_wider_than_sample_resampling() {
+        let data = clustered(&mut TestRng::new(5), 20, 50, 0.0, 1.0, 0.1);
+        let by_cluster = cluster_bootstrap_ci(&refs(&data), med, 500, 0.95, 1).unwrap();
+        let flat = data.concat();
+        let singles: Vec<&[f64]> = flat.chunks(1).collect();
+        let by_sample = cluster_bootstrap_ci(&singles, med, 500, 0.95, 1).unwrap();
+        assert_eq!(by_cluster.estimate, by_sample.estimate);
+        let width = |ci: Interval| ci.hi - ci.lo;
+        assert!(width(by_cluster) > 3.0 * width(by_sample));
+    }
+
+    #[test]
+    fn ratio_interval_brackets_the_true_ratio() {
+        let mut rng = TestRng::new(9);
+        let a = clustered(&mut rng, 15, 40, 2.0, 0.02, 0.05);
+        let b = clustered(&mut rng, 15, 40, 3.0, 0.03, 0.05);
+        let ci = cluster_bootstrap_ratio_ci(&refs(&a), &refs(&b), med, 1000, 0.95, 11).unwrap();
+        assert_eq!(ci.estimate, med(&b.concat()) / med(&a.concat()));
+        assert!(ci.contains(1.5), "{ci:?}");
+        assert!(ci.hi - ci.lo < 0.05, "{ci:?}");
+        assert_eq!(
+            cluster_bootstrap_ratio_ci(&refs(&a), &refs(&b), med, 1000, 0.95, 11),
+            Some(ci)
+        );
+    }
+
+    #[test]
+    fn bad_input_gives_none() {
+        let ok: [&[f64]; 2] = [&[1.0, 2.0], &[3.0]];
+        assert_eq!(cluster_bootstrap_ci(&[], med, 10, 0.95, 0), None);
+        assert_eq!(cluster_bootstrap_ci(&[&[1.0], &[]], med, 10, 0.95, 0), None);
+        assert_eq!(
+            cluster_bootstrap_ci(&[&[1.0], &[f64::NAN]], med, 10, 0.95, 0),
+            None
+        );
+        assert_eq!(cluster_bootstrap_ci(&ok, med, 0, 0.95, 0), None);
+        assert_eq!(cluster_bootstrap_ci(&ok, med, 10, 1.0, 0), None);
+        assert_eq!(cluster_bootstrap_ci(&ok, |_| f64::NAN, 10, 0.95, 0), None);
+        assert_eq!(cluster_bootstrap_ratio_ci(&ok, &[], med, 10, 0.95, 0), None);
+        let zero: [&[f64]; 1] = [&[0.0]];
+        assert_eq!(
+            cluster_bootstrap_ratio_ci(&zero, &ok, med, 10, 0.95, 0),
+            None
+        );
+    }
+
+    #[test]
+    fn uniform_index_is_in_range_and_roughly_uniform() {
+        let mut rng = ChaCha8Rng::seed_from_u64(0);
+        let mut counts = [0u32; 7];
+        for _ in 0..70_000 {
+            counts[uniform_index(&mut rng, 7)] += 1;
+        }
+        // Expected 10 000 each; sd ≈ 93, so ±500 is a > 5-sigma band.
+        assert!(
+            counts.iter().all(|&c| (9_500..=10_500).contains(&c)),
+            "{counts:?}"
+        );
+        assert_eq!(uniform_index(&mut rng, 1), 0);
+    }
+}

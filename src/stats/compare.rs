@@ -1,0 +1,531 @@
+//! Two-sample comparisons: Mann–Whitney U test, Hodges–Lehmann shift with
+//! Moses' confidence interval, Welch's t test, and relative change.
+//!
+//! The samples are expected to be small (per-cluster medians, tens to a few
+//! hundred per side); the rank methods are preferred because cycle counts have
+//! heavy right tails.
+
+use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+
+use super::interval::{Interval, valid_level};
+use super::summary::{all_finite, mean, median, quantile_sorted, std_dev};
+use super::u_dist::u_cdf;
+
+/// How a [`MannWhitney`] p-value was computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// Exact null distribution of U.
+    Exact,
+    /// Normal approximation with tie and continuity corrections.
+    Normal,
+}
+
+/// Result of [`mann_whitney`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MannWhitney {
+    /// U statistic of the first sample `a`: the number of pairs with
+    /// `a_i > b_j`, ties counting 1/2 (`scipy.stats.mannwhitneyu(a, b).statistic`).
+    pub u: f64,
+    /// Two-sided p-value.
+    pub p_value: f64,
+    pub method: Method,
+}
+
+/// Result of [`welch_t`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Welch {
+    /// `(mean(a) - mean(b)) / sqrt(var(a)/n_a + var(b)/n_b)`.
+    pub t: f64,
+    /// Welch–Satterthwaite degrees of freedom.
+    pub df: f64,
+    /// Two-sided p-value.
+    pub p_value: f64,
+}
+
+/// Two-sided Mann–Whitney U (Wilcoxon rank-sum) test of `a` against `b`.
+///
+/// `u` is the U statistic of `a` (rank sum of `a` with mid-ranks for ties,
+/// minus `n_a (n_a + 1) / 2`). The p-value is `2 P(U >= max(U_a, U_b))`,
+/// capped at 1:
+///
+/// * [`Method::Exact`] when there are no ties (within or between samples) and
+///   the exact distribution is small enough to compute (at least up to 60 + 60,
+///   or 10 + 10 000); this equals `scipy.stats.mannwhitneyu(a, b,
+///   method="exact")`;
+/// * [`Method::Normal`] otherwise: normal approximation with the tie-corrected
+///   variance and a continuity correction of 1/2, equal to
+///   `scipy.stats.mannwhitneyu(a, b, method="asymptotic", use_continuity=True)`.
+///   When every value is tied the variance is zero and the p-value is 1.
+///
+/// Returns `None` if either sample is empty or contains a non-finite value.
+pub fn mann_whitney(a: &[f64], b: &[f64]) -> Option<MannWhitney> {
+    if !valid_pair(a, b) {
+        return None;
+    }
+    let (n1, n2) = (a.len() as f64, b.len() as f64);
+    let ranks = Ranks::of(a, b);
+    let u = ranks.sum_a - n1 * (n1 + 1.0) / 2.0;
+    let u_max = u.max(n1 * n2 - u);
+
+    if ranks.tie_term == 0.0
+        && let Some(cdf) = u_cdf(a.len(), b.len())
+    {
+        // Without ties U is an integer, and P(U >= u) = P(U <= mn - u) by symmetry.
+        let p = 2.0 * cdf[(n1 * n2 - u_max) as usize];
+        return Some(MannWhitney {
+            u,
+            p_value: p.min(1.0),
+            method: Method::Exact,
+        });
+    }
+
+    let n = n1 + n2;
+    let sigma = (n1 * n2 / 12.0 * ((n + 1.0) - ranks.tie_term / (n * (n - 1.0)))).sqrt();
+    let p_value = if sigma > 0.0 {
+        let z = (u_max - n1 * n2 / 2.0 - 0.5) / sigma;
+        (2.0 * Normal::standard().sf(z)).min(1.0)
+    } else {
+        1.0
+    };
+    Some(MannWhitney {
+        u,
+        p_value,
+        method: Method::Normal,
+    })
+}
+
+/// Hodges–Lehmann estimate of the shift from `a` to `b`, with Moses'
+/// distribution-free confidence interval.
+///
+/// The estimate is the median of all `n_a n_b` differences `b_j - a_i`. With
+/// those differences sorted, `D_(1) <= ... <= D_(N)`, the interval is
+/// `[D_(k), D_(N+1-k)]` where `k` is the number of values `u` with
+/// `P(U <= u) < (1 - level) / 2` under the null distribution of the
+/// Mann–Whitney U (Moses 1953; Hollander & Wolfe, *Nonparametric Statistical
+/// Methods*, §4.3). That is R's `wilcox.test(b, a, conf.int = TRUE)` in its
+/// exact mode, except where the level is out of reach (R then widens to the
+/// full range with a warning; this returns `None`). The exact distribution is used whenever it is small enough (see
+/// [`mann_whitney`]), with or without ties: ties only make the interval
+/// conservative. Otherwise `k = ⌈n_a n_b / 2 - 1/2 - z σ⌉` with
+/// `σ² = n_a n_b (n_a + n_b + 1) / 12` and `z` the standard normal
+/// `(1 + level) / 2` quantile: the continuity-corrected normal approximation
+/// of the same rule, within a rank or two of the exact `k`. (R's asymptotic
+/// mode instead inverts the test numerically, so it differs slightly there.)
+///
+/// All `n_a n_b` differences are materialised and sorted, which is fine for
+/// the intended sizes (up to a few tens of thousands of pairs).
+///
+/// Returns `None` if either sample is empty or contains a non-finite value,
+/// if `level` is not strictly between 0 and 1, or if the samples are too
+/// small to reach `level` even with the full range of differences (e.g.
+/// 3 + 3 at 95 %).
+pub fn hodges_lehmann(a: &[f64], b: &[f64], level: f64) -> Option<Interval> {
+    if !valid_pair(a, b) || !valid_level(level) {
+        return None;
+    }
+    let k = moses_rank(a.len(), b.len(), level)?;
+    let mut diffs: Vec<f64> = b
+        .iter()
+        .flat_map(|&y| a.iter().map(move |&x| y - x))
+        .collect();
+    diffs.sort_unstable_by(f64::total_cmp);
+    Some(Interval {
+        estimate: quantile_sorted(&diffs, 0.5),
+        lo: diffs[k - 1],
+        hi: diffs[diffs.len() - k],
+        level,
+    })
+}
+
+/// Welch's unequal-variances t test of `a` against `b`, two-sided; equal to
+/// `scipy.stats.ttest_ind(a, b, equal_var=False)`.
+///
+/// Returns `None` if either sample has fewer than two values or contains a
+/// non-finite value, or if both samples are constant (the standard error is
+/// zero and t is undefined).
+pub fn welch_t(a: &[f64], b: &[f64]) -> Option<Welch> {
+    let (na, nb) = (a.len() as f64, b.len() as f64);
+    let var_mean_a = std_dev(a)?.powi(2) / na;
+    let var_mean_b = std_dev(b)?.powi(2) / nb;
+    let se2 = var_mean_a + var_mean_b;
+    if se2 == 0.0 {
+        return None;
+    }
+    let t = (mean(a)? - mean(b)?) / se2.sqrt();
+    let df = se2 * se2 / (var_mean_a.powi(2) / (na - 1.0) + var_mean_b.powi(2) / (nb - 1.0));
+    let dist = StudentsT::new(0.0, 1.0, df).ok()?;
+    Some(Welch {
+        t,
+        df,
+        p_value: 2.0 * dist.sf(t.abs()),
+    })
+}
+
+/// Change of `b` relative to `a`, in percent.
+///
+/// The estimate is `100 (median(b) / median(a) - 1)`. The interval is the
+/// [`hodges_lehmann`] interval of the shift `b - a`, divided by `median(a)`
+/// and times 100. This treats `median(a)` as known, an approximation that
+/// ignores its own uncertainty; it is good when the shift's interval is much
+/// wider than the error of `median(a)` relative to the shift, which holds for
+/// the per-cluster medians this is meant for. The estimate is not the centre
+/// of the interval and may, for odd data, fall just outside it.
+///
+/// Returns `None` where [`hodges_lehmann`] does, and when `median(a)` is not
+/// positive (a relative change of cycle counts needs a positive baseline).
+pub fn relative_change(a: &[f64], b: &[f64], level: f64) -> Option<Interval> {
+    let base = median(a)?;
+    if base <= 0.0 {
+        return None;
+    }
+    let shift = hodges_lehmann(a, b, level)?;
+    Some(Interval {
+        estimate: 100.0 * (median(b)? / base - 1.0),
+        lo: 100.0 * shift.lo / base,
+        hi: 100.0 * shift.hi / base,
+        level,
+    })
+}
+
+fn valid_pair(a: &[f64], b: &[f64]) -> bool {
+    !a.is_empty() && !b.is_empty() && all_finite(a) && all_finite(b)
+}
+
+/// Rank information of the pooled sample `a ∪ b`.
+struct Ranks {
+    /// Sum of the (mid-)ranks, 1-based, of the values of `a`.
+    sum_a: f64,
+    /// `Σ (t³ - t)` over groups of `t` tied values; zero iff there are no ties.
+    tie_term: f64,
+}
+
+impl Ranks {
+    fn of(a: &[f64], b: &[f64]) -> Ranks {
+        let mut pooled: Vec<(f64, bool)> = a.iter().map(|&x| (x, true)).collect();
+        pooled.extend(b.iter().map(|&x| (x, false)));
+        pooled.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
+
+        let (mut sum_a, mut tie_term) = (0.0, 0.0);
+        let mut start = 0;
+        for group in pooled.chunk_by(|x, y| x.0 == y.0) {
+            let t = group.len() as f64;
+            // Ranks start+1 ..= start+t share their mean.
+            let mid_rank = start as f64 + (t + 1.0) / 2.0;
+            let from_a = group.iter().filter(|x| x.1).count() as f64;
+            sum_a += mid_rank * from_a;
+            tie_term += t * t * t - t;
+            start += group.len();
+        }
+        Ranks { sum_a, tie_term }
+    }
+}
+
+/// The 1-based rank `k` of the lower end of Moses' interval, or `None` if
+/// even `k = 1` does not reach `level`.
+fn moses_rank(n1: usize, n2: usize, level: f64) -> Option<usize> {
+    let tail = (1.0 - level) / 2.0;
+    let k = match u_cdf(n1, n2) {
+        Some(cdf) => cdf.partition_point(|&c| c < tail),
+        None => moses_rank_normal(n1, n2, tail),
+    };
+    (k >= 1).then_some(k)
+}
+
+/// Normal approximation of `#{u : P(U <= u) < tail}`: with the continuity
+/// correction, `P(U <= u) ≈ Φ((u + 1/2 - mn/2) / σ)`, which is below `tail`
+/// exactly for `u < mn/2 - 1/2 - z σ`.
+fn moses_rank_normal(n1: usize, n2: usize, tail: f64) -> usize {
+    let (m, n) = (n1 as f64, n2 as f64);
+    let sigma = (m * n * (m + n + 1.0) / 12.0).sqrt();
+    let z = Normal::standard().inverse_cdf(1.0 - tail);
+    (m * n / 2.0 - 0.5 - z * sigma).ceil().max(0.0) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Reference data. The formula-generated sets have no ties: 7919 and 6007
+    // are coprime to 1000, and the 3.05 offset keeps b off a's grid. The
+    // Python expressions below build the same f64 values.
+    // A1, B1 = the literals below.
+    const A1: [f64; 6] = [19.1, 22.4, 17.8, 25.0, 21.3, 18.6];
+    const B1: [f64; 7] = [24.7, 26.1, 23.3, 28.9, 22.0, 27.5, 25.8];
+    // A3, B3: integer cycle counts with many ties.
+    const A3: [f64; 10] = [100., 102., 101., 100., 103., 104., 102., 101., 100., 105.];
+    const B3: [f64; 11] = [
+        103., 105., 104., 106., 103., 107., 105., 104., 108., 106., 103.,
+    ];
+
+    /// A(n) = [((i * 7919) % 1000) / 10.0 for i in range(n)]
+    fn gen_a(n: usize) -> Vec<f64> {
+        (0..n).map(|i| ((i * 7919) % 1000) as f64 / 10.0).collect()
+    }
+
+    /// B(n) = [((j * 6007) % 1000) / 10.0 + 3.05 for j in range(n)]
+    fn gen_b(n: usize) -> Vec<f64> {
+        (0..n)
+            .map(|j| ((j * 6007) % 1000) as f64 / 10.0 + 3.05)
+            .collect()
+    }
+
+    fn assert_close(got: f64, expected: f64, rel: f64) {
+        assert!(
+            (got - expected).abs() <= rel * expected.abs(),
+            "got {got}, expected {expected}"
+        );
+    }
+
+    #[test]
+    fn mann_whitney_exact_small() {
+        // stats.mannwhitneyu(A1, B1, method='exact')
+        //   -> statistic 4.0, pvalue 0.013986013986013986
+        let r = mann_whitney(&A1, &B1).unwrap();
+        assert_eq!((r.u, r.method), (4.0, Method::Exact));
+        assert_close(r.p_value, 0.013986013986013986, 1e-12);
+        // Swapping the samples gives U_b = n_a n_b - U_a and the same p.
+        let s = mann_whitney(&B1, &A1).unwrap();
+        assert_eq!(s.u, 38.0);
+        assert_eq!(s.p_value, r.p_value);
+        // stats.mannwhitneyu([1,2,3,4], [5,6,7,8], method='exact')
+        //   -> statistic 0.0, pvalue 0.02857142857142857 (= 2 / 70)
+        let e = mann_whitney(&[1.0, 2.0, 3.0, 4.0], &[5.0, 6.0, 7.0, 8.0]).unwrap();
+        assert_eq!(e.u, 0.0);
+        assert_close(e.p_value, 2.0 / 70.0, 1e-14);
+    }
+
+    #[test]
+    fn mann_whitney_exact_medium() {
+        // stats.mannwhitneyu(A(15), B(12), method='exact')
+        //   -> statistic 156.0, pvalue 0.0007516167295410801
+        let r = mann_whitney(&gen_a(15), &gen_b(12)).unwrap();
+        assert_eq!((r.u, r.method), (156.0, Method::Exact));
+        assert_close(r.p_value, 0.0007516167295410801, 1e-10);
+        // stats.mannwhitneyu(A(40), B(45), method='exact')
+        //   -> statistic 1428.0, pvalue 1.3965240959372343e-06
+        let r = mann_whitney(&gen_a(40), &gen_b(45)).unwrap();
+        assert_eq!((r.u, r.method), (1428.0, Method::Exact));
+        assert_close(r.p_value, 1.3965240959372343e-06, 1e-9);
+    }
+
+    #[test]
+    fn mann_whitney_ties_use_corrected_normal() {
+        // stats.mannwhitneyu(A3, B3, method='asymptotic', use_continuity=True)
+        //   -> statistic 11.5, pvalue 0.002266793558073938
+        let r = mann_whitney(&A3, &B3).unwrap();
+        assert_eq!((r.u, r.method), (11.5, Method::Normal));
+        assert_close(r.p_value, 0.002266793558073938, 1e-10);
+    }
+
+    #[test]
+    fn mann_whitney_large_uses_normal() {
+        // stats.mannwhitneyu(A(120), B(150), method='asymptotic')
+        //   -> statistic 8858.0, pvalue 0.8243643376726557
+        let r = mann_whitney(&gen_a(120), &gen_b(150)).unwrap();
+        assert_eq!((r.u, r.method), (8858.0, Method::Normal));
+        assert_close(r.p_value, 0.8243643376726557, 1e-10);
+    }
+
+    #[test]
+    fn mann_whitney_identical_samples_give_p_one() {
+        // stats.mannwhitneyu([1,2,3,4,5], [1,2,3,4,5]) -> 12.5, 1.0
+        let s = [1.0, 2.0, 3.0, 4.0, 5.0];
+        let r = mann_whitney(&s, &s).unwrap();
+        assert_eq!((r.u, r.p_value, r.method), (12.5, 1.0, Method::Normal));
+        // stats.mannwhitneyu([7.]*4, [7.]*5) -> 10.0, 1.0 (zero variance)
+        let r = mann_whitney(&[7.0; 4], &[7.0; 5]).unwrap();
+        assert_eq!((r.u, r.p_value), (10.0, 1.0));
+        // stats.mannwhitneyu([1, 4], [2, 3], method='exact') -> 2.0, 1.0
+        let r = mann_whitney(&[1.0, 4.0], &[2.0, 3.0]).unwrap();
+        assert_eq!((r.u, r.p_value, r.method), (2.0, 1.0, Method::Exact));
+    }
+
+    #[test]
+    fn mann_whitney_bad_input() {
+        assert_eq!(mann_whitney(&[], &[1.0]), None);
+        assert_eq!(mann_whitney(&[1.0], &[]), None);
+        assert_eq!(mann_whitney(&[1.0, f64::NAN], &[2.0]), None);
+        assert_eq!(mann_whitney(&[1.0], &[f64::INFINITY]), None);
+    }
+
+    #[test]
+    fn hodges_lehmann_matches_r_exact() {
+        // R: wilcox.test(B1, A1, conf.int=TRUE, conf.level=L) -> conf.int, estimate
+        //   L = 0.95: 0.90000000000000213 8.3000000000000007, 4.75
+        //   L = 0.90: 2 7.5999999999999979, 4.75
+        let ci = hodges_lehmann(&A1, &B1, 0.95).unwrap();
+        assert_close(ci.estimate, 4.75, 1e-12);
+        assert_close(ci.lo, 0.9000000000000021, 1e-12);
+        assert_close(ci.hi, 8.3, 1e-12);
+        let ci = hodges_lehmann(&A1, &B1, 0.90).unwrap();
+        assert_close(ci.lo, 2.0, 1e-12);
+        assert_close(ci.hi, 7.599999999999998, 1e-12);
+        assert_eq!(ci.level, 0.90);
+
+        // R (exact, since both n < 50 and no ties):
+        //   wilcox.test(B(45), A(40), conf.int=TRUE, conf.level=L)
+        //   L = 0.95: -44.950000000000003 -18.449999999999999, -31.699999999999999
+        //   L = 0.99: -49.150000000000006 -14.25, -31.699999999999999
+        let (a, b) = (gen_a(40), gen_b(45));
+        let ci = hodges_lehmann(&a, &b, 0.95).unwrap();
+        assert_close(ci.estimate, -31.7, 1e-12);
+        assert_close(ci.lo, -44.95, 1e-12);
+        assert_close(ci.hi, -18.45, 1e-12);
+        let ci = hodges_lehmann(&a, &b, 0.99).unwrap();
+        assert_close(ci.lo, -49.150000000000006, 1e-12);
+        assert_close(ci.hi, -14.25, 1e-12);
+    }
+
+    #[test]
+    fn hodges_lehmann_normal_approximation() {
+        // Python re-implementation of the documented rule:
+        //   d = np.sort(np.subtract.outer(B, A).ravel()); mn = m * n
+        //   k = math.ceil(mn/2 - 0.5 - stats.norm.ppf(1 - (1-L)/2)
+        //                 * math.sqrt(mn * (m + n + 1) / 12))
+        //   (np.median(d), k, d[k-1], d[mn-k])
+        // with A = A(120), B = B(150):
+        //   L = 0.95 -> (0.8499999999999943, 7750, -6.65, 7.950000000000001)
+        //   L = 0.90 -> (0.8499999999999943, 7951, -5.449999999999999, 6.75)
+        let (a, b) = (gen_a(120), gen_b(150));
+        assert_eq!(moses_rank(120, 150, 0.95), Some(7750));
+        assert_eq!(moses_rank(120, 150, 0.90), Some(7951));
+        let ci = hodges_lehmann(&a, &b, 0.95).unwrap();
+        assert_close(ci.estimate, 0.8499999999999943, 1e-12);
+        assert_close(ci.lo, -6.65, 1e-12);
+        assert_close(ci.hi, 7.950000000000001, 1e-12);
+        let ci = hodges_lehmann(&a, &b, 0.90).unwrap();
+        assert_close(ci.lo, -5.449999999999999, 1e-12);
+        assert_close(ci.hi, 6.75, 1e-12);
+    }
+
+    #[test]
+    fn moses_rank_normal_is_close_to_exact() {
+        // Exact k from scipy: cdf = _MWU(m, n).cdf(np.arange(m*n//2 + 1));
+        //   k = int(np.sum(cdf < (1 - L) / 2))
+        // (40, 45, .95) -> 678, (60, 60, .95) -> 1427, (30, 50, .99) -> 493.
+        for (m, n, level, exact) in [
+            (40, 45, 0.95, 678),
+            (60, 60, 0.95, 1427),
+            (30, 50, 0.99, 493),
+        ] {
+            assert_eq!(moses_rank(m, n, level), Some(exact));
+            let approx = moses_rank_normal(m, n, (1.0 - level) / 2.0);
+            assert!(
+                approx.abs_diff(exact) <= 2,
+                "{m} {n} {level}: {approx} vs {exact}"
+            );
+        }
+    }
+
+    #[test]
+    fn hodges_lehmann_bad_input() {
+        // 3 + 3: P(U <= 0) = 1/20 is not below 0.025 (95 %) or 0.05 (90 %),
+        // so those levels are out of reach; 85 % (tail 0.075) gives k = 1,
+        // the full range of the differences 1..=5.
+        let (a, b) = ([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]);
+        assert_eq!(hodges_lehmann(&a, &b, 0.95), None);
+        assert_eq!(hodges_lehmann(&a, &b, 0.90), None);
+        let ci = hodges_lehmann(&a, &b, 0.85).unwrap();
+        assert_eq!((ci.estimate, ci.lo, ci.hi), (3.0, 1.0, 5.0));
+        assert_eq!(hodges_lehmann(&[], &b, 0.5), None);
+        assert_eq!(hodges_lehmann(&a, &[f64::NAN; 4], 0.5), None);
+        assert_eq!(hodges_lehmann(&A1, &B1, 1.0), None);
+        assert_eq!(hodges_lehmann(&A1, &B1, f64::NAN), None);
+    }
+
+    #[test]
+    fn welch_matches_scipy() {
+        // stats.ttest_ind(a, b, equal_var=False) -> statistic, df, pvalue
+        let cases: [(Vec<f64>, Vec<f64>, [f64; 3]); 4] = [
+            // (A1, B1)
+            (
+                A1.to_vec(),
+                B1.to_vec(),
+                [
+                    -3.340233824551866,
+                    10.064217005791123,
+                    0.0074228201063186675,
+                ],
+            ),
+            // (A(15), B(12))
+            (
+                gen_a(15),
+                gen_b(12),
+                [5.0265565461414, 14.203735101639303, 0.00017726956997967422],
+            ),
+            // (A3, B3)
+            (
+                A3.to_vec(),
+                B3.to_vec(),
+                [
+                    -4.119983580778248,
+                    18.685077136550635,
+                    0.0006004826702030524,
+                ],
+            ),
+            // (A(120), B(150))
+            (
+                gen_a(120),
+                gen_b(150),
+                [-0.2267795763756689, 259.111081017039, 0.820773955638772],
+            ),
+        ];
+        for (a, b, [t, df, p]) in cases {
+            let w = welch_t(&a, &b).unwrap();
+            assert_close(w.t, t, 1e-12);
+            assert_close(w.df, df, 1e-12);
+            assert_close(w.p_value, p, 1e-9);
+        }
+    }
+
+    #[test]
+    fn welch_bad_input() {
+        assert_eq!(welch_t(&[1.0], &[1.0, 2.0]), None);
+        assert_eq!(welch_t(&[1.0, 2.0], &[]), None);
+        assert_eq!(welch_t(&[1.0, f64::NAN], &[1.0, 2.0]), None);
+        assert_eq!(welch_t(&[3.0, 3.0], &[4.0, 4.0, 4.0]), None);
+        // One constant side is fine: df falls back to the other side's n - 1.
+        let w = welch_t(&[3.0, 3.0], &[4.0, 5.0, 6.0]).unwrap();
+        assert_eq!(w.df, 2.0);
+    }
+
+    #[test]
+    fn relative_change_known_values() {
+        // ma, mb = np.median(A1), np.median(B1)      -> 20.2, 25.8
+        // 100 * (mb / ma - 1)                        -> 27.722772277227705
+        // R's 95 % shift interval (see above) over ma, times 100:
+        // 100 * 0.90000000000000213 / ma             -> 4.455445544554466
+        // 100 * 8.3000000000000007 / ma              -> 41.08910891089109
+        let ci = relative_change(&A1, &B1, 0.95).unwrap();
+        assert_close(ci.estimate, 27.722772277227705, 1e-12);
+        assert_close(ci.lo, 4.455445544554466, 1e-12);
+        assert_close(ci.hi, 41.08910891089109, 1e-12);
+        assert_eq!(ci.level, 0.95);
+
+        // A pure 3 % scaling of the same values, a constant ratio.
+        let a: Vec<f64> = (0..30).map(|i| 1000.0 + i as f64).collect();
+        let b: Vec<f64> = a.iter().map(|x| x * 1.03).collect();
+        let ci = relative_change(&a, &b, 0.95).unwrap();
+        assert_close(ci.estimate, 3.0, 1e-12);
+        assert!(ci.lo < 3.0 && ci.hi > 3.0, "{ci:?}");
+    }
+
+    #[test]
+    fn relative_change_bad_input() {
+        assert_eq!(relative_change(&[], &[1.0], 0.95), None);
+        assert_eq!(relative_change(&[-1.0; 10], &[1.0; 10], 0.95), None);
+        assert_eq!(relative_change(&[0.0; 10], &[1.0; 10], 0.95), None);
+        assert_eq!(relative_change(&[1.0, 2.0], &[3.0, 4.0], 0.95), None);
+    }
+
+    #[test]
+    fn method_serialises_snake_case() {
+        assert_eq!(serde_json::to_string(&Method::Exact).unwrap(), "\"exact\"");
+        assert_eq!(
+            serde_json::to_string(&Method::Normal).unwrap(),
+            "\"normal\""
+        );
+    }
+}

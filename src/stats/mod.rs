@@ -1,0 +1,33 @@
+//! Statistics for comparing cycle counts: descriptive summaries, confidence
+//! intervals, outlier counts and two-sample tests.
+//!
+//! Everything here is a pure function on slices: no I/O, no printing, and the
+//! bootstrap is deterministic for a given seed.
+//!
+//! Input contract shared by the functions that return `Option`: they return
+//! `None` for empty input and for input that contains a non-finite value
+//! (NaN or ±∞), instead of panicking or returning NaN. Each function's doc
+//! lists any further cases.
+
+pub mod bootstrap;
+pub mod compare;
+pub mod interval;
+pub mod outliers;
+pub mod summary;
+pub mod units;
+pub mod verdict;
+
+mod u_dist;
+
+#[cfg(test)]
+mod test_rng;
+
+pub use bootstrap::{cluster_bootstrap_ci, cluster_bootstrap_ratio_ci};
+pub use compare::{
+    MannWhitney, Method, Welch, hodges_lehmann, mann_whitney, relative_change, welch_t,
+};
+pub use interval::{Interval, median_ci};
+pub use outliers::{Outliers, tukey};
+pub use summary::{Summary, coefficient_of_variation, mean, median, quantile_sorted, std_dev};
+pub use units::{bytes_per_second, cycles_per_byte};
+pub use verdict::{Verdict, verdict};

@@ -1,0 +1,446 @@
+//! The SQLite store: every run, case and raw sample, written as it is measured.
+//!
+//! Reports are computed from what is stored here and nothing else, so `run` and
+//! `report` cannot disagree, and a crash or Ctrl-C loses at most the case in flight.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::catalog::Params;
+
+const SCHEMA_VERSION: i64 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS runs (
+    id            INTEGER PRIMARY KEY,
+    started_at    TEXT NOT NULL,
+    finished_at   TEXT,
+    status        TEXT NOT NULL,          -- running | complete
+    experiment    TEXT NOT NULL,
+    tool_version  TEXT NOT NULL,
+    git_revision  TEXT,
+    counter       TEXT NOT NULL,          -- tsc | perf | ns
+    unit          TEXT NOT NULL,
+    tsc_hz        REAL,
+    cpu_model     TEXT NOT NULL,
+    machine_json  TEXT NOT NULL,
+    options_json  TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS cases (
+    id               INTEGER PRIMARY KEY,
+    run_id           INTEGER NOT NULL REFERENCES runs(id),
+    seq              INTEGER NOT NULL,
+    case_key         TEXT NOT NULL,
+    implementation   TEXT NOT NULL,
+    operation        TEXT NOT NULL,
+    params_json      TEXT NOT NULL,
+    bytes            INTEGER,
+    status           TEXT NOT NULL,       -- pending | ok | wrong | failed | unsupported
+    message          TEXT,
+    calls_per_sample INTEGER,
+    overhead         REAL,
+    UNIQUE (run_id, case_key)
+);
+CREATE TABLE IF NOT EXISTS clusters (
+    case_id  INTEGER NOT NULL REFERENCES cases(id),
+    process  INTEGER NOT NULL,
+    layout   INTEGER NOT NULL,
+    samples  BLOB NOT NULL,               -- little-endian f64, counts per call
+    PRIMARY KEY (case_id, process, layout)
+);
+CREATE TABLE IF NOT EXISTS baselines (
+    name    TEXT PRIMARY KEY,
+    run_id  INTEGER NOT NULL REFERENCES runs(id)
+);
+";
+
+/// What identifies a run and the conditions it was measured under.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct RunHeader {
+    pub id: i64,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub status: String,
+    pub experiment: String,
+    pub tool_version: String,
+    pub git_revision: Option<String>,
+    pub counter: String,
+    pub unit: String,
+    pub tsc_hz: Option<f64>,
+    pub cpu_model: String,
+    pub machine: serde_json::Value,
+    pub options: serde_json::Value,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CaseStatus {
+    Pending,
+    Ok,
+    Wrong,
+    Failed,
+    Unsupported,
+}
+
+impl CaseStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            CaseStatus::Pending => "pending",
+            CaseStatus::Ok => "ok",
+            CaseStatus::Wrong => "wrong",
+            CaseStatus::Failed => "failed",
+            CaseStatus::Unsupported => "unsupported",
+        }
+    }
+    fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "pending" => CaseStatus::Pending,
+            "ok" => CaseStatus::Ok,
+            "wrong" => CaseStatus::Wrong,
+            "failed" => CaseStatus::Failed,
+            "unsupported" => CaseStatus::Unsupported,
+            other => bail!("unknown case status `{other}` in the store"),
+        })
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct StoredCase {
+    pub row: i64,
+    pub key: String,
+    pub implementation: String,
+    pub operation: String,
+    pub params: Params,
+    pub bytes: Option<u64>,
+    pub status: CaseStatus,
+    pub message: Option<String>,
+    pub calls_per_sample: Option<u64>,
+    pub overhead: Option<f64>,
+    /// One per (process, layout), in that order.
+    pub clusters: Vec<Vec<f64>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct StoredRun {
+    pub header: RunHeader,
+    pub cases: Vec<StoredCase>,
+}
+
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Open (creating if needed) the store at `path`.
+    pub fn open(path: &Path) -> Result<Store> {
+        let conn = Connection::open(path).with_context(|| {
+            format!(
+                "cannot open the result store `{}`: check that the directory exists and is writable, or choose another with --db",
+                path.display()
+            )
+        })?;
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn migrate(&self) -> Result<()> {
+        let version: i64 = self
+            .conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .with_context(|| {
+                format!(
+                    "`{}` is not a cryptobench store (not an SQLite database)",
+                    self.path.display()
+                )
+            })?;
+        if version > SCHEMA_VERSION {
+            bail!(
+                "`{}` was written by a newer cryptobench (schema {version}, this one knows {SCHEMA_VERSION}); upgrade, or use another --db",
+                self.path.display()
+            );
+        }
+        self.conn
+            .execute_batch(SCHEMA)
+            .and_then(|()| {
+                self.conn
+                    .pragma_update(None, "user_version", SCHEMA_VERSION)
+            })
+            .with_context(|| {
+                format!(
+                    "cannot write to the result store `{}`: is it writable?",
+                    self.path.display()
+                )
+            })?;
+        Ok(())
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Start a run; `header.id` is ignored and the new id returned.
+    pub fn begin_run(&self, header: &RunHeader) -> Result<i64> {
+        self.conn.execute(
+            "INSERT INTO runs (started_at, status, experiment, tool_version, git_revision, counter, unit, tsc_hz, cpu_model, machine_json, options_json)
+             VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            params![
+                header.started_at,
+                header.experiment,
+                header.tool_version,
+                header.git_revision,
+                header.counter,
+                header.unit,
+                header.tsc_hz,
+                header.cpu_model,
+                header.machine.to_string(),
+                header.options.to_string(),
+            ],
+        ).with_context(|| format!("cannot write to the result store `{}`", self.path.display()))?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    pub fn finish_run(&self, run_id: i64, finished_at: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE runs SET status = 'complete', finished_at = ?2 WHERE id = ?1",
+            params![run_id, finished_at],
+        )?;
+        Ok(())
+    }
+
+    /// Record a planned case; returns its row id.
+    pub fn add_case(&self, run_id: i64, seq: usize, case: &crate::runner::Case) -> Result<i64> {
+        self.conn.execute(
+            "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, bytes, status)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending')",
+            params![
+                run_id,
+                seq as i64,
+                case.key(),
+                case.implementation,
+                case.operation,
+                serde_json::to_string(&case.params)?,
+                case.bytes().map(|b| b as i64),
+            ],
+        )?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    pub fn set_status(
+        &self,
+        case_row: i64,
+        status: CaseStatus,
+        message: Option<&str>,
+    ) -> Result<()> {
+        self.conn.execute(
+            "UPDATE cases SET status = ?2, message = ?3 WHERE id = ?1",
+            params![case_row, status.as_str(), message],
+        )?;
+        Ok(())
+    }
+
+    /// Append one worker's samples to a case, in one transaction.
+    pub fn add_samples(
+        &mut self,
+        case_row: i64,
+        process: usize,
+        samples: &crate::sample::Samples,
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        for (layout, cluster) in samples.clusters.iter().enumerate() {
+            let blob: Vec<u8> = cluster.iter().flat_map(|x| x.to_le_bytes()).collect();
+            tx.execute(
+                "INSERT INTO clusters (case_id, process, layout, samples) VALUES (?1, ?2, ?3, ?4)",
+                params![case_row, process as i64, layout as i64, blob],
+            )?;
+        }
+        tx.execute(
+            "UPDATE cases SET status = 'ok', calls_per_sample = ?2, overhead = ?3 WHERE id = ?1",
+            params![
+                case_row,
+                samples.calls_per_sample as i64,
+                samples.calibration.overhead
+            ],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// The id of the most recent run, if any.
+    pub fn latest_run(&self) -> Result<Option<i64>> {
+        Ok(self.conn.query_row("SELECT max(id) FROM runs", [], |r| {
+            r.get::<_, Option<i64>>(0)
+        })?)
+    }
+
+    /// Resolve `latest`, a run id, or a saved baseline name.
+    pub fn resolve_run(&self, spec: &str) -> Result<i64> {
+        if spec == "latest" {
+            return self.latest_run()?.with_context(|| {
+                format!(
+                    "the store `{}` holds no runs yet: run `cryptobench run` first",
+                    self.path.display()
+                )
+            });
+        }
+        if let Ok(id) = spec.parse::<i64>() {
+            let exists: Option<i64> = self
+                .conn
+                .query_row("SELECT id FROM runs WHERE id = ?1", [id], |r| r.get(0))
+                .optional()?;
+            return exists.with_context(|| {
+                format!(
+                    "no run {id} in `{}`: see `cryptobench history` for the stored runs",
+                    self.path.display()
+                )
+            });
+        }
+        self.baseline(spec)?.with_context(|| {
+            format!(
+                "`{spec}` is neither a run id, `latest`, nor a saved baseline in `{}`",
+                self.path.display()
+            )
+        })
+    }
+
+    pub fn save_baseline(&self, name: &str, run_id: i64) -> Result<()> {
+        self.conn.execute(
+            "INSERT INTO baselines (name, run_id) VALUES (?1, ?2) ON CONFLICT(name) DO UPDATE SET run_id = excluded.run_id",
+            params![name, run_id],
+        )?;
+        Ok(())
+    }
+
+    pub fn baseline(&self, name: &str) -> Result<Option<i64>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT run_id FROM baselines WHERE name = ?1",
+                [name],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    pub fn load_run(&self, run_id: i64) -> Result<StoredRun> {
+        let header = self
+            .conn
+            .query_row(
+                "SELECT id, started_at, finished_at, status, experiment, tool_version, git_revision, counter, unit, tsc_hz, cpu_model, machine_json, options_json
+                 FROM runs WHERE id = ?1",
+                [run_id],
+                |r| {
+                    Ok((
+                        RunHeader {
+                            id: r.get(0)?,
+                            started_at: r.get(1)?,
+                            finished_at: r.get(2)?,
+                            status: r.get(3)?,
+                            experiment: r.get(4)?,
+                            tool_version: r.get(5)?,
+                            git_revision: r.get(6)?,
+                            counter: r.get(7)?,
+                            unit: r.get(8)?,
+                            tsc_hz: r.get(9)?,
+                            cpu_model: r.get(10)?,
+                            machine: serde_json::Value::Null,
+                            options: serde_json::Value::Null,
+                        },
+                        r.get::<_, String>(11)?,
+                        r.get::<_, String>(12)?,
+                    ))
+                },
+            )
+            .optional()?
+            .with_context(|| format!("no run {run_id} in `{}`", self.path.display()))?;
+        let (mut header, machine, options) = header;
+        header.machine =
+            serde_json::from_str(&machine).context("corrupt machine record in the store")?;
+        header.options =
+            serde_json::from_str(&options).context("corrupt options record in the store")?;
+
+        let mut stmt = self.conn.prepare(
+            "SELECT id, case_key, implementation, operation, params_json, bytes, status, message, calls_per_sample, overhead
+             FROM cases WHERE run_id = ?1 ORDER BY seq",
+        )?;
+        let rows = stmt.query_map([run_id], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, Option<i64>>(5)?,
+                r.get::<_, String>(6)?,
+                r.get::<_, Option<String>>(7)?,
+                r.get::<_, Option<i64>>(8)?,
+                r.get::<_, Option<f64>>(9)?,
+            ))
+        })?;
+        let mut cases = Vec::new();
+        for row in rows {
+            let (
+                id,
+                key,
+                implementation,
+                operation,
+                params_json,
+                bytes,
+                status,
+                message,
+                cps,
+                overhead,
+            ) = row?;
+            cases.push(StoredCase {
+                row: id,
+                key,
+                implementation,
+                operation,
+                params: serde_json::from_str(&params_json)
+                    .context("corrupt case parameters in the store")?,
+                bytes: bytes.map(|b| b as u64),
+                status: CaseStatus::parse(&status)?,
+                message,
+                calls_per_sample: cps.map(|c| c as u64),
+                overhead,
+                clusters: self.clusters(id)?,
+            });
+        }
+        Ok(StoredRun { header, cases })
+    }
+
+    fn clusters(&self, case_row: i64) -> Result<Vec<Vec<f64>>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT samples FROM clusters WHERE case_id = ?1 ORDER BY process, layout")?;
+        let blobs = stmt.query_map([case_row], |r| r.get::<_, Vec<u8>>(0))?;
+        let mut out = Vec::new();
+        for blob in blobs {
+            let blob = blob?;
+            if blob.len() % 8 != 0 {
+                bail!("corrupt sample record in the store (case {case_row})");
+            }
+            out.push(
+                blob.chunks_exact(8)
+                    .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes")))
+                    .collect(),
+            );
+        }
+        Ok(out)
+    }
+
+    /// All runs, oldest first.
+    pub fn runs(&self) -> Result<Vec<i64>> {
+        let mut stmt = self.conn.prepare("SELECT id FROM runs ORDER BY id")?;
+        let ids = stmt
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<i64>>>()?;
+        Ok(ids)
+    }
+}
