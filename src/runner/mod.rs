@@ -37,9 +37,14 @@ impl Case {
         }
     }
 
-    /// The byte count cycles-per-byte divides by, where the operation has one.
+    /// The byte count cycles-per-byte divides by, where the operation has one: the message
+    /// (`len`), plus the output of an extendable-output function (`out`). Associated data
+    /// is not counted, as in SUPERCOP's and OpenSSL's figures.
     pub fn bytes(&self) -> Option<u64> {
-        self.params.get("len")
+        match (self.params.get("len"), self.params.get("out")) {
+            (None, None) => None,
+            (len, out) => Some(len.unwrap_or(0) + out.unwrap_or(0)),
+        }
     }
 }
 

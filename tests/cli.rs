@@ -1,0 +1,377 @@
+//! The binary end to end: runs, the store round trip, the correctness gate, the worker's
+//! isolation, comparisons and every kind of bad input.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// Small, fast runs: the tests check behaviour, not figures.
+const QUICK: &[&str] = &["--samples", "128", "--processes", "2", "--layouts", "4"];
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        Env {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("results.db")
+    }
+
+    fn cmd(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_cryptobench"))
+            .args(args)
+            .env("CRYPTOBENCH_DB", self.db())
+            .env("CRYPTOBENCH_TEST_IMPLEMENTATIONS", "1")
+            .current_dir(self.dir.path())
+            .output()
+            .expect("run cryptobench")
+    }
+
+    fn run_ok(&self, args: &[&str]) -> String {
+        let out = self.cmd(args);
+        assert!(
+            out.status.success(),
+            "{args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8 output")
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        serde_json::from_str(&self.run_ok(args)).expect("valid JSON")
+    }
+}
+
+fn with_quick<'a>(args: &[&'a str]) -> Vec<&'a str> {
+    args.iter().chain(QUICK).copied().collect()
+}
+
+fn results(v: &Value) -> &Vec<Value> {
+    v["results"].as_array().expect("results array")
+}
+
+fn result<'a>(v: &'a Value, implementation: &str) -> &'a Value {
+    results(v)
+        .iter()
+        .find(|r| r["implementation"] == implementation)
+        .unwrap_or_else(|| panic!("no result for {implementation}"))
+}
+
+/// Exit status 2 and one line on stderr containing `expect`, no panic trace.
+fn assert_bad_input(out: &Output, expect: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(err.contains(expect), "expected `{expect}` in: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+}
+
+#[test]
+fn seed_experiment_runs_verified_and_report_repeats_it() {
+    let env = Env::new();
+    let run = env.json(&with_quick(&["run", "chacha20-rng", "--format", "json"]));
+    let rs = results(&run);
+    assert_eq!(rs.len(), 15);
+    for r in rs {
+        assert_eq!(r["verified"], true, "{r}");
+        let cpb = r["cpb"].as_f64().expect("cpb");
+        let ci = r["cpb_ci95"].as_array().expect("interval");
+        let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+        assert!(lo <= cpb && cpb <= hi, "{r}");
+        assert!(cpb > 0.0 && cpb < 1000.0, "{r}");
+        assert!(r["params"]["len"].as_u64().is_some());
+        assert!(r["median_cycles"].as_f64().is_some());
+        assert!(r["outliers"].is_object());
+    }
+    let sizes: Vec<u64> = rs
+        .iter()
+        .map(|r| r["params"]["len"].as_u64().unwrap())
+        .collect();
+    assert_eq!(&sizes[..5], &[1024, 2048, 4096, 8192, 16384]);
+    let kind = run["counter"]["kind"].as_str().unwrap();
+    assert!(
+        ["tsc", "perf"].contains(&kind),
+        "cycle figures come from a cycle counter, not {kind}"
+    );
+    assert!(run["counter"]["unit"].as_str().unwrap().contains("cycles"));
+    assert_eq!(run["comparisons"].as_array().unwrap().len(), 5);
+    assert_eq!(run["ratios"].as_array().unwrap().len(), 10);
+
+    let again = env.json(&["report", "latest", "--format", "json"]);
+    assert_eq!(run, again, "report must print exactly what run printed");
+    let by_id = env.json(&["report", &run["run_id"].to_string(), "--format", "json"]);
+    assert_eq!(run, by_id);
+
+    for format in ["table", "md", "csv"] {
+        let text = env.run_ok(&["report", "latest", "--format", format]);
+        assert!(
+            text.contains("rand_chacha/chacha20-rng"),
+            "{format}: {text}"
+        );
+    }
+}
+
+#[test]
+fn wrong_output_is_refused_and_never_timed() {
+    let env = Env::new();
+    let run = env.json(&with_quick(&[
+        "run",
+        "test-wrong",
+        "rustcrypto/chacha20/",
+        "--sizes",
+        "1024",
+        "--format",
+        "json",
+    ]));
+    let wrong = result(&run, "test-wrong/chacha20");
+    assert_eq!(wrong["verified"], false);
+    assert_eq!(wrong["status"], "wrong");
+    assert!(
+        wrong["message"].as_str().unwrap().contains("RFC 8439"),
+        "{wrong}"
+    );
+    assert!(
+        wrong.get("median_cycles").is_none(),
+        "a refused implementation has no figures"
+    );
+    assert_eq!(result(&run, "rustcrypto/chacha20")["verified"], true);
+}
+
+#[test]
+fn crashing_and_hanging_implementations_fail_alone() {
+    let env = Env::new();
+    let run = env.json(&with_quick(&[
+        "run",
+        "test-crash",
+        "test-hang",
+        "rustcrypto/chacha20/",
+        "--sizes",
+        "16384",
+        "--timeout",
+        "3",
+        "--format",
+        "json",
+    ]));
+    let crash = result(&run, "test-crash/chacha20");
+    assert_eq!(crash["status"], "failed");
+    assert!(
+        crash["message"].as_str().unwrap().contains("SIGSEGV"),
+        "{crash}"
+    );
+    let hang = result(&run, "test-hang/chacha20");
+    assert_eq!(hang["status"], "failed");
+    assert!(
+        hang["message"].as_str().unwrap().contains("timed out"),
+        "{hang}"
+    );
+    let fine = result(&run, "rustcrypto/chacha20");
+    assert_eq!(fine["verified"], true);
+    assert!(fine["median_cycles"].as_f64().unwrap() > 0.0);
+    // And the store kept it all.
+    assert_eq!(env.json(&["report", "--format", "json"]), run);
+}
+
+#[test]
+fn a_planted_regression_is_found_and_gates_ci() {
+    let env = Env::new();
+    let args = [
+        "run",
+        "rustcrypto/chacha20/",
+        "test-slower",
+        "--sizes",
+        "4096",
+        "--against",
+        "rustcrypto/chacha20",
+        "--fail-on-regression",
+        "--format",
+        "json",
+        "--samples",
+        "512",
+        "--processes",
+        "4",
+        "--layouts",
+        "4",
+    ];
+    let out = env.cmd(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("test-slower/chacha20"));
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = &run["comparisons"][0];
+    assert_eq!(c["verdict"], "regressed", "{c}");
+    // The plant doubles the cipher work: about +100 %, never a small change.
+    let change = c["change_pct"].as_f64().unwrap();
+    assert!((60.0..140.0).contains(&change), "{c}");
+}
+
+#[test]
+fn an_identical_implementation_passes_the_gate() {
+    let env = Env::new();
+    let args = [
+        "run",
+        "rustcrypto/chacha20/",
+        "test-same",
+        "--sizes",
+        "4096",
+        "--against",
+        "rustcrypto/chacha20",
+        "--fail-on-regression",
+        "--noise-threshold",
+        "5",
+        "--format",
+        "json",
+        "--samples",
+        "512",
+        "--processes",
+        "4",
+        "--layouts",
+        "4",
+    ];
+    let out = env.cmd(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_ne!(run["comparisons"][0]["verdict"], "regressed");
+}
+
+#[test]
+fn baselines_across_runs() {
+    let env = Env::new();
+    let base = &with_quick(&[
+        "run",
+        "rand_chacha",
+        "--sizes",
+        "1024",
+        "--save-baseline",
+        "main",
+        "--format",
+        "json",
+    ]);
+    env.run_ok(base);
+    let run = env.json(&with_quick(&[
+        "run",
+        "rand_chacha",
+        "--sizes",
+        "1024,2048",
+        "--baseline",
+        "main",
+        "--format",
+        "json",
+    ]));
+    let against = &run["against_baseline"];
+    assert_eq!(against["comparisons"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        against["only_in_b"][0],
+        "rand_chacha/chacha20-rng/fill_bytes len=2048"
+    );
+    let cmp = env.json(&["compare", "main", "latest", "--format", "json"]);
+    assert_eq!(cmp["comparisons"].as_array().unwrap().len(), 1);
+    assert_bad_input(
+        &env.cmd(&["compare", "main", "nope"]),
+        "`nope` is neither a run id",
+    );
+}
+
+#[test]
+fn bad_input_gets_one_clear_line_and_status_2() {
+    let env = Env::new();
+    assert_bad_input(
+        &env.cmd(&["run", "no-such-experiment"]),
+        "`no-such-experiment` matches no experiment",
+    );
+    assert_bad_input(&env.cmd(&["run", "--sizes", "0"]), "at least 1 byte");
+    assert_bad_input(
+        &env.cmd(&["run", "--sizes", "12x"]),
+        "not a number of bytes",
+    );
+    assert_bad_input(
+        &env.cmd(&["run", "--cpu", "4096"]),
+        "CPU 4096 does not exist",
+    );
+    assert_bad_input(
+        &env.cmd(&["run", "--db", "/nonexistent/dir/x.db"]),
+        "cannot open the result store `/nonexistent/dir/x.db`",
+    );
+    assert_bad_input(
+        &env.cmd(&["report", "7", "--db", env.db().to_str().unwrap()]),
+        "no result store",
+    );
+    assert_bad_input(
+        &env.cmd(&["run", "rand_chacha", "--against", "openssl/nothing"]),
+        "--against `openssl/nothing`",
+    );
+    assert_bad_input(
+        &env.cmd(&["list", "zzz"]),
+        "no implementation matches `zzz`",
+    );
+    if Command::new(env!("CARGO_BIN_EXE_cryptobench"))
+        .args(["info", "--format", "json"])
+        .output()
+        .is_ok_and(|o| {
+            serde_json::from_slice::<Value>(&o.stdout)
+                .is_ok_and(|v| v["counters"][1]["available"] == false)
+        })
+    {
+        assert_bad_input(
+            &env.cmd(&["run", "--counter", "perf"]),
+            "counter `perf` is not available here",
+        );
+    }
+}
+
+#[test]
+fn a_file_that_is_not_a_store_is_named() {
+    let env = Env::new();
+    let bogus = env.dir.path().join("bogus.db");
+    std::fs::write(
+        &bogus,
+        "this is not sqlite, just text that is long enough to have a header....",
+    )
+    .unwrap();
+    let out = env.cmd(&["report", "--db", bogus.to_str().unwrap()]);
+    assert_bad_input(&out, "bogus.db");
+    assert!(Path::new(&bogus).exists());
+}
+
+#[test]
+fn info_and_list_describe_the_machine_and_catalog() {
+    let env = Env::new();
+    let info = env.json(&["info", "--format", "json"]);
+    assert!(info["cpu_model"].is_string());
+    assert!(
+        info["counters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["counter"] == "ns" && c["available"] == true)
+    );
+    assert!(info["chosen_counter"]["unit"].is_string());
+    let text = env.run_ok(&["info"]);
+    assert!(
+        text.contains("Counters:") && text.contains("Chosen:"),
+        "{text}"
+    );
+    let list = env.run_ok(&["list"]);
+    for name in [
+        "rustcrypto/chacha20",
+        "rustcrypto/chacha20-rng",
+        "rand_chacha/chacha20-rng",
+        "chacha20-rng",
+    ] {
+        assert!(list.contains(name), "{name} missing from: {list}");
+    }
+}
