@@ -113,6 +113,8 @@ pub struct Analysis {
     pub comparisons: Vec<Comparison>,
     pub against_baseline: Option<RunComparison>,
     pub verdict_options: Option<VerdictOptions>,
+    /// llvm-mca estimates of C builds, by implementation (with `--estimate`).
+    pub estimates: std::collections::BTreeMap<String, crate::cimpl::estimate::Estimate>,
 }
 
 impl Analysis {
@@ -326,6 +328,7 @@ pub fn analyse(store: &Store, run: &StoredRun) -> Result<Analysis> {
         comparisons,
         against_baseline,
         verdict_options: options.map(|o| o.verdict),
+        estimates: store.estimates(header.id)?,
     })
 }
 

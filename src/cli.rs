@@ -56,7 +56,7 @@ pub enum Command {
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// An experiment name (see `cryptobench list`), or filters over `provider/algorithm/operation` names. Default: chacha20-rng.
+    /// An experiment name (see `cryptobench list`), filters over `provider/algorithm/operation` names, or manifests (path/to/manifest.toml) of C implementations. Default: chacha20-rng.
     pub targets: Vec<String>,
     /// Message lengths in bytes, comma-separated (overrides the experiment's).
     #[arg(long, value_delimiter = ',', value_parser = parse_size)]
@@ -65,10 +65,10 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 2048, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub samples: u64,
     /// Fresh worker processes per case; the interval includes the spread between them.
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub processes: u64,
     /// Memory layouts per process (the same call prepared at different addresses).
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=256))]
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub layouts: u64,
     /// What to count: reference cycles (tsc), core cycles (perf) or nanoseconds (ns).
     #[arg(long, value_enum, default_value_t = CounterChoice::Auto)]
@@ -82,6 +82,12 @@ pub struct RunArgs {
     /// Seed for the order of cases and the memory layouts (a run is reproducible from it).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// For C implementations: put llvm-mca's static estimate of cycles per call beside each measurement.
+    #[arg(long)]
+    pub estimate: bool,
+    /// Directory of known-answer files named by manifests (`kat = ...`).
+    #[arg(long, value_name = "DIR")]
+    pub kat_dir: Option<PathBuf>,
     /// Compare every other implementation in this run against this one (interleaved A/B; the default for comparisons).
     #[arg(long, value_name = "IMPLEMENTATION")]
     pub against: Option<String>,

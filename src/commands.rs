@@ -101,7 +101,13 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         bail!("--timeout must be a positive number of seconds");
     }
     let registry = Registry::builtin();
-    let mut plan = experiment::plan(&args.targets, args.sizes.as_deref(), &registry)?;
+    let mut plan = experiment::plan(
+        &args.targets,
+        args.sizes.as_deref(),
+        args.kat_dir.as_deref(),
+        args.estimate,
+        &registry,
+    )?;
     if let Some(base) = &args.against {
         plan.compare_all_against(base)?;
     }
@@ -154,8 +160,20 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         options: serde_json::json!({ "run": options, "analysis": analysis_options }),
     };
     let run_id = store.begin_run(&header)?;
+    for (name, spec) in &plan.external {
+        if let Some(e) = &spec.estimate {
+            store.add_estimate(run_id, name, e)?;
+        }
+    }
     let progress = Bar::new();
-    runner::execute(&plan.cases, &options, &mut store, run_id, &progress)?;
+    runner::execute(
+        &plan.cases,
+        &plan.external,
+        &options,
+        &mut store,
+        run_id,
+        &progress,
+    )?;
     progress.finish();
     store.finish_run(run_id, &now())?;
     if let Some(name) = &args.save_baseline {

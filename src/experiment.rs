@@ -1,5 +1,7 @@
 //! Built-in experiments: data saying what to measure and what to compare, never how.
 
+use std::path::Path;
+
 use anyhow::{Result, bail};
 
 use crate::catalog::Params;
@@ -58,6 +60,8 @@ pub struct Plan {
     pub name: String,
     pub cases: Vec<Case>,
     pub analysis: AnalysisSpec,
+    /// Implementations built from manifests for this plan.
+    pub external: crate::runner::External,
 }
 
 impl Plan {
@@ -93,8 +97,14 @@ fn cases_for(members: &[(String, String)], sizes: &[u64]) -> Vec<Case> {
 }
 
 /// Turn `run`'s positional arguments into a plan: one experiment name, or filters over
-/// `provider/algorithm/operation` names.
-pub fn plan(targets: &[String], sizes: Option<&[u64]>, registry: &Registry) -> Result<Plan> {
+/// `provider/algorithm/operation` names, and manifests (`*.toml`) of C implementations.
+pub fn plan(
+    targets: &[String],
+    sizes: Option<&[u64]>,
+    kat_dir: Option<&Path>,
+    estimates: bool,
+    registry: &Registry,
+) -> Result<Plan> {
     if targets.is_empty() || (targets.len() == 1 && find(&targets[0]).is_some()) {
         let name = targets.first().map(String::as_str).unwrap_or(DEFAULT);
         let e = find(name).expect("checked above");
@@ -116,10 +126,24 @@ pub fn plan(targets: &[String], sizes: Option<&[u64]>, registry: &Registry) -> R
                 ratios: own(e.ratios),
                 comparisons: own(e.comparisons),
             },
+            external: Default::default(),
         });
     }
     let mut members = Vec::new();
+    let mut manifest_cases = Vec::new();
+    let mut external = crate::runner::External::new();
     for t in targets {
+        if t.ends_with(".toml") {
+            let (cases, specs) = crate::cimpl::plan(
+                Path::new(t),
+                sizes.unwrap_or(DEFAULT_FILTER_SIZES),
+                kat_dir,
+                estimates,
+            )?;
+            manifest_cases.extend(cases);
+            external.extend(specs);
+            continue;
+        }
         let before = members.len();
         for imp in registry.all() {
             for op in imp.operations() {
@@ -139,10 +163,13 @@ pub fn plan(targets: &[String], sizes: Option<&[u64]>, registry: &Registry) -> R
             );
         }
     }
+    let mut cases = cases_for(&members, sizes.unwrap_or(DEFAULT_FILTER_SIZES));
+    cases.extend(manifest_cases);
     Ok(Plan {
         name: targets.join(" "),
-        cases: cases_for(&members, sizes.unwrap_or(DEFAULT_FILTER_SIZES)),
+        cases,
         analysis: AnalysisSpec::default(),
+        external,
     })
 }
 
@@ -152,7 +179,7 @@ mod tests {
 
     #[test]
     fn default_plan_is_the_seed_experiment() {
-        let p = plan(&[], None, &Registry::builtin()).unwrap();
+        let p = plan(&[], None, None, false, &Registry::builtin()).unwrap();
         assert_eq!(p.name, "chacha20-rng");
         assert_eq!(p.cases.len(), 15);
         assert_eq!(p.cases[0].key(), "rustcrypto/chacha20/xor len=1024");
@@ -162,13 +189,13 @@ mod tests {
     #[test]
     fn filters_select_implementations_and_unknown_names_are_refused() {
         let r = Registry::builtin();
-        let p = plan(&["rand_chacha".into()], Some(&[64]), &r).unwrap();
+        let p = plan(&["rand_chacha".into()], Some(&[64]), None, false, &r).unwrap();
         assert_eq!(p.cases.len(), 1);
         assert_eq!(
             p.cases[0].key(),
             "rand_chacha/chacha20-rng/fill_bytes len=64"
         );
-        let err = plan(&["no-such-thing".into()], None, &r)
+        let err = plan(&["no-such-thing".into()], None, None, false, &r)
             .unwrap_err()
             .to_string();
         assert!(

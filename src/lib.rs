@@ -20,6 +20,7 @@
 
 pub mod analysis;
 pub mod catalog;
+pub mod cimpl;
 pub mod cli;
 pub mod commands;
 pub mod counter;

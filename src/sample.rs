@@ -27,7 +27,7 @@ impl Default for SamplePlan {
     fn default() -> Self {
         SamplePlan {
             samples: 64,
-            warmup: Duration::from_millis(20),
+            warmup: Duration::from_millis(10),
             overhead_factor: 200.0,
             resolution_factor: 1000.0,
         }
@@ -57,8 +57,7 @@ pub fn collect<C: Counter>(c: &mut C, layouts: &mut [Box<dyn Call>], plan: &Samp
 
     let calls_per_sample = calls_per_sample(c, layouts[0].as_mut(), &calibration, plan);
     let mut clusters = vec![Vec::with_capacity(plan.samples); layouts.len()];
-    let n = layouts.len();
-    for _ in 0..plan.samples {
+    for s in 0..plan.samples {
         for (l, (layout, cluster)) in layouts.iter_mut().zip(clusters.iter_mut()).enumerate() {
             let mut timed = || {
                 let t0 = c.start();
@@ -69,7 +68,7 @@ pub fn collect<C: Counter>(c: &mut C, layouts: &mut [Box<dyn Call>], plan: &Samp
                 t1.wrapping_sub(t0)
             };
             let counts =
-                at_stack_depth(stack_depth(l, n), &mut timed) as f64 - calibration.overhead;
+                at_stack_depth(stack_depth(s, l), &mut timed) as f64 - calibration.overhead;
             cluster.push(counts / calls_per_sample as f64);
         }
     }
@@ -82,9 +81,11 @@ pub fn collect<C: Counter>(c: &mut C, layouts: &mut [Box<dyn Call>], plan: &Samp
 
 /// Frames of [`at_stack_depth`] step the stack pointer by at least this much.
 const STACK_STEP: usize = 64;
-/// Depths spread layout `l` of `n` over about one page of stack offsets.
-fn stack_depth(l: usize, n: usize) -> usize {
-    (4096 / STACK_STEP) * l / n.max(1)
+/// Sample `s` of layout `l` runs this many frames deep: successive samples walk over
+/// about a page of stack offsets, each layout from another starting point.
+fn stack_depth(s: usize, l: usize) -> usize {
+    const DEPTHS: usize = 4096 / STACK_STEP;
+    (s * 23 + l * 7) % DEPTHS
 }
 
 /// Run `f` with the stack pointer lowered by `depth` frames, so that the measured call's

@@ -50,6 +50,14 @@ CREATE TABLE IF NOT EXISTS clusters (
     samples  BLOB NOT NULL,               -- little-endian f64, counts per call
     PRIMARY KEY (case_id, process, layout)
 );
+CREATE TABLE IF NOT EXISTS estimates (
+    run_id          INTEGER NOT NULL REFERENCES runs(id),
+    implementation  TEXT NOT NULL,
+    cycles          REAL,
+    model           TEXT NOT NULL,      -- llvm-mca -mcpu
+    note            TEXT,
+    PRIMARY KEY (run_id, implementation)
+);
 CREATE TABLE IF NOT EXISTS baselines (
     name    TEXT PRIMARY KEY,
     run_id  INTEGER NOT NULL REFERENCES runs(id)
@@ -307,6 +315,40 @@ impl Store {
                 self.path.display()
             )
         })
+    }
+
+    pub fn add_estimate(
+        &self,
+        run_id: i64,
+        implementation: &str,
+        e: &crate::cimpl::estimate::Estimate,
+    ) -> Result<()> {
+        self.conn.execute(
+            "INSERT OR REPLACE INTO estimates (run_id, implementation, cycles, model, note) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![run_id, implementation, e.cycles, e.model, e.note],
+        )?;
+        Ok(())
+    }
+
+    /// Static estimates stored with a run, by implementation.
+    pub fn estimates(
+        &self,
+        run_id: i64,
+    ) -> Result<std::collections::BTreeMap<String, crate::cimpl::estimate::Estimate>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT implementation, cycles, model, note FROM estimates WHERE run_id = ?1",
+        )?;
+        let rows = stmt.query_map([run_id], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                crate::cimpl::estimate::Estimate {
+                    cycles: r.get(1)?,
+                    model: r.get(2)?,
+                    note: r.get(3)?,
+                },
+            ))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
     pub fn save_baseline(&self, name: &str, run_id: i64) -> Result<()> {

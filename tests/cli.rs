@@ -28,6 +28,7 @@ impl Env {
         Command::new(env!("CARGO_BIN_EXE_cryptobench"))
             .args(args)
             .env("CRYPTOBENCH_DB", self.db())
+            .env("CRYPTOBENCH_CACHE", self.dir.path().join("build-cache"))
             .env("CRYPTOBENCH_TEST_IMPLEMENTATIONS", "1")
             .current_dir(self.dir.path())
             .output()
@@ -374,4 +375,142 @@ fn info_and_list_describe_the_machine_and_catalog() {
     ] {
         assert!(list.contains(name), "{name} missing from: {list}");
     }
+}
+
+fn repo(path: &str) -> String {
+    format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn c_implementations_crash_hang_and_wrong_output_fail_alone() {
+    let env = Env::new();
+    let manifest = repo("tests/c/faulty/manifest.toml");
+    let out = env.cmd(&[
+        "run",
+        &manifest,
+        "--sizes",
+        "20000",
+        "--timeout",
+        "3",
+        "--format",
+        "json",
+        "--samples",
+        "64",
+        "--processes",
+        "2",
+        "--layouts",
+        "2",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let fine = result(&run, "faulty/sha-256/fine@native");
+    assert_eq!(fine["verified"], true, "{fine}");
+    let wrong = result(&run, "faulty/sha-256/wrong@native");
+    assert_eq!(wrong["status"], "wrong", "{wrong}");
+    assert!(
+        wrong["message"]
+            .as_str()
+            .unwrap()
+            .contains("RustCrypto sha2"),
+        "{wrong}"
+    );
+    let crash = result(&run, "faulty/sha-256/crash@native");
+    assert_eq!(crash["status"], "failed");
+    assert!(
+        crash["message"].as_str().unwrap().contains("SIGSEGV"),
+        "{crash}"
+    );
+    let hang = result(&run, "faulty/sha-256/hang@native");
+    assert_eq!(hang["status"], "failed");
+    assert!(
+        hang["message"].as_str().unwrap().contains("timed out"),
+        "{hang}"
+    );
+    assert_eq!(
+        env.json(&["report", "--format", "json"]),
+        run,
+        "the store kept every case"
+    );
+}
+
+#[test]
+fn c_examples_build_verify_and_print_the_variant_target_table() {
+    let env = Env::new();
+    let text = env.run_ok(&with_quick(&[
+        "run",
+        &repo("examples/c/sha256/manifest.toml"),
+        &repo("examples/c/chacha20/manifest.toml"),
+        "--sizes",
+        "1024",
+        "--estimate",
+        "--format",
+        "md",
+    ]));
+    for expect in [
+        "| Variant",
+        "| o3-unroll",
+        "| lanes8",
+        "x86-64",
+        "haswell",
+        "Static estimates",
+    ] {
+        assert!(text.contains(expect), "`{expect}` missing from:\n{text}");
+    }
+    assert!(!text.contains("WRONG OUTPUT"), "{text}");
+    let avx512 = std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|s| s.contains(" avx512f"));
+    if !avx512 {
+        assert!(text.contains("not supported on this CPU"), "{text}");
+    }
+}
+
+#[test]
+fn manifest_errors_name_the_file_and_exit_2() {
+    let env = Env::new();
+    let dir = env.dir.path();
+    std::fs::write(
+        dir.join("x.c"),
+        "int crypto_hash(void) { return 0; }\nthis does not compile;\n",
+    )
+    .unwrap();
+    std::fs::write(dir.join("api.h"), "#define CRYPTO_BYTES 32\n").unwrap();
+    let m = dir.join("m.toml");
+    let base = "name = \"bad\"\nsources = [\"x.c\"]\ntargets = [\"native\"]\n[[implementation]]\nvariant = \"v\"\nalgorithm = \"sha-256\"\nkind = \"hash\"\n";
+    std::fs::write(&m, base).unwrap();
+    let out = env.cmd(&["run", m.to_str().unwrap()]);
+    assert_bad_input(
+        &out,
+        "m.toml: compiling `v` (sha-256) for target `native` failed; the compiler said:",
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("x.c"),
+        "the compiler's message is shown"
+    );
+    std::fs::write(&m, base.replace("native", "pentium9")).unwrap();
+    assert_bad_input(
+        &env.cmd(&["run", m.to_str().unwrap()]),
+        "unknown target `pentium9`",
+    );
+    std::fs::write(dir.join("x.c"), "int crypto_hashh(void) { return 0; }\n").unwrap();
+    std::fs::write(&m, base).unwrap();
+    let run = env.json(&[
+        "run",
+        m.to_str().unwrap(),
+        "--format",
+        "json",
+        "--samples",
+        "8",
+    ]);
+    let r = &run["results"][0];
+    assert_eq!(r["status"], "failed");
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("does not export `crypto_hash`"),
+        "{r}"
+    );
 }

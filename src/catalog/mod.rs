@@ -128,6 +128,14 @@ pub trait Implementation: Send + Sync {
     fn operations(&self) -> &[Operation];
     /// Known-answer tests or cross-checks; an implementation that fails is never timed.
     fn verify(&self) -> Result<(), Mismatch>;
+    /// Why this CPU cannot run the implementation, if it cannot; it is then never run.
+    fn unsupported(&self) -> Option<String> {
+        None
+    }
+    /// Checks the gate could not make (e.g. a missing KAT file), for the report to say.
+    fn caveats(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// Build a ready-to-time call of `operation` with `params`.
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError>;
 

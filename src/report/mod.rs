@@ -278,9 +278,13 @@ fn document(a: &Analysis) -> Document {
     });
     // Reasons once per implementation, below the table, instead of a column too wide to read.
     let mut reasons: Vec<String> = Vec::new();
-    for c in a.cases.iter().filter(|c| c.measured.is_none()) {
+    for c in &a.cases {
         if let Some(m) = &c.message {
-            let line = format!("{}: {m}", c.implementation);
+            let line = if c.measured.is_some() {
+                format!("Note: {m}")
+            } else {
+                format!("{}: {m}", c.implementation)
+            };
             if !reasons.contains(&line) {
                 reasons.push(line);
             }
@@ -329,6 +333,7 @@ fn document(a: &Analysis) -> Document {
         )));
         comparison_table(&mut blocks, &a.comparisons, u);
     }
+    matrix_blocks(&mut blocks, a);
     let mut doc = Document { blocks };
     if let Some(rc) = &a.against_baseline {
         run_comparison_blocks(&mut doc, rc, u);
@@ -392,5 +397,120 @@ fn run_comparison_blocks(doc: &mut Document, rc: &RunComparison, unit: &str) {
     for k in &rc.only_in_b {
         doc.blocks
             .push(Block::Line(format!("Only in run {}: {k}", rc.run_b)));
+    }
+}
+
+/// `provider/algorithm/variant@target` split into (`provider/algorithm`, variant, target).
+fn split_variant(name: &str) -> Option<(&str, &str, &str)> {
+    let (rest, target) = name.rsplit_once('@')?;
+    let (family, variant) = rest.rsplit_once('/')?;
+    Some((family, variant, target))
+}
+
+fn push_unique<'a>(v: &mut Vec<&'a str>, x: &'a str) {
+    if !v.contains(&x) {
+        v.push(x);
+    }
+}
+
+/// The seed's variant x target tables for builds from manifests: rows are variants,
+/// columns targets, one table per algorithm, operation and parameters.
+fn matrix_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
+    let u = &a.short_unit;
+    let mut groups: Vec<(&str, &str, String)> = Vec::new();
+    for c in &a.cases {
+        if let Some((family, _, _)) = split_variant(&c.implementation) {
+            let g = (family, c.operation.as_str(), c.params.to_string());
+            if !groups.contains(&g) {
+                groups.push(g);
+            }
+        }
+    }
+    for (family, op, params) in groups {
+        let cases: Vec<&CaseStats> = a
+            .cases
+            .iter()
+            .filter(|c| {
+                split_variant(&c.implementation).is_some_and(|(f, _, _)| f == family)
+                    && c.operation == op
+                    && c.params.to_string() == params
+            })
+            .collect();
+        let (mut variants, mut targets) = (Vec::new(), Vec::new());
+        for c in &cases {
+            let (_, v, t) = split_variant(&c.implementation).expect("filtered");
+            push_unique(&mut variants, v);
+            push_unique(&mut targets, t);
+        }
+        let per_call = cases.iter().all(|c| c.bytes.is_none());
+        let what = if per_call {
+            format!("{u} per call")
+        } else {
+            format!("{u} per byte")
+        };
+        blocks.push(Block::Heading(
+            format!("{family} {op} {params}: {what}, median [95 % CI]").replace("  ", " "),
+        ));
+        let rows = variants
+            .iter()
+            .map(|v| {
+                let mut row = vec![v.to_string()];
+                for t in &targets {
+                    let name = format!("{family}/{v}@{t}");
+                    let cell = match cases.iter().find(|c| c.implementation == name) {
+                        None => String::new(),
+                        Some(c) => {
+                            let measured = match (&c.measured, c.status) {
+                                (Some(m), _) if per_call => fmt_interval(&m.median, fmt_count),
+                                (Some(m), _) => m
+                                    .per_byte
+                                    .as_ref()
+                                    .map_or(String::new(), |pb| fmt_interval(pb, fmt_per_byte)),
+                                (None, CaseStatus::Unsupported) => {
+                                    "not supported on this CPU".into()
+                                }
+                                (None, CaseStatus::Wrong) => "WRONG OUTPUT".into(),
+                                (None, _) => "failed".into(),
+                            };
+                            match a.estimates.get(&name).and_then(|e| e.cycles) {
+                                Some(est) if per_call => format!("{measured} (est. {est:.1})"),
+                                _ => measured,
+                            }
+                        }
+                    };
+                    row.push(cell);
+                }
+                row
+            })
+            .collect();
+        let mut headers = vec!["Variant".to_string()];
+        headers.extend(targets.iter().map(|t| t.to_string()));
+        blocks.push(Block::Table { headers, rows });
+    }
+    if !a.estimates.is_empty() {
+        blocks.push(Block::Heading(
+            "Static estimates (llvm-mca, cycles per call of the entry function)".into(),
+        ));
+        let rows = a
+            .estimates
+            .iter()
+            .map(|(name, e)| {
+                vec![
+                    name.clone(),
+                    e.model.clone(),
+                    e.cycles.map_or("n/a".into(), |c| format!("{c:.1}")),
+                    e.note.clone().unwrap_or_default(),
+                ]
+            })
+            .collect();
+        blocks.push(Block::Table {
+            headers: vec![
+                "Implementation".into(),
+                "-mcpu".into(),
+                "Estimate".into(),
+                "Caveat".into(),
+            ],
+            rows,
+        });
     }
 }

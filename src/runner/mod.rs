@@ -76,9 +76,14 @@ pub trait Progress {
     fn note(&self, line: &str);
 }
 
+/// Implementations built from manifests, by name: what a worker needs to load them.
+pub type External = BTreeMap<String, crate::cimpl::CSpec>;
+
 /// Measure `cases`, writing every result to `store` under `run_id` as it arrives.
+/// Checks the gate could not make are kept as the cases' messages.
 pub fn execute(
     cases: &[Case],
+    external: &External,
     opts: &RunOptions,
     store: &mut Store,
     run_id: i64,
@@ -90,6 +95,7 @@ pub fn execute(
         .map(|(seq, c)| store.add_case(run_id, seq, c))
         .collect::<Result<_>>()?;
 
+    let mut caveats: BTreeMap<&str, Vec<String>> = BTreeMap::new();
     let mut gate: BTreeMap<&str, Option<(CaseStatus, String)>> = BTreeMap::new();
     for c in cases {
         gate.entry(&c.implementation).or_insert(None);
@@ -99,15 +105,25 @@ pub fn execute(
         progress.step(&format!("checking {imp}"));
         let request = Request {
             implementation: imp.to_string(),
+            c: external.get(*imp).cloned(),
             cpu: opts.cpu,
             task: Task::Verify,
         };
         *verdict = match worker::run(&request, opts.timeout)? {
-            Outcome::Replied(Reply::Verified) => None,
+            Outcome::Replied(Reply::Verified(notes)) => {
+                for n in &notes {
+                    progress.note(n);
+                }
+                caveats.insert(imp, notes);
+                None
+            }
             Outcome::Replied(Reply::Wrong(why)) => {
                 Some((CaseStatus::Wrong, format!("wrong output: {why}")))
             }
             Outcome::Replied(Reply::Unsupported(why)) => Some((CaseStatus::Unsupported, why)),
+            Outcome::Replied(Reply::Refused(why)) => {
+                Some((CaseStatus::Failed, format!("cannot be loaded: {why}")))
+            }
             Outcome::Replied(other) => {
                 Some((CaseStatus::Failed, describe(&Outcome::Replied(other))))
             }
@@ -124,7 +140,17 @@ pub fn execute(
     let mut live: Vec<usize> = Vec::new();
     for (i, c) in cases.iter().enumerate() {
         match &gate[c.implementation.as_str()] {
-            None => live.push(i),
+            None => {
+                // Kept with the case (the status stays pending until samples arrive), so
+                // the report can say which checks were not made.
+                if let Some(notes) = caveats
+                    .get(c.implementation.as_str())
+                    .filter(|n| !n.is_empty())
+                {
+                    store.set_status(rows[i], CaseStatus::Pending, Some(&notes.join("; ")))?;
+                }
+                live.push(i)
+            }
             Some((status, why)) => store.set_status(rows[i], *status, Some(why))?,
         }
     }
@@ -138,6 +164,7 @@ pub fn execute(
             progress.step(&case.key());
             let request = Request {
                 implementation: case.implementation.clone(),
+                c: external.get(&case.implementation).cloned(),
                 cpu: opts.cpu,
                 task: Task::Measure {
                     operation: case.operation.clone(),

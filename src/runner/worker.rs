@@ -38,13 +38,16 @@ pub enum Task {
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Request {
     pub implementation: String,
+    /// Set for implementations built from a manifest, which no registry knows.
+    pub c: Option<crate::cimpl::CSpec>,
     pub cpu: Option<usize>,
     pub task: Task,
 }
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Reply {
-    Verified,
+    /// Passed; with the checks that could not be made.
+    Verified(Vec<String>),
     /// The gate refused the implementation's output.
     Wrong(String),
     Measured(Samples),
@@ -179,15 +182,25 @@ pub fn serve() -> Result<()> {
 
 fn handle(request: &Request) -> Result<Reply> {
     let registry = Registry::builtin();
-    let imp = registry
-        .get(&request.implementation)
-        .with_context(|| format!("unknown implementation `{}`", request.implementation))?;
+    let loaded;
+    let imp: &dyn crate::catalog::Implementation = match &request.c {
+        Some(spec) => {
+            loaded = crate::cimpl::CImplementation::load(spec)?;
+            &loaded
+        }
+        None => registry
+            .get(&request.implementation)
+            .with_context(|| format!("unknown implementation `{}`", request.implementation))?,
+    };
     if let Some(cpu) = request.cpu {
         crate::machine::pin_to_cpu(cpu)?;
     }
+    if let Some(why) = imp.unsupported() {
+        return Ok(Reply::Unsupported(why));
+    }
     match &request.task {
         Task::Verify => Ok(match imp.verify() {
-            Ok(()) => Reply::Verified,
+            Ok(()) => Reply::Verified(imp.caveats()),
             Err(m) => Reply::Wrong(m.to_string()),
         }),
         Task::Measure {

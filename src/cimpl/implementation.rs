@@ -1,0 +1,646 @@
+//! A compiled C variant as a catalog [`Implementation`]: its correctness gate and its
+//! prepared calls through the SUPERCOP function pointers.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+
+use super::compile::{API_NAMES, API_SYMBOL};
+use super::kat;
+use super::library::{AeadDecryptFn, AeadEncryptFn, CoreFn, HashFn, Library, StreamXorFn};
+use super::manifest::{CKind, CoreVector};
+use crate::catalog::reference;
+use crate::catalog::{Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError};
+
+/// Everything a worker needs to load one compiled variant; travels in the worker request.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct CSpec {
+    pub provider: String,
+    pub algorithm: String,
+    pub variant: String,
+    pub target: String,
+    pub kind: CKind,
+    pub library: PathBuf,
+    /// Why this CPU cannot run the build, if it cannot.
+    pub unsupported: Option<String>,
+    pub kat: Option<PathBuf>,
+    /// A check that could not be run (e.g. the KAT file is missing), said in the report.
+    pub caveats: Vec<String>,
+    pub vectors: Vec<CoreVector>,
+    pub expected_sizes: BTreeMap<String, u64>,
+    /// Another variant of the same algorithm that this one must agree with.
+    pub peer: Option<Box<CSpec>>,
+    /// The llvm-mca estimate, when asked for (`--estimate`).
+    pub estimate: Option<super::estimate::Estimate>,
+}
+
+impl CSpec {
+    /// `provider/algorithm/variant@target`, the name users filter on.
+    pub fn name(&self) -> String {
+        format!(
+            "{}/{}/{}@{}",
+            self.provider, self.algorithm, self.variant, self.target
+        )
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Entry {
+    Hash(HashFn),
+    Stream(StreamXorFn),
+    Aead(AeadEncryptFn, AeadDecryptFn),
+    Core(CoreFn),
+    NotLoaded,
+}
+
+pub struct CImplementation {
+    spec: CSpec,
+    name: String,
+    /// Keeps the shared object mapped while `entry` points into it.
+    _library: Option<Library>,
+    sizes: BTreeMap<&'static str, u64>,
+    entry: Entry,
+    peer: Option<Box<CImplementation>>,
+}
+
+const HASH_OPS: &[Operation] = &[Operation {
+    name: "hash",
+    params: &["len"],
+}];
+const STREAM_OPS: &[Operation] = &[Operation {
+    name: "xor",
+    params: &["len"],
+}];
+const AEAD_OPS: &[Operation] = &[
+    Operation {
+        name: "encrypt",
+        params: &["len", "ad"],
+    },
+    Operation {
+        name: "decrypt",
+        params: &["len", "ad"],
+    },
+];
+const CORE_OPS: &[Operation] = &[Operation {
+    name: "core",
+    params: &[],
+}];
+
+impl CImplementation {
+    /// Load the shared object (in a worker: this runs the library's constructors).
+    pub fn load(spec: &CSpec) -> Result<CImplementation> {
+        let name = spec.name();
+        if spec.unsupported.is_some() {
+            return Ok(CImplementation {
+                spec: spec.clone(),
+                name,
+                _library: None,
+                sizes: BTreeMap::new(),
+                entry: Entry::NotLoaded,
+                peer: None,
+            });
+        }
+        let lib = Library::open(&spec.library)?;
+        let table = lib.symbol(API_SYMBOL)? as *const u64;
+        let mut sizes = BTreeMap::new();
+        for (i, n) in API_NAMES.iter().enumerate() {
+            // SAFETY: the build's generated probe defines an array of API_NAMES.len() u64s.
+            sizes.insert(*n, unsafe { *table.add(i) });
+        }
+        for (k, want) in &spec.expected_sizes {
+            let got = sizes.get(k.as_str()).copied();
+            if got != Some(*want) {
+                bail!(
+                    "{name}: api.h gives {k} = {}, the manifest says {want}; make them agree",
+                    got.map_or("nothing".into(), |g| g.to_string())
+                );
+            }
+        }
+        // SAFETY (all transmutes): the SUPERCOP API fixes these symbols' C signatures;
+        // a library that exports them with other types breaks that contract, which is
+        // what running it in an isolated worker is for.
+        let entry = unsafe {
+            match spec.kind {
+                CKind::Hash => Entry::Hash(std::mem::transmute::<*mut std::ffi::c_void, HashFn>(
+                    lib.symbol("crypto_hash")?,
+                )),
+                CKind::Stream => Entry::Stream(std::mem::transmute::<
+                    *mut std::ffi::c_void,
+                    StreamXorFn,
+                >(lib.symbol("crypto_stream_xor")?)),
+                CKind::Aead => Entry::Aead(
+                    std::mem::transmute::<*mut std::ffi::c_void, AeadEncryptFn>(
+                        lib.symbol("crypto_aead_encrypt")?,
+                    ),
+                    std::mem::transmute::<*mut std::ffi::c_void, AeadDecryptFn>(
+                        lib.symbol("crypto_aead_decrypt")?,
+                    ),
+                ),
+                CKind::Core => Entry::Core(std::mem::transmute::<*mut std::ffi::c_void, CoreFn>(
+                    lib.symbol("crypto_core")?,
+                )),
+            }
+        };
+        let peer = match &spec.peer {
+            Some(p) if p.name() != name => {
+                Some(Box::new(CImplementation::load(p).with_context(|| {
+                    format!("loading the reference variant {}", p.name())
+                })?))
+            }
+            _ => None,
+        };
+        Ok(CImplementation {
+            spec: spec.clone(),
+            name,
+            _library: Some(lib),
+            sizes,
+            entry,
+            peer,
+        })
+    }
+
+    fn size(&self, n: &str) -> usize {
+        self.sizes.get(n).copied().unwrap_or(0) as usize
+    }
+
+    fn hash(&self, input: &[u8]) -> Vec<u8> {
+        let Entry::Hash(f) = self.entry else {
+            unreachable!("kind checked")
+        };
+        let mut out = vec![0u8; self.size("CRYPTO_BYTES")];
+        // SAFETY: out has CRYPTO_BYTES bytes, input its own length.
+        unsafe { f(out.as_mut_ptr(), input.as_ptr(), input.len() as u64) };
+        out
+    }
+
+    fn stream_xor(&self, m: &[u8], n: &[u8], k: &[u8]) -> Vec<u8> {
+        let Entry::Stream(f) = self.entry else {
+            unreachable!("kind checked")
+        };
+        let mut c = vec![0u8; m.len()];
+        // SAFETY: c and m have mlen bytes; n and k have the api.h sizes.
+        unsafe {
+            f(
+                c.as_mut_ptr(),
+                m.as_ptr(),
+                m.len() as u64,
+                n.as_ptr(),
+                k.as_ptr(),
+            )
+        };
+        c
+    }
+
+    fn encrypt(&self, m: &[u8], ad: &[u8], npub: &[u8], k: &[u8]) -> Vec<u8> {
+        let Entry::Aead(enc, _) = self.entry else {
+            unreachable!("kind checked")
+        };
+        let mut c = vec![0u8; m.len() + self.size("CRYPTO_ABYTES")];
+        let mut clen = 0u64;
+        // SAFETY: c has room for the message and the tag (CRYPTO_ABYTES).
+        unsafe {
+            enc(
+                c.as_mut_ptr(),
+                &mut clen,
+                m.as_ptr(),
+                m.len() as u64,
+                ad.as_ptr(),
+                ad.len() as u64,
+                std::ptr::null(),
+                npub.as_ptr(),
+                k.as_ptr(),
+            )
+        };
+        c.truncate(clen as usize);
+        c
+    }
+
+    fn decrypt(&self, c: &[u8], ad: &[u8], npub: &[u8], k: &[u8]) -> Option<Vec<u8>> {
+        let Entry::Aead(_, dec) = self.entry else {
+            unreachable!("kind checked")
+        };
+        let mut m = vec![0u8; c.len()];
+        let mut mlen = 0u64;
+        // SAFETY: m has room for clen bytes, more than the plaintext.
+        let r = unsafe {
+            dec(
+                m.as_mut_ptr(),
+                &mut mlen,
+                std::ptr::null_mut(),
+                c.as_ptr(),
+                c.len() as u64,
+                ad.as_ptr(),
+                ad.len() as u64,
+                npub.as_ptr(),
+                k.as_ptr(),
+            )
+        };
+        (r == 0).then(|| {
+            m.truncate(mlen as usize);
+            m
+        })
+    }
+
+    fn core(&self, input: &[u8], k: &[u8]) -> Vec<u8> {
+        let Entry::Core(f) = self.entry else {
+            unreachable!("kind checked")
+        };
+        let mut out = vec![0u8; self.size("CRYPTO_OUTPUTBYTES")];
+        let c = vec![0u8; self.size("CRYPTO_CONSTBYTES").max(1)];
+        let k = if k.is_empty() {
+            vec![0u8; 1]
+        } else {
+            k.to_vec()
+        };
+        // SAFETY: buffers have the api.h sizes (at least one byte, so never dangling).
+        unsafe { f(out.as_mut_ptr(), input.as_ptr(), k.as_ptr(), c.as_ptr()) };
+        out
+    }
+
+    fn verify_hash(&self) -> Result<(), Mismatch> {
+        let reference: Option<fn(&[u8]) -> Vec<u8>> = match self.spec.algorithm.as_str() {
+            "sha-256" => Some(|m| <sha2::Sha256 as sha2::Digest>::digest(m).to_vec()),
+            "sha-512" => Some(|m| <sha2::Sha512 as sha2::Digest>::digest(m).to_vec()),
+            _ => None,
+        };
+        for len in [
+            0usize, 1, 3, 55, 56, 63, 64, 65, 111, 112, 127, 128, 129, 1000, 4096, 16_387,
+        ] {
+            let m = bytes(len, 1);
+            let got = self.hash(&m);
+            if let Some(r) = reference {
+                Mismatch::check_bytes(
+                    &format!(
+                        "{} of {len} bytes against RustCrypto sha2",
+                        self.spec.algorithm
+                    ),
+                    &got,
+                    &r(&m),
+                )?;
+            }
+            if let Some(p) = &self.peer {
+                Mismatch::check_bytes(
+                    &format!("{len} bytes against variant {}", p.name),
+                    &got,
+                    &p.hash(&m),
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    fn verify_stream(&self) -> Result<(), Mismatch> {
+        let (kl, nl) = (self.size("CRYPTO_KEYBYTES"), self.size("CRYPTO_NONCEBYTES"));
+        let key = bytes(kl, 2);
+        let nonce = bytes(nl, 3);
+        for len in [0usize, 1, 63, 64, 65, 1000, 4096, 16_387] {
+            let got = self.stream_xor(&vec![0u8; len], &nonce, &key);
+            if self.spec.algorithm == "chacha20" && kl == 32 && (nl == 12 || nl == 8) {
+                let mut n12 = [0u8; 12];
+                n12[12 - nl..].copy_from_slice(&nonce);
+                let k: [u8; 32] = key.clone().try_into().expect("32 bytes");
+                let want = reference::chacha20::keystream(&k, &n12, 0, len);
+                Mismatch::check_bytes(
+                    &format!("ChaCha20 keystream of {len} bytes against the RFC 8439 reference"),
+                    &got,
+                    &want,
+                )?;
+            }
+            if let Some(p) = &self.peer {
+                Mismatch::check_bytes(
+                    &format!("{len} bytes against variant {}", p.name),
+                    &got,
+                    &p.stream_xor(&vec![0u8; len], &nonce, &key),
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    fn verify_aead(&self) -> Result<(), Mismatch> {
+        if let Some(path) = &self.spec.kat {
+            let vectors =
+                kat::read(path).map_err(|e| Mismatch::new("KAT file", format!("{e:#}")))?;
+            for v in &vectors {
+                let src = format!(
+                    "{} entry {}",
+                    path.file_name().unwrap_or_default().to_string_lossy(),
+                    v.count
+                );
+                let c = self.encrypt(&v.plaintext, &v.ad, &v.nonce, &v.key);
+                Mismatch::check_bytes(&format!("{src} (encrypt)"), &c, &v.ciphertext)?;
+                let m = self.decrypt(&v.ciphertext, &v.ad, &v.nonce, &v.key);
+                Mismatch::check_bytes(
+                    &format!("{src} (decrypt)"),
+                    m.as_deref().unwrap_or(b"<rejected>"),
+                    &v.plaintext,
+                )?;
+            }
+        }
+        let (kl, nl) = (self.size("CRYPTO_KEYBYTES"), self.size("CRYPTO_NPUBBYTES"));
+        let (key, npub) = (bytes(kl, 4), bytes(nl, 5));
+        for (len, adlen) in [
+            (0usize, 0usize),
+            (1, 0),
+            (0, 1),
+            (15, 17),
+            (16, 16),
+            (64, 0),
+            (1000, 13),
+            (2048, 0),
+            (16_384, 7),
+        ] {
+            let m = bytes(len, 6);
+            let ad = bytes(adlen, 7);
+            let c = self.encrypt(&m, &ad, &npub, &key);
+            let back = self.decrypt(&c, &ad, &npub, &key);
+            Mismatch::check_bytes(
+                &format!("decrypt(encrypt) of {len} bytes, {adlen} of AD"),
+                back.as_deref().unwrap_or(b"<rejected>"),
+                &m,
+            )?;
+            let mut forged = c.clone();
+            if let Some(last) = forged.last_mut() {
+                *last ^= 0x80;
+            }
+            if self.decrypt(&forged, &ad, &npub, &key).is_some() {
+                return Err(Mismatch::new(
+                    "tag check",
+                    format!("a modified tag was accepted ({len} bytes, {adlen} of AD)"),
+                ));
+            }
+            if let Some(p) = &self.peer {
+                Mismatch::check_bytes(
+                    &format!("{len} bytes against variant {}", p.name),
+                    &c,
+                    &p.encrypt(&m, &ad, &npub, &key),
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    fn verify_core(&self) -> Result<(), Mismatch> {
+        for v in &self.spec.vectors {
+            let input = hex::decode(&v.input).expect("validated hex");
+            let key = hex::decode(&v.key).expect("validated hex");
+            let got = self.core(&input, &key);
+            let source = if v.source.is_empty() {
+                "manifest vector"
+            } else {
+                &v.source
+            };
+            Mismatch::check_bytes(
+                source,
+                &got,
+                &hex::decode(&v.output).expect("validated hex"),
+            )?;
+        }
+        if let Some(p) = &self.peer {
+            for seed in 0..64u64 {
+                let input = bytes(self.size("CRYPTO_INPUTBYTES"), 100 + seed);
+                let key = bytes(self.size("CRYPTO_KEYBYTES"), 200 + seed);
+                Mismatch::check_bytes(
+                    &format!("random input {seed} against variant {}", p.name),
+                    &self.core(&input, &key),
+                    &p.core(&input, &key),
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Deterministic, well-mixed test bytes (xorshift), different per `stream`.
+fn bytes(len: usize, stream: u64) -> Vec<u8> {
+    let mut s = 0x9e37_79b9_7f4a_7c15u64 ^ stream.wrapping_mul(0xbf58_476d_1ce4_e5b9) ^ len as u64;
+    (0..len)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 24) as u8
+        })
+        .collect()
+}
+
+impl Implementation for CImplementation {
+    fn provider(&self) -> &str {
+        &self.spec.provider
+    }
+    fn algorithm(&self) -> &str {
+        &self.spec.algorithm
+    }
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn kind(&self) -> Kind {
+        match self.spec.kind {
+            CKind::Hash => Kind::Hash,
+            CKind::Stream => Kind::Stream,
+            CKind::Aead => Kind::Aead,
+            CKind::Core => Kind::Core,
+        }
+    }
+    fn operations(&self) -> &[Operation] {
+        match self.spec.kind {
+            CKind::Hash => HASH_OPS,
+            CKind::Stream => STREAM_OPS,
+            CKind::Aead => AEAD_OPS,
+            CKind::Core => CORE_OPS,
+        }
+    }
+    fn unsupported(&self) -> Option<String> {
+        self.spec.unsupported.clone()
+    }
+    fn caveats(&self) -> Vec<String> {
+        let mut c = self.spec.caveats.clone();
+        let has_reference = match self.spec.kind {
+            CKind::Hash => matches!(self.spec.algorithm.as_str(), "sha-256" | "sha-512"),
+            CKind::Stream => self.spec.algorithm == "chacha20",
+            CKind::Aead => self.spec.kat.is_some(),
+            CKind::Core => !self.spec.vectors.is_empty(),
+        };
+        if !has_reference && self.peer.is_none() {
+            c.push(format!(
+                "{}: no known answers or independent implementation to check against",
+                self.name
+            ));
+        }
+        c
+    }
+
+    fn verify(&self) -> Result<(), Mismatch> {
+        match self.spec.kind {
+            CKind::Hash => self.verify_hash(),
+            CKind::Stream => self.verify_stream(),
+            CKind::Aead => self.verify_aead(),
+            CKind::Core => self.verify_core(),
+        }
+    }
+
+    fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
+        if let Some(why) = &self.spec.unsupported {
+            return Err(PrepareError::Unsupported(format!("{}: {why}", self.name)));
+        }
+        self.operation(operation)?;
+        let need = |p: &'static str| {
+            params
+                .get(p)
+                .map(|v| v as usize)
+                .ok_or(PrepareError::MissingParam {
+                    implementation: self.name.clone(),
+                    operation: operation.to_string(),
+                    param: p,
+                })
+        };
+        Ok(match (self.entry, operation) {
+            (Entry::Hash(f), _) => Box::new(HashCall {
+                f,
+                input: bytes(need("len")?, 1),
+                out: vec![0; self.size("CRYPTO_BYTES")],
+            }),
+            (Entry::Stream(f), _) => Box::new(StreamCall {
+                f,
+                m: bytes(need("len")?, 1),
+                c: vec![0; need("len")?],
+                n: bytes(self.size("CRYPTO_NONCEBYTES"), 2),
+                k: bytes(self.size("CRYPTO_KEYBYTES"), 3),
+            }),
+            (Entry::Aead(enc, dec), op) => {
+                let (len, adlen) = (need("len")?, need("ad")?);
+                let k = bytes(self.size("CRYPTO_KEYBYTES"), 3);
+                let npub = bytes(self.size("CRYPTO_NPUBBYTES"), 2);
+                let m = bytes(len, 1);
+                let ad = bytes(adlen, 4);
+                let c = self.encrypt(&m, &ad, &npub, &k);
+                Box::new(AeadCall {
+                    enc,
+                    dec,
+                    decrypt: op == "decrypt",
+                    out: vec![0; len + self.size("CRYPTO_ABYTES")],
+                    m,
+                    c,
+                    ad,
+                    npub,
+                    k,
+                })
+            }
+            (Entry::Core(f), _) => Box::new(CoreCall {
+                f,
+                input: bytes(self.size("CRYPTO_INPUTBYTES"), 1),
+                out: vec![0; self.size("CRYPTO_OUTPUTBYTES")],
+                k: bytes(self.size("CRYPTO_KEYBYTES").max(1), 3),
+                c: vec![0; self.size("CRYPTO_CONSTBYTES").max(1)],
+            }),
+            (Entry::NotLoaded, _) => unreachable!("unsupported builds return above"),
+        })
+    }
+}
+
+struct HashCall {
+    f: HashFn,
+    input: Vec<u8>,
+    out: Vec<u8>,
+}
+impl Call for HashCall {
+    fn call(&mut self) {
+        // SAFETY: buffers sized from api.h in `prepare`.
+        unsafe {
+            (self.f)(
+                self.out.as_mut_ptr(),
+                self.input.as_ptr(),
+                self.input.len() as u64,
+            )
+        };
+    }
+}
+
+struct StreamCall {
+    f: StreamXorFn,
+    m: Vec<u8>,
+    c: Vec<u8>,
+    n: Vec<u8>,
+    k: Vec<u8>,
+}
+impl Call for StreamCall {
+    fn call(&mut self) {
+        // SAFETY: buffers sized from api.h in `prepare`.
+        unsafe {
+            (self.f)(
+                self.c.as_mut_ptr(),
+                self.m.as_ptr(),
+                self.m.len() as u64,
+                self.n.as_ptr(),
+                self.k.as_ptr(),
+            )
+        };
+    }
+}
+
+struct AeadCall {
+    enc: AeadEncryptFn,
+    dec: AeadDecryptFn,
+    decrypt: bool,
+    m: Vec<u8>,
+    c: Vec<u8>,
+    ad: Vec<u8>,
+    npub: Vec<u8>,
+    k: Vec<u8>,
+    out: Vec<u8>,
+}
+impl Call for AeadCall {
+    fn call(&mut self) {
+        let mut len = 0u64;
+        // SAFETY: buffers sized from api.h in `prepare`; `c` is a valid ciphertext.
+        unsafe {
+            if self.decrypt {
+                (self.dec)(
+                    self.out.as_mut_ptr(),
+                    &mut len,
+                    std::ptr::null_mut(),
+                    self.c.as_ptr(),
+                    self.c.len() as u64,
+                    self.ad.as_ptr(),
+                    self.ad.len() as u64,
+                    self.npub.as_ptr(),
+                    self.k.as_ptr(),
+                );
+            } else {
+                (self.enc)(
+                    self.out.as_mut_ptr(),
+                    &mut len,
+                    self.m.as_ptr(),
+                    self.m.len() as u64,
+                    self.ad.as_ptr(),
+                    self.ad.len() as u64,
+                    std::ptr::null(),
+                    self.npub.as_ptr(),
+                    self.k.as_ptr(),
+                );
+            }
+        }
+    }
+}
+
+struct CoreCall {
+    f: CoreFn,
+    input: Vec<u8>,
+    out: Vec<u8>,
+    k: Vec<u8>,
+    c: Vec<u8>,
+}
+impl Call for CoreCall {
+    fn call(&mut self) {
+        // SAFETY: buffers sized from api.h in `prepare`.
+        unsafe {
+            (self.f)(
+                self.out.as_mut_ptr(),
+                self.input.as_ptr(),
+                self.k.as_ptr(),
+                self.c.as_ptr(),
+            )
+        };
+    }
+}

@@ -1,0 +1,93 @@
+//! A loaded shared object and typed access to its SUPERCOP symbols.
+
+use std::ffi::{CStr, CString, c_void};
+use std::path::Path;
+
+use anyhow::{Result, bail};
+
+/// A `dlopen`ed shared object, closed on drop.
+pub struct Library {
+    handle: *mut c_void,
+    path: String,
+}
+
+// SAFETY: the handle is only used to look up symbols; dlsym is thread-safe.
+unsafe impl Send for Library {}
+unsafe impl Sync for Library {}
+
+fn dl_error() -> String {
+    // SAFETY: dlerror returns a thread-local C string or NULL.
+    unsafe {
+        let e = libc::dlerror();
+        if e.is_null() {
+            "unknown error".into()
+        } else {
+            CStr::from_ptr(e).to_string_lossy().into_owned()
+        }
+    }
+}
+
+impl Library {
+    pub fn open(path: &Path) -> Result<Library> {
+        let c = CString::new(path.as_os_str().as_encoded_bytes())?;
+        // SAFETY: a valid NUL-terminated path; RTLD_LOCAL keeps each variant's symbols
+        // apart, RTLD_NOW reports missing symbols here rather than mid-measurement.
+        let handle = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+        if handle.is_null() {
+            bail!("cannot load `{}`: {}", path.display(), dl_error());
+        }
+        Ok(Library {
+            handle,
+            path: path.display().to_string(),
+        })
+    }
+
+    /// The address of `name`, or an error naming the symbol and the file.
+    pub fn symbol(&self, name: &str) -> Result<*mut c_void> {
+        let c = CString::new(name)?;
+        // SAFETY: valid handle and NUL-terminated name.
+        let p = unsafe { libc::dlsym(self.handle, c.as_ptr()) };
+        if p.is_null() {
+            bail!(
+                "`{}` does not export `{name}` (the C API needs it; see docs/c-api.md)",
+                self.path
+            );
+        }
+        Ok(p)
+    }
+}
+
+impl Drop for Library {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from dlopen and is closed once.
+        unsafe { libc::dlclose(self.handle) };
+    }
+}
+
+pub type HashFn = unsafe extern "C" fn(out: *mut u8, input: *const u8, inlen: u64) -> i32;
+pub type StreamXorFn =
+    unsafe extern "C" fn(c: *mut u8, m: *const u8, mlen: u64, n: *const u8, k: *const u8) -> i32;
+pub type AeadEncryptFn = unsafe extern "C" fn(
+    c: *mut u8,
+    clen: *mut u64,
+    m: *const u8,
+    mlen: u64,
+    ad: *const u8,
+    adlen: u64,
+    nsec: *const u8,
+    npub: *const u8,
+    k: *const u8,
+) -> i32;
+pub type AeadDecryptFn = unsafe extern "C" fn(
+    m: *mut u8,
+    mlen: *mut u64,
+    nsec: *mut u8,
+    c: *const u8,
+    clen: u64,
+    ad: *const u8,
+    adlen: u64,
+    npub: *const u8,
+    k: *const u8,
+) -> i32;
+pub type CoreFn =
+    unsafe extern "C" fn(out: *mut u8, input: *const u8, k: *const u8, c: *const u8) -> i32;

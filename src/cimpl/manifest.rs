@@ -1,0 +1,303 @@
+//! The TOML manifest that declares a C implementation: sources, variants, targets.
+//!
+//! ```toml
+//! name = "c-sha256"               # provider name in the catalog
+//! sources = ["sha256.c"]          # relative to this file
+//! include_dirs = ["."]            # where api.h is
+//! flags = ["-O2"]                 # for every variant
+//! targets = ["x86-64", "haswell", "native"]
+//!
+//! [[implementation]]
+//! variant = "o3-unroll"           # row of the variant x target table
+//! algorithm = "sha-256"
+//! kind = "hash"                   # hash | stream | aead | core
+//! flags = ["-O3", "-funroll-loops"]
+//! requires = []                   # CPU features the variant needs (e.g. ["avx2"])
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use super::target::{self, Target};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CKind {
+    Hash,
+    Stream,
+    Aead,
+    Core,
+}
+
+/// A known answer for a `core` (block cipher or permutation) build, in hex.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoreVector {
+    pub input: String,
+    #[serde(default)]
+    pub key: String,
+    pub output: String,
+    #[serde(default)]
+    pub source: String,
+}
+
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManifestImplementation {
+    pub variant: String,
+    pub algorithm: String,
+    pub kind: CKind,
+    #[serde(default)]
+    pub flags: Vec<String>,
+    #[serde(default)]
+    pub requires: Vec<String>,
+    /// A NIST LWC `genkat_aead` file, relative to `kat_dir`.
+    pub kat: Option<String>,
+    #[serde(default)]
+    pub vectors: Vec<CoreVector>,
+    /// The `api.h` sizes this build must have, e.g. `CRYPTO_KEYBYTES = 16`.
+    #[serde(default)]
+    pub sizes: BTreeMap<String, u64>,
+}
+
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub sources: Vec<PathBuf>,
+    #[serde(default)]
+    pub include_dirs: Vec<PathBuf>,
+    #[serde(default = "default_compiler")]
+    pub compiler: String,
+    #[serde(default)]
+    pub flags: Vec<String>,
+    pub targets: Vec<String>,
+    /// Where `kat` files are, relative to the manifest (overridden by `--kat-dir`).
+    pub kat_dir: Option<PathBuf>,
+    #[serde(rename = "implementation")]
+    pub implementations: Vec<ManifestImplementation>,
+    #[serde(skip)]
+    pub path: PathBuf,
+}
+
+fn default_compiler() -> String {
+    "cc".into()
+}
+
+fn check_flags(file: &Path, owner: &str, flags: &[String]) -> Result<()> {
+    for f in flags {
+        if !f.starts_with('-')
+            || f.contains(char::is_whitespace)
+            || f.starts_with("-o")
+            || f == "-c"
+        {
+            bail!(
+                "{}: {owner}: bad flag `{f}`: give each compiler flag as its own string starting with `-` (and no -o / -c)",
+                file.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+impl Manifest {
+    pub fn load(path: &Path) -> Result<Manifest> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read manifest `{}`", path.display()))?;
+        let mut m: Manifest = toml::from_str(&text)
+            .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim()))?;
+        m.path = path.to_path_buf();
+        m.validate()?;
+        Ok(m)
+    }
+
+    pub fn dir(&self) -> PathBuf {
+        self.path
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    }
+
+    fn validate(&self) -> Result<()> {
+        let file = &self.path;
+        if self.name.is_empty() || self.name.contains(['/', '@', ' ']) {
+            bail!(
+                "{}: `name` must be non-empty without `/`, `@` or spaces",
+                file.display()
+            );
+        }
+        if self.sources.is_empty() {
+            bail!(
+                "{}: `sources` is empty: list the C or assembly files to compile",
+                file.display()
+            );
+        }
+        for s in &self.sources {
+            let p = self.dir().join(s);
+            if !p.is_file() {
+                bail!(
+                    "{}: source `{}` not found (looked for {})",
+                    file.display(),
+                    s.display(),
+                    p.display()
+                );
+            }
+        }
+        for d in &self.include_dirs {
+            if !self.dir().join(d).is_dir() {
+                bail!(
+                    "{}: include dir `{}` not found",
+                    file.display(),
+                    d.display()
+                );
+            }
+        }
+        if self.targets.is_empty() {
+            bail!(
+                "{}: `targets` is empty: name at least one, e.g. [\"native\"]",
+                file.display()
+            );
+        }
+        for t in &self.targets {
+            target::find(t).with_context(|| format!("{}", file.display()))?;
+        }
+        check_flags(file, "flags", &self.flags)?;
+        if self.implementations.is_empty() {
+            bail!("{}: no [[implementation]] declared", file.display());
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for i in &self.implementations {
+            let owner = format!("implementation `{}`", i.variant);
+            if i.variant.is_empty() || i.variant.contains(['/', '@', ' ']) {
+                bail!(
+                    "{}: variant names must be non-empty without `/`, `@` or spaces: `{}`",
+                    file.display(),
+                    i.variant
+                );
+            }
+            if !seen.insert((i.algorithm.clone(), i.variant.clone())) {
+                bail!(
+                    "{}: {owner} of `{}` is declared twice",
+                    file.display(),
+                    i.algorithm
+                );
+            }
+            check_flags(file, &owner, &i.flags)?;
+            if i.kat.is_some() && i.kind != CKind::Aead {
+                bail!(
+                    "{}: {owner}: `kat` files are read for aead implementations only",
+                    file.display()
+                );
+            }
+            if !i.vectors.is_empty() && i.kind != CKind::Core {
+                bail!(
+                    "{}: {owner}: `vectors` are for core implementations only",
+                    file.display()
+                );
+            }
+            for v in &i.vectors {
+                for h in [&v.input, &v.key, &v.output] {
+                    if hex::decode(h).is_err() {
+                        bail!("{}: {owner}: vector field `{h}` is not hex", file.display());
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn targets(&self) -> Vec<Target> {
+        self.targets
+            .iter()
+            .map(|t| target::find(t).expect("validated"))
+            .collect()
+    }
+
+    /// Resolve a KAT file name against `kat_dir` (or the `--kat-dir` override).
+    pub fn kat_path(&self, name: &str, kat_dir_override: Option<&Path>) -> PathBuf {
+        match kat_dir_override {
+            Some(d) => d.join(name),
+            None => self
+                .dir()
+                .join(self.kat_dir.clone().unwrap_or_default())
+                .join(name),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, manifest: &str) -> PathBuf {
+        std::fs::write(dir.join("a.c"), "int x;").unwrap();
+        let p = dir.join("manifest.toml");
+        std::fs::write(&p, manifest).unwrap();
+        p
+    }
+
+    const GOOD: &str = r#"
+name = "demo"
+sources = ["a.c"]
+targets = ["x86-64", "native"]
+[[implementation]]
+variant = "o2"
+algorithm = "sha-256"
+kind = "hash"
+flags = ["-O2"]
+"#;
+
+    #[test]
+    fn a_good_manifest_loads() {
+        let d = tempfile::tempdir().unwrap();
+        let m = Manifest::load(&write(d.path(), GOOD)).unwrap();
+        assert_eq!(m.implementations[0].kind, CKind::Hash);
+        assert_eq!(m.compiler, "cc");
+        assert_eq!(m.targets().len(), 2);
+    }
+
+    #[test]
+    fn every_manifest_error_names_the_file_and_the_fix() {
+        let d = tempfile::tempdir().unwrap();
+        let cases = [
+            (
+                GOOD.replace("a.c\"]", "missing.c\"]"),
+                "source `missing.c` not found",
+            ),
+            (
+                GOOD.replace("kind = \"hash\"", "kind = \"hash\"\ncolour = 1"),
+                "unknown field `colour`",
+            ),
+            (
+                GOOD.replace("\"x86-64\"", "\"pentium9\""),
+                "unknown target `pentium9`",
+            ),
+            (GOOD.replace("[\"-O2\"]", "[\"O2 -g\"]"), "bad flag `O2 -g`"),
+            (
+                GOOD.replace("kind = \"hash\"", "kind = \"sponge\""),
+                "unknown variant `sponge`",
+            ),
+            (
+                GOOD.replace("name = \"demo\"", "name = \"a/b\""),
+                "`name` must be non-empty",
+            ),
+            ("name = ".to_string(), "manifest.toml"),
+        ];
+        for (text, expect) in cases {
+            let err = format!("{:#}", Manifest::load(&write(d.path(), &text)).unwrap_err());
+            assert!(err.contains(expect), "expected `{expect}` in: {err}");
+            assert!(err.contains("manifest.toml"), "file not named: {err}");
+        }
+        let err = format!(
+            "{:#}",
+            Manifest::load(&d.path().join("nope.toml")).unwrap_err()
+        );
+        assert!(
+            err.contains("cannot read manifest") && err.contains("nope.toml"),
+            "{err}"
+        );
+    }
+}

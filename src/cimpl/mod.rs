@@ -1,0 +1,145 @@
+//! C and assembly implementations behind the SUPERCOP / NIST LWC API.
+//!
+//! A TOML manifest declares sources, compile variants and targets
+//! ([`manifest`]); every variant x target is compiled into a cached shared object
+//! ([`compile`]), loaded with `dlopen` ([`library`]) and wrapped as an ordinary catalog
+//! [`Implementation`](crate::catalog::Implementation) ([`implementation`]). Nothing else
+//! in cryptobench knows that an implementation is written in C.
+
+pub mod compile;
+pub mod estimate;
+pub mod implementation;
+pub mod kat;
+pub mod library;
+pub mod manifest;
+pub mod target;
+
+pub use implementation::{CImplementation, CSpec};
+pub use manifest::Manifest;
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use manifest::CKind;
+
+/// Every buildable variant x target of `manifest`, compiled (or taken from the cache).
+///
+/// A variant whose `requires` a target lacks is skipped: an empty cell, not an error. A
+/// target this CPU cannot run is still built (for static estimates) and marked
+/// unsupported, so it is never run.
+pub fn specs(
+    manifest: &Manifest,
+    kat_dir: Option<&Path>,
+    with_estimates: bool,
+) -> Result<Vec<CSpec>> {
+    let host = target::host_flags();
+    let mut specs: Vec<CSpec> = Vec::new();
+    for imp in &manifest.implementations {
+        let (kat, caveats) = match &imp.kat {
+            Some(name) => {
+                let p = manifest.kat_path(name, kat_dir);
+                if p.is_file() {
+                    (Some(p), Vec::new())
+                } else {
+                    let why = format!(
+                        "{}/{}: KAT file `{}` not found (give its directory with --kat-dir): checked by round trips and agreement between variants only",
+                        imp.algorithm,
+                        imp.variant,
+                        p.display()
+                    );
+                    (None, vec![why])
+                }
+            }
+            None => (None, Vec::new()),
+        };
+        for t in manifest.targets() {
+            if !t.provides(&imp.requires, &host) {
+                continue;
+            }
+            let library = compile::shared_object(manifest, imp, &t)?;
+            let estimate = if with_estimates {
+                let asm = compile::assembly(manifest, imp, &t, &library)?;
+                Some(estimate::estimate(&asm, imp.kind, &t))
+            } else {
+                None
+            };
+            specs.push(CSpec {
+                estimate,
+                provider: manifest.name.clone(),
+                algorithm: imp.algorithm.clone(),
+                variant: imp.variant.clone(),
+                target: t.name.to_string(),
+                kind: imp.kind,
+                library,
+                unsupported: t.runnable_on(&host).err(),
+                kat: kat.clone(),
+                caveats: caveats.clone(),
+                vectors: imp.vectors.clone(),
+                expected_sizes: imp.sizes.clone(),
+                peer: None,
+            });
+        }
+    }
+    // Every variant must agree with the first runnable build of its algorithm (the
+    // portable one, by the manifest's order).
+    for i in 0..specs.len() {
+        let peer = specs
+            .iter()
+            .find(|p| {
+                p.algorithm == specs[i].algorithm
+                    && p.unsupported.is_none()
+                    && p.kind == specs[i].kind
+            })
+            .cloned();
+        specs[i].peer = peer.filter(|p| p.name() != specs[i].name()).map(Box::new);
+    }
+    Ok(specs)
+}
+
+/// The operations of a C kind, for planning cases.
+pub fn operations(kind: CKind) -> &'static [&'static str] {
+    match kind {
+        CKind::Hash => &["hash"],
+        CKind::Stream => &["xor"],
+        CKind::Aead => &["encrypt", "decrypt"],
+        CKind::Core => &["core"],
+    }
+}
+
+/// Cases for every build of the manifest at `path`, and the specs workers load them by.
+pub fn plan(
+    path: &Path,
+    sizes: &[u64],
+    kat_dir: Option<&Path>,
+    with_estimates: bool,
+) -> Result<(Vec<crate::runner::Case>, crate::runner::External)> {
+    use crate::catalog::Params;
+    let manifest = Manifest::load(path)?;
+    let mut cases = Vec::new();
+    let mut external = crate::runner::External::new();
+    for spec in specs(&manifest, kat_dir, with_estimates)? {
+        let param_sets: Vec<Params> = match spec.kind {
+            CKind::Hash | CKind::Stream => sizes
+                .iter()
+                .map(|&l| Params::new().with("len", l))
+                .collect(),
+            CKind::Aead => sizes
+                .iter()
+                .map(|&l| Params::new().with("len", l).with("ad", 0))
+                .collect(),
+            CKind::Core => vec![Params::new()],
+        };
+        for op in operations(spec.kind) {
+            for p in &param_sets {
+                cases.push(crate::runner::Case {
+                    implementation: spec.name(),
+                    operation: op.to_string(),
+                    params: p.clone(),
+                });
+            }
+        }
+        external.insert(spec.name(), spec);
+    }
+    Ok((cases, external))
+}

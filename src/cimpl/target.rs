@@ -1,0 +1,200 @@
+//! Compile targets (`-march` values) and whether this CPU can run their code.
+
+use anyhow::{Result, bail};
+
+/// A target a manifest may name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub name: &'static str,
+    /// `/proc/cpuinfo` flags the target's code may use (beyond x86-64's baseline).
+    pub features: &'static [&'static str],
+    /// The `-mcpu` llvm-mca models it with, where it makes sense.
+    pub mca_cpu: Option<&'static str>,
+}
+
+const HASWELL: &[&str] = &[
+    "sse2",
+    "ssse3",
+    "sse4_1",
+    "sse4_2",
+    "avx",
+    "avx2",
+    "bmi1",
+    "bmi2",
+    "fma",
+    "pclmulqdq",
+    "aes",
+];
+const SKYLAKE_AVX512: &[&str] = &[
+    "sse2",
+    "ssse3",
+    "sse4_1",
+    "sse4_2",
+    "avx",
+    "avx2",
+    "bmi1",
+    "bmi2",
+    "fma",
+    "pclmulqdq",
+    "aes",
+    "avx512f",
+    "avx512vl",
+    "avx512bw",
+    "avx512dq",
+    "avx512cd",
+];
+const ZNVER3: &[&str] = &[
+    "sse2",
+    "ssse3",
+    "sse4_1",
+    "sse4_2",
+    "avx",
+    "avx2",
+    "bmi1",
+    "bmi2",
+    "fma",
+    "pclmulqdq",
+    "aes",
+    "vaes",
+    "vpclmulqdq",
+    "sha_ni",
+];
+
+pub const KNOWN: &[Target] = &[
+    Target {
+        name: "x86-64",
+        features: &["sse2"],
+        mca_cpu: Some("x86-64"),
+    },
+    Target {
+        name: "x86-64-v2",
+        features: &["sse2", "ssse3", "sse4_1", "sse4_2", "popcnt"],
+        mca_cpu: Some("nehalem"),
+    },
+    Target {
+        name: "x86-64-v3",
+        features: HASWELL,
+        mca_cpu: Some("haswell"),
+    },
+    Target {
+        name: "haswell",
+        features: HASWELL,
+        mca_cpu: Some("haswell"),
+    },
+    Target {
+        name: "skylake",
+        features: HASWELL,
+        mca_cpu: Some("skylake"),
+    },
+    Target {
+        name: "skylake-avx512",
+        features: SKYLAKE_AVX512,
+        mca_cpu: Some("skylake-avx512"),
+    },
+    Target {
+        name: "icelake-server",
+        features: SKYLAKE_AVX512,
+        mca_cpu: Some("icelake-server"),
+    },
+    Target {
+        name: "znver3",
+        features: ZNVER3,
+        mca_cpu: Some("znver3"),
+    },
+    Target {
+        name: "native",
+        features: &[],
+        mca_cpu: None,
+    },
+];
+
+pub fn find(name: &str) -> Result<Target> {
+    match KNOWN.iter().find(|t| t.name == name) {
+        Some(t) => Ok(*t),
+        None => bail!(
+            "unknown target `{name}`; known targets: {}",
+            KNOWN.iter().map(|t| t.name).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+/// The flags this CPU has, as /proc/cpuinfo names them.
+pub fn host_flags() -> Vec<String> {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("flags"))
+                .map(|l| l.split_whitespace().skip(2).map(str::to_string).collect())
+        })
+        .unwrap_or_default()
+}
+
+impl Target {
+    /// Whether code built for this target can run on a CPU with `host` flags; the error
+    /// names what is missing.
+    pub fn runnable_on(&self, host: &[String]) -> Result<(), String> {
+        if !cfg!(target_arch = "x86_64") && self.name != "native" {
+            return Err(format!("`{}` is an x86-64 target", self.name));
+        }
+        let missing: Vec<&str> = self
+            .features
+            .iter()
+            .copied()
+            .filter(|f| !host.iter().any(|h| h == f))
+            .collect();
+        if missing.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "not supported on this CPU (target `{}` needs {})",
+                self.name,
+                missing.join(", ")
+            ))
+        }
+    }
+
+    /// Whether a variant that needs `requires` can be built for this target at all.
+    pub fn provides(&self, requires: &[String], host: &[String]) -> bool {
+        let has = |f: &String| {
+            if self.name == "native" {
+                host.contains(f)
+            } else {
+                self.features.contains(&f.as_str())
+            }
+        };
+        requires.iter().all(has)
+    }
+
+    pub fn march_flag(&self) -> String {
+        format!("-march={}", self.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_know_what_they_need() {
+        let host: Vec<String> = ["sse2", "avx2"].iter().map(|s| s.to_string()).collect();
+        let avx512 = find("skylake-avx512").unwrap();
+        let err = avx512.runnable_on(&host).unwrap_err();
+        assert!(
+            err.contains("not supported on this CPU") && err.contains("avx512f"),
+            "{err}"
+        );
+        assert!(find("x86-64").unwrap().runnable_on(&host).is_ok());
+        assert!(find("native").unwrap().runnable_on(&host).is_ok());
+        assert!(!find("x86-64").unwrap().provides(&["avx2".into()], &host));
+        assert!(find("haswell").unwrap().provides(&["avx2".into()], &host));
+        assert!(find("native").unwrap().provides(&["avx2".into()], &host));
+        assert!(!find("native").unwrap().provides(&["avx512f".into()], &host));
+        assert!(
+            find("pentium9")
+                .unwrap_err()
+                .to_string()
+                .contains("unknown target `pentium9`")
+        );
+    }
+}
