@@ -25,6 +25,7 @@ pub mod cli;
 pub mod commands;
 pub mod counter;
 pub mod experiment;
+pub mod keccak;
 pub mod machine;
 pub mod report;
 pub mod runner;

@@ -71,8 +71,27 @@ pub fn cluster_bootstrap_ratio_ci(
     level: f64,
     seed: u64,
 ) -> Option<Interval> {
+    cluster_bootstrap_two_ci(a, b, stat, |sa, sb| sb / sa, resamples, level, seed)
+}
+
+/// Percentile-bootstrap confidence interval for `combine(stat(a), stat(b))`,
+/// resampling whole clusters of `a` and of `b` independently: the general form
+/// of [`cluster_bootstrap_ratio_ci`] (e.g. a slope between two message lengths,
+/// `(stat(b) - stat(a)) / (len_b - len_a)`).
+///
+/// Returns `None` in the cases listed for [`cluster_bootstrap_ci`] (for either
+/// side), and when `combine` gives a non-finite value.
+pub fn cluster_bootstrap_two_ci(
+    a: &[&[f64]],
+    b: &[&[f64]],
+    stat: impl Fn(&[f64]) -> f64,
+    combine: impl Fn(f64, f64) -> f64,
+    resamples: usize,
+    level: f64,
+    seed: u64,
+) -> Option<Interval> {
     check_args(resamples, level)?;
-    let estimate = finite(stat(&pooled(b)?) / stat(&pooled(a)?))?;
+    let estimate = finite(combine(stat(&pooled(a)?), stat(&pooled(b)?)))?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut buf = Vec::new();
     let mut replicates = Vec::with_capacity(resamples);
@@ -80,7 +99,7 @@ pub fn cluster_bootstrap_ratio_ci(
         resample_into(&mut buf, a, &mut rng);
         let stat_a = stat(&buf);
         resample_into(&mut buf, b, &mut rng);
-        replicates.push(finite(stat(&buf) / stat_a)?);
+        replicates.push(finite(combine(stat_a, stat(&buf)))?);
     }
     Some(percentile_interval(estimate, replicates, level))
 }
@@ -303,5 +322,21 @@ mod tests {
             "{counts:?}"
         );
         assert_eq!(uniform_index(&mut rng, 1), 0);
+    }
+
+    #[test]
+    fn two_sample_bootstrap_of_a_difference_is_exact_on_constant_clusters() {
+        // Every cluster of `a` has median 1000, every cluster of `b` 5000: any resample
+        // gives the same slope (5000 - 1000) / (4096 - 1024) exactly.
+        let a: Vec<Vec<f64>> = (0..8).map(|i| vec![999.0 - i as f64, 1000.0, 1001.0 + i as f64]).collect();
+        let b: Vec<Vec<f64>> = (0..8).map(|i| vec![4990.0 - i as f64, 5000.0, 5010.0 + i as f64]).collect();
+        let ar: Vec<&[f64]> = a.iter().map(Vec::as_slice).collect();
+        let br: Vec<&[f64]> = b.iter().map(Vec::as_slice).collect();
+        let median = |xs: &[f64]| crate::stats::median(xs).unwrap();
+        let slope = cluster_bootstrap_two_ci(&ar, &br, median, |x, y| (y - x) / 3072.0, 200, 0.95, 3).unwrap();
+        assert_eq!(slope.estimate, 4000.0 / 3072.0);
+        assert_eq!((slope.lo, slope.hi), (4000.0 / 3072.0, 4000.0 / 3072.0));
+        let ratio = cluster_bootstrap_ratio_ci(&ar, &br, median, 200, 0.95, 3).unwrap();
+        assert_eq!(ratio.estimate, 5.0);
     }
 }

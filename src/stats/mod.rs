@@ -22,7 +22,7 @@ mod u_dist;
 #[cfg(test)]
 mod test_rng;
 
-pub use bootstrap::{cluster_bootstrap_ci, cluster_bootstrap_ratio_ci};
+pub use bootstrap::{cluster_bootstrap_ci, cluster_bootstrap_ratio_ci, cluster_bootstrap_two_ci};
 pub use compare::{
     MannWhitney, Method, Welch, hodges_lehmann, mann_whitney, relative_change, welch_t,
 };

@@ -1,0 +1,180 @@
+//! Two and four states at once, one per 64-bit element of 128- and 256-bit
+//! registers, with the AVX-512 instructions that AVX-512VL brings to them.
+//!
+//! AVX-512VL gives the narrow registers what the x8 backend gets from
+//! AVX-512F: `vprolq` rotates in one instruction where SSE2 and AVX2 take two
+//! shifts and an OR, and `vpternlogq` computes theta's three-way XORs and chi
+//! in one instruction each. Its EVEX encoding also reaches 32 registers
+//! instead of 16, so the 25 lanes mostly stay in them.
+//!
+//! These are backends of their own rather than faster paths inside `x2-sse2`
+//! and `x4-avx2`, so that a figure labelled with a backend's name always
+//! comes from the instructions that name says. Loading and storing blocks
+//! gains nothing from AVX-512, so each reuses the transposition of the
+//! backend with its lane count, whose AVX instructions AVX-512F implies.
+
+/// The round operations and entry points for one register width; the
+/// including module supplies `xor_words` and `write_words`, which transpose
+/// blocks in and out of the state as in the other backends.
+macro_rules! vl_variant {
+    (
+        backend: $backend:expr,
+        lanes: $lanes:literal,
+        vector: $V:ty,
+        ternarylogic: $ternarylogic:ident,
+        rol: $rol:ident,
+        xor: $xor:ident,
+        set1: $set1:ident,
+        setzero: $setzero:ident $(,)?
+    ) => {
+        use core::arch::x86_64::*;
+
+        use super::super::{Error, sponge};
+
+        type V = $V;
+
+        /// `vpternlogq` truth table for `a ^ b ^ c`.
+        const XOR3: i32 = 0x96;
+        /// `vpternlogq` truth table for `a ^ (!b & c)`.
+        const CHI: i32 = 0xD2;
+
+        #[target_feature(enable = "avx512f,avx512vl")]
+        #[inline]
+        fn xor5(a: V, b: V, c: V, d: V, e: V) -> V {
+            $ternarylogic::<XOR3>($ternarylogic::<XOR3>(a, b, c), d, e)
+        }
+
+        /// Theta's column term is kept as its two parts, so that applying it
+        /// is one three-way XOR per lane.
+        #[target_feature(enable = "avx512f,avx512vl")]
+        #[inline]
+        fn theta_d(prev: V, next: V) -> (V, V) {
+            (prev, $rol::<1>(next))
+        }
+
+        #[target_feature(enable = "avx512f,avx512vl")]
+        #[inline]
+        fn theta_apply(lane: V, (prev, next): (V, V)) -> V {
+            $ternarylogic::<XOR3>(lane, prev, next)
+        }
+
+        #[target_feature(enable = "avx512f,avx512vl")]
+        #[inline]
+        fn rotl<const L: i32, const R: i32>(x: V) -> V {
+            if L == 0 { x } else { $rol::<L>(x) }
+        }
+
+        #[target_feature(enable = "avx512f,avx512vl")]
+        #[inline]
+        fn chi(a: V, b: V, c: V) -> V {
+            $ternarylogic::<CHI>(a, b, c)
+        }
+
+        #[target_feature(enable = "avx512f,avx512vl")]
+        #[inline]
+        fn iota(lane: V, rc: u64) -> V {
+            $xor(lane, $set1(rc as i64))
+        }
+
+        #[target_feature(enable = "avx512f,avx512vl")]
+        fn f1600(state: &mut [V; 25]) {
+            crate::keccak::round::keccak_f1600!(state);
+        }
+
+        #[target_feature(enable = "avx512f,avx512vl")]
+        fn shake_avx512vl(
+            rate: usize,
+            inputs: &[&[u8]; $lanes],
+            outputs: &mut [&mut [u8]; $lanes],
+        ) {
+            let words = rate / 8;
+            sponge::shake(
+                &mut [$setzero(); 25],
+                rate,
+                inputs,
+                outputs,
+                |state, blocks| {
+                    let blocks = blocks.map(|block| &block[..8 * words]);
+                    // SAFETY: each block was just cut to `8 * words` bytes.
+                    unsafe { xor_words(state, blocks.map(<[u8]>::as_ptr), words) }
+                },
+                |state| f1600(state),
+                |state, blocks| {
+                    let blocks = blocks.map(|block| &mut block[..8 * words]);
+                    // SAFETY: each block was just cut to `8 * words` bytes.
+                    unsafe { write_words(state, blocks.map(<[u8]>::as_mut_ptr), words) }
+                },
+            );
+        }
+
+        #[target_feature(enable = "avx512f,avx512vl")]
+        fn permute_avx512vl(states: &mut [[u64; 25]; $lanes]) {
+            let mut state = [$setzero(); 25];
+            // SAFETY: each state is 25 readable words.
+            unsafe { xor_words(&mut state, states.each_ref().map(|s| s.as_ptr().cast()), 25) };
+            f1600(&mut state);
+            // SAFETY: each state is 25 writable words.
+            unsafe { write_words(&state, states.each_mut().map(|s| s.as_mut_ptr().cast()), 25) };
+        }
+
+        pub(in crate::keccak) fn shake(
+            rate: usize,
+            inputs: &[&[u8]; $lanes],
+            outputs: &mut [&mut [u8]; $lanes],
+        ) -> Result<(), Error> {
+            if !super::is_supported() {
+                return Err(Error::Unsupported($backend));
+            }
+            // SAFETY: AVX-512F and AVX-512VL were detected just above.
+            unsafe { shake_avx512vl(rate, inputs, outputs) };
+            Ok(())
+        }
+
+        pub(in crate::keccak) fn permute(states: &mut [[u64; 25]; $lanes]) -> Result<(), Error> {
+            if !super::is_supported() {
+                return Err(Error::Unsupported($backend));
+            }
+            // SAFETY: AVX-512F and AVX-512VL were detected just above.
+            unsafe { permute_avx512vl(states) };
+            Ok(())
+        }
+    };
+}
+
+/// Whether the CPU has both: AVX-512F alone does not give the 128- and
+/// 256-bit forms (Xeon Phi has AVX-512F without AVX-512VL).
+pub(super) fn is_supported() -> bool {
+    is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vl")
+}
+
+/// `x2-avx512vl`.
+pub(super) mod x2 {
+    use super::super::x2::avx::{write_words, xor_words};
+
+    vl_variant! {
+        backend: crate::keccak::Backend::Avx512vlX2,
+        lanes: 2,
+        vector: __m128i,
+        ternarylogic: _mm_ternarylogic_epi64,
+        rol: _mm_rol_epi64,
+        xor: _mm_xor_si128,
+        set1: _mm_set1_epi64x,
+        setzero: _mm_setzero_si128,
+    }
+}
+
+/// `x4-avx512vl`.
+pub(super) mod x4 {
+    use super::super::x4::{write_words, xor_words};
+
+    vl_variant! {
+        backend: crate::keccak::Backend::Avx512vlX4,
+        lanes: 4,
+        vector: __m256i,
+        ternarylogic: _mm256_ternarylogic_epi64,
+        rol: _mm256_rol_epi64,
+        xor: _mm256_xor_si256,
+        set1: _mm256_set1_epi64x,
+        setzero: _mm256_setzero_si256,
+    }
+}

@@ -1,0 +1,295 @@
+//! Keccak-f\[1600\] and SHAKE on several independent states at once.
+//!
+//! Each SIMD [`Backend`] interleaves `lanes()` states in its registers, one
+//! per 64-bit element, so one instruction stream permutes them all. Which
+//! backends run is decided at run time from the CPU's features, never from the
+//! build machine's: the crate is built for baseline x86-64 and the
+//! instructions a backend needs live only inside its `#[target_feature]`
+//! functions, entered after detection.
+
+use core::fmt;
+
+#[cfg(target_arch = "x86_64")]
+mod avx512vl;
+mod round;
+mod scalar;
+mod sponge;
+#[cfg(target_arch = "x86_64")]
+mod x2;
+#[cfg(target_arch = "x86_64")]
+mod x4;
+#[cfg(target_arch = "x86_64")]
+mod x8;
+
+#[cfg(test)]
+mod tests;
+
+/// SHAKE128's rate in bytes.
+pub const SHAKE128_RATE: usize = 168;
+/// SHAKE256's rate in bytes.
+pub const SHAKE256_RATE: usize = 136;
+
+/// A way of running Keccak, named after how many states it processes at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// One state in general-purpose registers.
+    Scalar,
+    /// Two states in 128-bit SSE2 registers (VEX-encoded where AVX exists).
+    Sse2x2,
+    /// Two states in 128-bit registers with AVX-512VL's rotate and
+    /// three-input logic.
+    Avx512vlX2,
+    /// Four states in 256-bit AVX2 registers.
+    Avx2x4,
+    /// Four states in 256-bit registers with AVX-512VL's rotate and
+    /// three-input logic.
+    Avx512vlX4,
+    /// Eight states in 512-bit AVX-512F registers.
+    Avx512x8,
+}
+
+impl Backend {
+    /// Every backend, narrowest first, and for one lane count the one with
+    /// fewer CPU features first.
+    pub const ALL: [Backend; 6] = [
+        Backend::Scalar,
+        Backend::Sse2x2,
+        Backend::Avx512vlX2,
+        Backend::Avx2x4,
+        Backend::Avx512vlX4,
+        Backend::Avx512x8,
+    ];
+
+    /// How many states one call processes.
+    pub fn lanes(self) -> usize {
+        match self {
+            Backend::Scalar => 1,
+            Backend::Sse2x2 | Backend::Avx512vlX2 => 2,
+            Backend::Avx2x4 | Backend::Avx512vlX4 => 4,
+            Backend::Avx512x8 => 8,
+        }
+    }
+
+    /// A short name for reports, such as `x4-avx2`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Scalar => "x1-scalar",
+            Backend::Sse2x2 => "x2-sse2",
+            Backend::Avx512vlX2 => "x2-avx512vl",
+            Backend::Avx2x4 => "x4-avx2",
+            Backend::Avx512vlX4 => "x4-avx512vl",
+            Backend::Avx512x8 => "x8-avx512",
+        }
+    }
+
+    /// The x86-64 CPU features the backend needs, for error messages.
+    fn needs(self) -> &'static str {
+        match self {
+            Backend::Scalar => "nothing",
+            Backend::Sse2x2 => "sse2",
+            Backend::Avx2x4 => "avx2",
+            Backend::Avx512x8 => "avx512f",
+            Backend::Avx512vlX2 | Backend::Avx512vlX4 => "avx512f+avx512vl",
+        }
+    }
+
+    /// Whether the CPU running this program has what the backend needs.
+    pub fn is_supported(self) -> bool {
+        match self {
+            Backend::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Backend::Sse2x2 => true,
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2x4 => x4::is_supported(),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512x8 => x8::is_supported(),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx512vlX2 | Backend::Avx512vlX4 => avx512vl::is_supported(),
+            #[cfg(not(target_arch = "x86_64"))]
+            _ => false,
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Why a call did not run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// The CPU lacks the instructions the backend needs.
+    Unsupported(Backend),
+    /// The number of inputs, outputs or states is not the backend's lane count.
+    LaneCount {
+        backend: Backend,
+        what: &'static str,
+        got: usize,
+    },
+    /// Inputs (or outputs) of one call differ in length.
+    UnequalLengths {
+        what: &'static str,
+        first: usize,
+        other: usize,
+    },
+    /// The rate is not a multiple of 8 in `8..=192`.
+    Rate(usize),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Error::Unsupported(backend) => write!(
+                f,
+                "{backend}: not supported on this CPU (needs {})",
+                backend.needs()
+            ),
+            Error::LaneCount { backend, what, got } => {
+                write!(f, "{backend}: takes {} {what}, got {got}", backend.lanes())
+            }
+            Error::UnequalLengths { what, first, other } => write!(
+                f,
+                "all {what} must have the same length, got {first} and {other} bytes"
+            ),
+            Error::Rate(rate) => write!(
+                f,
+                "rate must be a multiple of 8 bytes from 8 to {}, got {rate}",
+                sponge::MAX_RATE
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Applies Keccak-f\[1600\] to `backend.lanes()` states, each holding lane
+/// (x, y) at index `x + 5 * y` as FIPS 202 numbers them.
+pub fn permute(backend: Backend, states: &mut [[u64; 25]]) -> Result<(), Error> {
+    if !backend.is_supported() {
+        return Err(Error::Unsupported(backend));
+    }
+    match backend {
+        Backend::Scalar => {
+            scalar::permute(lanes_mut::<1, _>(backend, "states", states)?);
+            Ok(())
+        }
+        #[cfg(target_arch = "x86_64")]
+        Backend::Sse2x2 => {
+            x2::permute(lanes_mut(backend, "states", states)?);
+            Ok(())
+        }
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512vlX2 => avx512vl::x2::permute(lanes_mut(backend, "states", states)?),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx2x4 => x4::permute(lanes_mut(backend, "states", states)?),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512vlX4 => avx512vl::x4::permute(lanes_mut(backend, "states", states)?),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512x8 => x8::permute(lanes_mut(backend, "states", states)?),
+        #[cfg(not(target_arch = "x86_64"))]
+        _ => Err(Error::Unsupported(backend)),
+    }
+}
+
+/// SHAKE with the given `rate` (such as [`SHAKE128_RATE`]) over
+/// `backend.lanes()` inputs of equal length, filling as many outputs of equal
+/// length: `outputs[i]` receives the first bytes of SHAKE(`inputs[i]`).
+pub fn shake(
+    backend: Backend,
+    rate: usize,
+    inputs: &[&[u8]],
+    outputs: &mut [&mut [u8]],
+) -> Result<(), Error> {
+    if !backend.is_supported() {
+        return Err(Error::Unsupported(backend));
+    }
+    if !rate.is_multiple_of(8) || !(8..=sponge::MAX_RATE).contains(&rate) {
+        return Err(Error::Rate(rate));
+    }
+    equal_lengths("inputs", inputs.iter().map(|input| input.len()))?;
+    equal_lengths("outputs", outputs.iter().map(|output| output.len()))?;
+    match backend {
+        Backend::Scalar => {
+            let [input] = lanes::<1, _>(backend, "inputs", inputs)?;
+            let [output] = lanes_mut::<1, _>(backend, "outputs", outputs)?;
+            scalar::shake(rate, input, output);
+            Ok(())
+        }
+        #[cfg(target_arch = "x86_64")]
+        Backend::Sse2x2 => {
+            let inputs = lanes(backend, "inputs", inputs)?;
+            x2::shake(rate, inputs, lanes_mut(backend, "outputs", outputs)?);
+            Ok(())
+        }
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512vlX2 => {
+            let inputs = lanes(backend, "inputs", inputs)?;
+            avx512vl::x2::shake(rate, inputs, lanes_mut(backend, "outputs", outputs)?)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx2x4 => {
+            let inputs = lanes(backend, "inputs", inputs)?;
+            x4::shake(rate, inputs, lanes_mut(backend, "outputs", outputs)?)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512vlX4 => {
+            let inputs = lanes(backend, "inputs", inputs)?;
+            avx512vl::x4::shake(rate, inputs, lanes_mut(backend, "outputs", outputs)?)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512x8 => {
+            let inputs = lanes(backend, "inputs", inputs)?;
+            x8::shake(rate, inputs, lanes_mut(backend, "outputs", outputs)?)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        _ => Err(Error::Unsupported(backend)),
+    }
+}
+
+/// SHAKE128 of one input, on the scalar backend.
+pub fn shake128_x1(input: &[u8], output: &mut [u8]) {
+    scalar::shake(SHAKE128_RATE, input, output);
+}
+
+/// SHAKE256 of one input, on the scalar backend.
+pub fn shake256_x1(input: &[u8], output: &mut [u8]) {
+    scalar::shake(SHAKE256_RATE, input, output);
+}
+
+fn lanes<'a, const N: usize, T>(
+    backend: Backend,
+    what: &'static str,
+    items: &'a [T],
+) -> Result<&'a [T; N], Error> {
+    items.try_into().map_err(|_| Error::LaneCount {
+        backend,
+        what,
+        got: items.len(),
+    })
+}
+
+fn lanes_mut<'a, const N: usize, T>(
+    backend: Backend,
+    what: &'static str,
+    items: &'a mut [T],
+) -> Result<&'a mut [T; N], Error> {
+    let got = items.len();
+    items
+        .try_into()
+        .map_err(|_| Error::LaneCount { backend, what, got })
+}
+
+fn equal_lengths(
+    what: &'static str,
+    mut lengths: impl Iterator<Item = usize>,
+) -> Result<(), Error> {
+    let Some(first) = lengths.next() else {
+        return Ok(());
+    };
+    match lengths.find(|&other| other != first) {
+        Some(other) => Err(Error::UnequalLengths { what, first, other }),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,204 @@
+//! Four states at once, one per 64-bit element of AVX2 registers.
+
+use core::arch::x86_64::*;
+
+use super::{Backend, Error, sponge};
+
+type V = __m256i;
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn xor(a: V, b: V) -> V {
+    _mm256_xor_si256(a, b)
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn xor5(a: V, b: V, c: V, d: V, e: V) -> V {
+    xor(xor(xor(a, b), xor(c, d)), e)
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn theta_d(prev: V, next: V) -> V {
+    xor(prev, rotl::<1, 63>(next))
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn theta_apply(lane: V, d: V) -> V {
+    xor(lane, d)
+}
+
+/// AVX2 has no 64-bit rotate. Rotations by whole bytes are one byte shuffle
+/// instead of two shifts and an OR, and rotating by one shifts left with an
+/// add, which more execution ports accept than shifts.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn rotl<const L: i32, const R: i32>(x: V) -> V {
+    match L {
+        0 => x,
+        1 => _mm256_or_si256(_mm256_add_epi64(x, x), _mm256_srli_epi64::<R>(x)),
+        8 => _mm256_shuffle_epi8(
+            x,
+            _mm256_setr_epi8(
+                7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14, 7, 0, 1, 2, 3, 4, 5, 6, 15,
+                8, 9, 10, 11, 12, 13, 14,
+            ),
+        ),
+        56 => _mm256_shuffle_epi8(
+            x,
+            _mm256_setr_epi8(
+                1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8, 1, 2, 3, 4, 5, 6, 7, 0, 9,
+                10, 11, 12, 13, 14, 15, 8,
+            ),
+        ),
+        _ => _mm256_or_si256(_mm256_slli_epi64::<L>(x), _mm256_srli_epi64::<R>(x)),
+    }
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn chi(a: V, b: V, c: V) -> V {
+    xor(a, _mm256_andnot_si256(b, c))
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn iota(lane: V, rc: u64) -> V {
+    xor(lane, _mm256_set1_epi64x(rc as i64))
+}
+
+#[target_feature(enable = "avx2")]
+fn f1600(state: &mut [V; 25]) {
+    super::round::keccak_f1600!(state);
+}
+
+/// XORs the first `words` little-endian words of each lane's bytes into the
+/// state.
+///
+/// Each 128-bit load takes two consecutive words of one lane; two loads go
+/// into one register as lanes 0 and 2, two as lanes 1 and 3, and one unpack
+/// then gives each word across all four lanes in order.
+///
+/// # Safety
+/// Each pointer must be valid for reading `8 * words` bytes, `words <= 25`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) unsafe fn xor_words(state: &mut [V; 25], lanes: [*const u8; 4], words: usize) {
+    let mut w = 0;
+    while w + 2 <= words {
+        // SAFETY: bytes `8 * w..8 * w + 16` lie within the `8 * words` the
+        // caller guarantees readable; the loads are unaligned.
+        let (lanes02, lanes13) = unsafe {
+            let at = |lane: usize| lanes[lane].add(8 * w).cast::<__m128i>();
+            (
+                _mm256_loadu2_m128i(at(2), at(0)),
+                _mm256_loadu2_m128i(at(3), at(1)),
+            )
+        };
+        state[w] = xor(state[w], _mm256_unpacklo_epi64(lanes02, lanes13));
+        state[w + 1] = xor(state[w + 1], _mm256_unpackhi_epi64(lanes02, lanes13));
+        w += 2;
+    }
+    if w < words {
+        // SAFETY: bytes `8 * w..8 * w + 8` lie within the `8 * words` the
+        // caller guarantees readable.
+        let word = |lane: usize| unsafe { lanes[lane].add(8 * w).cast::<i64>().read_unaligned() };
+        state[w] = xor(
+            state[w],
+            _mm256_setr_epi64x(word(0), word(1), word(2), word(3)),
+        );
+    }
+}
+
+/// Writes the first `words` words of each lane of the state as little-endian
+/// bytes, undoing the transposition of [`xor_words`].
+///
+/// # Safety
+/// Each pointer must be valid for writing `8 * words` bytes, `words <= 25`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) unsafe fn write_words(state: &[V; 25], lanes: [*mut u8; 4], words: usize) {
+    let mut w = 0;
+    while w + 2 <= words {
+        let lanes02 = _mm256_unpacklo_epi64(state[w], state[w + 1]);
+        let lanes13 = _mm256_unpackhi_epi64(state[w], state[w + 1]);
+        // SAFETY: bytes `8 * w..8 * w + 16` lie within the `8 * words` the
+        // caller guarantees writable; the stores are unaligned.
+        unsafe {
+            let at = |lane: usize| lanes[lane].add(8 * w).cast::<__m128i>();
+            _mm256_storeu2_m128i(at(2), at(0), lanes02);
+            _mm256_storeu2_m128i(at(3), at(1), lanes13);
+        }
+        w += 2;
+    }
+    if w < words {
+        let mut word = [0u64; 4];
+        // SAFETY: `word` is 32 writable bytes; the store is unaligned.
+        unsafe { _mm256_storeu_si256(word.as_mut_ptr().cast(), state[w]) };
+        for (lane, word) in lanes.iter().zip(word) {
+            // SAFETY: bytes `8 * w..8 * w + 8` lie within the `8 * words` the
+            // caller guarantees writable.
+            unsafe { lane.add(8 * w).cast::<u64>().write_unaligned(word) };
+        }
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn shake_avx2(rate: usize, inputs: &[&[u8]; 4], outputs: &mut [&mut [u8]; 4]) {
+    let words = rate / 8;
+    sponge::shake(
+        &mut [_mm256_setzero_si256(); 25],
+        rate,
+        inputs,
+        outputs,
+        |state, blocks| {
+            let blocks = blocks.map(|block| &block[..8 * words]);
+            // SAFETY: each block was just cut to `8 * words` bytes.
+            unsafe { xor_words(state, blocks.map(<[u8]>::as_ptr), words) }
+        },
+        |state| f1600(state),
+        |state, blocks| {
+            let blocks = blocks.map(|block| &mut block[..8 * words]);
+            // SAFETY: each block was just cut to `8 * words` bytes.
+            unsafe { write_words(state, blocks.map(<[u8]>::as_mut_ptr), words) }
+        },
+    );
+}
+
+#[target_feature(enable = "avx2")]
+fn permute_avx2(states: &mut [[u64; 25]; 4]) {
+    let mut state = [_mm256_setzero_si256(); 25];
+    // SAFETY: each state is 25 readable words.
+    unsafe { xor_words(&mut state, states.each_ref().map(|s| s.as_ptr().cast()), 25) };
+    f1600(&mut state);
+    // SAFETY: each state is 25 writable words.
+    unsafe { write_words(&state, states.each_mut().map(|s| s.as_mut_ptr().cast()), 25) };
+}
+
+pub(super) fn is_supported() -> bool {
+    is_x86_feature_detected!("avx2")
+}
+
+pub(super) fn shake(
+    rate: usize,
+    inputs: &[&[u8]; 4],
+    outputs: &mut [&mut [u8]; 4],
+) -> Result<(), Error> {
+    if !is_supported() {
+        return Err(Error::Unsupported(Backend::Avx2x4));
+    }
+    // SAFETY: AVX2 was detected just above.
+    unsafe { shake_avx2(rate, inputs, outputs) };
+    Ok(())
+}
+
+pub(super) fn permute(states: &mut [[u64; 25]; 4]) -> Result<(), Error> {
+    if !is_supported() {
+        return Err(Error::Unsupported(Backend::Avx2x4));
+    }
+    // SAFETY: AVX2 was detected just above.
+    unsafe { permute_avx2(states) };
+    Ok(())
+}
