@@ -4,8 +4,9 @@
 set -euo pipefail
 
 # Debian packages: a C compiler for bundled SQLite and the C implementations,
-# pkg-config + OpenSSL headers for the `openssl` provider, llvm for `llvm-mca` estimates.
-packages=(build-essential pkg-config libssl-dev llvm)
+# pkg-config + OpenSSL headers for the `openssl` provider, llvm for `llvm-mca` estimates,
+# chromium to render HTML reports in tests (scripts/browser-check.sh).
+packages=(build-essential pkg-config libssl-dev llvm chromium)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -13,11 +13,25 @@ use crate::store::{CaseStatus, RunHeader, Store, StoredCase, StoredRun};
 
 const LEVEL: f64 = 0.95;
 const RESAMPLES: usize = 2000;
+/// Outliers kept per side for a box plot: enough to show where they lie without
+/// carrying every sample of a heavy tail into the report.
+const MARKED_OUTLIERS: usize = 12;
 
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct VerdictOptions {
     pub significance: f64,
     pub noise_threshold_pct: f64,
+    #[serde(default)]
+    pub test: Test,
+}
+
+/// The two-sample test behind a comparison's p-value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Test {
+    #[default]
+    MannWhitney,
+    Welch,
 }
 
 impl From<VerdictArgs> for VerdictOptions {
@@ -25,6 +39,7 @@ impl From<VerdictArgs> for VerdictOptions {
         VerdictOptions {
             significance: v.significance,
             noise_threshold_pct: v.noise_threshold,
+            test: v.test,
         }
     }
 }
@@ -51,6 +66,57 @@ pub struct Measured {
     /// Only where the counter ticks at a known rate (TSC, ns).
     pub throughput_bytes_per_s: Option<f64>,
     pub outliers: Outliers,
+    /// The raw samples' shape, for box plots.
+    pub distribution: Distribution,
+}
+
+/// A box plot's worth of one case's raw samples (counts per call): small enough to
+/// keep with every case instead of the samples themselves.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Distribution {
+    pub q1: f64,
+    pub median: f64,
+    pub q3: f64,
+    /// The most extreme samples inside Tukey's inner fences (1.5 IQR beyond the
+    /// quartiles), as box plots draw their whiskers.
+    pub whisker_lo: f64,
+    pub whisker_hi: f64,
+    /// At most [`MARKED_OUTLIERS`] samples beyond each fence, spread evenly through
+    /// them and always including the most extreme; [`Measured::outliers`] counts them all.
+    pub outliers: Vec<f64>,
+}
+
+impl Distribution {
+    fn of(xs: &[f64]) -> Distribution {
+        let mut sorted = xs.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let q1 = stats::quantile_sorted(&sorted, 0.25);
+        let q3 = stats::quantile_sorted(&sorted, 0.75);
+        let (lo_fence, hi_fence) = (q1 - 1.5 * (q3 - q1), q3 + 1.5 * (q3 - q1));
+        let inside = |x: &&f64| (lo_fence..=hi_fence).contains(*x);
+        let whisker_lo = sorted.iter().find(inside).copied().unwrap_or(q1);
+        let whisker_hi = sorted.iter().rev().find(inside).copied().unwrap_or(q3);
+        let low: Vec<f64> = sorted.iter().copied().filter(|&x| x < lo_fence).collect();
+        let high: Vec<f64> = sorted.iter().copied().filter(|&x| x > hi_fence).collect();
+        let mut outliers = spread(&low, MARKED_OUTLIERS);
+        outliers.extend(spread(&high, MARKED_OUTLIERS));
+        Distribution {
+            q1,
+            median: stats::quantile_sorted(&sorted, 0.5),
+            q3,
+            whisker_lo,
+            whisker_hi,
+            outliers,
+        }
+    }
+}
+
+/// At most `k` values of ascending `xs`, evenly spaced by rank, first and last included.
+fn spread(xs: &[f64], k: usize) -> Vec<f64> {
+    if xs.len() <= k {
+        return xs.to_vec();
+    }
+    (0..k).map(|i| xs[i * (xs.len() - 1) / (k - 1)]).collect()
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -91,6 +157,32 @@ pub struct Comparison {
     pub verdict: Verdict,
 }
 
+/// Cost per byte at maximum throughput: the slope of the median between two lengths,
+/// so that fixed per-call costs (initialisation, finalisation) drop out.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Slope {
+    pub implementation: String,
+    pub operation: String,
+    pub from_len: u64,
+    pub to_len: u64,
+    pub per_byte: Interval,
+}
+
+/// One N-lane call against N calls of the fastest single-lane implementation.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LaneSpeedup {
+    pub implementation: String,
+    pub lanes: usize,
+    pub params: Params,
+    /// The fastest single-lane implementation at these parameters.
+    pub single: String,
+    pub median_call: f64,
+    pub median_single: f64,
+    /// N x single / one N-lane call.
+    pub speedup: Interval,
+    pub per_byte_per_lane: Option<f64>,
+}
+
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct RunComparison {
     pub run_a: i64,
@@ -110,6 +202,8 @@ pub struct Analysis {
     pub short_unit: String,
     pub cases: Vec<CaseStats>,
     pub ratios: Vec<Ratio>,
+    pub slopes: Vec<Slope>,
+    pub lanes: Vec<LaneSpeedup>,
     pub comparisons: Vec<Comparison>,
     pub against_baseline: Option<RunComparison>,
     pub verdict_options: Option<VerdictOptions>,
@@ -161,19 +255,69 @@ fn median_of(xs: &[f64]) -> f64 {
     stats::median(xs).unwrap_or(f64::NAN)
 }
 
+/// The short unit of a run's counts: "cycles" or "ns". Imported runs name their own
+/// counter (e.g. `criterion-ns`), so their unit decides.
+pub fn short_unit(header: &RunHeader) -> &'static str {
+    match serde_json::from_value::<crate::counter::CounterKind>(serde_json::Value::String(
+        header.counter.clone(),
+    )) {
+        Ok(kind) => kind.short_unit(),
+        Err(_) if header.unit.contains("cycles") => "cycles",
+        Err(_) => "ns",
+    }
+}
+
+/// Counts per second, where the counter ticks at a known rate (TSC, nanoseconds).
+fn counts_per_second(header: &RunHeader) -> Option<f64> {
+    match header.counter.as_str() {
+        "tsc" => header.tsc_hz,
+        _ if short_unit(header) == "ns" => Some(1e9),
+        _ => None,
+    }
+}
+
+/// A single measurement (e.g. one `openssl speed` figure) is shown as it is: its
+/// interval is the point itself, since nothing was repeated to estimate the spread.
+fn single_sample(x: f64) -> Option<(Summary, Interval)> {
+    x.is_finite().then_some((
+        Summary {
+            n: 1,
+            min: x,
+            q1: x,
+            median: x,
+            q3: x,
+            max: x,
+            mean: x,
+            std_dev: 0.0,
+            cv: 0.0,
+        },
+        Interval {
+            estimate: x,
+            lo: x,
+            hi: x,
+            level: LEVEL,
+        },
+    ))
+}
+
 fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measured> {
     if c.status != CaseStatus::Ok || c.clusters.is_empty() {
         return None;
     }
     let all: Vec<f64> = c.clusters.iter().flatten().copied().collect();
-    let summary = Summary::of(&all)?;
-    let refs: Vec<&[f64]> = c.clusters.iter().map(Vec::as_slice).collect();
-    let median = if refs.len() >= 2 {
-        stats::cluster_bootstrap_ci(&refs, median_of, RESAMPLES, LEVEL, seed_of(&c.key))?
-    } else {
-        let mut sorted = all.clone();
-        sorted.sort_by(f64::total_cmp);
-        stats::median_ci(&sorted, LEVEL)?
+    let (summary, median) = match all[..] {
+        [x] => single_sample(x)?,
+        _ => {
+            let refs: Vec<&[f64]> = c.clusters.iter().map(Vec::as_slice).collect();
+            let median = if refs.len() >= 2 {
+                stats::cluster_bootstrap_ci(&refs, median_of, RESAMPLES, LEVEL, seed_of(&c.key))?
+            } else {
+                let mut sorted = all.clone();
+                sorted.sort_by(f64::total_cmp);
+                stats::median_ci(&sorted, LEVEL)?
+            };
+            (Summary::of(&all)?, median)
+        }
     };
     let per_byte = c.bytes.filter(|&b| b > 0).map(|b| Interval {
         estimate: median.estimate / b as f64,
@@ -181,14 +325,9 @@ fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measured> {
         hi: median.hi / b as f64,
         level: median.level,
     });
-    let hz = match header.counter.as_str() {
-        "tsc" => header.tsc_hz,
-        "ns" => Some(1e9),
-        _ => None,
-    };
     let throughput_bytes_per_s = c
         .bytes
-        .zip(hz)
+        .zip(counts_per_second(header))
         .map(|(b, hz)| stats::bytes_per_second(median.estimate, b, hz));
     Some(Measured {
         samples: all.len(),
@@ -199,6 +338,7 @@ fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measured> {
         per_byte,
         throughput_bytes_per_s,
         outliers: stats::tukey(&all),
+        distribution: Distribution::of(&all),
     })
 }
 
@@ -206,7 +346,7 @@ fn cluster_medians(c: &StoredCase) -> Vec<f64> {
     c.clusters.iter().map(|cl| median_of(cl)).collect()
 }
 
-/// Compare two cases on their per-cluster medians: clusters (process x layout) are the
+/// Compare two cases on their per-cluster medians: clusters (worker processes) are the
 /// independent units; samples within one are not.
 fn compare_cases(
     base: &StoredCase,
@@ -218,7 +358,10 @@ fn compare_cases(
     }
     let a = cluster_medians(base);
     let b = cluster_medians(cand);
-    let mw = stats::mann_whitney(&a, &b)?;
+    let p_value = match opts.test {
+        Test::MannWhitney => stats::mann_whitney(&a, &b)?.p_value,
+        Test::Welch => stats::welch_t(&a, &b)?.p_value,
+    };
     let change = stats::relative_change(&a, &b, LEVEL)?;
     let (ma, mb) = (median_of(&a), median_of(&b));
     Some(Comparison {
@@ -231,10 +374,10 @@ fn compare_cases(
         change_pct: change,
         stdev_baseline: stats::std_dev(&a).unwrap_or(0.0),
         stdev_candidate: stats::std_dev(&b).unwrap_or(0.0),
-        p_value: mw.p_value,
+        p_value,
         verdict: stats::verdict(
             &change,
-            mw.p_value,
+            p_value,
             opts.significance,
             opts.noise_threshold_pct,
             true,
@@ -268,6 +411,8 @@ pub fn analyse(store: &Store, run: &StoredRun) -> Result<Analysis> {
         .collect();
 
     let mut ratios = Vec::new();
+    let mut slopes = Vec::new();
+    let mut lanes = Vec::new();
     let mut comparisons = Vec::new();
     let mut against_baseline = None;
     if let Some(opts) = &options {
@@ -303,9 +448,31 @@ pub fn analyse(store: &Store, run: &StoredRun) -> Result<Analysis> {
         }
         for (baseline, candidate) in &opts.spec.comparisons {
             for cand in run.cases.iter().filter(|c| &c.implementation == candidate) {
-                if let Some(base) = find(run, baseline, &cand.params)
+                // Like with like: the same operation at the same parameters.
+                if let Some(base) = run
+                    .cases
+                    .iter()
+                    .find(|c| &c.implementation == baseline && c.operation == cand.operation && c.params == cand.params)
                     && let Some(cmp) = compare_cases(base, cand, &opts.verdict)
                 {
+                    comparisons.push(cmp);
+                }
+            }
+        }
+        if opts.spec.lane_speedups {
+            lanes = lane_speedups(run);
+        }
+        if let Some((short, long)) = opts.spec.slope {
+            slopes = slopes_of(run, short, long);
+        }
+        for (alg_a, alg_b) in &opts.spec.algorithm_comparisons {
+            for cb in run.cases.iter().filter(|c| c.implementation.contains(&format!("/{alg_b}/"))) {
+                let name_a = cb.implementation.replacen(&format!("/{alg_b}/"), &format!("/{alg_a}/"), 1);
+                if let Some(ca) = run.cases.iter().find(|c| c.implementation == name_a && c.operation == cb.operation && c.params == cb.params)
+                    && let Some(mut cmp) = compare_cases(ca, cb, &opts.verdict)
+                {
+                    cmp.baseline = ca.implementation.clone();
+                    cmp.candidate = cb.implementation.clone();
                     comparisons.push(cmp);
                 }
             }
@@ -315,21 +482,86 @@ pub fn analyse(store: &Store, run: &StoredRun) -> Result<Analysis> {
             against_baseline = Some(compare_runs(&base, run, &opts.verdict, opts.force)?);
         }
     }
-    let kind: crate::counter::CounterKind =
-        serde_json::from_value(serde_json::Value::String(header.counter.clone()))
-            .unwrap_or(crate::counter::CounterKind::Ns);
     Ok(Analysis {
         header: header.clone(),
         counter: header.counter.clone(),
         unit: header.unit.clone(),
-        short_unit: kind.short_unit().to_string(),
+        short_unit: short_unit(header).to_string(),
         cases,
         ratios,
+        slopes,
+        lanes,
         comparisons,
         against_baseline,
         verdict_options: options.map(|o| o.verdict),
         estimates: store.estimates(header.id)?,
     })
+}
+
+/// The algorithm one lane computes and the lane count: from `cryptobench/shake128-x4-avx2`
+/// (N lanes) or a plain single-lane name such as `openssl/shake128`.
+fn lane_shape(implementation: &str) -> (&str, usize) {
+    crate::catalog::providers::keccak_lanes::lanes_of(implementation)
+        .unwrap_or_else(|| (implementation.rsplit('/').next().unwrap_or(implementation), 1))
+}
+
+fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
+    let ok: Vec<&StoredCase> = run.cases.iter().filter(|c| c.status == CaseStatus::Ok).collect();
+    let mut out = Vec::new();
+    for c in ok.iter().filter(|c| lane_shape(&c.implementation).1 > 1) {
+        let (algorithm, n) = lane_shape(&c.implementation);
+        let single = ok
+            .iter()
+            .filter(|s| s.params == c.params && lane_shape(&s.implementation) == (algorithm, 1))
+            .min_by(|a, b| median_of(&a.clusters.concat()).total_cmp(&median_of(&b.clusters.concat())));
+        let Some(single) = single else { continue };
+        let a: Vec<&[f64]> = single.clusters.iter().map(Vec::as_slice).collect();
+        let b: Vec<&[f64]> = c.clusters.iter().map(Vec::as_slice).collect();
+        let lanes = n as f64;
+        let Some(speedup) = stats::cluster_bootstrap_two_ci(&a, &b, median_of, |s, x| lanes * s / x, RESAMPLES, LEVEL, seed_of(&c.key))
+        else {
+            continue;
+        };
+        let median_call = median_of(&c.clusters.concat());
+        out.push(LaneSpeedup {
+            implementation: c.implementation.clone(),
+            lanes: n,
+            params: c.params.clone(),
+            single: single.implementation.clone(),
+            median_call,
+            median_single: median_of(&single.clusters.concat()),
+            speedup,
+            per_byte_per_lane: c.bytes.filter(|&b| b > 0).map(|b| median_call / (lanes * b as f64)),
+        });
+    }
+    out
+}
+
+fn slopes_of(run: &StoredRun, short: u64, long: u64) -> Vec<Slope> {
+    let mut out = Vec::new();
+    for b in run.cases.iter().filter(|c| c.status == CaseStatus::Ok && c.params.get("len") == Some(long)) {
+        let short_params = b.params.clone().with("len", short);
+        let Some(a) = run
+            .cases
+            .iter()
+            .find(|c| c.implementation == b.implementation && c.operation == b.operation && c.params == short_params && c.status == CaseStatus::Ok)
+        else {
+            continue;
+        };
+        let ar: Vec<&[f64]> = a.clusters.iter().map(Vec::as_slice).collect();
+        let br: Vec<&[f64]> = b.clusters.iter().map(Vec::as_slice).collect();
+        let span = (long - short) as f64;
+        if let Some(per_byte) = stats::cluster_bootstrap_two_ci(&ar, &br, median_of, |x, y| (y - x) / span, RESAMPLES, LEVEL, seed_of(&b.key)) {
+            out.push(Slope {
+                implementation: b.implementation.clone(),
+                operation: b.operation.clone(),
+                from_len: short,
+                to_len: long,
+                per_byte,
+            });
+        }
+    }
+    out
 }
 
 /// Why two runs cannot be compared case by case.

@@ -12,7 +12,7 @@ use crate::counter::CounterChoice;
     version,
     about = "Measure how fast cryptographic implementations are, and say with statistics whether one is faster than another.",
     long_about = None,
-    after_help = "Examples:\n  cryptobench run                       the default experiment (chacha20-rng)\n  cryptobench run chacha20-rng --format md\n  cryptobench run rand_chacha --sizes 64,1024\n  cryptobench report latest --format json\n  cryptobench info"
+    after_help = "Examples:\n  cryptobench run                       the default experiment (chacha20-rng)\n  cryptobench run chacha20-rng --format md\n  cryptobench run rand_chacha --sizes 64,1024\n  cryptobench report latest --format json\n  cryptobench report latest --format html -o report.html\n  cryptobench history chacha20 --format html -o history.html\n  cryptobench import criterion target/criterion\n  cryptobench info"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -50,8 +50,49 @@ pub enum Command {
         #[command(flatten)]
         output: OutputArgs,
     },
+    /// The median of every case over the stored runs, oldest first (optionally only the cases whose id contains FILTER).
+    History {
+        filter: Option<String>,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Store results measured by another tool as a run, so that report, history and compare see them.
+    Import {
+        #[command(subcommand)]
+        source: ImportSource,
+    },
+    /// Multi-threaded AES (CTR, ECB) over buffers of hundreds of MiB to GiB: ours, OpenSSL and RustCrypto against the memcpy ceiling.
+    Bulk(crate::bulk::BulkArgs),
     #[command(name = "__worker", hide = true)]
     Worker,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ImportSource {
+    /// criterion.rs's saved results: every benchmark under DIR (usually target/criterion) with a `new/` directory.
+    Criterion {
+        dir: PathBuf,
+        /// What criterion measured: `ns` (its default wall clock), `cycles` (criterion-cycles-per-byte), or `auto` (read criterion's HTML report where there is one, else ns).
+        #[arg(long, value_enum, default_value_t = CriterionUnit::Auto)]
+        unit: CriterionUnit,
+        /// The result store (SQLite).
+        #[arg(long, default_value = "cryptobench.db", env = "CRYPTOBENCH_DB")]
+        db: PathBuf,
+    },
+    /// The output of `openssl speed -mr` (its `+H:` and `+F:` lines), e.g. `openssl speed -mr -evp aes-128-gcm 2>&1 > speed.txt`.
+    OpensslSpeed {
+        file: PathBuf,
+        /// The result store (SQLite).
+        #[arg(long, default_value = "cryptobench.db", env = "CRYPTOBENCH_DB")]
+        db: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CriterionUnit {
+    Auto,
+    Ns,
+    Cycles,
 }
 
 #[derive(Args, Debug)]
@@ -103,6 +144,9 @@ pub struct RunArgs {
     /// Exit with status 3 when any comparison regressed beyond the noise threshold.
     #[arg(long)]
     pub fail_on_regression: bool,
+    /// Also write the run as a self-contained HTML report (tables and charts) to PATH.
+    #[arg(long, value_name = "PATH")]
+    pub html: Option<PathBuf>,
     #[command(flatten)]
     pub verdict: VerdictArgs,
     #[command(flatten)]
@@ -117,12 +161,18 @@ pub struct VerdictArgs {
     /// Significant changes smaller than this many percent are reported as within noise.
     #[arg(long, default_value_t = 1.0, value_parser = parse_percent)]
     pub noise_threshold: f64,
+    /// The test behind the p-value: Mann-Whitney U (no assumption on the distribution) or Welch's t (means, unequal variances).
+    #[arg(long, value_enum, default_value_t = crate::analysis::Test::MannWhitney)]
+    pub test: crate::analysis::Test,
 }
 
 #[derive(Args, Debug)]
 pub struct OutputArgs {
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Write to PATH instead of standard output (whole or not at all).
+    #[arg(short = 'o', long = "output", value_name = "PATH")]
+    pub file: Option<PathBuf>,
     /// The result store (SQLite).
     #[arg(long, default_value = "cryptobench.db", env = "CRYPTOBENCH_DB")]
     pub db: PathBuf,
@@ -138,6 +188,12 @@ pub enum Format {
     Json,
     /// Comma-separated values, one row per case.
     Csv,
+    /// One self-contained page with tables and charts (no network needed to view it).
+    Html,
+    /// Bencher Metric Format (JSON keyed by case id), for `bencher run --adapter json`.
+    Bencher,
+    /// github-action-benchmark's `customSmallerIsBetter` JSON array.
+    GithubActionBenchmark,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

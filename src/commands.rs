@@ -1,6 +1,7 @@
 //! One function per subcommand: validate, call the pipeline, print.
 
 use std::io::IsTerminal;
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -9,8 +10,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::analysis::{self, AnalysisOptions};
 use crate::catalog::registry::Registry;
-use crate::cli::{Command, InfoFormat, OutputArgs, RunArgs};
+use crate::cli::{Command, Format, ImportSource, InfoFormat, OutputArgs, RunArgs};
 use crate::experiment::{self, BUILTIN};
+use crate::history;
+use crate::import;
 use crate::machine::{self, Machine};
 use crate::report;
 use crate::runner::{self, Progress, RunOptions};
@@ -33,13 +36,31 @@ pub fn dispatch(command: Command) -> Result<ExitCode> {
             force,
             output,
         } => {
+            check_writable(output.file.as_deref())?;
             let store = Store::open(&output.db)?;
             let a = store.load_run(store.resolve_run(&run_a)?)?;
             let b = store.load_run(store.resolve_run(&run_b)?)?;
-            let cmp = analysis::compare_runs(&a, &b, &verdict.into(), force)?;
-            print!("{}", report::render_comparison(&cmp, output.format));
+            let opts = verdict.into();
+            let cmp = analysis::compare_runs(&a, &b, &opts, force)?;
+            let unit = analysis::short_unit(&b.header);
+            emit(
+                output.file.as_deref(),
+                &report::render_comparison(&cmp, unit, &opts, output.format)?,
+            )?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::History { filter, output } => {
+            check_writable(output.file.as_deref())?;
+            let store = open_existing(&output.db)?;
+            let h = history::collect(&store, filter.as_deref())?;
+            emit(
+                output.file.as_deref(),
+                &report::history::render(&h, output.format)?,
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Import { source } => import_run(source),
+        Command::Bulk(args) => crate::bulk::run(args),
         Command::Worker => unreachable!("handled in main"),
     }
 }
@@ -95,6 +116,9 @@ fn list(filter: Option<&str>) -> Result<ExitCode> {
 
 fn run(args: RunArgs) -> Result<ExitCode> {
     let counter = args.counter.resolve().map_err(anyhow::Error::msg)?;
+    // Before measuring: finding out afterwards that the report cannot be written wastes the run.
+    check_writable(args.output.file.as_deref())?;
+    check_writable(args.html.as_deref())?;
     let cpu = args.cpu.unwrap_or_else(machine::default_cpu);
     machine::check_cpu(cpu)?;
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
@@ -182,7 +206,14 @@ fn run(args: RunArgs) -> Result<ExitCode> {
 
     let stored = store.load_run(run_id)?;
     let analysed = analysis::analyse(&store, &stored)?;
-    print!("{}", report::render(&analysed, args.output.format));
+    emit(
+        args.output.file.as_deref(),
+        &report::render(&analysed, args.output.format),
+    )?;
+    if let Some(path) = &args.html {
+        write_atomically(path, &report::render(&analysed, Format::Html))?;
+        eprintln!("wrote the HTML report to {}", path.display());
+    }
     if let Some(name) = &args.save_baseline {
         eprintln!(
             "saved run {run_id} as baseline `{name}` in {}",
@@ -206,17 +237,95 @@ fn run(args: RunArgs) -> Result<ExitCode> {
 }
 
 fn report_run(run: &str, output: &OutputArgs) -> Result<ExitCode> {
-    if !output.db.exists() {
-        bail!(
-            "no result store at `{}`: run `cryptobench run` first, or point --db at one",
-            output.db.display()
-        );
-    }
-    let store = Store::open(&output.db)?;
+    check_writable(output.file.as_deref())?;
+    let store = open_existing(&output.db)?;
     let stored = store.load_run(store.resolve_run(run)?)?;
     let analysed = analysis::analyse(&store, &stored)?;
-    print!("{}", report::render(&analysed, output.format));
+    emit(
+        output.file.as_deref(),
+        &report::render(&analysed, output.format),
+    )?;
     Ok(ExitCode::SUCCESS)
+}
+
+fn import_run(source: ImportSource) -> Result<ExitCode> {
+    let (db, parsed) = match &source {
+        ImportSource::Criterion { dir, unit, db } => (db, import::criterion::read(dir, *unit)?),
+        ImportSource::OpensslSpeed { file, db } => (db, import::openssl_speed::read(file)?),
+    };
+    let mut store = Store::open(db)?;
+    let run_id = import::store(&mut store, &parsed, &now())?;
+    println!(
+        "imported {} cases from {} as run {run_id} ({}) into {}",
+        parsed.cases.len(),
+        parsed.source,
+        parsed.unit,
+        store.path().display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A store that must already hold runs: reading must not create an empty one.
+fn open_existing(db: &Path) -> Result<Store> {
+    if !db.exists() {
+        bail!(
+            "no result store at `{}`: run `cryptobench run` first, or point --db at one",
+            db.display()
+        );
+    }
+    Store::open(db)
+}
+
+/// Print `text`, or write it to `file` when one was given.
+fn emit(file: Option<&Path>, text: &str) -> Result<()> {
+    match file {
+        Some(path) => write_atomically(path, text),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+/// Refuse an output path that cannot be written before any work is done for it.
+fn check_writable(path: Option<&Path>) -> Result<()> {
+    let Some(path) = path else { return Ok(()) };
+    if path.is_dir() {
+        bail!("cannot write `{}`: it is a directory", path.display());
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        bail!(
+            "cannot write `{}`: the directory `{}` does not exist",
+            path.display(),
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// Write through a temporary file in the same directory and rename it into place, so a
+/// reader never sees half a report and a failure leaves any previous file untouched.
+fn write_atomically(path: &Path, text: &str) -> Result<()> {
+    check_writable(Some(path))?;
+    let name = path
+        .file_name()
+        .with_context(|| format!("cannot write `{}`: not a file name", path.display()))?;
+    let tmp = path.with_file_name(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
+    if let Err(e) = written {
+        // Best effort: the temporary file may never have been created.
+        let _ = std::fs::remove_file(&tmp);
+        bail!("cannot write `{}`: {e}", path.display());
+    }
+    Ok(())
 }
 
 fn now() -> String {

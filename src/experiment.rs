@@ -16,39 +16,423 @@ pub struct AnalysisSpec {
     pub ratios: Vec<(String, String)>,
     /// (baseline, candidate): change of the candidate against the baseline.
     pub comparisons: Vec<(String, String)>,
+    /// (short, long) message lengths: report each implementation's cost per byte at
+    /// maximum throughput as the slope of its median between them.
+    #[serde(default)]
+    pub slope: Option<(u64, u64)>,
+    /// (baseline algorithm, candidate algorithm): compare each variant@target of C builds
+    /// across two algorithms (e.g. Spook v1 -> v2).
+    #[serde(default)]
+    pub algorithm_comparisons: Vec<(String, String)>,
+    /// Report what N lanes buy: each N-lane implementation against N calls of the
+    /// fastest single-lane implementation of the same algorithm in the run.
+    #[serde(default)]
+    pub lane_speedups: bool,
 }
 
 pub struct Experiment {
     pub name: &'static str,
     pub description: &'static str,
-    /// (implementation, operation) pairs, in table order.
-    pub members: &'static [(&'static str, &'static str)],
-    /// Message lengths (`len`), unless `--sizes` overrides them.
-    pub sizes: &'static [u64],
+    /// Members with the parameters they are measured at, in table order.
+    pub groups: &'static [Group],
+    /// C implementations built from manifests shipped in the repository.
+    pub manifests: &'static [ManifestGroup],
     pub ratios: &'static [(&'static str, &'static str)],
     pub comparisons: &'static [(&'static str, &'static str)],
+    pub slope: Option<(u64, u64)>,
+    pub algorithm_comparisons: &'static [(&'static str, &'static str)],
+    pub lane_speedups: bool,
+}
+
+/// What most experiments leave empty, for `..BASE`.
+const BASE: Experiment = Experiment {
+    name: "",
+    description: "",
+    groups: &[],
+    manifests: &[],
+    ratios: &[],
+    comparisons: &[],
+    slope: None,
+    algorithm_comparisons: &[],
+    lane_speedups: false,
+};
+
+/// Every build of a manifest, at these message lengths, for these operations (all if empty).
+pub struct ManifestGroup {
+    /// Relative to the repository root.
+    pub path: &'static str,
+    pub lens: &'static [u64],
+    pub operations: &'static [&'static str],
+}
+
+impl ManifestGroup {
+    /// The manifest in the source tree this binary was built from, or relative to the
+    /// current directory.
+    fn resolve(&self) -> Result<std::path::PathBuf> {
+        let built = Path::new(env!("CARGO_MANIFEST_DIR")).join(self.path);
+        if built.is_file() {
+            return Ok(built);
+        }
+        let here = Path::new(self.path);
+        if here.is_file() {
+            return Ok(here.to_path_buf());
+        }
+        bail!("this experiment needs `{}`: run it from a clone of the cryptobench repository", self.path)
+    }
+}
+
+/// (implementation, operation) pairs measured over one parameter grid.
+pub struct Group {
+    pub members: &'static [(&'static str, &'static str)],
+    pub params: ParamGrid,
+}
+
+/// The parameter sets of a group; `--sizes` replaces the `len` values of every grid that
+/// has them.
+#[derive(Clone, Copy, Debug)]
+pub enum ParamGrid {
+    /// Operations without parameters (kem, dh, core): one case each.
+    None,
+    /// Message lengths.
+    Lens(&'static [u64]),
+    /// (message length, output length) pairs, for extendable-output functions.
+    LenOut(&'static [(u64, u64)]),
+    /// Every message length with every length of associated data.
+    LenAd {
+        lens: &'static [u64],
+        ads: &'static [u64],
+    },
+}
+
+impl ParamGrid {
+    /// The parameter names of every set, as an operation declares them.
+    pub fn names(&self) -> &'static [&'static str] {
+        match self {
+            ParamGrid::None => &[],
+            ParamGrid::Lens(_) => &["len"],
+            ParamGrid::LenOut(_) => &["len", "out"],
+            ParamGrid::LenAd { .. } => &["len", "ad"],
+        }
+    }
+
+    pub fn expand(&self, sizes: Option<&[u64]>) -> Vec<Params> {
+        let len = |l| Params::new().with("len", l);
+        match *self {
+            ParamGrid::None => vec![Params::new()],
+            ParamGrid::Lens(lens) => sizes.unwrap_or(lens).iter().map(|&l| len(l)).collect(),
+            ParamGrid::LenOut(pairs) => match sizes {
+                None => pairs.iter().map(|&(l, o)| len(l).with("out", o)).collect(),
+                // Every new length with every output length the grid had.
+                Some(sizes) => {
+                    let mut outs: Vec<u64> = Vec::new();
+                    for &(_, o) in pairs {
+                        if !outs.contains(&o) {
+                            outs.push(o);
+                        }
+                    }
+                    sizes
+                        .iter()
+                        .flat_map(|&l| outs.iter().map(move |&o| len(l).with("out", o)))
+                        .collect()
+                }
+            },
+            ParamGrid::LenAd { lens, ads } => sizes
+                .unwrap_or(lens)
+                .iter()
+                .flat_map(|&l| ads.iter().map(move |&a| len(l).with("ad", a)))
+                .collect(),
+        }
+    }
 }
 
 pub const DEFAULT: &str = "chacha20-rng";
 
-pub const BUILTIN: &[Experiment] = &[Experiment {
-    name: "chacha20-rng",
-    description: "ChaCha20 cipher vs the ChaCha20 RNGs of `chacha20` and `rand_chacha`, 1-16 KiB (seed: chacha20-rng-bench.md)",
-    members: &[
-        ("rustcrypto/chacha20", "xor"),
-        ("rustcrypto/chacha20-rng", "fill_bytes"),
-        ("rand_chacha/chacha20-rng", "fill_bytes"),
-    ],
-    sizes: &[1024, 2048, 4096, 8192, 16384],
-    ratios: &[
-        ("rustcrypto/chacha20", "rustcrypto/chacha20-rng"),
-        ("rustcrypto/chacha20", "rand_chacha/chacha20-rng"),
-    ],
-    comparisons: &[("rand_chacha/chacha20-rng", "rustcrypto/chacha20-rng")],
-}];
+/// The seed suite's members on every provider.
+const SUITE_HASHES: &[(&str, &str)] = &[
+    ("rustcrypto/sha-256", "hash"),
+    ("ring/sha-256", "hash"),
+    ("aws-lc-rs/sha-256", "hash"),
+    ("openssl/sha-256", "hash"),
+    ("rustcrypto/sha-512", "hash"),
+    ("ring/sha-512", "hash"),
+    ("aws-lc-rs/sha-512", "hash"),
+    ("openssl/sha-512", "hash"),
+];
+
+const SUITE_STREAMS: &[(&str, &str)] =
+    &[("rustcrypto/chacha20", "xor"), ("openssl/chacha20", "xor")];
+
+const SUITE_XOFS: &[(&str, &str)] = &[
+    ("rustcrypto/shake128", "xof"),
+    ("openssl/shake128", "xof"),
+    ("rustcrypto/shake256", "xof"),
+    ("openssl/shake256", "xof"),
+];
+
+const SUITE_KEMS: &[(&str, &str)] = &[
+    ("rustcrypto/ml-kem-768", "keypair"),
+    ("rustcrypto/ml-kem-768", "keypair_derand"),
+    ("rustcrypto/ml-kem-768", "encaps"),
+    ("rustcrypto/ml-kem-768", "encaps_derand"),
+    ("rustcrypto/ml-kem-768", "decaps"),
+    ("aws-lc-rs/ml-kem-768", "keypair"),
+    ("aws-lc-rs/ml-kem-768", "encaps"),
+    ("aws-lc-rs/ml-kem-768", "decaps"),
+];
+
+const SUITE_DH: &[(&str, &str)] = &[
+    ("dalek/x25519", "base"),
+    ("dalek/x25519", "shared"),
+    ("aws-lc-rs/x25519", "base"),
+    ("aws-lc-rs/x25519", "shared"),
+    ("openssl/x25519", "base"),
+    ("openssl/x25519", "shared"),
+];
+
+const AEADS: &[(&str, &str)] = &[
+    ("rustcrypto/aes-128-gcm", "encrypt"),
+    ("rustcrypto/aes-128-gcm", "decrypt"),
+    ("ring/aes-128-gcm", "encrypt"),
+    ("ring/aes-128-gcm", "decrypt"),
+    ("aws-lc-rs/aes-128-gcm", "encrypt"),
+    ("aws-lc-rs/aes-128-gcm", "decrypt"),
+    ("openssl/aes-128-gcm", "encrypt"),
+    ("openssl/aes-128-gcm", "decrypt"),
+    ("rustcrypto/aes-256-gcm", "encrypt"),
+    ("rustcrypto/aes-256-gcm", "decrypt"),
+    ("ring/aes-256-gcm", "encrypt"),
+    ("ring/aes-256-gcm", "decrypt"),
+    ("aws-lc-rs/aes-256-gcm", "encrypt"),
+    ("aws-lc-rs/aes-256-gcm", "decrypt"),
+    ("openssl/aes-256-gcm", "encrypt"),
+    ("openssl/aes-256-gcm", "decrypt"),
+    ("rustcrypto/chacha20-poly1305", "encrypt"),
+    ("rustcrypto/chacha20-poly1305", "decrypt"),
+    ("ring/chacha20-poly1305", "encrypt"),
+    ("ring/chacha20-poly1305", "decrypt"),
+    ("aws-lc-rs/chacha20-poly1305", "encrypt"),
+    ("aws-lc-rs/chacha20-poly1305", "decrypt"),
+    ("openssl/chacha20-poly1305", "encrypt"),
+    ("openssl/chacha20-poly1305", "decrypt"),
+];
+
+pub const BUILTIN: &[Experiment] = &[
+    Experiment {
+        name: "chacha20-rng",
+        description: "ChaCha20 cipher vs the ChaCha20 RNGs of `chacha20` and `rand_chacha`, 1-16 KiB (seed: chacha20-rng-bench.md)",
+        groups: &[Group {
+            members: &[
+                ("rustcrypto/chacha20", "xor"),
+                ("rustcrypto/chacha20-rng", "fill_bytes"),
+                ("rand_chacha/chacha20-rng", "fill_bytes"),
+            ],
+            params: ParamGrid::Lens(&[1024, 2048, 4096, 8192, 16384]),
+        }],
+        ratios: &[
+            ("rustcrypto/chacha20", "rustcrypto/chacha20-rng"),
+            ("rustcrypto/chacha20", "rand_chacha/chacha20-rng"),
+        ],
+        comparisons: &[("rand_chacha/chacha20-rng", "rustcrypto/chacha20-rng")],
+        ..BASE
+    },
+    Experiment {
+        name: "suite",
+        description: "The Jasmin seed's suite on every provider: SHA-256/512, ChaCha20 and SHAKE128/256 at 64 B and 16 KiB (XOF output 32 B), ML-KEM-768, X25519 (seed: jasmin-mmx-experiment.md)",
+        groups: &[
+            Group {
+                members: SUITE_HASHES,
+                params: ParamGrid::Lens(&[64, 16384]),
+            },
+            Group {
+                members: SUITE_STREAMS,
+                params: ParamGrid::Lens(&[64, 16384]),
+            },
+            Group {
+                members: SUITE_XOFS,
+                params: ParamGrid::LenOut(&[(64, 32), (16384, 32)]),
+            },
+            Group {
+                members: SUITE_KEMS,
+                params: ParamGrid::None,
+            },
+            Group {
+                members: SUITE_DH,
+                params: ParamGrid::None,
+            },
+        ],
+        ratios: &[],
+        // Only kinds with one operation per implementation: comparisons pair cases by
+        // implementation and parameters, not by operation.
+        comparisons: &[
+            ("rustcrypto/sha-256", "ring/sha-256"),
+            ("rustcrypto/sha-256", "aws-lc-rs/sha-256"),
+            ("rustcrypto/sha-256", "openssl/sha-256"),
+            ("rustcrypto/sha-512", "ring/sha-512"),
+            ("rustcrypto/sha-512", "aws-lc-rs/sha-512"),
+            ("rustcrypto/sha-512", "openssl/sha-512"),
+            ("rustcrypto/chacha20", "openssl/chacha20"),
+            ("rustcrypto/shake128", "openssl/shake128"),
+            ("rustcrypto/shake256", "openssl/shake256"),
+        ],
+        ..BASE
+    },
+    Experiment {
+        name: "aead",
+        description: "AES-128-GCM, AES-256-GCM and ChaCha20-Poly1305 on every provider, encrypt and decrypt, 64 B to 16 KiB, with no associated data and with 13 bytes (a TLS record header)",
+        groups: &[Group {
+            members: AEADS,
+            params: ParamGrid::LenAd {
+                lens: &[64, 576, 1536, 16384],
+                ads: &[0, 13],
+            },
+        }],
+        ratios: &[],
+        comparisons: &[],
+        ..BASE
+    },
+    Experiment {
+        name: "tour",
+        description: "One case of every kind, RustCrypto against another library where there is one: a quick look",
+        groups: &[
+            Group {
+                members: &[("rustcrypto/sha-256", "hash"), ("openssl/sha-256", "hash")],
+                params: ParamGrid::Lens(&[4096]),
+            },
+            Group {
+                members: &[("rustcrypto/shake128", "xof"), ("openssl/shake128", "xof")],
+                params: ParamGrid::LenOut(&[(4096, 32)]),
+            },
+            Group {
+                members: &[("rustcrypto/chacha20", "xor"), ("openssl/chacha20", "xor")],
+                params: ParamGrid::Lens(&[4096]),
+            },
+            Group {
+                members: &[
+                    ("rustcrypto/aes-128-gcm", "encrypt"),
+                    ("aws-lc-rs/aes-128-gcm", "encrypt"),
+                ],
+                params: ParamGrid::LenAd {
+                    lens: &[4096],
+                    ads: &[0],
+                },
+            },
+            Group {
+                members: &[
+                    ("rustcrypto/keccak-f1600", "permute"),
+                    ("rustcrypto/aes-128", "encrypt"),
+                    ("rustcrypto/ml-kem-768", "encaps"),
+                    ("aws-lc-rs/ml-kem-768", "encaps"),
+                    ("dalek/x25519", "shared"),
+                    ("aws-lc-rs/x25519", "shared"),
+                ],
+                params: ParamGrid::None,
+            },
+        ],
+        ratios: &[],
+        comparisons: &[
+            ("rustcrypto/sha-256", "openssl/sha-256"),
+            ("rustcrypto/shake128", "openssl/shake128"),
+            ("rustcrypto/chacha20", "openssl/chacha20"),
+            ("rustcrypto/aes-128-gcm", "aws-lc-rs/aes-128-gcm"),
+            ("rustcrypto/ml-kem-768", "aws-lc-rs/ml-kem-768"),
+            ("dalek/x25519", "aws-lc-rs/x25519"),
+        ],
+        ..BASE
+    },
+    Experiment {
+        name: "keccak-xn",
+        description: "N-way parallel SHAKE (cryptobench's own x2/x4/x8) vs N calls of the fastest single-lane SHAKE, for the seed's (input, output) pairs, and the bare permutation (seed: neon-keccak-x2.adoc)",
+        groups: &[
+            Group {
+                members: KECCAK_SHAKE128,
+                params: ParamGrid::LenOut(KECCAK_PAIRS),
+            },
+            Group {
+                members: KECCAK_SHAKE256,
+                params: ParamGrid::LenOut(KECCAK_PAIRS),
+            },
+            Group {
+                members: KECCAK_PERMUTE,
+                params: ParamGrid::None,
+            },
+        ],
+        lane_speedups: true,
+        ..BASE
+    },
+    Experiment {
+        name: "spook",
+        description: "Spook (written for cryptobench in C): Clyde-128 and Shadow-512 per call, Spook-128-512-su at 2048 bytes and at maximum throughput, v1 and v2, every variant x target (seed: spook-performance.md); add --estimate for llvm-mca",
+        manifests: &[ManifestGroup {
+            path: "implementations/c/spook/manifest.toml",
+            lens: &[2048, 8192, 32768],
+            operations: &["core", "encrypt"],
+        }],
+        slope: Some((8192, 32768)),
+        algorithm_comparisons: &[
+            ("shadow-512-v1", "shadow-512-v2"),
+            ("spook-128-512-su-v1", "spook-128-512-su-v2"),
+        ],
+        ..BASE
+    },
+    Experiment {
+        name: "c-variants",
+        description: "The shipped C examples (SHA-256, ChaCha20), each in two compile variants for several targets: the C implementation path end to end",
+        manifests: &[
+            ManifestGroup {
+                path: "examples/c/sha256/manifest.toml",
+                lens: &[64, 1024, 16384],
+                operations: &[],
+            },
+            ManifestGroup {
+                path: "examples/c/chacha20/manifest.toml",
+                lens: &[64, 1024, 16384],
+                operations: &[],
+            },
+        ],
+        ..BASE
+    },
+];
+
+/// The N-way Keccak seed's (input, output) pairs, plus one long pair.
+const KECCAK_PAIRS: &[(u64, u64)] = &[(672, 42), (336, 294), (42, 1008), (1008, 2772), (504, 3318), (1008, 4074), (16384, 4096)];
+
+const KECCAK_SHAKE128: &[(&str, &str)] = &[
+    ("cryptobench/shake128-x1-scalar", "xof"),
+    ("rustcrypto/shake128", "xof"),
+    ("openssl/shake128", "xof"),
+    ("cryptobench/shake128-x2-sse2", "xof"),
+    ("cryptobench/shake128-x2-avx512vl", "xof"),
+    ("cryptobench/shake128-x4-avx2", "xof"),
+    ("cryptobench/shake128-x4-avx512vl", "xof"),
+    ("cryptobench/shake128-x8-avx512", "xof"),
+];
+
+const KECCAK_SHAKE256: &[(&str, &str)] = &[
+    ("cryptobench/shake256-x1-scalar", "xof"),
+    ("rustcrypto/shake256", "xof"),
+    ("openssl/shake256", "xof"),
+    ("cryptobench/shake256-x2-sse2", "xof"),
+    ("cryptobench/shake256-x2-avx512vl", "xof"),
+    ("cryptobench/shake256-x4-avx2", "xof"),
+    ("cryptobench/shake256-x4-avx512vl", "xof"),
+    ("cryptobench/shake256-x8-avx512", "xof"),
+];
+
+const KECCAK_PERMUTE: &[(&str, &str)] = &[
+    ("cryptobench/keccak-f1600-x1-scalar", "permute"),
+    ("rustcrypto/keccak-f1600", "permute"),
+    ("cryptobench/keccak-f1600-x2-sse2", "permute"),
+    ("cryptobench/keccak-f1600-x2-avx512vl", "permute"),
+    ("cryptobench/keccak-f1600-x4-avx2", "permute"),
+    ("cryptobench/keccak-f1600-x4-avx512vl", "permute"),
+    ("cryptobench/keccak-f1600-x8-avx512", "permute"),
+];
 
 /// Sizes used when the user names implementations rather than an experiment.
 pub const DEFAULT_FILTER_SIZES: &[u64] = &[64, 1024, 16384];
+
+/// Output length of an XOF named by a filter: a 256-bit value, as a KDF would draw.
+pub const DEFAULT_XOF_OUT: u64 = 32;
 
 pub fn find(name: &str) -> Option<&'static Experiment> {
     BUILTIN.iter().find(|e| e.name == name)
@@ -83,17 +467,50 @@ impl Plan {
     }
 }
 
-fn cases_for(members: &[(String, String)], sizes: &[u64]) -> Vec<Case> {
-    members
+fn case(implementation: &str, operation: &str, params: Params) -> Case {
+    Case {
+        implementation: implementation.to_string(),
+        operation: operation.to_string(),
+        params,
+    }
+}
+
+/// An experiment's cases: every member of every group at every point of its grid.
+fn experiment_cases(e: &Experiment, sizes: Option<&[u64]>) -> Vec<Case> {
+    e.groups
         .iter()
-        .flat_map(|(imp, op)| {
-            sizes.iter().map(move |&len| Case {
-                implementation: imp.clone(),
-                operation: op.clone(),
-                params: Params::new().with("len", len),
+        .flat_map(|g| {
+            let points = g.params.expand(sizes);
+            g.members.iter().flat_map(move |(imp, op)| {
+                points.clone().into_iter().map(move |p| case(imp, op, p))
             })
         })
         .collect()
+}
+
+/// Cases for members named by filters: each operation at the default values of its
+/// parameters, the lengths from `sizes`.
+fn filter_cases(members: &[(String, String, Vec<&str>)], sizes: &[u64]) -> Result<Vec<Case>> {
+    let mut cases = Vec::new();
+    for (imp, op, names) in members {
+        let mut points = vec![Params::new()];
+        for name in names {
+            let values: &[u64] = match *name {
+                "len" => sizes,
+                "out" => &[DEFAULT_XOF_OUT],
+                "ad" => &[0],
+                other => bail!(
+                    "`{imp}/{op}` takes `{other}`, which has no default; name an experiment instead"
+                ),
+            };
+            points = points
+                .iter()
+                .flat_map(|p| values.iter().map(move |&v| p.clone().with(name, v)))
+                .collect();
+        }
+        cases.extend(points.into_iter().map(|p| case(imp, op, p)));
+    }
+    Ok(cases)
 }
 
 /// Turn `run`'s positional arguments into a plan: one experiment name, or filters over
@@ -108,25 +525,30 @@ pub fn plan(
     if targets.is_empty() || (targets.len() == 1 && find(&targets[0]).is_some()) {
         let name = targets.first().map(String::as_str).unwrap_or(DEFAULT);
         let e = find(name).expect("checked above");
-        let members: Vec<(String, String)> = e
-            .members
-            .iter()
-            .map(|(i, o)| (i.to_string(), o.to_string()))
-            .collect();
         let own = |pairs: &[(&str, &str)]| {
             pairs
                 .iter()
                 .map(|(a, b)| (a.to_string(), b.to_string()))
                 .collect()
         };
+        let mut cases = experiment_cases(e, sizes);
+        let mut external = crate::runner::External::new();
+        for m in e.manifests {
+            let (mcases, specs) = crate::cimpl::plan(&m.resolve()?, sizes.unwrap_or(m.lens), kat_dir, estimates)?;
+            cases.extend(mcases.into_iter().filter(|c| m.operations.is_empty() || m.operations.contains(&c.operation.as_str())));
+            external.extend(specs);
+        }
         return Ok(Plan {
             name: e.name.to_string(),
-            cases: cases_for(&members, sizes.unwrap_or(e.sizes)),
+            cases,
             analysis: AnalysisSpec {
                 ratios: own(e.ratios),
                 comparisons: own(e.comparisons),
+                slope: e.slope,
+                algorithm_comparisons: own(e.algorithm_comparisons),
+                lane_speedups: e.lane_speedups,
             },
-            external: Default::default(),
+            external,
         });
     }
     let mut members = Vec::new();
@@ -149,9 +571,11 @@ pub fn plan(
             for op in imp.operations() {
                 let full = format!("{}/{}", imp.name(), op.name);
                 if full.contains(t.as_str())
-                    && !members.contains(&(imp.name(), op.name.to_string()))
+                    && !members
+                        .iter()
+                        .any(|(i, o, _)| *i == imp.name() && *o == op.name)
                 {
-                    members.push((imp.name(), op.name.to_string()));
+                    members.push((imp.name(), op.name.to_string(), op.params.to_vec()));
                 }
             }
         }
@@ -163,7 +587,7 @@ pub fn plan(
             );
         }
     }
-    let mut cases = cases_for(&members, sizes.unwrap_or(DEFAULT_FILTER_SIZES));
+    let mut cases = filter_cases(&members, sizes.unwrap_or(DEFAULT_FILTER_SIZES))?;
     cases.extend(manifest_cases);
     Ok(Plan {
         name: targets.join(" "),
@@ -208,17 +632,70 @@ mod tests {
     fn every_experiment_names_registered_implementations() {
         let r = Registry::builtin();
         for e in BUILTIN {
-            for (imp, op) in e.members {
-                let i = r
-                    .get(imp)
-                    .unwrap_or_else(|| panic!("{}: unknown {imp}", e.name));
-                assert!(i.operation(op).is_ok(), "{}: {imp} has no {op}", e.name);
+            let members: Vec<&(&str, &str)> = e.groups.iter().flat_map(|g| g.members).collect();
+            for g in e.groups {
+                for (imp, op) in g.members {
+                    let i = r
+                        .get(imp)
+                        .unwrap_or_else(|| panic!("{}: unknown {imp}", e.name));
+                    let o = i
+                        .operation(op)
+                        .unwrap_or_else(|_| panic!("{}: {imp} has no {op}", e.name));
+                    assert_eq!(o.params, g.params.names(), "{}: {imp}/{op}", e.name);
+                }
             }
             for (a, b) in e.ratios.iter().chain(e.comparisons) {
-                assert!(
-                    e.members.iter().any(|(m, _)| m == a) && e.members.iter().any(|(m, _)| m == b)
-                );
+                assert!(members.iter().any(|(m, _)| m == a) && members.iter().any(|(m, _)| m == b));
             }
         }
+    }
+
+    #[test]
+    fn grids_expand_and_sizes_replace_lengths() {
+        let r = Registry::builtin();
+        let suite = plan(&["suite".into()], None, None, false, &r).unwrap();
+        let keys: Vec<String> = suite.cases.iter().map(|c| c.key()).collect();
+        for key in [
+            "rustcrypto/sha-512/hash len=64",
+            "openssl/shake256/xof len=16384 out=32",
+            "rustcrypto/ml-kem-768/encaps_derand",
+            "aws-lc-rs/x25519/base",
+        ] {
+            assert!(keys.iter().any(|k| k == key), "{key}");
+        }
+        let aead = plan(&["aead".into()], Some(&[100]), None, false, &r).unwrap();
+        assert_eq!(aead.cases.len(), AEADS.len() * 2);
+        assert_eq!(
+            aead.cases[1].key(),
+            "rustcrypto/aes-128-gcm/encrypt ad=13 len=100"
+        );
+        let grid = ParamGrid::LenOut(&[(64, 32), (16384, 32), (16384, 64)]);
+        let points: Vec<String> = grid
+            .expand(Some(&[8]))
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        assert_eq!(points, ["len=8 out=32", "len=8 out=64"]);
+    }
+
+    #[test]
+    fn filters_give_every_parameter_its_default() {
+        let r = Registry::builtin();
+        let targets = [
+            "openssl/shake128".to_string(),
+            "ml-kem-512/decaps".to_string(),
+            "ring/aes-128-gcm/decrypt".to_string(),
+        ];
+        let p = plan(&targets, Some(&[64]), None, false, &r).unwrap();
+        let keys: Vec<String> = p.cases.iter().map(|c| c.key()).collect();
+        assert_eq!(
+            keys,
+            [
+                "openssl/shake128/xof len=64 out=32",
+                "rustcrypto/ml-kem-512/decaps",
+                "aws-lc-rs/ml-kem-512/decaps",
+                "ring/aes-128-gcm/decrypt ad=0 len=64",
+            ]
+        );
     }
 }

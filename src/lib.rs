@@ -16,15 +16,21 @@
 //! | [`store`] | SQLite: runs, cases, raw samples |
 //! | [`stats`] | pure statistics, tested against known answers |
 //! | [`analysis`] | stored samples to figures and comparisons |
-//! | [`report`] | table, md, json, csv |
+//! | [`history`] | a case's median over the stored runs |
+//! | [`import`] | criterion and `openssl speed` results stored as runs |
+//! | [`report`] | table, md, json, csv, html, bencher, github-action-benchmark |
+//! | [`bulk`] | multi-threaded AES over GiB buffers against OpenSSL and the memcpy ceiling |
 
 pub mod analysis;
+pub mod bulk;
 pub mod catalog;
 pub mod cimpl;
 pub mod cli;
 pub mod commands;
 pub mod counter;
 pub mod experiment;
+pub mod history;
+pub mod import;
 pub mod keccak;
 pub mod machine;
 pub mod report;

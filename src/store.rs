@@ -126,7 +126,7 @@ pub struct StoredCase {
     pub message: Option<String>,
     pub calls_per_sample: Option<u64>,
     pub overhead: Option<f64>,
-    /// One per (process, layout), in that order.
+    /// One per worker process, in order.
     pub clusters: Vec<Vec<f64>>,
 }
 
@@ -134,6 +134,16 @@ pub struct StoredCase {
 pub struct StoredRun {
     pub header: RunHeader,
     pub cases: Vec<StoredCase>,
+}
+
+/// A case measured by another tool, ready to be stored as measured.
+#[derive(Clone, Debug)]
+pub struct ImportedCase {
+    pub case: crate::runner::Case,
+    /// Counts per call; one cluster per independent series the tool measured (a process).
+    pub clusters: Vec<Vec<f64>>,
+    pub calls_per_sample: Option<u64>,
+    pub message: Option<String>,
 }
 
 pub struct Store {
@@ -280,6 +290,67 @@ impl Store {
         Ok(())
     }
 
+    /// Store a run measured elsewhere, whole or not at all: one transaction, so a bad
+    /// file never leaves half a run behind. `header.id` is ignored and the new id returned.
+    pub fn import_run(&mut self, header: &RunHeader, cases: &[ImportedCase]) -> Result<i64> {
+        let path = self.path.display().to_string();
+        let tx = self
+            .conn
+            .transaction()
+            .with_context(|| format!("cannot write to the result store `{path}`"))?;
+        tx.execute(
+            "INSERT INTO runs (started_at, finished_at, status, experiment, tool_version, git_revision, counter, unit, tsc_hz, cpu_model, machine_json, options_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            params![
+                header.started_at,
+                header.finished_at,
+                header.status,
+                header.experiment,
+                header.tool_version,
+                header.git_revision,
+                header.counter,
+                header.unit,
+                header.tsc_hz,
+                header.cpu_model,
+                header.machine.to_string(),
+                header.options.to_string(),
+            ],
+        )
+        .with_context(|| format!("cannot write to the result store `{path}`"))?;
+        let run_id = tx.last_insert_rowid();
+        for (seq, c) in cases.iter().enumerate() {
+            tx.execute(
+                "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, bytes, status, message, calls_per_sample)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'ok', ?8, ?9)",
+                params![
+                    run_id,
+                    seq as i64,
+                    c.case.key(),
+                    c.case.implementation,
+                    c.case.operation,
+                    serde_json::to_string(&c.case.params)?,
+                    c.case.bytes().map(|b| b as i64),
+                    c.message,
+                    c.calls_per_sample.map(|n| n as i64),
+                ],
+            )
+            .with_context(|| format!("cannot store case `{}`", c.case.key()))?;
+            let case_row = tx.last_insert_rowid();
+            // Each independent series is stored as a process of its own: processes are
+            // what the statistics resample.
+            for (process, cluster) in c.clusters.iter().enumerate() {
+                let blob: Vec<u8> = cluster.iter().flat_map(|x| x.to_le_bytes()).collect();
+                tx.execute(
+                    "INSERT INTO clusters (case_id, process, layout, samples) VALUES (?1, ?2, 0, ?3)",
+                    params![case_row, process as i64, blob],
+                )?;
+            }
+        }
+        tx.commit()
+            .with_context(|| format!("cannot write to the result store `{path}`"))?;
+        Ok(run_id)
+    }
+
     /// The id of the most recent run, if any.
     pub fn latest_run(&self) -> Result<Option<i64>> {
         Ok(self.conn.query_row("SELECT max(id) FROM runs", [], |r| {
@@ -371,6 +442,11 @@ impl Store {
     }
 
     pub fn load_run(&self, run_id: i64) -> Result<StoredRun> {
+        self.load_run_where(run_id, |_| true)
+    }
+
+    /// A run with only the cases whose key `keep` accepts; the others' samples are not read.
+    pub fn load_run_where(&self, run_id: i64, keep: impl Fn(&str) -> bool) -> Result<StoredRun> {
         let header = self
             .conn
             .query_row(
@@ -439,6 +515,9 @@ impl Store {
                 cps,
                 overhead,
             ) = row?;
+            if !keep(&key) {
+                continue;
+            }
             cases.push(StoredCase {
                 row: id,
                 key,
@@ -457,22 +536,27 @@ impl Store {
         Ok(StoredRun { header, cases })
     }
 
+    /// A case's samples, one cluster per worker process (its layouts together): the
+    /// process is the unit that is independent of the others (each has its own start,
+    /// warm-up and moment in the run); samples within one process are not.
     fn clusters(&self, case_row: i64) -> Result<Vec<Vec<f64>>> {
         let mut stmt = self
             .conn
-            .prepare("SELECT samples FROM clusters WHERE case_id = ?1 ORDER BY process, layout")?;
-        let blobs = stmt.query_map([case_row], |r| r.get::<_, Vec<u8>>(0))?;
-        let mut out = Vec::new();
-        for blob in blobs {
-            let blob = blob?;
+            .prepare("SELECT process, samples FROM clusters WHERE case_id = ?1 ORDER BY process, layout")?;
+        let rows = stmt.query_map([case_row], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))?;
+        let mut out: Vec<Vec<f64>> = Vec::new();
+        let mut current = None;
+        for row in rows {
+            let (process, blob) = row?;
             if blob.len() % 8 != 0 {
                 bail!("corrupt sample record in the store (case {case_row})");
             }
-            out.push(
-                blob.chunks_exact(8)
-                    .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes")))
-                    .collect(),
-            );
+            if current != Some(process) {
+                out.push(Vec::new());
+                current = Some(process);
+            }
+            let cluster = out.last_mut().expect("pushed above");
+            cluster.extend(blob.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes"))));
         }
         Ok(out)
     }

@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 /// Small, fast runs: the tests check behaviour, not figures.
-const QUICK: &[&str] = &["--samples", "128", "--processes", "2", "--layouts", "4"];
+const QUICK: &[&str] = &["--samples", "128", "--processes", "4", "--layouts", "2"];
 
 struct Env {
     dir: tempfile::TempDir,
@@ -229,6 +229,8 @@ fn an_identical_implementation_passes_the_gate() {
         "--fail-on-regression",
         "--noise-threshold",
         "5",
+        "--test",
+        "welch",
         "--format",
         "json",
         "--samples",

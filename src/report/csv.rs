@@ -2,7 +2,7 @@
 
 use crate::analysis::{Analysis, Comparison};
 
-fn field(s: &str) -> String {
+pub(super) fn field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {

@@ -1,13 +1,21 @@
 //! Rendering analysed runs. Every format is built from the same [`Document`] (titled
-//! tables) except JSON and CSV, which are structural.
+//! tables) except JSON, CSV and the continuous-benchmarking exports, which are
+//! structural. HTML is the [`Document`] again, with charts beside it.
 
+mod bencher;
+pub mod charts;
 mod csv;
+mod github;
+pub mod history;
+pub mod html;
 mod json;
 mod text;
 
+use anyhow::{Result, bail};
+
 use comfy_table::Table;
 
-use crate::analysis::{Analysis, CaseStats, Comparison, RunComparison};
+use crate::analysis::{Analysis, CaseStats, Comparison, RunComparison, VerdictOptions};
 use crate::cli::Format;
 use crate::counter::CounterKind;
 use crate::machine::Machine;
@@ -34,19 +42,41 @@ pub fn render(a: &Analysis, format: Format) -> String {
         Format::Md => text::render(&document(a), true),
         Format::Json => json::render(a),
         Format::Csv => csv::render(a),
+        Format::Html => html::run_page(a, &document(a)),
+        Format::Bencher => bencher::render(a),
+        Format::GithubActionBenchmark => github::render(a),
     }
 }
 
-pub fn render_comparison(c: &RunComparison, format: Format) -> String {
-    match format {
-        Format::Table | Format::Md => {
-            let mut doc = Document { blocks: Vec::new() };
-            run_comparison_blocks(&mut doc, c, "cycles");
-            text::render(&doc, format == Format::Md)
-        }
+pub fn render_comparison(
+    c: &RunComparison,
+    unit: &str,
+    opts: &VerdictOptions,
+    format: Format,
+) -> Result<String> {
+    let doc = || {
+        let mut doc = Document { blocks: Vec::new() };
+        run_comparison_blocks(&mut doc, c, unit);
+        doc
+    };
+    Ok(match format {
+        Format::Table | Format::Md => text::render(&doc(), format == Format::Md),
         Format::Json => json::render_run_comparison(c),
         Format::Csv => csv::render_comparisons(&c.comparisons),
-    }
+        Format::Html => html::comparison_page(c, opts, &doc()),
+        Format::Bencher | Format::GithubActionBenchmark => bail!(
+            "--format {} exports the figures of one run: use it with `report` or `run`",
+            format_name(format)
+        ),
+    })
+}
+
+/// The name a user types for `format`.
+pub fn format_name(format: Format) -> String {
+    use clap::ValueEnum;
+    format
+        .to_possible_value()
+        .map_or_else(|| format!("{format:?}"), |v| v.get_name().to_string())
 }
 
 /// An empty aligned table with `headers`, for simple listings.
@@ -184,7 +214,8 @@ fn status_cell(c: &CaseStats) -> String {
     .into()
 }
 
-fn document(a: &Analysis) -> Document {
+/// The report of one run as titled tables: what `table` and `md` print and `html` shows.
+pub fn document(a: &Analysis) -> Document {
     let h = &a.header;
     let u = &a.short_unit;
     let mut blocks = Vec::new();
@@ -219,11 +250,26 @@ fn document(a: &Analysis) -> Document {
         }
     }
     let opts = &h.options["run"];
-    blocks.push(Block::Line(format!(
-        "Each case: {} worker processes x {} memory layouts, pinned to CPU {}; figures are medians per call, intervals 95 % (clusters resampled).",
-        opts["processes"], opts["layouts"], opts["cpu"]
-    )));
+    match h.options["source"].as_str() {
+        Some(source) => blocks.push(Block::Line(format!(
+            "Imported from {source} ({}); figures are medians per call, intervals 95 %.",
+            h.options["note"].as_str().unwrap_or("measured elsewhere")
+        ))),
+        None => blocks.push(Block::Line(format!(
+            "Each case: {} worker processes x {} memory layouts, pinned to CPU {}; figures are medians per call, intervals 95 % (clusters resampled).",
+            opts["processes"], opts["layouts"], opts["cpu"]
+        ))),
+    }
 
+    // Another tool's figures were not checked against known answers here.
+    let imported = h.options["source"].is_string();
+    let status = |c: &CaseStats| {
+        if imported && c.measured.is_some() {
+            "imported, not verified".to_string()
+        } else {
+            status_cell(c)
+        }
+    };
     let mut rows = Vec::new();
     for c in &a.cases {
         let bytes = c.bytes.map_or(String::new(), |b| b.to_string());
@@ -245,7 +291,7 @@ fn document(a: &Analysis) -> Document {
                     .map_or(String::new(), fmt_throughput),
                 m.samples.to_string(),
                 fmt_outliers(&m.outliers, m.samples),
-                status_cell(c),
+                status(c),
             ]),
             None => rows.push(vec![
                 c.implementation.clone(),
@@ -327,13 +373,19 @@ fn document(a: &Analysis) -> Document {
     if !a.comparisons.is_empty() {
         let v = a.verdict_options;
         blocks.push(Block::Heading(format!(
-            "Comparison against the baseline (interleaved; significance {}, noise threshold {} %)",
+            "Comparison against the baseline (measured interleaved; {} test on per-process medians, significance {}, noise threshold {} %)",
+            match v.map(|v| v.test).unwrap_or_default() {
+                crate::analysis::Test::MannWhitney => "Mann-Whitney U",
+                crate::analysis::Test::Welch => "Welch t",
+            },
             v.map_or(0.05, |v| v.significance),
             v.map_or(1.0, |v| v.noise_threshold_pct)
         )));
         comparison_table(&mut blocks, &a.comparisons, u);
     }
     matrix_blocks(&mut blocks, a);
+    slope_blocks(&mut blocks, a);
+    lane_blocks(&mut blocks, a);
     let mut doc = Document { blocks };
     if let Some(rc) = &a.against_baseline {
         run_comparison_blocks(&mut doc, rc, u);
@@ -436,56 +488,40 @@ fn matrix_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                     && c.params.to_string() == params
             })
             .collect();
-        let (mut variants, mut targets) = (Vec::new(), Vec::new());
-        for c in &cases {
-            let (_, v, t) = split_variant(&c.implementation).expect("filtered");
-            push_unique(&mut variants, v);
-            push_unique(&mut targets, t);
-        }
         let per_call = cases.iter().all(|c| c.bytes.is_none());
-        let what = if per_call {
-            format!("{u} per call")
-        } else {
-            format!("{u} per byte")
-        };
-        blocks.push(Block::Heading(
-            format!("{family} {op} {params}: {what}, median [95 % CI]").replace("  ", " "),
-        ));
-        let rows = variants
+        let mut caveat = false;
+        let what = if per_call { format!("{u} per call") } else { format!("{u} per byte") };
+        blocks.push(Block::Heading(format!("{family} {op} {params}: {what}, median [95 % CI]").replace("  ", " ")));
+        let cells: Vec<(String, String)> = cases
             .iter()
-            .map(|v| {
-                let mut row = vec![v.to_string()];
-                for t in &targets {
-                    let name = format!("{family}/{v}@{t}");
-                    let cell = match cases.iter().find(|c| c.implementation == name) {
-                        None => String::new(),
-                        Some(c) => {
-                            let measured = match (&c.measured, c.status) {
-                                (Some(m), _) if per_call => fmt_interval(&m.median, fmt_count),
-                                (Some(m), _) => m
-                                    .per_byte
-                                    .as_ref()
-                                    .map_or(String::new(), |pb| fmt_interval(pb, fmt_per_byte)),
-                                (None, CaseStatus::Unsupported) => {
-                                    "not supported on this CPU".into()
-                                }
-                                (None, CaseStatus::Wrong) => "WRONG OUTPUT".into(),
-                                (None, _) => "failed".into(),
-                            };
-                            match a.estimates.get(&name).and_then(|e| e.cycles) {
-                                Some(est) if per_call => format!("{measured} (est. {est:.1})"),
-                                _ => measured,
-                            }
+            .map(|c| {
+                let measured = match (&c.measured, c.status) {
+                    (Some(m), _) if per_call => fmt_interval(&m.median, fmt_count),
+                    (Some(m), _) => m.per_byte.as_ref().map_or(String::new(), |pb| fmt_interval(pb, fmt_per_byte)),
+                    (None, CaseStatus::Unsupported) => "not supported on this CPU".into(),
+                    (None, CaseStatus::Wrong) => "WRONG OUTPUT".into(),
+                    (None, _) => "failed".into(),
+                };
+                let cell = match a.estimates.get(&c.implementation) {
+                    Some(e) if per_call => match (e.cycles, &e.note) {
+                        (Some(est), None) => format!("{measured} (est. {est:.1})"),
+                        (Some(est), Some(_)) => {
+                            caveat = true;
+                            format!("{measured} (est. {est:.1}†)")
                         }
-                    };
-                    row.push(cell);
-                }
-                row
+                        (None, _) => measured,
+                    },
+                    _ => measured,
+                };
+                (c.implementation.clone(), cell)
             })
             .collect();
-        let mut headers = vec!["Variant".to_string()];
-        headers.extend(targets.iter().map(|t| t.to_string()));
-        blocks.push(Block::Table { headers, rows });
+        blocks.push(variant_table(&cells));
+        if caveat {
+            blocks.push(Block::Line(
+                "† static estimate of code that branches, loops or calls: each instruction counted once (see the static estimates)".into(),
+            ));
+        }
     }
     if !a.estimates.is_empty() {
         blocks.push(Block::Heading(
@@ -509,6 +545,114 @@ fn matrix_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                 "-mcpu".into(),
                 "Estimate".into(),
                 "Caveat".into(),
+            ],
+            rows,
+        });
+    }
+}
+
+/// Rows = variants, columns = targets, for cells keyed by `provider/algorithm/variant@target`.
+fn variant_table(cells: &[(String, String)]) -> Block {
+    let (mut variants, mut targets) = (Vec::new(), Vec::new());
+    for (name, _) in cells {
+        if let Some((_, v, t)) = split_variant(name) {
+            push_unique(&mut variants, v);
+            push_unique(&mut targets, t);
+        }
+    }
+    let rows = variants
+        .iter()
+        .map(|v| {
+            let mut row = vec![v.to_string()];
+            for t in &targets {
+                let cell = cells.iter().find(|(n, _)| split_variant(n).is_some_and(|(_, nv, nt)| nv == *v && nt == *t));
+                row.push(cell.map_or(String::new(), |(_, c)| c.clone()));
+            }
+            row
+        })
+        .collect();
+    let mut headers = vec!["Variant".to_string()];
+    headers.extend(targets.iter().map(|t| t.to_string()));
+    Block::Table { headers, rows }
+}
+
+/// Cost per byte at maximum throughput (slopes), as variant x target matrices per
+/// algorithm where the implementations are C builds, as a plain table otherwise.
+fn slope_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
+    let Some(first) = a.slopes.first() else { return };
+    let u = &a.short_unit;
+    let (from, to) = (first.from_len, first.to_len);
+    let mut families: Vec<(&str, &str)> = Vec::new();
+    let mut plain = Vec::new();
+    for s in &a.slopes {
+        match split_variant(&s.implementation) {
+            Some((family, _, _)) if !families.contains(&(family, s.operation.as_str())) => families.push((family, s.operation.as_str())),
+            Some(_) => {}
+            None => plain.push(vec![
+                s.implementation.clone(),
+                s.operation.clone(),
+                fmt_interval(&s.per_byte, fmt_per_byte),
+            ]),
+        }
+    }
+    for (family, op) in families {
+        blocks.push(Block::Heading(format!(
+            "{family} {op}: {u} per byte at maximum throughput (slope of the median from {from} to {to} bytes) [95 % CI]"
+        )));
+        let cells: Vec<(String, String)> = a
+            .slopes
+            .iter()
+            .filter(|s| s.operation == op && split_variant(&s.implementation).is_some_and(|(f, _, _)| f == family))
+            .map(|s| (s.implementation.clone(), fmt_interval(&s.per_byte, fmt_per_byte)))
+            .collect();
+        blocks.push(variant_table(&cells));
+    }
+    if !plain.is_empty() {
+        blocks.push(Block::Heading(format!("{u} per byte at maximum throughput (slope from {from} to {to} bytes)")));
+        blocks.push(Block::Table {
+            headers: vec!["Implementation".into(), "Operation".into(), format!("{u}/byte [95 % CI]")],
+            rows: plain,
+        });
+    }
+}
+
+/// The N-way Keccak seed's table: per (output, input) pair, one N-lane call against N
+/// calls of the fastest single-lane implementation.
+fn lane_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
+    let u = &a.short_unit;
+    let mut algorithms: Vec<&str> = Vec::new();
+    for l in &a.lanes {
+        push_unique(&mut algorithms, l.implementation.rsplit('/').next().unwrap_or("").split("-x").next().unwrap_or(""));
+    }
+    for alg in algorithms {
+        blocks.push(Block::Heading(format!(
+            "{alg}: one N-lane call vs N calls of the fastest single-lane implementation (median {u}, speed-up [95 % CI])"
+        )));
+        let rows = a
+            .lanes
+            .iter()
+            .filter(|l| l.implementation.rsplit('/').next().is_some_and(|n| n.starts_with(&format!("{alg}-x"))))
+            .map(|l| {
+                vec![
+                    l.params.get("out").map_or(String::new(), |v| v.to_string()),
+                    l.params.get("len").map_or(String::new(), |v| v.to_string()),
+                    l.implementation.clone(),
+                    fmt_count(l.median_call),
+                    format!("{} ({} x {})", fmt_count(l.lanes as f64 * l.median_single), l.lanes, l.single),
+                    format!("{:.2}x [{:.2} {:.2}]", l.speedup.estimate, l.speedup.lo, l.speedup.hi),
+                    l.per_byte_per_lane.map_or(String::new(), fmt_per_byte),
+                ]
+            })
+            .collect();
+        blocks.push(Block::Table {
+            headers: vec![
+                "Output".into(),
+                "Input".into(),
+                "N-lane implementation".into(),
+                format!("One call ({u})"),
+                format!("N single calls ({u})"),
+                "Speed-up [95 % CI]".into(),
+                format!("{u}/byte per lane"),
             ],
             rows,
         });

@@ -7,6 +7,7 @@ use super::super::reference;
 use super::super::{
     Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
 };
+use super::param;
 
 /// What a provider implements for a seeded RNG.
 pub trait SeededRng: Send + 'static {
@@ -93,15 +94,11 @@ impl<R: SeededRng> Implementation for Rng<R> {
 
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
         self.operation(operation)?;
-        let len = params.get("len").ok_or(PrepareError::MissingParam {
-            implementation: self.name(),
-            operation: operation.to_string(),
-            param: "len",
-        })?;
+        let len = param(self, operation, params, "len")?;
         let seed: [u8; 32] = pattern(32).try_into().expect("32 bytes");
         Ok(Box::new(FillCall {
             rng: R::from_seed(seed),
-            buf: vec![0u8; len as usize],
+            buf: vec![0u8; len],
         }))
     }
 }
@@ -115,5 +112,32 @@ impl<R: SeededRng> Call for FillCall<R> {
     #[inline(never)]
     fn call(&mut self) {
         self.rng.fill_bytes(black_box(&mut self.buf));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The right stream, but each fill starts a new 64-byte block: bytes left over from
+    /// a partial block are lost, which single long fills never show.
+    struct DropsPartialBlocks([u8; 32], usize);
+
+    impl SeededRng for DropsPartialBlocks {
+        const ALGORITHM: &'static RngAlgorithm = &CHACHA20_RNG;
+        fn from_seed(seed: [u8; 32]) -> Self {
+            DropsPartialBlocks(seed, 0)
+        }
+        fn fill_bytes(&mut self, buf: &mut [u8]) {
+            let stream = (CHACHA20_RNG.reference)(&self.0, self.1 + buf.len());
+            buf.copy_from_slice(&stream[self.1..]);
+            self.1 = (self.1 + buf.len()).next_multiple_of(64);
+        }
+    }
+
+    #[test]
+    fn the_gate_refuses_a_generator_that_drops_bytes() {
+        let err = Rng::<DropsPartialBlocks>::new("test").verify().unwrap_err();
+        assert!(err.check.contains("ChaCha20 keystream"), "{err}");
     }
 }

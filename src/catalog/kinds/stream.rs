@@ -1,4 +1,7 @@
 //! Stream ciphers: `xor` a message of `len` bytes with the keystream.
+//!
+//! There is no `keystream`-only operation (SUPERCOP's `crypto_stream`): none of the
+//! libraries here offers one apart from XOR into a buffer, so it would time the same code.
 
 use std::hint::black_box;
 use std::marker::PhantomData;
@@ -7,6 +10,7 @@ use super::super::reference;
 use super::super::{
     Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
 };
+use super::{param, unhex};
 
 /// What a provider implements for a stream cipher.
 pub trait StreamCipher: Send + 'static {
@@ -58,6 +62,48 @@ pub static CHACHA20: StreamAlgorithm = StreamAlgorithm {
     },
 };
 
+/// SP 800-38A's four-block example: plaintext, and the initial counter block as the nonce
+/// (both ciphertexts were also checked against Python's `cryptography` package).
+const SP800_38A_PLAINTEXT: &str = "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e5130c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710";
+const SP800_38A_COUNTER: &str = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+
+/// AES in counter mode, the nonce being the whole initial counter block, incremented as
+/// one 128-bit big-endian integer (as OpenSSL's and RustCrypto's `Ctr128BE` do).
+pub static AES_128_CTR: StreamAlgorithm = StreamAlgorithm {
+    name: "aes-128-ctr",
+    key_len: 16,
+    nonce_len: 16,
+    vectors: &[StreamVector {
+        source: "NIST SP 800-38A F.5.1 (CTR-AES128.Encrypt)",
+        key: "2b7e151628aed2a6abf7158809cf4f3c",
+        nonce: SP800_38A_COUNTER,
+        skip: 0,
+        plaintext: SP800_38A_PLAINTEXT,
+        ciphertext: "874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff5ae4df3edbd5d35e5b4f09020db03eab1e031dda2fbe03d1792170a0f3009cee",
+    }],
+    reference: aes_ctr_reference,
+};
+
+pub static AES_256_CTR: StreamAlgorithm = StreamAlgorithm {
+    name: "aes-256-ctr",
+    key_len: 32,
+    nonce_len: 16,
+    vectors: &[StreamVector {
+        source: "NIST SP 800-38A F.5.5 (CTR-AES256.Encrypt)",
+        key: "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4",
+        nonce: SP800_38A_COUNTER,
+        skip: 0,
+        plaintext: SP800_38A_PLAINTEXT,
+        ciphertext: "601ec313775789a5b7a7f504bbf3d228f443e3ca4d62b59aca84e990cacaf5c52b0930daa23de94ce87017ba2d84988ddfc9c58db67aada613c2dd08457941a6",
+    }],
+    reference: aes_ctr_reference,
+};
+
+fn aes_ctr_reference(key: &[u8], nonce: &[u8], len: usize) -> Vec<u8> {
+    let counter: [u8; 16] = nonce.try_into().expect("AES-CTR nonce is 16 bytes");
+    reference::aes::Aes::new(key).ctr_keystream(&counter, len)
+}
+
 const OPERATIONS: &[Operation] = &[Operation {
     name: "xor",
     params: &["len"],
@@ -76,10 +122,6 @@ impl<C: StreamCipher> Stream<C> {
             cipher: PhantomData,
         }
     }
-}
-
-fn unhex(s: &str) -> Vec<u8> {
-    hex::decode(s).expect("built-in test vectors are valid hex")
 }
 
 impl<C: StreamCipher> Implementation for Stream<C> {
@@ -106,38 +148,43 @@ impl<C: StreamCipher> Implementation for Stream<C> {
             Mismatch::check_bytes(v.source, &buf, &unhex(v.ciphertext))?;
         }
         // Uneven pieces catch buffering bugs at block boundaries that one long call hides.
+        // The all-ones nonce makes every counter carry (8, 32, 64, 128 bits) happen at once.
         let key = pattern(alg.key_len);
-        let nonce: Vec<u8> = pattern(alg.nonce_len).iter().map(|b| b ^ 0x5a).collect();
-        let want = (alg.reference)(&key, &nonce, 70_000);
-        let mut got = vec![0u8; want.len()];
-        let mut c = C::new(&key, &nonce);
-        let mut at = 0;
-        for piece in [1usize, 63, 64, 65, 127, 1000, 4096].iter().cycle() {
-            let end = (at + piece).min(got.len());
-            c.apply_keystream(&mut got[at..end]);
-            at = end;
-            if at == got.len() {
-                break;
+        for nonce in [
+            pattern(alg.nonce_len).iter().map(|b| b ^ 0x5a).collect(),
+            vec![0xff; alg.nonce_len],
+        ] {
+            let want = (alg.reference)(&key, &nonce, 70_000);
+            let mut got = vec![0u8; want.len()];
+            let mut c = C::new(&key, &nonce);
+            let mut at = 0;
+            for piece in [1usize, 63, 64, 65, 127, 1000, 4096].iter().cycle() {
+                let end = (at + piece).min(got.len());
+                c.apply_keystream(&mut got[at..end]);
+                at = end;
+                if at == got.len() {
+                    break;
+                }
             }
+            Mismatch::check_bytes(
+                &format!(
+                    "keystream against the reference implementation, nonce {}",
+                    hex::encode(&nonce)
+                ),
+                &got,
+                &want,
+            )?;
         }
-        Mismatch::check_bytes(
-            "keystream against the reference implementation",
-            &got,
-            &want,
-        )
+        Ok(())
     }
 
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
         self.operation(operation)?;
-        let len = params.get("len").ok_or(PrepareError::MissingParam {
-            implementation: self.name(),
-            operation: operation.to_string(),
-            param: "len",
-        })?;
+        let len = param(self, operation, params, "len")?;
         let alg = C::ALGORITHM;
         Ok(Box::new(XorCall {
             cipher: C::new(&pattern(alg.key_len), &pattern(alg.nonce_len)),
-            buf: pattern(len as usize),
+            buf: pattern(len),
         }))
     }
 }
@@ -151,5 +198,81 @@ impl<C: StreamCipher> Call for XorCall<C> {
     #[inline(never)]
     fn call(&mut self) {
         self.cipher.apply_keystream(black_box(&mut self.buf));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALGORITHMS: [&StreamAlgorithm; 3] = [&CHACHA20, &AES_128_CTR, &AES_256_CTR];
+
+    #[test]
+    fn references_reproduce_the_published_vectors() {
+        for alg in ALGORITHMS {
+            for v in alg.vectors {
+                let ks = (alg.reference)(
+                    &unhex(v.key),
+                    &unhex(v.nonce),
+                    v.skip + v.plaintext.len() / 2,
+                );
+                let ct: Vec<u8> = unhex(v.plaintext)
+                    .iter()
+                    .zip(&ks[v.skip..])
+                    .map(|(p, k)| p ^ k)
+                    .collect();
+                assert_eq!(hex::encode(ct), v.ciphertext, "{}", v.source);
+            }
+        }
+    }
+
+    /// AES-128-CTR from the reference, restarting its keystream on every call instead of
+    /// continuing it: right on every one-call vector, wrong as a stream.
+    struct Restarts(Vec<u8>, Vec<u8>);
+
+    impl StreamCipher for Restarts {
+        const ALGORITHM: &'static StreamAlgorithm = &AES_128_CTR;
+        fn new(key: &[u8], nonce: &[u8]) -> Self {
+            Restarts(key.to_vec(), nonce.to_vec())
+        }
+        fn apply_keystream(&mut self, buf: &mut [u8]) {
+            let ks = aes_ctr_reference(&self.0, &self.1, buf.len());
+            buf.iter_mut().zip(ks).for_each(|(b, k)| *b ^= k);
+        }
+    }
+
+    /// A counter that carries only within its low 64 bits, a classic CTR bug.
+    struct Ctr64(reference::aes::Aes, u128, Vec<u8>);
+
+    impl StreamCipher for Ctr64 {
+        const ALGORITHM: &'static StreamAlgorithm = &AES_128_CTR;
+        fn new(key: &[u8], nonce: &[u8]) -> Self {
+            let nonce: [u8; 16] = nonce.try_into().expect("16 bytes");
+            Ctr64(
+                reference::aes::Aes::new(key),
+                u128::from_be_bytes(nonce),
+                Vec::new(),
+            )
+        }
+        fn apply_keystream(&mut self, buf: &mut [u8]) {
+            for b in buf {
+                if self.2.is_empty() {
+                    let high = self.1 >> 64 << 64;
+                    let low = (self.1 as u64).wrapping_add(1) as u128;
+                    self.2 = self.0.encrypt_block(&self.1.to_be_bytes()).to_vec();
+                    self.2.reverse();
+                    self.1 = high | low;
+                }
+                *b ^= self.2.pop().expect("refilled above");
+            }
+        }
+    }
+
+    #[test]
+    fn the_gate_refuses_broken_ciphers() {
+        let err = Stream::<Restarts>::new("test").verify().unwrap_err();
+        assert!(err.check.contains("reference implementation"), "{err}");
+        let err = Stream::<Ctr64>::new("test").verify().unwrap_err();
+        assert!(err.check.contains("nonce ffff"), "{err}");
     }
 }

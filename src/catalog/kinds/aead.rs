@@ -1,0 +1,476 @@
+//! Authenticated encryption: `encrypt` and `decrypt` a message of `len` bytes with `ad`
+//! bytes of associated data, in place, the tag kept apart.
+
+use std::hint::black_box;
+use std::marker::PhantomData;
+
+use super::super::reference;
+use super::super::{
+    Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
+};
+use super::{boundary_lengths, param, unhex};
+
+/// What a provider implements for an AEAD.
+pub trait AeadCipher: Send + 'static {
+    const ALGORITHM: &'static AeadAlgorithm;
+    /// `key` has the length the algorithm declares.
+    fn new(key: &[u8]) -> Self;
+    /// Encrypt `buf` in place and write its tag to `tag`.
+    fn encrypt(&mut self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &mut [u8]);
+    /// Decrypt `buf` in place if `tag` authenticates it; `false` (and `buf` in any state)
+    /// if not.
+    fn decrypt(&mut self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &[u8]) -> bool;
+}
+
+/// The facts about an algorithm that every provider of it shares.
+pub struct AeadAlgorithm {
+    pub name: &'static str,
+    pub key_len: usize,
+    pub nonce_len: usize,
+    pub tag_len: usize,
+    /// Size of the cipher's blocks: where partial-block bugs hide.
+    pub block_len: usize,
+    pub vectors: &'static [AeadVector],
+    /// An independent implementation.
+    pub reference: Seal,
+}
+
+/// Encrypt `msg`: (ciphertext, tag).
+pub type Seal = fn(key: &[u8], nonce: &[u8], ad: &[u8], msg: &[u8]) -> (Vec<u8>, Vec<u8>);
+
+/// A published example, hex-encoded.
+pub struct AeadVector {
+    pub source: &'static str,
+    pub key: &'static str,
+    pub nonce: &'static str,
+    pub ad: &'static str,
+    pub plaintext: &'static str,
+    pub ciphertext: &'static str,
+    pub tag: &'static str,
+}
+
+// Every vector below was also checked against Python's `cryptography` package.
+
+/// The messages of the GCM specification's test cases (McGrew and Viega, "The Galois/Counter
+/// Mode of Operation", appendix B), shared by its AES-128 and AES-256 cases.
+const GCM_KEY: &str = "feffe9928665731c6d6a8f9467308308";
+const GCM_IV: &str = "cafebabefacedbaddecaf888";
+const GCM_AD: &str = "feedfacedeadbeeffeedfacedeadbeefabaddad2";
+const GCM_P64: &str = "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255";
+const GCM_P60: &str = "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39";
+const ZERO_IV: &str = "000000000000000000000000";
+const ZERO_BLOCK: &str = "00000000000000000000000000000000";
+
+pub static AES_128_GCM: AeadAlgorithm = AeadAlgorithm {
+    name: "aes-128-gcm",
+    key_len: 16,
+    nonce_len: 12,
+    tag_len: 16,
+    block_len: 16,
+    vectors: &[
+        AeadVector {
+            source: "GCM specification test case 1",
+            key: ZERO_BLOCK,
+            nonce: ZERO_IV,
+            ad: "",
+            plaintext: "",
+            ciphertext: "",
+            tag: "58e2fccefa7e3061367f1d57a4e7455a",
+        },
+        AeadVector {
+            source: "GCM specification test case 2",
+            key: ZERO_BLOCK,
+            nonce: ZERO_IV,
+            ad: "",
+            plaintext: ZERO_BLOCK,
+            ciphertext: "0388dace60b6a392f328c2b971b2fe78",
+            tag: "ab6e47d42cec13bdf53a67b21257bddf",
+        },
+        AeadVector {
+            source: "GCM specification test case 3",
+            key: GCM_KEY,
+            nonce: GCM_IV,
+            ad: "",
+            plaintext: GCM_P64,
+            ciphertext: "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985",
+            tag: "4d5c2af327cd64a62cf35abd2ba6fab4",
+        },
+        AeadVector {
+            source: "GCM specification test case 4",
+            key: GCM_KEY,
+            nonce: GCM_IV,
+            ad: GCM_AD,
+            plaintext: GCM_P60,
+            ciphertext: "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091",
+            tag: "5bc94fbc3221a5db94fae95ae7121a47",
+        },
+    ],
+    reference: aes_gcm_reference,
+};
+
+pub static AES_256_GCM: AeadAlgorithm = AeadAlgorithm {
+    name: "aes-256-gcm",
+    key_len: 32,
+    nonce_len: 12,
+    tag_len: 16,
+    block_len: 16,
+    vectors: &[
+        AeadVector {
+            source: "GCM specification test case 13",
+            key: "0000000000000000000000000000000000000000000000000000000000000000",
+            nonce: ZERO_IV,
+            ad: "",
+            plaintext: "",
+            ciphertext: "",
+            tag: "530f8afbc74536b9a963b4f1c4cb738b",
+        },
+        AeadVector {
+            source: "GCM specification test case 14",
+            key: "0000000000000000000000000000000000000000000000000000000000000000",
+            nonce: ZERO_IV,
+            ad: "",
+            plaintext: ZERO_BLOCK,
+            ciphertext: "cea7403d4d606b6e074ec5d3baf39d18",
+            tag: "d0d1c8a799996bf0265b98b5d48ab919",
+        },
+        AeadVector {
+            source: "GCM specification test case 15",
+            key: "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
+            nonce: GCM_IV,
+            ad: "",
+            plaintext: GCM_P64,
+            ciphertext: "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662898015ad",
+            tag: "b094dac5d93471bdec1a502270e3cc6c",
+        },
+        AeadVector {
+            source: "GCM specification test case 16",
+            key: "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
+            nonce: GCM_IV,
+            ad: GCM_AD,
+            plaintext: GCM_P60,
+            ciphertext: "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662",
+            tag: "76fc6ece0f4e1768cddf8853bb2d551b",
+        },
+    ],
+    reference: aes_gcm_reference,
+};
+
+pub static CHACHA20_POLY1305: AeadAlgorithm = AeadAlgorithm {
+    name: "chacha20-poly1305",
+    key_len: 32,
+    nonce_len: 12,
+    tag_len: 16,
+    block_len: 64,
+    vectors: &[AeadVector {
+        source: "RFC 8439 section 2.8.2",
+        key: "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f",
+        nonce: "070000004041424344454647",
+        ad: "50515253c0c1c2c3c4c5c6c7",
+        plaintext: "4c616469657320616e642047656e746c656d656e206f662074686520636c617373206f66202739393a204966204920636f756c64206f6666657220796f75206f6e6c79206f6e652074697020666f7220746865206675747572652c2073756e73637265656e20776f756c642062652069742e",
+        ciphertext: "d31a8d34648e60db7b86afbc53ef7ec2a4aded51296e08fea9e2b5a736ee62d63dbea45e8ca9671282fafb69da92728b1a71de0a9e060b2905d6a5b67ecd3b3692ddbd7f2d778b8c9803aee328091b58fab324e4fad675945585808b4831d7bc3ff4def08e4b7a9de576d26586cec64b6116",
+        tag: "1ae10b594f09e26a7e902ecbd0600691",
+    }],
+    reference: |key, nonce, ad, msg| {
+        let key: [u8; 32] = key.try_into().expect("ChaCha20-Poly1305 key is 32 bytes");
+        let nonce: [u8; 12] = nonce
+            .try_into()
+            .expect("ChaCha20-Poly1305 nonce is 12 bytes");
+        let (ct, tag) = reference::chacha20poly1305::encrypt(&key, &nonce, ad, msg);
+        (ct, tag.to_vec())
+    },
+};
+
+fn aes_gcm_reference(key: &[u8], nonce: &[u8], ad: &[u8], msg: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    let iv: [u8; 12] = nonce.try_into().expect("GCM nonce is 12 bytes");
+    let (ct, tag) = reference::aes::Aes::new(key).gcm_encrypt(&iv, ad, msg);
+    (ct, tag.to_vec())
+}
+
+const OPERATIONS: &[Operation] = &[
+    Operation {
+        name: "encrypt",
+        params: &["len", "ad"],
+    },
+    Operation {
+        name: "decrypt",
+        params: &["len", "ad"],
+    },
+];
+
+/// Any [`AeadCipher`] as an [`Implementation`].
+pub struct Aead<A> {
+    provider: &'static str,
+    cipher: PhantomData<fn() -> A>,
+}
+
+impl<A: AeadCipher> Aead<A> {
+    pub const fn new(provider: &'static str) -> Self {
+        Aead {
+            provider,
+            cipher: PhantomData,
+        }
+    }
+}
+
+/// Encrypt, then decrypt with the right tag and with corrupted inputs; `what` names the
+/// case in a refusal.
+fn check<A: AeadCipher>(
+    a: &mut A,
+    what: &str,
+    (nonce, ad): (&[u8], &[u8]),
+    msg: &[u8],
+    (ct, tag): (&[u8], &[u8]),
+) -> Result<(), Mismatch> {
+    let mut buf = msg.to_vec();
+    let mut got_tag = vec![0u8; A::ALGORITHM.tag_len];
+    a.encrypt(nonce, ad, &mut buf, &mut got_tag);
+    Mismatch::check_bytes(&format!("{what}: ciphertext"), &buf, ct)?;
+    Mismatch::check_bytes(&format!("{what}: tag"), &got_tag, tag)?;
+    if !a.decrypt(nonce, ad, &mut buf, tag) {
+        return Err(Mismatch::new(what, "decryption refused the right tag"));
+    }
+    Mismatch::check_bytes(&format!("{what}: decryption"), &buf, msg)?;
+    let refuses = |a: &mut A, ad: &[u8], ct: &[u8], tag: &[u8], change: &str| {
+        let mut buf = ct.to_vec();
+        if a.decrypt(nonce, ad, &mut buf, tag) {
+            Err(Mismatch::new(what, format!("decryption accepted {change}")))
+        } else {
+            Ok(())
+        }
+    };
+    let flip = |v: &[u8], i: usize| {
+        let mut v = v.to_vec();
+        v[i] ^= 0x01;
+        v
+    };
+    refuses(a, ad, ct, &flip(tag, 0), "a tag with one bit flipped")?;
+    refuses(
+        a,
+        ad,
+        ct,
+        &flip(tag, tag.len() - 1),
+        "a tag with its last byte changed",
+    )?;
+    if !ct.is_empty() {
+        refuses(a, ad, &flip(ct, ct.len() - 1), tag, "a changed ciphertext")?;
+    }
+    if !ad.is_empty() {
+        refuses(a, &flip(ad, 0), ct, tag, "changed associated data")?;
+    }
+    Ok(())
+}
+
+impl<A: AeadCipher> Implementation for Aead<A> {
+    fn provider(&self) -> &str {
+        self.provider
+    }
+    fn algorithm(&self) -> &str {
+        A::ALGORITHM.name
+    }
+    fn kind(&self) -> Kind {
+        Kind::Aead
+    }
+    fn operations(&self) -> &[Operation] {
+        OPERATIONS
+    }
+
+    fn verify(&self) -> Result<(), Mismatch> {
+        let alg = A::ALGORITHM;
+        for v in alg.vectors {
+            let (key, nonce, ad) = (unhex(v.key), unhex(v.nonce), unhex(v.ad));
+            check(
+                &mut A::new(&key),
+                v.source,
+                (&nonce, &ad),
+                &unhex(v.plaintext),
+                (&unhex(v.ciphertext), &unhex(v.tag)),
+            )?;
+        }
+        // One instance for every length: reusing it checks that nothing leaks from one
+        // message to the next.
+        let key = pattern(alg.key_len);
+        let nonce: Vec<u8> = pattern(alg.nonce_len).iter().map(|b| b ^ 0xa5).collect();
+        let mut a = A::new(&key);
+        for len in boundary_lengths(alg.block_len) {
+            for ad_len in [0, 1, 13, alg.block_len, alg.block_len + 1] {
+                let ad: Vec<u8> = pattern(ad_len).iter().map(|b| b ^ 0x3c).collect();
+                let msg = pattern(len);
+                let (ct, tag) = (alg.reference)(&key, &nonce, &ad, &msg);
+                check(
+                    &mut a,
+                    &format!(
+                        "{len}-byte message, {ad_len}-byte ad against the reference implementation"
+                    ),
+                    (&nonce, &ad),
+                    &msg,
+                    (&ct, &tag),
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
+        let op = self.operation(operation)?.name;
+        let len = param(self, operation, params, "len")?;
+        let ad_len = param(self, operation, params, "ad")?;
+        let alg = A::ALGORITHM;
+        let mut cipher = A::new(&pattern(alg.key_len));
+        let nonce = pattern(alg.nonce_len);
+        let ad = pattern(ad_len);
+        let mut buf = pattern(len);
+        let mut tag = vec![0u8; alg.tag_len];
+        if op == "encrypt" {
+            return Ok(Box::new(EncryptCall {
+                cipher,
+                nonce,
+                ad,
+                buf,
+                tag,
+            }));
+        }
+        // Decrypting in place turns C into P, and P is itself the ciphertext of C under the
+        // same key and nonce: with both tags at hand every timed call decrypts successfully,
+        // and no copy has to restore the input.
+        cipher.encrypt(&nonce, &ad, &mut buf, &mut tag);
+        let mut other_tag = vec![0u8; alg.tag_len];
+        cipher.encrypt(&nonce, &ad, &mut buf.clone(), &mut other_tag);
+        Ok(Box::new(DecryptCall {
+            cipher,
+            nonce,
+            ad,
+            buf,
+            tags: [tag, other_tag],
+            next: 0,
+        }))
+    }
+}
+
+struct EncryptCall<A> {
+    cipher: A,
+    nonce: Vec<u8>,
+    ad: Vec<u8>,
+    buf: Vec<u8>,
+    tag: Vec<u8>,
+}
+
+impl<A: AeadCipher> Call for EncryptCall<A> {
+    #[inline(never)]
+    fn call(&mut self) {
+        self.cipher.encrypt(
+            &self.nonce,
+            &self.ad,
+            black_box(&mut self.buf),
+            black_box(&mut self.tag),
+        );
+    }
+}
+
+struct DecryptCall<A> {
+    cipher: A,
+    nonce: Vec<u8>,
+    ad: Vec<u8>,
+    buf: Vec<u8>,
+    tags: [Vec<u8>; 2],
+    next: usize,
+}
+
+impl<A: AeadCipher> Call for DecryptCall<A> {
+    #[inline(never)]
+    fn call(&mut self) {
+        black_box(self.cipher.decrypt(
+            &self.nonce,
+            &self.ad,
+            black_box(&mut self.buf),
+            &self.tags[self.next],
+        ));
+        self.next ^= 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALGORITHMS: [&AeadAlgorithm; 3] = [&AES_128_GCM, &AES_256_GCM, &CHACHA20_POLY1305];
+
+    #[test]
+    fn references_reproduce_the_published_vectors() {
+        for alg in ALGORITHMS {
+            for v in alg.vectors {
+                let (ct, tag) = (alg.reference)(
+                    &unhex(v.key),
+                    &unhex(v.nonce),
+                    &unhex(v.ad),
+                    &unhex(v.plaintext),
+                );
+                assert_eq!(hex::encode(ct), v.ciphertext, "{}", v.source);
+                assert_eq!(hex::encode(tag), v.tag, "{}", v.source);
+            }
+        }
+    }
+
+    /// Decrypt `buf` in place with `alg`'s reference (both modes XOR a keystream that
+    /// does not depend on the message) and return the tag it should have come with.
+    fn reference_open(
+        alg: &AeadAlgorithm,
+        key: &[u8],
+        nonce: &[u8],
+        ad: &[u8],
+        buf: &mut [u8],
+    ) -> Vec<u8> {
+        let (keystream, _) = (alg.reference)(key, nonce, ad, &vec![0; buf.len()]);
+        buf.iter_mut().zip(keystream).for_each(|(b, k)| *b ^= k);
+        (alg.reference)(key, nonce, ad, buf).1
+    }
+
+    /// The reference ChaCha20-Poly1305 checking only the first half of the tag.
+    struct HalfTag(Vec<u8>);
+
+    impl AeadCipher for HalfTag {
+        const ALGORITHM: &'static AeadAlgorithm = &CHACHA20_POLY1305;
+        fn new(key: &[u8]) -> Self {
+            HalfTag(key.to_vec())
+        }
+        fn encrypt(&mut self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &mut [u8]) {
+            let (ct, t) = (Self::ALGORITHM.reference)(&self.0, nonce, ad, buf);
+            buf.copy_from_slice(&ct);
+            tag.copy_from_slice(&t);
+        }
+        fn decrypt(&mut self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &[u8]) -> bool {
+            reference_open(Self::ALGORITHM, &self.0, nonce, ad, buf)[..8] == tag[..8]
+        }
+    }
+
+    /// The reference AES-128-GCM, ignoring associated data beyond its first block.
+    struct ShortAd(Vec<u8>);
+
+    impl AeadCipher for ShortAd {
+        const ALGORITHM: &'static AeadAlgorithm = &AES_128_GCM;
+        fn new(key: &[u8]) -> Self {
+            ShortAd(key.to_vec())
+        }
+        fn encrypt(&mut self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &mut [u8]) {
+            let (ct, t) = (Self::ALGORITHM.reference)(&self.0, nonce, &ad[..ad.len().min(16)], buf);
+            buf.copy_from_slice(&ct);
+            tag.copy_from_slice(&t);
+        }
+        fn decrypt(&mut self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &[u8]) -> bool {
+            reference_open(
+                Self::ALGORITHM,
+                &self.0,
+                nonce,
+                &ad[..ad.len().min(16)],
+                buf,
+            ) == tag
+        }
+    }
+
+    #[test]
+    fn the_gate_refuses_broken_aeads() {
+        let err = Aead::<HalfTag>::new("test").verify().unwrap_err();
+        assert!(err.detail.contains("last byte changed"), "{err}");
+        let err = Aead::<ShortAd>::new("test").verify().unwrap_err();
+        assert!(err.check.contains("test case 4"), "{err}");
+    }
+}

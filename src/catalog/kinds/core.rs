@@ -1,0 +1,257 @@
+//! Cores: one block cipher call or one permutation, timed per call, with no parameters.
+
+use std::hint::black_box;
+use std::marker::PhantomData;
+
+use super::super::reference;
+use super::super::{
+    Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
+};
+use super::unhex;
+
+/// What a provider implements for a block cipher or a permutation.
+pub trait CoreFunction: Send + 'static {
+    const ALGORITHM: &'static CoreAlgorithm;
+    /// The block in the library's own form, so that timed calls convert nothing.
+    type State: Send;
+    /// `key` has the length the algorithm declares (empty for a permutation).
+    fn new(key: &[u8]) -> Self;
+    fn load(bytes: &[u8]) -> Self::State;
+    fn store(state: &Self::State, bytes: &mut [u8]);
+    /// Encrypt or permute `state` in place.
+    fn apply(&self, state: &mut Self::State);
+}
+
+/// The facts about an algorithm that every provider of it shares.
+pub struct CoreAlgorithm {
+    pub name: &'static str,
+    /// One operation: `encrypt` for a block cipher, `permute` for a permutation.
+    pub operations: &'static [Operation],
+    pub key_len: usize,
+    pub block_len: usize,
+    pub vectors: &'static [CoreVector],
+    pub reference: fn(key: &[u8], block: &[u8]) -> Vec<u8>,
+}
+
+/// A published example, hex-encoded.
+pub struct CoreVector {
+    pub source: &'static str,
+    pub key: &'static str,
+    pub input: &'static str,
+    pub output: &'static str,
+}
+
+const ENCRYPT: &[Operation] = &[Operation {
+    name: "encrypt",
+    params: &[],
+}];
+
+const PERMUTE: &[Operation] = &[Operation {
+    name: "permute",
+    params: &[],
+}];
+
+pub static AES_128: CoreAlgorithm = CoreAlgorithm {
+    name: "aes-128",
+    operations: ENCRYPT,
+    key_len: 16,
+    block_len: 16,
+    vectors: &[CoreVector {
+        source: "FIPS 197 appendix C.1",
+        key: "000102030405060708090a0b0c0d0e0f",
+        input: "00112233445566778899aabbccddeeff",
+        output: "69c4e0d86a7b0430d8cdb78070b4c55a",
+    }],
+    reference: aes_reference,
+};
+
+pub static AES_256: CoreAlgorithm = CoreAlgorithm {
+    name: "aes-256",
+    operations: ENCRYPT,
+    key_len: 32,
+    block_len: 16,
+    vectors: &[CoreVector {
+        source: "FIPS 197 appendix C.3",
+        key: "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+        input: "00112233445566778899aabbccddeeff",
+        output: "8ea2b7ca516745bfeafc49904b496089",
+    }],
+    reference: aes_reference,
+};
+
+/// The state is 25 little-endian 64-bit lanes, lane (x, y) at byte 8 * (x + 5y), as in
+/// FIPS 202 section 3.1.2.
+pub static KECCAK_F1600: CoreAlgorithm = CoreAlgorithm {
+    name: "keccak-f1600",
+    operations: PERMUTE,
+    key_len: 0,
+    block_len: 200,
+    vectors: &[CoreVector {
+        source: "Keccak team, KeccakF-1600-IntermediateValues.txt (all-zero state)",
+        key: "",
+        input: "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
+        output: "e7dde140798f25f18a47c033f9ccd584eea95aa61e2698d54d49806f304715bd57d05362054e288bd46f8e7f2da497ffc44746a4a0e5fe90762e19d60cda5b8c9c05191bf7a630ad64fc8fd0b75a933035d617233fa95aeb0321710d26e6a6a95f55cfdb167ca58126c84703cd31b8439f56a5111a2ff20161aed9215a63e505f270c98cf2febe641166c47b95703661cb0ed04f555a7cb8c832cf1c8ae83e8c14263aae22790c94e409c5a224f94118c26504e72635f5163ba1307fe944f67549a2ec5c7bfff1ea",
+    }],
+    reference: |_, block| {
+        let mut a: reference::keccak::State = std::array::from_fn(|i| {
+            u64::from_le_bytes(block[8 * i..8 * i + 8].try_into().expect("8 bytes"))
+        });
+        reference::keccak::f1600(&mut a);
+        a.iter().flat_map(|l| l.to_le_bytes()).collect()
+    },
+};
+
+fn aes_reference(key: &[u8], block: &[u8]) -> Vec<u8> {
+    let block: [u8; 16] = block.try_into().expect("AES block is 16 bytes");
+    reference::aes::Aes::new(key).encrypt_block(&block).to_vec()
+}
+
+/// Any [`CoreFunction`] as an [`Implementation`].
+pub struct Core<C> {
+    provider: &'static str,
+    core: PhantomData<fn() -> C>,
+}
+
+impl<C: CoreFunction> Core<C> {
+    pub const fn new(provider: &'static str) -> Self {
+        Core {
+            provider,
+            core: PhantomData,
+        }
+    }
+}
+
+/// Iterations of the chained check: each output is the next input, so one wrong bit
+/// anywhere carries through to the end.
+const CHAIN: usize = 1000;
+
+impl<C: CoreFunction> Implementation for Core<C> {
+    fn provider(&self) -> &str {
+        self.provider
+    }
+    fn algorithm(&self) -> &str {
+        C::ALGORITHM.name
+    }
+    fn kind(&self) -> Kind {
+        Kind::Core
+    }
+    fn operations(&self) -> &[Operation] {
+        C::ALGORITHM.operations
+    }
+
+    fn verify(&self) -> Result<(), Mismatch> {
+        let alg = C::ALGORITHM;
+        let mut out = vec![0u8; alg.block_len];
+        for v in alg.vectors {
+            let c = C::new(&unhex(v.key));
+            let mut s = C::load(&unhex(v.input));
+            c.apply(&mut s);
+            C::store(&s, &mut out);
+            Mismatch::check_bytes(v.source, &out, &unhex(v.output))?;
+        }
+        let key = pattern(alg.key_len);
+        let c = C::new(&key);
+        let mut s = C::load(&pattern(alg.block_len));
+        let mut want = pattern(alg.block_len);
+        for _ in 0..CHAIN {
+            c.apply(&mut s);
+            want = (alg.reference)(&key, &want);
+        }
+        C::store(&s, &mut out);
+        Mismatch::check_bytes(
+            &format!("{CHAIN} chained calls against the reference implementation"),
+            &out,
+            &want,
+        )
+    }
+
+    fn prepare(&self, operation: &str, _params: &Params) -> Result<Box<dyn Call>, PrepareError> {
+        self.operation(operation)?;
+        let alg = C::ALGORITHM;
+        Ok(Box::new(CoreCall {
+            state: C::load(&pattern(alg.block_len)),
+            core: C::new(&pattern(alg.key_len)),
+        }))
+    }
+}
+
+struct CoreCall<C: CoreFunction> {
+    core: C,
+    state: C::State,
+}
+
+impl<C: CoreFunction> Call for CoreCall<C> {
+    #[inline(never)]
+    fn call(&mut self) {
+        self.core.apply(black_box(&mut self.state));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use super::*;
+
+    #[test]
+    fn references_reproduce_the_published_vectors() {
+        for alg in [&AES_128, &AES_256, &KECCAK_F1600] {
+            for v in alg.vectors {
+                let got = (alg.reference)(&unhex(v.key), &unhex(v.input));
+                assert_eq!(hex::encode(got), v.output, "{}", v.source);
+            }
+        }
+    }
+
+    /// Keccak-f[1600] with one output bit flipped.
+    struct FlippedBit;
+
+    impl CoreFunction for FlippedBit {
+        const ALGORITHM: &'static CoreAlgorithm = &KECCAK_F1600;
+        type State = Vec<u8>;
+        fn new(_key: &[u8]) -> Self {
+            FlippedBit
+        }
+        fn load(bytes: &[u8]) -> Vec<u8> {
+            bytes.to_vec()
+        }
+        fn store(state: &Vec<u8>, bytes: &mut [u8]) {
+            bytes.copy_from_slice(state);
+        }
+        fn apply(&self, state: &mut Vec<u8>) {
+            *state = (KECCAK_F1600.reference)(&[], state);
+            state[199] ^= 0x80;
+        }
+    }
+
+    /// AES-128 that is right on its first call only: a single known answer misses it.
+    struct FirstCallOnly(AtomicBool, Vec<u8>);
+
+    impl CoreFunction for FirstCallOnly {
+        const ALGORITHM: &'static CoreAlgorithm = &AES_128;
+        type State = Vec<u8>;
+        fn new(key: &[u8]) -> Self {
+            FirstCallOnly(AtomicBool::new(false), key.to_vec())
+        }
+        fn load(bytes: &[u8]) -> Vec<u8> {
+            bytes.to_vec()
+        }
+        fn store(state: &Vec<u8>, bytes: &mut [u8]) {
+            bytes.copy_from_slice(state);
+        }
+        fn apply(&self, state: &mut Vec<u8>) {
+            *state = aes_reference(&self.1, state);
+            if self.0.swap(true, Ordering::Relaxed) {
+                state[0] ^= 1;
+            }
+        }
+    }
+
+    #[test]
+    fn the_gate_refuses_broken_cores() {
+        let err = Core::<FlippedBit>::new("test").verify().unwrap_err();
+        assert!(err.check.contains("IntermediateValues"), "{err}");
+        let err = Core::<FirstCallOnly>::new("test").verify().unwrap_err();
+        assert!(err.check.contains("chained calls"), "{err}");
+    }
+}

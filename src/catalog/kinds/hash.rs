@@ -1,0 +1,273 @@
+//! Hash functions: `hash` a message of `len` bytes.
+
+use std::hint::black_box;
+use std::marker::PhantomData;
+
+use super::super::reference;
+use super::super::{
+    Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
+};
+use super::{boundary_lengths, param, unhex};
+
+/// What a provider implements for a hash function.
+pub trait HashFunction: Send + 'static {
+    const ALGORITHM: &'static HashAlgorithm;
+    fn new() -> Self;
+    /// Write the digest of `msg` to `out` (`out_len` bytes), leaving `self` ready for the
+    /// next message.
+    fn hash(&mut self, msg: &[u8], out: &mut [u8]);
+}
+
+/// The facts about an algorithm that every provider of it shares.
+pub struct HashAlgorithm {
+    pub name: &'static str,
+    pub out_len: usize,
+    pub block_len: usize,
+    pub vectors: &'static [HashVector],
+    pub reference: fn(&[u8]) -> Vec<u8>,
+}
+
+/// A published example: `text` (ASCII) repeated `repeat` times hashes to `digest` (hex).
+pub struct HashVector {
+    pub source: &'static str,
+    pub text: &'static str,
+    pub repeat: usize,
+    pub digest: &'static str,
+}
+
+// Every digest below was also checked against Python's hashlib.
+const ABC: &str = "abc";
+/// The 448-bit and 896-bit two-block messages of the FIPS 180-4 examples.
+const MSG_448: &str = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+const MSG_896: &str = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
+
+pub static SHA_256: HashAlgorithm = HashAlgorithm {
+    name: "sha-256",
+    out_len: 32,
+    block_len: 64,
+    vectors: &[
+        HashVector {
+            source: "FIPS 180-4 example SHA-256 (one block, \"abc\")",
+            text: ABC,
+            repeat: 1,
+            digest: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+        },
+        HashVector {
+            source: "FIPS 180-4 example SHA-256 (two blocks, 448 bits)",
+            text: MSG_448,
+            repeat: 1,
+            digest: "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1",
+        },
+        HashVector {
+            source: "FIPS 180-2 appendix B.3 SHA-256 (one million \"a\")",
+            text: "a",
+            repeat: 1_000_000,
+            digest: "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0",
+        },
+    ],
+    reference: reference::sha2::sha256,
+};
+
+pub static SHA_512: HashAlgorithm = HashAlgorithm {
+    name: "sha-512",
+    out_len: 64,
+    block_len: 128,
+    vectors: &[
+        HashVector {
+            source: "FIPS 180-4 example SHA-512 (one block, \"abc\")",
+            text: ABC,
+            repeat: 1,
+            digest: "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f",
+        },
+        HashVector {
+            source: "FIPS 180-4 example SHA-512 (two blocks, 896 bits)",
+            text: MSG_896,
+            repeat: 1,
+            digest: "8e959b75dae313da8cf4f72814fc143f8f7779c6eb9f7fa17299aeadb6889018501d289e4900f7e4331b99dec4b5433ac7d329eeb6dd26545e96e55b874be909",
+        },
+        HashVector {
+            source: "SHA-512 of the 448-bit FIPS 180-4 example message",
+            text: MSG_448,
+            repeat: 1,
+            digest: "204a8fc6dda82f0a0ced7beb8e08a41657c16ef468b228a8279be331a703c33596fd15c13b1b07f9aa1d3bea57789ca031ad85c7a71dd70354ec631238ca3445",
+        },
+        HashVector {
+            source: "FIPS 180-2 appendix C.3 SHA-512 (one million \"a\")",
+            text: "a",
+            repeat: 1_000_000,
+            digest: "e718483d0ce769644e2e42c7bc15b4638e1f98b13b2044285632a803afa973ebde0ff244877ea60a4cb0432ce577c31beb009c5c2c49aa2e4eadb217ad8cc09b",
+        },
+    ],
+    reference: reference::sha2::sha512,
+};
+
+pub static SHA3_256: HashAlgorithm = HashAlgorithm {
+    name: "sha3-256",
+    out_len: 32,
+    block_len: 136,
+    vectors: &[
+        HashVector {
+            source: "NIST FIPS 202 example SHA3-256 (0-bit message)",
+            text: "",
+            repeat: 1,
+            digest: "a7ffc6f8bf1ed76651c14756a061d662f580ff4de43b49fa82d80a4b80f8434a",
+        },
+        HashVector {
+            source: "NIST FIPS 202 example SHA3-256 (1600-bit message of 0xa3)",
+            text: "\u{a3}",
+            repeat: 200,
+            digest: "79f38adec5c20307a98ef76e8324afbfd46cfd81b22e3973c65fa1bd9de31787",
+        },
+        HashVector {
+            source: "SHA3-256 of \"abc\"",
+            text: ABC,
+            repeat: 1,
+            digest: "3a985da74fe225b2045c172d6bd390bd855f086e3e9d525b46bfe24511431532",
+        },
+    ],
+    reference: reference::keccak::sha3_256,
+};
+
+impl HashVector {
+    pub fn message(&self) -> Vec<u8> {
+        // Characters below 256 stand for single bytes, so 0xa3 can be written as text.
+        let bytes: Vec<u8> = self.text.chars().map(|c| c as u32 as u8).collect();
+        bytes.repeat(self.repeat)
+    }
+}
+
+const OPERATIONS: &[Operation] = &[Operation {
+    name: "hash",
+    params: &["len"],
+}];
+
+/// Any [`HashFunction`] as an [`Implementation`].
+pub struct Hash<H> {
+    provider: &'static str,
+    hash: PhantomData<fn() -> H>,
+}
+
+impl<H: HashFunction> Hash<H> {
+    pub const fn new(provider: &'static str) -> Self {
+        Hash {
+            provider,
+            hash: PhantomData,
+        }
+    }
+}
+
+impl<H: HashFunction> Implementation for Hash<H> {
+    fn provider(&self) -> &str {
+        self.provider
+    }
+    fn algorithm(&self) -> &str {
+        H::ALGORITHM.name
+    }
+    fn kind(&self) -> Kind {
+        Kind::Hash
+    }
+    fn operations(&self) -> &[Operation] {
+        OPERATIONS
+    }
+
+    fn verify(&self) -> Result<(), Mismatch> {
+        let alg = H::ALGORITHM;
+        // One instance for everything: reusing it checks that it resets after each digest.
+        let mut h = H::new();
+        let mut out = vec![0u8; alg.out_len];
+        for v in alg.vectors {
+            h.hash(&v.message(), &mut out);
+            Mismatch::check_bytes(v.source, &out, &unhex(v.digest))?;
+        }
+        for len in boundary_lengths(alg.block_len) {
+            let msg = pattern(len);
+            h.hash(&msg, &mut out);
+            Mismatch::check_bytes(
+                &format!("{len}-byte message against the reference implementation"),
+                &out,
+                &(alg.reference)(&msg),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
+        self.operation(operation)?;
+        let len = param(self, operation, params, "len")?;
+        Ok(Box::new(HashCall {
+            hash: H::new(),
+            msg: pattern(len),
+            out: vec![0u8; H::ALGORITHM.out_len],
+        }))
+    }
+}
+
+struct HashCall<H> {
+    hash: H,
+    msg: Vec<u8>,
+    out: Vec<u8>,
+}
+
+impl<H: HashFunction> Call for HashCall<H> {
+    #[inline(never)]
+    fn call(&mut self) {
+        self.hash
+            .hash(black_box(&self.msg), black_box(&mut self.out));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn references_reproduce_the_published_vectors() {
+        for alg in [&SHA_256, &SHA_512, &SHA3_256] {
+            for v in alg.vectors {
+                assert_eq!(
+                    hex::encode((alg.reference)(&v.message())),
+                    v.digest,
+                    "{}",
+                    v.source
+                );
+            }
+        }
+    }
+
+    /// SHA-256 that forgets the message length for messages of exactly 55 bytes, the
+    /// longest that still fits one padded block: every published vector passes.
+    struct OffByOne;
+
+    impl HashFunction for OffByOne {
+        const ALGORITHM: &'static HashAlgorithm = &SHA_256;
+        fn new() -> Self {
+            OffByOne
+        }
+        fn hash(&mut self, msg: &[u8], out: &mut [u8]) {
+            let d = reference::sha2::sha256(if msg.len() == 55 { &msg[..54] } else { msg });
+            out.copy_from_slice(&d);
+        }
+    }
+
+    /// The right function in the wrong state: the second digest continues the first.
+    struct NoReset(Vec<u8>);
+
+    impl HashFunction for NoReset {
+        const ALGORITHM: &'static HashAlgorithm = &SHA3_256;
+        fn new() -> Self {
+            NoReset(Vec::new())
+        }
+        fn hash(&mut self, msg: &[u8], out: &mut [u8]) {
+            self.0.extend_from_slice(msg);
+            out.copy_from_slice(&reference::keccak::sha3_256(&self.0));
+        }
+    }
+
+    #[test]
+    fn the_gate_refuses_broken_hashes() {
+        let err = Hash::<OffByOne>::new("test").verify().unwrap_err();
+        assert!(err.check.starts_with("55-byte message"), "{err}");
+        let err = Hash::<NoReset>::new("test").verify().unwrap_err();
+        assert!(err.check.contains("\"abc\""), "{err}");
+    }
+}

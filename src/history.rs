@@ -1,0 +1,152 @@
+//! A case's median run after run, from the store: the data behind `cryptobench history`.
+//!
+//! Runs are only comparable when they counted the same thing on the same CPU model. For
+//! each case, the latest run that measured it is the reference, and every other point
+//! says whether it is comparable with it, so that reports mark the others instead of
+//! joining figures in different units or from different machines.
+
+use anyhow::{Result, bail};
+
+use crate::analysis;
+use crate::stats;
+use crate::store::{CaseStatus, RunHeader, Store};
+
+/// One stored run that holds at least one matching measured case.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RunInfo {
+    pub id: i64,
+    pub started_at: String,
+    pub git_revision: Option<String>,
+    pub tool_version: String,
+    pub experiment: String,
+    pub counter: String,
+    pub unit: String,
+    pub short_unit: String,
+    pub cpu_model: String,
+}
+
+impl RunInfo {
+    fn of(h: &RunHeader) -> RunInfo {
+        RunInfo {
+            id: h.id,
+            started_at: h.started_at.clone(),
+            git_revision: h.git_revision.clone(),
+            tool_version: h.tool_version.clone(),
+            experiment: h.experiment.clone(),
+            counter: h.counter.clone(),
+            unit: h.unit.clone(),
+            short_unit: analysis::short_unit(h).to_string(),
+            cpu_model: h.cpu_model.clone(),
+        }
+    }
+
+    /// e.g. "run 7, tsc on Intel Xeon …".
+    pub fn label(&self) -> String {
+        format!("run {}, {} on {}", self.id, self.counter, self.cpu_model)
+    }
+}
+
+/// One measured value of a case.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Point {
+    /// Index into [`History::runs`].
+    pub run: usize,
+    /// Median counts per call over all samples, as the run's report gives it.
+    pub median: f64,
+    /// Same counter and CPU model as the case's latest run.
+    pub comparable: bool,
+    /// Why not, when not.
+    pub caveats: Vec<String>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct CaseHistory {
+    pub key: String,
+    /// Oldest run first; the last is the reference the others are compared with.
+    pub points: Vec<Point>,
+}
+
+impl CaseHistory {
+    /// Index into [`History::runs`] of the case's latest run.
+    pub fn reference(&self) -> usize {
+        self.points.last().map_or(0, |p| p.run)
+    }
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct History {
+    pub filter: Option<String>,
+    /// Oldest first.
+    pub runs: Vec<RunInfo>,
+    /// In the order the cases first appear.
+    pub cases: Vec<CaseHistory>,
+}
+
+/// The median of every case whose key contains `filter`, over every stored run.
+pub fn collect(store: &Store, filter: Option<&str>) -> Result<History> {
+    let mut runs: Vec<RunInfo> = Vec::new();
+    let mut cases: Vec<CaseHistory> = Vec::new();
+    for id in store.runs()? {
+        let run = store.load_run_where(id, |key| filter.is_none_or(|f| key.contains(f)))?;
+        let measured: Vec<(String, f64)> = run
+            .cases
+            .iter()
+            .filter(|c| c.status == CaseStatus::Ok)
+            .filter_map(|c| {
+                let all: Vec<f64> = c.clusters.iter().flatten().copied().collect();
+                stats::median(&all).map(|m| (c.key.clone(), m))
+            })
+            .collect();
+        if measured.is_empty() {
+            continue;
+        }
+        let index = runs.len();
+        runs.push(RunInfo::of(&run.header));
+        for (key, median) in measured {
+            let point = Point {
+                run: index,
+                median,
+                comparable: true,
+                caveats: Vec::new(),
+            };
+            match cases.iter_mut().find(|c| c.key == key) {
+                Some(c) => c.points.push(point),
+                None => cases.push(CaseHistory {
+                    key,
+                    points: vec![point],
+                }),
+            }
+        }
+    }
+    if runs.is_empty() {
+        match filter {
+            Some(f) => bail!(
+                "no measured case in `{}` has an id containing `{f}`; `cryptobench report` shows a run's case ids",
+                store.path().display()
+            ),
+            None => bail!(
+                "the store `{}` holds no measured runs yet: run `cryptobench run` first",
+                store.path().display()
+            ),
+        }
+    }
+    for case in &mut cases {
+        let latest = &runs[case.reference()];
+        for p in &mut case.points {
+            let r = &runs[p.run];
+            if r.counter != latest.counter {
+                p.caveats
+                    .push(format!("counter {}, not {}", r.counter, latest.counter));
+            }
+            if r.cpu_model != latest.cpu_model {
+                p.caveats.push(format!("another CPU: {}", r.cpu_model));
+            }
+            p.comparable = p.caveats.is_empty();
+        }
+    }
+    Ok(History {
+        filter: filter.map(str::to_string),
+        runs,
+        cases,
+    })
+}

@@ -1,0 +1,69 @@
+//! Results measured by other tools, stored as runs of our own so that `report`,
+//! `history` and `compare` see them: criterion.rs's saved benchmarks and `openssl speed`.
+//!
+//! An imported run is marked with its source (experiment `import:SOURCE`, options
+//! `{"source": ...}`) and a counter of its own (`criterion-ns`, `criterion-cycles`,
+//! `openssl-speed`), so `compare` refuses to put it beside a native run, whose counter
+//! is `tsc`, `perf` or `ns`. The statistics are ours, computed from the raw samples.
+
+pub mod criterion;
+pub mod openssl_speed;
+
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use anyhow::Result;
+
+use crate::store::{ImportedCase, RunHeader, Store};
+
+/// What another tool measured, read and checked, ready to store.
+#[derive(Debug)]
+pub struct Imported {
+    /// `criterion` or `openssl-speed`.
+    pub source: &'static str,
+    /// The directory or file it came from.
+    pub origin: PathBuf,
+    pub counter: String,
+    pub unit: String,
+    /// How the figures were obtained and their unit decided, for the report.
+    pub note: String,
+    /// When the other tool wrote its results, where the files say.
+    pub measured_at: Option<SystemTime>,
+    pub cases: Vec<ImportedCase>,
+}
+
+/// Store `imported` as one complete run, in one transaction; returns its id.
+pub fn store(store: &mut Store, imported: &Imported, now: &str) -> Result<i64> {
+    let when = imported.measured_at.map_or_else(
+        || now.to_string(),
+        |t| humantime::format_rfc3339_seconds(t).to_string(),
+    );
+    let cpu_model = format!("unknown (not recorded by {})", imported.source);
+    let header = RunHeader {
+        id: 0,
+        started_at: when.clone(),
+        finished_at: Some(when),
+        status: "complete".into(),
+        experiment: format!("import:{}", imported.source),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        git_revision: None,
+        counter: imported.counter.clone(),
+        unit: imported.unit.clone(),
+        tsc_hz: None,
+        cpu_model: cpu_model.clone(),
+        machine: serde_json::json!({
+            "cpu_model": cpu_model,
+            "warnings": [format!(
+                "imported from {}: the machine it ran on is not recorded, so this run is comparable only with runs imported the same way",
+                imported.source
+            )],
+        }),
+        options: serde_json::json!({
+            "source": imported.source,
+            "path": imported.origin.display().to_string(),
+            "note": imported.note,
+            "imported_at": now,
+        }),
+    };
+    store.import_run(&header, &imported.cases)
+}

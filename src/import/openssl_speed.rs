@@ -1,0 +1,116 @@
+//! `openssl speed -mr` output. Its machine-readable lines are `+DT:alg:count:len` and
+//! `+R:count:alg:seconds` while it runs (on stderr), then `+H:len1:len2:...` and, per
+//! algorithm, `+F:n:alg:v1:v2:...` with the bytes per second at each length. Each
+//! (algorithm, length) becomes a case whose sample is the nanoseconds per call the
+//! `+F` throughput implies; a file holding several runs (concatenated) gives one
+//! cluster per run, so the interval says how much they differ.
+//!
+//! Only `+F:` is read: `+F2:`, `+F3:`... are the public-key tables, in other units.
+
+use std::fs;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+
+use super::Imported;
+use crate::catalog::Params;
+use crate::runner::Case;
+use crate::store::ImportedCase;
+
+pub fn read(file: &Path) -> Result<Imported> {
+    let text =
+        fs::read_to_string(file).with_context(|| format!("cannot read `{}`", file.display()))?;
+    let name = file.display();
+    let mut lengths: Option<Vec<u64>> = None;
+    // (algorithm, length) -> one value per +F line seen for it.
+    let mut series: Vec<((String, u64), Vec<f64>)> = Vec::new();
+    let mut runs = 0;
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        let at = || format!("`{name}` line {}", n + 1);
+        if let Some(rest) = line.strip_prefix("+H:") {
+            let parsed: Result<Vec<u64>, _> = rest.split(':').map(|l| l.trim().parse()).collect();
+            lengths = Some(parsed.ok().filter(|l| !l.is_empty()).with_context(|| {
+                format!(
+                    "{}: `+H:` must list message lengths in bytes: `{line}`",
+                    at()
+                )
+            })?);
+        } else if let Some(rest) = line.strip_prefix("+F:") {
+            let lens = lengths.as_ref().with_context(|| {
+                format!(
+                    "{}: a `+F:` line before any `+H:` line says nothing about lengths",
+                    at()
+                )
+            })?;
+            let fields: Vec<&str> = rest.split(':').collect();
+            let (alg, values) = match fields.as_slice() {
+                [_, alg, values @ ..] if !alg.is_empty() => (*alg, values),
+                _ => bail!(
+                    "{}: expected `+F:n:algorithm:bytes-per-second...`: `{line}`",
+                    at()
+                ),
+            };
+            if values.len() != lens.len() {
+                bail!(
+                    "{}: {} figures for {} lengths in `+H:`: `{line}`",
+                    at(),
+                    values.len(),
+                    lens.len()
+                );
+            }
+            runs += 1;
+            for (&len, v) in lens.iter().zip(values) {
+                let bytes_per_s: f64 = v
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|x: &f64| x.is_finite())
+                    .with_context(|| {
+                        format!("{}: `{v}` is not a number of bytes per second", at())
+                    })?;
+                // openssl prints 0 for lengths it skipped (e.g. too long for -bytes).
+                if bytes_per_s <= 0.0 {
+                    continue;
+                }
+                let ns_per_call = len as f64 / bytes_per_s * 1e9;
+                let key = (alg.to_string(), len);
+                match series.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, v)) => v.push(ns_per_call),
+                    None => series.push((key, vec![ns_per_call])),
+                }
+            }
+        }
+    }
+    if series.is_empty() {
+        bail!(
+            "`{name}` has no `+F:` line with a figure: is it the output of `openssl speed -mr`? (without -mr, openssl prints a table that is not read)"
+        );
+    }
+    let measured_at = fs::metadata(file).and_then(|m| m.modified()).ok();
+    let cases = series
+        .into_iter()
+        .map(|((alg, len), values)| ImportedCase {
+            case: Case {
+                implementation: format!("openssl/{alg}"),
+                operation: "speed".into(),
+                params: Params::new().with("len", len),
+            },
+            clusters: values.into_iter().map(|v| vec![v]).collect(),
+            calls_per_sample: None,
+            message: None,
+        })
+        .collect();
+    Ok(Imported {
+        source: "openssl-speed",
+        origin: file.to_path_buf(),
+        counter: "openssl-speed".into(),
+        unit: "ns (openssl speed, from its bytes per second)".into(),
+        note: format!(
+            "openssl speed -mr, {runs} table{} from {name}; each figure is one timed loop, so a single run has no interval",
+            if runs == 1 { "" } else { "s" }
+        ),
+        measured_at,
+        cases,
+    })
+}

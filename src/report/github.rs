@@ -1,0 +1,65 @@
+//! github-action-benchmark's `customSmallerIsBetter` input: a JSON array of
+//! `{ name, unit, value, range, extra }`, one entry per measured case.
+//!
+//! The value is the median per byte where the case has a length (comparable across
+//! lengths) and per call otherwise; `range` is the larger half-width of its 95 %
+//! interval; `extra` (shown in the action's tooltips) names the machine and counter.
+
+use serde_json::{Value, json};
+
+use crate::analysis::Analysis;
+
+pub fn render(a: &Analysis) -> String {
+    let u = &a.short_unit;
+    let h = &a.header;
+    let extra = format!(
+        "run {}; {}; counter {} ({}){}",
+        h.id,
+        h.cpu_model,
+        a.counter,
+        a.unit,
+        h.git_revision
+            .as_deref()
+            .map_or(String::new(), |r| format!("; revision {r}"))
+    );
+    let entries: Vec<Value> = a
+        .cases
+        .iter()
+        .filter_map(|c| {
+            let m = c.measured.as_ref()?;
+            let (interval, unit) = match &m.per_byte {
+                Some(pb) => (pb, format!("{u}/byte")),
+                None => (&m.median, format!("{u}/call")),
+            };
+            let half = (interval.hi - interval.estimate).max(interval.estimate - interval.lo);
+            Some(json!({
+                "name": c.key,
+                "unit": unit,
+                "value": interval.estimate,
+                "range": format!("± {}", significant(half)),
+                "extra": extra,
+            }))
+        })
+        .collect();
+    serde_json::to_string_pretty(&Value::Array(entries)).expect("JSON values serialise") + "\n"
+}
+
+/// Three significant digits: a range is a rough guide, not a figure to compute with.
+fn significant(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return "0".into();
+    }
+    let digits = (2 - x.abs().log10().floor() as i32).max(0) as usize;
+    format!("{x:.digits$}")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ranges_keep_three_significant_digits() {
+        assert_eq!(super::significant(0.012345), "0.0123");
+        assert_eq!(super::significant(1.5), "1.50");
+        assert_eq!(super::significant(1234.0), "1234");
+        assert_eq!(super::significant(0.0), "0");
+    }
+}

@@ -1,0 +1,163 @@
+//! `cryptobench history` in every format: a table per case, JSON, CSV, or a page with a
+//! line chart per case.
+
+use anyhow::{Result, bail};
+use serde_json::json;
+
+use crate::cli::Format;
+use crate::history::History;
+
+use super::csv::field as csv_field;
+use super::{Block, Document, fmt_count, format_name, html, text};
+
+pub fn render(h: &History, format: Format) -> Result<String> {
+    Ok(match format {
+        Format::Table => text::render(&document(h), false),
+        Format::Md => text::render(&document(h), true),
+        Format::Json => json(h),
+        Format::Csv => csv(h),
+        Format::Html => html::history_page(h, &document(h)),
+        Format::Bencher | Format::GithubActionBenchmark => bail!(
+            "--format {} exports the figures of one run: use it with `report` or `run`",
+            format_name(format)
+        ),
+    })
+}
+
+fn document(h: &History) -> Document {
+    let mut blocks = vec![Block::Heading(format!(
+        "History of {} case{} over {} run{}{}",
+        h.cases.len(),
+        if h.cases.len() == 1 { "" } else { "s" },
+        h.runs.len(),
+        if h.runs.len() == 1 { "" } else { "s" },
+        h.filter
+            .as_deref()
+            .map_or(String::new(), |f| format!(" (case ids containing `{f}`)"))
+    ))];
+    blocks.push(Block::Line(
+        "Medians per call, oldest run first. Runs that counted with another counter or ran on another CPU model than a case's latest run are marked not comparable.".into(),
+    ));
+    for c in &h.cases {
+        let reference = &h.runs[c.reference()];
+        blocks.push(Block::Heading(c.key.clone()));
+        let mut previous: Option<f64> = None;
+        let rows = c
+            .points
+            .iter()
+            .map(|p| {
+                let run = &h.runs[p.run];
+                let unit = if run.short_unit == reference.short_unit {
+                    String::new()
+                } else {
+                    format!(" {}", run.short_unit)
+                };
+                let change = match previous {
+                    Some(prev) if p.comparable => {
+                        format!("{:+.2} %", 100.0 * (p.median - prev) / prev)
+                    }
+                    _ => String::new(),
+                };
+                if p.comparable {
+                    previous = Some(p.median);
+                }
+                vec![
+                    run.id.to_string(),
+                    run.started_at.clone(),
+                    run.git_revision.clone().unwrap_or_default(),
+                    run.tool_version.clone(),
+                    run.counter.clone(),
+                    format!("{}{unit}", fmt_count(p.median)),
+                    change,
+                    if p.comparable {
+                        "yes".into()
+                    } else {
+                        format!("NOT COMPARABLE: {}", p.caveats.join("; "))
+                    },
+                ]
+            })
+            .collect();
+        blocks.push(Block::Table {
+            headers: vec![
+                "Run".into(),
+                "Started".into(),
+                "Git revision".into(),
+                "cryptobench".into(),
+                "Counter".into(),
+                format!("Median ({})", reference.short_unit),
+                "Change vs previous".into(),
+                "Comparable".into(),
+            ],
+            rows,
+        });
+    }
+    Document { blocks }
+}
+
+fn json(h: &History) -> String {
+    let runs: Vec<serde_json::Value> = h
+        .runs
+        .iter()
+        .map(|r| {
+            json!({
+                "run_id": r.id,
+                "started_at": r.started_at,
+                "git_revision": r.git_revision,
+                "tool_version": r.tool_version,
+                "experiment": r.experiment,
+                "counter": r.counter,
+                "unit": r.unit,
+                "cpu_model": r.cpu_model,
+            })
+        })
+        .collect();
+    let cases: Vec<serde_json::Value> = h
+        .cases
+        .iter()
+        .map(|c| {
+            json!({
+                "id": c.key,
+                "reference_run": h.runs[c.reference()].id,
+                "points": c.points.iter().map(|p| json!({
+                    "run_id": h.runs[p.run].id,
+                    "median": p.median,
+                    "unit": h.runs[p.run].short_unit,
+                    "comparable": p.comparable,
+                    "caveats": p.caveats,
+                })).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let doc = json!({
+        "filter": h.filter,
+        "runs": runs,
+        "cases": cases,
+    });
+    serde_json::to_string_pretty(&doc).expect("JSON values serialise") + "\n"
+}
+
+fn csv(h: &History) -> String {
+    let mut out = String::from(
+        "id,run_id,started_at,git_revision,tool_version,counter,unit,cpu_model,median,comparable\n",
+    );
+    for c in &h.cases {
+        for p in &c.points {
+            let r = &h.runs[p.run];
+            let row = [
+                csv_field(&c.key),
+                r.id.to_string(),
+                csv_field(&r.started_at),
+                csv_field(r.git_revision.as_deref().unwrap_or("")),
+                csv_field(&r.tool_version),
+                csv_field(&r.counter),
+                csv_field(&r.short_unit),
+                csv_field(&r.cpu_model),
+                p.median.to_string(),
+                p.comparable.to_string(),
+            ];
+            out += &row.join(",");
+            out += "\n";
+        }
+    }
+    out
+}

@@ -1,0 +1,491 @@
+//! The HTML report: one self-contained page that opens offline. Its tables are the text
+//! report's [`Document`], so the two never disagree; the machine it ran on and the
+//! charts (inline SVG) come beside them. Nothing is fetched: no script, no font, no
+//! image, and a Content-Security-Policy that forbids loading anything makes sure of it.
+//!
+//! Every piece of text goes through [`escape`]: implementation, manifest, variant and
+//! file names are chosen by users.
+
+use crate::analysis::{Analysis, RunComparison, VerdictOptions};
+use crate::history::History;
+use crate::store::RunHeader;
+
+use super::charts::{self, Chart};
+use super::{Block, Document};
+
+/// Text as HTML text or attribute value: nothing in it can open a tag or end a quote.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+pub fn run_page(a: &Analysis, doc: &Document) -> String {
+    let charts: Vec<Chart> = charts::RUN_CHARTS
+        .iter()
+        .flat_map(|chart| chart(a))
+        .collect();
+    page(doc, &machine_rows(&a.header), &charts)
+}
+
+pub fn comparison_page(c: &RunComparison, opts: &VerdictOptions, doc: &Document) -> String {
+    let title = format!("Run {} against baseline run {}", c.run_b, c.run_a);
+    let charts: Vec<Chart> = charts::forest(&title, &c.comparisons, opts.noise_threshold_pct)
+        .into_iter()
+        .collect();
+    page(doc, &[], &charts)
+}
+
+pub fn history_page(h: &History, doc: &Document) -> String {
+    page(doc, &[], &charts::history_lines(h))
+}
+
+/// What the run's machine record says, as (label, value) rows; imported runs know less.
+fn machine_rows(h: &RunHeader) -> Vec<(&'static str, String)> {
+    let m = &h.machine;
+    let text = |k: &str| m[k].as_str().filter(|v| !v.is_empty()).map(str::to_string);
+    let mut rows: Vec<(&'static str, Option<String>)> = vec![
+        (
+            "CPU",
+            text("cpu_model").map(|model| {
+                let mut s = model;
+                if let Some(sig) = text("cpu_signature") {
+                    s += &format!(" [{sig}]");
+                }
+                if let Some(arch) = text("arch") {
+                    s += &format!(", {arch}");
+                }
+                s
+            }),
+        ),
+        (
+            "Crypto instruction sets",
+            m["crypto_flags"].as_array().map(|f| {
+                f.iter()
+                    .filter_map(|x| x.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }),
+        ),
+        (
+            "CPUs",
+            m["online_cpus"]
+                .as_u64()
+                .map(|n| format!("{n} available to the process")),
+        ),
+        (
+            "Hypervisor",
+            m["hypervisor"]
+                .as_bool()
+                .map(|v| if v { "yes" } else { "no" }.to_string()),
+        ),
+        ("Kernel", text("kernel")),
+        (
+            "Compilers",
+            text("rustc").map(|r| match text("cc") {
+                Some(cc) => format!("{r}; cc: {cc}"),
+                None => r,
+            }),
+        ),
+        (
+            "Governor, turbo",
+            (text("governor").is_some() || text("turbo").is_some()).then(|| {
+                format!(
+                    "{}; turbo {}",
+                    text("governor").unwrap_or_else(|| "unknown".into()),
+                    text("turbo").unwrap_or_else(|| "unknown".into())
+                )
+            }),
+        ),
+        (
+            "Load (1 min)",
+            m["load_1min"].as_f64().map(|l| format!("{l:.2}")),
+        ),
+    ];
+    rows.push((
+        "TSC frequency",
+        h.tsc_hz.map(|hz| format!("{:.1} MHz", hz / 1e6)),
+    ));
+    rows.push(("Counter", Some(format!("{} — {}", h.counter, h.unit))));
+    if let Some(counters) = m["counters"].as_array() {
+        let list: Vec<String> = counters
+            .iter()
+            .map(|c| {
+                let name = c["counter"].as_str().unwrap_or("?");
+                match c["available"].as_bool() {
+                    Some(true) => format!("{name}: available"),
+                    _ => format!(
+                        "{name}: not available ({})",
+                        c["reason"].as_str().unwrap_or("no reason given")
+                    ),
+                }
+            })
+            .collect();
+        rows.push(("Counters here", Some(list.join("; "))));
+    }
+    rows.into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k, v)))
+        .collect()
+}
+
+const STYLE: &str = r#"
+:root { color-scheme: light; --fg: #1d2430; --muted: #566070; --line: #d8dde6; --panel: #f5f7fa; }
+* { box-sizing: border-box; }
+body { margin: 0; background: #fff; color: var(--fg);
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", "Liberation Sans", sans-serif; }
+main { max-width: 1400px; margin: 0 auto; padding: 28px 32px 48px; }
+h1 { font-size: 26px; margin: 0 0 10px; }
+h2 { font-size: 19px; margin: 32px 0 10px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
+h3 { font-size: 16px; margin: 0 0 8px; word-break: break-word; }
+p { margin: 4px 0; }
+p.warn { background: #fff4e5; border-left: 4px solid #e69100; padding: 5px 10px; }
+p.note { color: var(--muted); font-size: 13px; }
+dl.machine { display: grid; grid-template-columns: max-content 1fr; gap: 3px 18px; margin: 14px 0 8px;
+  background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; }
+dl.machine dt { font-weight: 600; color: var(--muted); }
+dl.machine dd { margin: 0; }
+.table-wrap { overflow-x: auto; margin: 8px 0 12px; }
+table { border-collapse: collapse; font-size: 13.5px; font-variant-numeric: tabular-nums; }
+th, td { padding: 5px 10px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
+th, td.num, td:first-child, td[class^="v-"] { white-space: nowrap; }
+th { background: var(--panel); font-weight: 600; }
+tbody tr:nth-child(even) td { background: #fafbfc; }
+td.num { text-align: right; }
+td.bad, td.v-regressed { color: #c62a1f; font-weight: 600; }
+td.v-improved { color: #1a8548; font-weight: 600; }
+td.v-within-noise { color: #a86200; }
+td.v-no-change { color: var(--muted); }
+figure { margin: 14px 0 22px; padding: 14px 16px 10px; border: 1px solid var(--line); border-radius: 8px; }
+figure svg { display: block; max-width: 100%; height: auto; }
+figcaption { color: var(--muted); font-size: 13px; margin-top: 6px; }
+footer { color: var(--muted); font-size: 12px; margin-top: 36px; }
+"#;
+
+/// The whole page: the document's blocks in order, the machine after the title. A chart
+/// titled like a heading of the document goes under that heading's table (a history's
+/// case); the others together after the first table (the main results), or at the end.
+fn page(doc: &Document, machine: &[(&str, String)], charts: &[Chart]) -> String {
+    let headings: Vec<&str> = doc
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Heading(h) => Some(h.as_str()),
+            _ => None,
+        })
+        .collect();
+    let (mut placed, loose): (Vec<&Chart>, Vec<&Chart>) = charts
+        .iter()
+        .partition(|c| headings.contains(&c.title.as_str()));
+    let mut section: Option<&str> = None;
+    let title = doc
+        .blocks
+        .iter()
+        .find_map(|b| match b {
+            Block::Heading(h) => Some(h.as_str()),
+            _ => None,
+        })
+        .unwrap_or("cryptobench report");
+    let mut body = String::new();
+    let mut titled = false;
+    let mut machine_shown = machine.is_empty();
+    let mut charts_shown = loose.is_empty();
+    for block in &doc.blocks {
+        match block {
+            Block::Heading(h) => {
+                section = Some(h);
+                let level = if titled { 2 } else { 1 };
+                titled = true;
+                body += &format!("<h{level}>{}</h{level}>\n", escape(h));
+            }
+            Block::Line(l) => {
+                let warn = ["Warning:", "Not comparable", "Only in run"]
+                    .iter()
+                    .any(|w| l.starts_with(w))
+                    || l.contains("INCOMPLETE");
+                let class = if warn { " class=\"warn\"" } else { "" };
+                body += &format!("<p{class}>{}</p>\n", escape(l));
+            }
+            Block::Table { headers, rows } => {
+                if !machine_shown {
+                    machine_shown = true;
+                    body += &machine_block(machine);
+                }
+                body += &table(headers, rows);
+                if let Some(h) = section.take() {
+                    for c in placed.iter().filter(|c| c.title == h) {
+                        body += &figure(c);
+                    }
+                    placed.retain(|c| c.title != h);
+                }
+                if !charts_shown {
+                    charts_shown = true;
+                    body += &figures(&loose);
+                }
+            }
+        }
+    }
+    if !machine_shown {
+        body += &machine_block(machine);
+    }
+    // Charts whose heading had no table below it still belong on the page.
+    for c in placed {
+        body += &figure(c);
+    }
+    if !charts_shown {
+        body += &figures(&loose);
+    }
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n{body}\
+         <footer>Written by cryptobench {}. This page is self-contained: it loads nothing from anywhere.</footer>\n\
+         </main>\n</body>\n</html>\n",
+        escape(title),
+        escape(env!("CARGO_PKG_VERSION")),
+    )
+}
+
+fn machine_block(rows: &[(&str, String)]) -> String {
+    let mut s = String::from("<dl class=\"machine\">\n");
+    for (k, v) in rows {
+        s += &format!("<dt>{}</dt><dd>{}</dd>\n", escape(k), escape(v));
+    }
+    s + "</dl>\n"
+}
+
+fn figures(charts: &[&Chart]) -> String {
+    let mut s = String::from("<h2>Charts</h2>\n");
+    for c in charts {
+        s += &figure(c);
+    }
+    s
+}
+
+fn figure(c: &Chart) -> String {
+    let title = escape(&c.title);
+    let mut s = format!("<figure>\n<h3>{title}</h3>\n");
+    match &c.svg {
+        Ok(svg) => {
+            s += &svg.replacen(
+                "<svg ",
+                &format!("<svg role=\"img\" aria-label=\"{title}\" "),
+                1,
+            )
+        }
+        Err(e) => {
+            s += &format!(
+                "<p class=\"warn\">This chart could not be drawn: {}</p>\n",
+                escape(e)
+            )
+        }
+    }
+    s + &format!(
+        "<figcaption>{}</figcaption>\n</figure>\n",
+        escape(&c.caption)
+    )
+}
+
+/// Whether a cell holds a figure (right-aligned so that digits line up), not prose
+/// that starts with one.
+fn numeric(cell: &str) -> bool {
+    let t = cell.trim_start_matches(['+', '-', '±', '<', ' ']);
+    t.starts_with(|c: char| c.is_ascii_digit()) && cell.chars().count() <= 28
+}
+
+/// The figure a cell starts with, e.g. 1.234 from "1.234 [1.2 1.3] (est. 2.0)".
+fn leading_number(cell: &str) -> Option<f64> {
+    cell.split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+        .filter(|v: &f64| *v > 0.0)
+}
+
+/// Variant x target matrices (first column "Variant", see `variant_table` in the report
+/// module) are coloured from the fastest figure in the table (green) towards red, on a
+/// log scale. Full red is twice as slow, or the slowest where the spread is wider, so
+/// that a few percent never look like a chasm.
+fn heat(headers: &[String], rows: &[Vec<String>]) -> Option<Vec<Vec<Option<String>>>> {
+    if headers.first().map(String::as_str) != Some("Variant") {
+        return None;
+    }
+    let values = rows
+        .iter()
+        .flat_map(|r| r.iter().skip(1))
+        .filter_map(|c| leading_number(c));
+    let (lo, hi) = values.fold((f64::INFINITY, 0.0f64), |(l, h), v| (l.min(v), h.max(v)));
+    if !lo.is_finite() {
+        return None;
+    }
+    Some(
+        rows.iter()
+            .map(|r| {
+                r.iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        let v = leading_number(c).filter(|_| i > 0)?;
+                        let t = (v / lo).ln() / (hi / lo).max(2.0).ln();
+                        Some(format!("hsl({:.0}, 65%, 84%)", 120.0 * (1.0 - t)))
+                    })
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
+fn table(headers: &[String], rows: &[Vec<String>]) -> String {
+    let colours = heat(headers, rows);
+    let verdict_col = headers.iter().position(|h| h == "Verdict");
+    let mut s = String::from("<div class=\"table-wrap\"><table>\n<thead><tr>");
+    for h in headers {
+        s += &format!("<th>{}</th>", escape(h));
+    }
+    s += "</tr></thead>\n<tbody>\n";
+    for (r, row) in rows.iter().enumerate() {
+        s += "<tr>";
+        for (i, cell) in row.iter().enumerate() {
+            let mut classes = Vec::new();
+            if numeric(cell) {
+                classes.push("num".to_string());
+            }
+            if Some(i) == verdict_col {
+                classes.push(format!("v-{}", cell.replace(' ', "-")));
+            }
+            if ["WRONG", "FAILED", "NOT COMPARABLE"]
+                .iter()
+                .any(|w| cell.starts_with(w))
+            {
+                classes.push("bad".into());
+            }
+            let class = if classes.is_empty() {
+                String::new()
+            } else {
+                format!(" class=\"{}\"", escape(&classes.join(" ")))
+            };
+            let style = colours
+                .as_ref()
+                .and_then(|c| c[r][i].as_ref())
+                .map_or(String::new(), |bg| format!(" style=\"background:{bg}\""));
+            s += &format!("<td{class}{style}>{}</td>", escape(cell));
+        }
+        s += "</tr>\n";
+    }
+    s += "</tbody></table></div>\n";
+    if colours.is_some() {
+        s += "<p class=\"note\">Cell colour: the fastest figure of this table in green, towards red for twice as slow (or the slowest, if slower still).</p>\n";
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Params;
+    use crate::runner::Case;
+    use crate::store::{ImportedCase, Store};
+
+    const EVIL: &str = "<script>alert(1)</script>";
+
+    /// Names users choose, each carrying markup, through the store and every chart.
+    #[test]
+    fn user_supplied_names_never_become_markup() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("x.db")).unwrap();
+        let header = RunHeader {
+            id: 0,
+            started_at: "2026-01-01T00:00:00Z".into(),
+            finished_at: None,
+            status: "complete".into(),
+            experiment: format!("exp{EVIL}"),
+            tool_version: "0".into(),
+            git_revision: Some(EVIL.into()),
+            counter: "ns".into(),
+            unit: format!("ns{EVIL}"),
+            tsc_hz: None,
+            cpu_model: EVIL.into(),
+            machine: serde_json::json!({
+                "cpu_model": EVIL, "crypto_flags": [EVIL], "kernel": EVIL,
+                "warnings": [format!("hypervisor {EVIL}")],
+            }),
+            options: serde_json::json!({ "source": EVIL, "note": EVIL }),
+        };
+        let samples = |base: f64| vec![(0..40).map(|i| base + (i % 7) as f64).collect()];
+        let cases: Vec<ImportedCase> = [64, 1024]
+            .iter()
+            .flat_map(|&len| {
+                [
+                    format!("{EVIL}/alg/v{EVIL}@x86-64"),
+                    format!("p/alg/{EVIL}@t{EVIL}"),
+                ]
+                .map(|implementation| ImportedCase {
+                    case: Case {
+                        implementation,
+                        operation: format!("op{EVIL}"),
+                        params: Params::new().with("len", len),
+                    },
+                    clusters: samples(len as f64 * 3.0),
+                    calls_per_sample: None,
+                    message: Some(EVIL.into()),
+                })
+            })
+            .collect();
+        let id = store.import_run(&header, &cases).unwrap();
+        let run = store.load_run(id).unwrap();
+        let a = crate::analysis::analyse(&store, &run).unwrap();
+        let html = super::super::render(&a, crate::cli::Format::Html);
+        assert!(
+            html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "the names are shown, escaped"
+        );
+        assert!(!html.to_lowercase().contains("<script"), "{html}");
+        assert!(html.contains("<svg"), "charts are drawn");
+        assert!(
+            html.contains("hsl("),
+            "the variant x target matrix is coloured"
+        );
+    }
+
+    #[test]
+    fn escape_covers_text_and_attributes() {
+        assert_eq!(
+            escape(r#"<a href="x">'&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
+        );
+    }
+
+    #[test]
+    fn matrices_are_coloured_from_fastest_to_slowest() {
+        let headers = vec!["Variant".to_string(), "t1".into(), "t2".into()];
+        let rows = vec![
+            vec!["a".to_string(), "1.0 [0.9 1.1]".into(), "4.0 [3 5]".into()],
+            vec![
+                "b".to_string(),
+                "not supported on this CPU".into(),
+                "2.0 [1 3]".into(),
+            ],
+        ];
+        let h = heat(&headers, &rows).unwrap();
+        assert_eq!(h[0][1].as_deref(), Some("hsl(120, 65%, 84%)"));
+        assert_eq!(h[0][2].as_deref(), Some("hsl(0, 65%, 84%)"));
+        assert_eq!(h[1][2].as_deref(), Some("hsl(60, 65%, 84%)"));
+        assert_eq!(h[1][1], None);
+        let close = vec![vec!["a".to_string(), "1.00".into(), "1.07".into()]];
+        let h = heat(&headers, &close).unwrap();
+        assert_eq!(
+            h[0][2].as_deref(),
+            Some("hsl(108, 65%, 84%)"),
+            "7 % slower is nearly green"
+        );
+        assert!(heat(&["Implementation".into()], &rows).is_none());
+    }
+}

@@ -1,0 +1,257 @@
+//! `cryptobench bulk` end to end: the three tables, every run verified, the store round
+//! trip, each output format, and every kind of bad input. Sizes are small (8 MiB, 2 runs):
+//! these tests check behaviour, not figures.
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        Env {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    fn cmd(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_cryptobench"))
+            .args(args)
+            .env("CRYPTOBENCH_DB", self.dir.path().join("results.db"))
+            .current_dir(self.dir.path())
+            .output()
+            .expect("run cryptobench")
+    }
+
+    fn run_ok(&self, args: &[&str]) -> String {
+        let out = self.cmd(args);
+        assert!(
+            out.status.success(),
+            "{args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8 output")
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        serde_json::from_str(&self.run_ok(args)).expect("valid JSON")
+    }
+}
+
+const SMALL: &[&str] = &["bulk", "--sizes", "8MiB", "--runs", "2", "--threads", "1,2"];
+
+fn small<'a>(more: &[&'a str]) -> Vec<&'a str> {
+    SMALL.iter().chain(more).copied().collect()
+}
+
+fn array<'a>(v: &'a Value, key: &str) -> &'a Vec<Value> {
+    v[key].as_array().unwrap_or_else(|| panic!("`{key}` array"))
+}
+
+/// Exit status 2 and one line on stderr containing `expect`, no panic trace.
+fn assert_bad_input(out: &Output, expect: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(err.contains(expect), "expected `{expect}` in: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+}
+
+#[test]
+fn every_competitor_runs_verified_in_the_three_tables() {
+    let env = Env::new();
+    let text = env.run_ok(&small(&[]));
+    for heading in ["Every run", "Summary", "Scaling", "Every run verified"] {
+        assert!(text.contains(heading), "no `{heading}` in:\n{text}");
+    }
+    for name in [
+        "memcpy",
+        "openssl/aes-128-ctr",
+        "openssl/aes-256-ecb",
+        "rustcrypto/aes-256-ctr",
+        "rustcrypto/aes-128-ecb",
+        "cryptobench/aes-128-ctr",
+        "cryptobench/aes-256-ecb",
+    ] {
+        assert!(text.contains(name), "no `{name}` in:\n{text}");
+    }
+    assert!(text.contains("MB/s = 10^6 bytes/s"), "units stated");
+}
+
+#[test]
+fn json_holds_every_run_and_figures_that_add_up() {
+    let env = Env::new();
+    let v = env.json(&small(&["--impl", "aes-128-ctr", "--format", "json"]));
+    assert_eq!(v["experiment"], "bulk");
+    assert_eq!(v["verified"], true, "{:#}", v["problems"]);
+    // memcpy and three implementations, at two thread counts, two runs each.
+    let runs = array(&v, "runs");
+    assert_eq!(runs.len(), 4 * 2 * 2);
+    for r in runs {
+        assert_eq!(r["size_bytes"], 8 << 20);
+        let ns = r["ns"].as_f64().expect("ns");
+        let rate = r["mb_per_s"].as_f64().expect("rate");
+        assert!(ns > 0.0);
+        assert!((rate - (8 << 20) as f64 / ns * 1e3).abs() < 1e-6 * rate);
+        if r["implementation"] == "memcpy" {
+            assert!(r.get("decrypt_ns").is_none());
+        } else {
+            assert!(r["decrypt_ns"].as_f64().is_some(), "{r}");
+        }
+    }
+    // Encryption and decryption of three implementations, and the copy, per thread count.
+    let summary = array(&v, "summary");
+    assert_eq!(summary.len(), (3 * 2 + 1) * 2);
+    for s in summary {
+        let m = &s["mb_per_s"];
+        let (min, median, max) = (m["min"].as_f64(), m["median"].as_f64(), m["max"].as_f64());
+        assert!(min <= median && median <= max, "{s}");
+        assert_eq!(s["runs"], 2);
+    }
+    let scaling = array(&v, "scaling");
+    let best_copy = scaling
+        .iter()
+        .filter(|s| s["implementation"] == "memcpy")
+        .filter_map(|s| s["fraction_of_ceiling"].as_f64())
+        .fold(0.0, f64::max);
+    assert_eq!(best_copy, 1.0, "the ceiling is the fastest memcpy");
+    let ours_two = scaling
+        .iter()
+        .find(|s| {
+            s["implementation"] == "cryptobench/aes-128-ctr"
+                && s["operation"] == "encrypt"
+                && s["threads"] == 2
+        })
+        .expect("ours with 2 threads");
+    for key in [
+        "speedup_vs_1_thread",
+        "vs_openssl_1_thread",
+        "fraction_of_ceiling",
+    ] {
+        assert!(
+            ours_two[key].as_f64().is_some_and(|x| x > 0.0),
+            "{key}: {ours_two}"
+        );
+    }
+}
+
+#[test]
+fn every_run_is_in_the_store_and_report_shows_the_run() {
+    let env = Env::new();
+    env.run_ok(&small(&["--impl", "openssl/aes-256-ctr"]));
+    let v = env.json(&["report", "latest", "--format", "json"]);
+    assert_eq!(v["experiment"], "bulk");
+    assert_eq!(v["counter"]["kind"], "ns");
+    let results = array(&v, "results");
+    // memcpy's copy and OpenSSL's encryption and decryption, at 1 and 2 threads.
+    assert_eq!(results.len(), 6);
+    for r in results {
+        assert_eq!(r["status"], "ok", "{r}");
+        assert_eq!(r["clusters"], 2, "one cluster per run: {r}");
+        assert_eq!(r["params"]["len"], 8 << 20);
+    }
+    let ids: Vec<&str> = results.iter().filter_map(|r| r["id"].as_str()).collect();
+    assert!(
+        ids.contains(&"openssl/aes-256-ctr/decrypt len=8388608 threads=2"),
+        "{ids:?}"
+    );
+    assert!(
+        ids.contains(&"memcpy/copy len=8388608 threads=1"),
+        "{ids:?}"
+    );
+}
+
+#[test]
+fn csv_and_markdown_carry_the_same_tables() {
+    let env = Env::new();
+    let csv = env.run_ok(&small(&[
+        "--impl",
+        "rustcrypto/aes-128-ecb",
+        "--format",
+        "csv",
+    ]));
+    let sections: Vec<&str> = csv.split("\n\n").collect();
+    assert_eq!(sections.len(), 3, "{csv}");
+    assert!(sections[0].starts_with("implementation,operation,size_bytes,threads,run,ns"));
+    assert_eq!(sections[0].lines().count(), 1 + 2 * 2 * 2);
+    assert!(sections[1].contains("median_mb_per_s"));
+    assert!(sections[2].contains("fraction_of_ceiling"));
+
+    let md = env.run_ok(&small(&[
+        "--impl",
+        "rustcrypto/aes-128-ecb",
+        "--format",
+        "md",
+    ]));
+    assert!(md.contains("## Summary"), "{md}");
+    assert!(md.contains("| rustcrypto/aes-128-ecb"), "{md}");
+}
+
+#[test]
+fn our_code_paths_can_be_measured_one_by_one() {
+    let env = Env::new();
+    let v = env.json(&[
+        "bulk",
+        "--sizes",
+        "64KiB",
+        "--runs",
+        "2",
+        "--threads",
+        "1",
+        "--paths",
+        "--impl",
+        "cryptobench/aes-256-ctr",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(v["verified"], true);
+    let names: Vec<&str> = array(&v, "summary")
+        .iter()
+        .filter_map(|s| s["implementation"].as_str())
+        .collect();
+    assert!(names.contains(&"cryptobench/aes-256-ctr"));
+    assert!(
+        names
+            .iter()
+            .any(|n| n.starts_with("cryptobench/aes-256-ctr@")),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn bad_sizes_are_refused_with_status_2() {
+    let env = Env::new();
+    for (size, expect) in [
+        ("0", "at least 16 bytes"),
+        ("12XB", "unknown unit"),
+        ("1.5GiB", "unknown unit"),
+        ("1000", "16-byte AES blocks"),
+        ("lots", "not a size"),
+        ("1000GiB", "of memory is available"),
+        ("99999999999999999999", "too large"),
+    ] {
+        let out = env.cmd(&["bulk", "--sizes", size, "--runs", "2"]);
+        assert_bad_input(&out, expect);
+        assert!(out.stdout.is_empty(), "nothing measured for {size}");
+    }
+}
+
+#[test]
+fn bad_thread_counts_runs_filters_and_formats_are_refused_with_status_2() {
+    let env = Env::new();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--threads", "0"], "at least 1"),
+        (&["--threads", "1025"], "limit of 1024"),
+        (&["--threads", "1,x"], "not a thread count"),
+        (&["--runs", "1"], "--runs"),
+        (&["--impl", "no-such-cipher"], "no implementation matches"),
+        (&["--format", "html"], "table, md, json or csv"),
+    ];
+    for (args, expect) in cases {
+        let mut all = vec!["bulk", "--sizes", "64KiB"];
+        all.extend_from_slice(args);
+        assert_bad_input(&env.cmd(&all), expect);
+    }
+}

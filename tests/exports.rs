@@ -1,0 +1,225 @@
+//! Continuous-benchmarking exports checked against their documented shapes (Bencher
+//! Metric Format; github-action-benchmark's customSmallerIsBetter), and `history`.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        Env {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("results.db")
+    }
+
+    fn cmd(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_cryptobench"))
+            .args(args)
+            .env("CRYPTOBENCH_DB", self.db())
+            .current_dir(self.dir.path())
+            .output()
+            .expect("run cryptobench")
+    }
+
+    fn run_ok(&self, args: &[&str]) -> String {
+        let out = self.cmd(args);
+        assert!(
+            out.status.success(),
+            "{args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8 output")
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        serde_json::from_str(&self.run_ok(args)).expect("valid JSON")
+    }
+
+    /// rand_chacha at two lengths, small and quick.
+    fn quick_run(&self, counter: &str) {
+        self.run_ok(&[
+            "run",
+            "rand_chacha",
+            "--sizes",
+            "1024,4096",
+            "--samples",
+            "128",
+            "--processes",
+            "2",
+            "--layouts",
+            "2",
+            "--counter",
+            counter,
+            "--format",
+            "csv",
+        ]);
+    }
+}
+
+fn number(v: &Value, what: &str) -> f64 {
+    v.as_f64()
+        .unwrap_or_else(|| panic!("{what} is not a number: {v}"))
+}
+
+#[test]
+fn bencher_metric_format_has_its_documented_shape() {
+    let env = Env::new();
+    env.quick_run("auto");
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    let unit = if run["counter"]["kind"] == "ns" {
+        "ns"
+    } else {
+        "cycles"
+    };
+    let bmf = env.json(&["report", "latest", "--format", "bencher"]);
+    let benchmarks = bmf
+        .as_object()
+        .expect("BMF is a JSON object keyed by benchmark");
+    assert_eq!(benchmarks.len(), 2);
+    for (name, measures) in benchmarks {
+        assert!(
+            name.starts_with("rand_chacha/chacha20-rng/fill_bytes len="),
+            "{name}"
+        );
+        let measures = measures.as_object().expect("each benchmark maps measures");
+        let mut keys: Vec<&str> = measures.keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        let mut expected = vec![unit.to_string(), format!("{unit}-per-byte")];
+        if unit == "ns" || run["counter"]["tsc_hz"].is_number() {
+            expected.push("throughput".into());
+        }
+        expected.sort();
+        assert_eq!(keys, expected, "{name}");
+        for (measure, metric) in measures {
+            let metric = metric.as_object().expect("a metric is an object");
+            let mut fields: Vec<&str> = metric.keys().map(String::as_str).collect();
+            fields.sort_unstable();
+            assert_eq!(fields, ["lower_value", "upper_value", "value"], "{measure}");
+            let (lo, v, hi) = (
+                number(&metric["lower_value"], "lower_value"),
+                number(&metric["value"], "value"),
+                number(&metric["upper_value"], "upper_value"),
+            );
+            assert!(
+                lo <= v && v <= hi && v > 0.0,
+                "{name} {measure}: {lo} {v} {hi}"
+            );
+        }
+    }
+    let one = &bmf["rand_chacha/chacha20-rng/fill_bytes len=1024"];
+    let per_call = number(&one[unit]["value"], unit);
+    let per_byte = number(&one[format!("{unit}-per-byte")]["value"], "per byte");
+    assert!((per_call / 1024.0 - per_byte).abs() < 1e-9 * per_call);
+}
+
+#[test]
+fn github_action_benchmark_has_its_documented_shape() {
+    let env = Env::new();
+    env.quick_run("auto");
+    let entries = env.json(&["report", "latest", "--format", "github-action-benchmark"]);
+    let entries = entries
+        .as_array()
+        .expect("customSmallerIsBetter takes a JSON array");
+    assert_eq!(entries.len(), 2);
+    for e in entries {
+        let mut keys: Vec<&str> = e
+            .as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        assert_eq!(keys, ["extra", "name", "range", "unit", "value"], "{e}");
+        assert!(e["name"].as_str().unwrap().starts_with("rand_chacha/"));
+        assert!(e["unit"].as_str().unwrap().ends_with("/byte"), "{e}");
+        assert!(number(&e["value"], "value") > 0.0);
+        let range = e["range"].as_str().expect("range is a string");
+        let half: f64 = range
+            .strip_prefix("± ")
+            .unwrap_or_else(|| panic!("range `{range}` is not `± x`"))
+            .parse()
+            .expect("a number after ±");
+        assert!(half >= 0.0);
+        let extra = e["extra"].as_str().expect("extra is a string");
+        assert!(extra.contains("counter"), "{extra}");
+    }
+}
+
+#[test]
+fn exports_describe_one_run_only() {
+    let env = Env::new();
+    env.quick_run("auto");
+    env.quick_run("auto");
+    for format in ["bencher", "github-action-benchmark"] {
+        let out = env.cmd(&["compare", "1", "2", "--format", format]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("use it with `report` or `run`"));
+        let out = env.cmd(&["history", "--format", format]);
+        assert_eq!(out.status.code(), Some(2));
+    }
+}
+
+#[test]
+fn history_gives_the_median_per_run_and_marks_what_is_not_comparable() {
+    let env = Env::new();
+    env.quick_run("auto");
+    env.quick_run("ns");
+    env.quick_run("auto");
+    let h = env.json(&["history", "len=1024", "--format", "json"]);
+    let runs = h["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 3);
+    for r in runs {
+        assert!(
+            r["run_id"].is_i64() && r["started_at"].is_string() && r["tool_version"].is_string()
+        );
+        assert!(r.get("git_revision").is_some());
+    }
+    let cases = h["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 1, "only the filtered case: {h}");
+    assert_eq!(
+        cases[0]["id"],
+        "rand_chacha/chacha20-rng/fill_bytes len=1024"
+    );
+    let points = cases[0]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 3);
+    let latest = env.json(&["report", "latest", "--format", "json"]);
+    let median = latest["results"][0]["median_cycles"]
+        .as_f64()
+        .or_else(|| latest["results"][0]["median_ns"].as_f64())
+        .unwrap();
+    assert_eq!(
+        number(&points[2]["median"], "median"),
+        median,
+        "the report's median"
+    );
+    let native_is_ns = latest["counter"]["kind"] == "ns";
+    assert_eq!(points[1]["comparable"], native_is_ns, "{h}");
+    assert_eq!(points[0]["comparable"], true);
+    if !native_is_ns {
+        assert!(
+            points[1]["caveats"][0]
+                .as_str()
+                .unwrap()
+                .contains("counter ns")
+        );
+        let table = env.run_ok(&["history", "len=1024"]);
+        assert!(table.contains("NOT COMPARABLE: counter ns"), "{table}");
+    }
+    let csv = env.run_ok(&["history", "--format", "csv"]);
+    assert_eq!(csv.lines().count(), 1 + 6, "{csv}");
+    let html = env.run_ok(&["history", "--format", "html"]);
+    assert_eq!(html.matches("<svg").count(), 2, "a line chart per case");
+
+    let out = env.cmd(&["history", "no-such-case"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`no-such-case`"));
+}

@@ -1,0 +1,317 @@
+//! Imports: criterion's saved benchmarks and `openssl speed -mr` output become stored
+//! runs with our statistics, marked with their source, refused beside native runs by
+//! `compare`, and bad input is one clear line with nothing stored.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+struct Env {
+    dir: tempfile::TempDir,
+}
+
+impl Env {
+    fn new() -> Env {
+        Env {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    fn db(&self) -> PathBuf {
+        self.dir.path().join("results.db")
+    }
+
+    fn cmd(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_cryptobench"))
+            .args(args)
+            .env("CRYPTOBENCH_DB", self.db())
+            .current_dir(self.dir.path())
+            .output()
+            .expect("run cryptobench")
+    }
+
+    fn run_ok(&self, args: &[&str]) -> String {
+        let out = self.cmd(args);
+        assert!(
+            out.status.success(),
+            "{args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8 output")
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        serde_json::from_str(&self.run_ok(args)).expect("valid JSON")
+    }
+
+    fn runs(&self) -> usize {
+        if !self.db().exists() {
+            return 0;
+        }
+        let h = self.cmd(&["history", "--format", "json"]);
+        serde_json::from_slice::<Value>(&h.stdout)
+            .map_or(0, |v| v["runs"].as_array().map_or(0, Vec::len))
+    }
+}
+
+fn data(path: &str) -> String {
+    format!("{}/tests/data/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn result<'a>(run: &'a Value, id: &str) -> &'a Value {
+    run["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("no case {id} in {run}"))
+}
+
+/// Exit status 2 and one line on stderr containing `expect`, no panic trace.
+fn assert_bad_input(out: &Output, expect: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(err.contains(expect), "expected `{expect}` in: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+}
+
+#[test]
+fn criterion_benchmarks_become_a_run_with_our_statistics() {
+    let env = Env::new();
+    let said = env.run_ok(&["import", "criterion", &data("criterion")]);
+    assert!(said.contains("imported 3 cases"), "{said}");
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    assert_eq!(run["experiment"], "import:criterion");
+    assert_eq!(run["options"]["source"], "criterion");
+    assert_eq!(run["counter"]["kind"], "criterion-ns");
+    assert!(run["counter"]["unit"].as_str().unwrap().starts_with("ns"));
+
+    // 12 samples of times[i] / iters[i], about 820 ns per iteration; `base/` is ignored
+    // (its samples are about 990 ns).
+    let xor = result(&run, "chacha20/xor len=1024");
+    assert_eq!(xor["implementation"], "chacha20");
+    assert_eq!(xor["operation"], "xor");
+    assert_eq!(xor["params"]["len"], 1024);
+    assert_eq!(xor["samples"], 12);
+    assert_eq!(
+        xor["verified"], false,
+        "another tool's figures are not verified here"
+    );
+    let median = xor["median_ns"].as_f64().unwrap();
+    assert!((815.0..826.0).contains(&median), "{xor}");
+    let per_byte = xor["ns_per_byte"].as_f64().unwrap();
+    assert!((per_byte - median / 1024.0).abs() < 1e-9);
+    let tp = xor["throughput_bytes_per_s"].as_f64().unwrap();
+    assert!((tp - 1024.0 / median * 1e9).abs() / tp < 1e-9, "{xor}");
+    let sha = result(&run, "sha256/bench");
+    assert!(sha["params"].as_object().unwrap().is_empty());
+    assert!(
+        sha.get("ns_per_byte").is_none(),
+        "no throughput declared: no per-byte figure"
+    );
+    assert_eq!(run["results"].as_array().unwrap().len(), 3);
+
+    let text = env.run_ok(&["report", "latest"]);
+    assert!(text.contains("Imported from criterion"), "{text}");
+    assert!(text.contains("imported, not verified"), "{text}");
+}
+
+#[test]
+fn the_unit_comes_from_criterion_s_report_or_the_flag() {
+    let env = Env::new();
+    env.run_ok(&["import", "criterion", &data("criterion-cycles")]);
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    assert_eq!(run["counter"]["kind"], "criterion-cycles");
+    let r = result(&run, "aes-ctr/encrypt len=4096");
+    assert!(r["median_cycles"].as_f64().unwrap() > 5000.0, "{r}");
+    assert!(r["cpb"].as_f64().is_some());
+    assert!(
+        run["options"]["note"]
+            .as_str()
+            .unwrap()
+            .contains("read from criterion's HTML report")
+    );
+
+    env.run_ok(&[
+        "import",
+        "criterion",
+        &data("criterion"),
+        "--unit",
+        "cycles",
+    ]);
+    let forced = env.json(&["report", "latest", "--format", "json"]);
+    assert_eq!(forced["counter"]["kind"], "criterion-cycles");
+    assert!(
+        forced["counter"]["unit"]
+            .as_str()
+            .unwrap()
+            .contains("cycles")
+    );
+}
+
+#[test]
+fn openssl_speed_lines_become_one_case_per_length() {
+    let env = Env::new();
+    let said = env.run_ok(&[
+        "import",
+        "openssl-speed",
+        &data("openssl-speed-aes-128-gcm.txt"),
+    ]);
+    assert!(said.contains("imported 6 cases"), "{said}");
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    assert_eq!(run["experiment"], "import:openssl-speed");
+    assert_eq!(run["counter"]["kind"], "openssl-speed");
+    assert!(run["counter"]["unit"].as_str().unwrap().starts_with("ns"));
+    let lens: Vec<u64> = run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["params"]["len"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lens, [16, 64, 256, 1024, 8192, 16384]);
+    // The file's +F line says 47710793.85 bytes per second at 16 bytes.
+    let r = result(&run, "openssl/AES-128-GCM/speed len=16");
+    let ns = r["median_ns"].as_f64().unwrap();
+    assert!((ns - 16.0 / 47_710_793.85 * 1e9).abs() < 1e-6, "{r}");
+    assert_eq!(r["samples"], 1);
+    let tp = r["throughput_bytes_per_s"].as_f64().unwrap();
+    assert!((tp - 47_710_793.85).abs() < 1e-3, "{r}");
+}
+
+#[test]
+fn several_openssl_tables_are_several_clusters() {
+    let env = Env::new();
+    let one = std::fs::read_to_string(data("openssl-speed-aes-128-gcm.txt")).unwrap();
+    let twice = env.dir.path().join("twice.txt");
+    std::fs::write(
+        &twice,
+        one.replace(
+            "+F:25:AES-128-GCM:47710793.85",
+            "+F:25:AES-128-GCM:47000000.00",
+        ) + &one,
+    )
+    .unwrap();
+    env.run_ok(&["import", "openssl-speed", twice.to_str().unwrap()]);
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    let r = result(&run, "openssl/AES-128-GCM/speed len=16");
+    assert_eq!(r["samples"], 2);
+    assert_eq!(r["clusters"], 2);
+    let ci = r["median_ci95"].as_array().unwrap();
+    assert!(ci[0].as_f64().unwrap() < ci[1].as_f64().unwrap(), "{r}");
+}
+
+#[test]
+fn imported_runs_are_not_compared_with_native_ones() {
+    let env = Env::new();
+    env.run_ok(&[
+        "run",
+        "rand_chacha",
+        "--sizes",
+        "1024",
+        "--samples",
+        "64",
+        "--processes",
+        "2",
+        "--layouts",
+        "2",
+        "--format",
+        "csv",
+    ]);
+    env.run_ok(&["import", "criterion", &data("criterion")]);
+    env.run_ok(&["import", "criterion", &data("criterion")]);
+    assert_bad_input(
+        &env.cmd(&["compare", "1", "2"]),
+        "not comparable: counter differs",
+    );
+    // Two imports of the same kind are comparable.
+    let cmp = env.json(&["compare", "2", "3", "--format", "json"]);
+    assert_eq!(cmp["only_in_a"].as_array().unwrap().len(), 0, "{cmp}");
+    // History marks them, never joins them.
+    let h = env.json(&["history", "--format", "json"]);
+    assert_eq!(h["runs"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn bad_input_is_one_clear_line_and_nothing_is_stored() {
+    let env = Env::new();
+    env.run_ok(&["import", "criterion", &data("criterion")]);
+    assert_eq!(env.runs(), 1);
+
+    let empty = env.dir.path().join("empty");
+    std::fs::create_dir_all(empty.join("group/bench/base")).unwrap();
+    assert_bad_input(
+        &env.cmd(&["import", "criterion", empty.to_str().unwrap()]),
+        "holds no criterion benchmarks",
+    );
+    assert_bad_input(
+        &env.cmd(&["import", "criterion", "/nonexistent/criterion"]),
+        "is not a directory",
+    );
+
+    // The first benchmark is fine, the second's sample.json has another shape: no run.
+    let odd = env.dir.path().join("odd");
+    for (bench, sample) in [
+        ("a", r#"{"iters": [1, 2], "times": [10, 20]}"#),
+        ("b", r#"{"iterations": [1, 2], "values": [10, 20]}"#),
+    ] {
+        let dir = odd.join(bench).join("new");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("benchmark.json"),
+            format!(r#"{{"group_id": "{bench}", "function_id": null, "value_str": null, "throughput": null}}"#),
+        )
+        .unwrap();
+        std::fs::write(dir.join("sample.json"), sample).unwrap();
+    }
+    assert_bad_input(
+        &env.cmd(&["import", "criterion", odd.to_str().unwrap()]),
+        "is not criterion's sample.json",
+    );
+    std::fs::write(odd.join("b/new/benchmark.json"), "[1, 2, 3]").unwrap();
+    assert_bad_input(
+        &env.cmd(&["import", "criterion", odd.to_str().unwrap()]),
+        "is not criterion's benchmark.json",
+    );
+
+    let table = env.dir.path().join("table.txt");
+    std::fs::write(
+        &table,
+        "type             16 bytes     64 bytes\nAES-128-GCM      47710.79k   181995.64k\n",
+    )
+    .unwrap();
+    assert_bad_input(
+        &env.cmd(&["import", "openssl-speed", table.to_str().unwrap()]),
+        "has no `+F:` line",
+    );
+    assert_bad_input(
+        &env.cmd(&["import", "openssl-speed", "/nonexistent/speed.txt"]),
+        "cannot read `/nonexistent/speed.txt`",
+    );
+    assert_eq!(env.runs(), 1, "nothing was stored by the failed imports");
+
+    assert_bad_input(&env.cmd(&["report", "99"]), "no run 99");
+    let out = env.dir.path().join("missing-dir/report.html");
+    assert_bad_input(
+        &env.cmd(&[
+            "report",
+            "latest",
+            "--format",
+            "html",
+            "-o",
+            out.to_str().unwrap(),
+        ]),
+        "cannot write",
+    );
+    assert!(!out.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(env.dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "no temporary files left: {leftovers:?}"
+    );
+}
