@@ -109,7 +109,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub processes: u64,
     /// Memory layouts per process (the same call prepared at different addresses).
-    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=256))]
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub layouts: u64,
     /// What to count: reference cycles (tsc), core cycles (perf) or nanoseconds (ns).
     #[arg(long, value_enum, default_value_t = CounterChoice::Auto)]

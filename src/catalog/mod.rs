@@ -5,6 +5,7 @@
 //! line in [`registry`] makes it measurable. The kind's adapter turns the small trait
 //! into an [`Implementation`]: a correctness gate plus prepared calls for the sampler.
 
+pub mod buffer;
 pub mod kinds;
 pub mod params;
 pub mod providers;

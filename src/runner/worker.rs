@@ -238,8 +238,9 @@ fn handle(request: &Request) -> Result<Reply> {
     }
 }
 
-/// The same call prepared `n` times, each after a pad allocation of a different size, so
-/// that its state and buffers sit at different offsets within a page.
+/// The same call prepared `n` times, each after a pad allocation of a different size and
+/// with its message buffers at a different offset, so that state and buffers sit at
+/// different places within a page, and at different distances from each other.
 struct Layouts {
     calls: Vec<Box<dyn Call>>,
     _pads: Vec<Vec<u8>>,
@@ -262,9 +263,13 @@ fn prepare_layouts(
     };
     let mut calls = Vec::with_capacity(n);
     let mut pads = Vec::with_capacity(n);
-    for _ in 0..n.max(1) {
+    let n = n.max(1);
+    for l in 0..n {
         pads.push(vec![0u8; 64 * (next() % 64) as usize + 16]);
+        // Each layout puts the message buffers at another distance from the state.
+        crate::catalog::buffer::set_layout_offset(64 * (l * 64 / n) + 16 * (l % 4));
         calls.push(imp.prepare(operation, params)?);
     }
+    crate::catalog::buffer::set_layout_offset(0);
     Ok(Layouts { calls, _pads: pads })
 }

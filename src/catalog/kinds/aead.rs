@@ -4,6 +4,8 @@
 use std::hint::black_box;
 use std::marker::PhantomData;
 
+use super::super::buffer::Buffer;
+
 use super::super::reference;
 use super::super::{
     Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
@@ -318,7 +320,7 @@ impl<A: AeadCipher> Implementation for Aead<A> {
         let mut cipher = A::new(&pattern(alg.key_len));
         let nonce = pattern(alg.nonce_len);
         let ad = pattern(ad_len);
-        let mut buf = pattern(len);
+        let mut buf = Buffer::from_slice(&pattern(len));
         let mut tag = vec![0u8; alg.tag_len];
         if op == "encrypt" {
             return Ok(Box::new(EncryptCall {
@@ -334,7 +336,7 @@ impl<A: AeadCipher> Implementation for Aead<A> {
         // and no copy has to restore the input.
         cipher.encrypt(&nonce, &ad, &mut buf, &mut tag);
         let mut other_tag = vec![0u8; alg.tag_len];
-        cipher.encrypt(&nonce, &ad, &mut buf.clone(), &mut other_tag);
+        cipher.encrypt(&nonce, &ad, &mut buf.to_vec(), &mut other_tag);
         Ok(Box::new(DecryptCall {
             cipher,
             nonce,
@@ -350,7 +352,7 @@ struct EncryptCall<A> {
     cipher: A,
     nonce: Vec<u8>,
     ad: Vec<u8>,
-    buf: Vec<u8>,
+    buf: Buffer,
     tag: Vec<u8>,
 }
 
@@ -370,7 +372,7 @@ struct DecryptCall<A> {
     cipher: A,
     nonce: Vec<u8>,
     ad: Vec<u8>,
-    buf: Vec<u8>,
+    buf: Buffer,
     tags: [Vec<u8>; 2],
     next: usize,
 }

@@ -3,6 +3,7 @@
 use std::hint::black_box;
 use std::marker::PhantomData;
 
+use super::super::buffer::Buffer;
 use super::super::reference;
 use super::super::{
     Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
@@ -196,16 +197,16 @@ impl<H: HashFunction> Implementation for Hash<H> {
         let len = param(self, operation, params, "len")?;
         Ok(Box::new(HashCall {
             hash: H::new(),
-            msg: pattern(len),
-            out: vec![0u8; H::ALGORITHM.out_len],
+            msg: Buffer::from_slice(&pattern(len)),
+            out: Buffer::zeroed(H::ALGORITHM.out_len),
         }))
     }
 }
 
 struct HashCall<H> {
     hash: H,
-    msg: Vec<u8>,
-    out: Vec<u8>,
+    msg: Buffer,
+    out: Buffer,
 }
 
 impl<H: HashFunction> Call for HashCall<H> {

@@ -3,6 +3,7 @@
 use std::hint::black_box;
 use std::marker::PhantomData;
 
+use super::super::buffer::Buffer;
 use super::super::reference;
 use super::super::{
     Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
@@ -98,14 +99,14 @@ impl<R: SeededRng> Implementation for Rng<R> {
         let seed: [u8; 32] = pattern(32).try_into().expect("32 bytes");
         Ok(Box::new(FillCall {
             rng: R::from_seed(seed),
-            buf: vec![0u8; len],
+            buf: Buffer::zeroed(len),
         }))
     }
 }
 
 struct FillCall<R> {
     rng: R,
-    buf: Vec<u8>,
+    buf: Buffer,
 }
 
 impl<R: SeededRng> Call for FillCall<R> {

@@ -6,6 +6,7 @@
 use std::hint::black_box;
 use std::marker::PhantomData;
 
+use super::super::buffer::Buffer;
 use super::super::reference;
 use super::super::{
     Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
@@ -184,14 +185,14 @@ impl<C: StreamCipher> Implementation for Stream<C> {
         let alg = C::ALGORITHM;
         Ok(Box::new(XorCall {
             cipher: C::new(&pattern(alg.key_len), &pattern(alg.nonce_len)),
-            buf: pattern(len),
+            buf: Buffer::from_slice(&pattern(len)),
         }))
     }
 }
 
 struct XorCall<C> {
     cipher: C,
-    buf: Vec<u8>,
+    buf: Buffer,
 }
 
 impl<C: StreamCipher> Call for XorCall<C> {

@@ -3,6 +3,7 @@
 use std::hint::black_box;
 use std::marker::PhantomData;
 
+use super::super::buffer::Buffer;
 use super::super::reference;
 use super::super::{
     Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
@@ -146,16 +147,16 @@ impl<X: XofFunction> Implementation for Xof<X> {
         let out = param(self, operation, params, "out")?;
         Ok(Box::new(XofCall {
             xof: X::new(),
-            msg: pattern(len),
-            out: vec![0u8; out],
+            msg: Buffer::from_slice(&pattern(len)),
+            out: Buffer::zeroed(out),
         }))
     }
 }
 
 struct XofCall<X> {
     xof: X,
-    msg: Vec<u8>,
-    out: Vec<u8>,
+    msg: Buffer,
+    out: Buffer,
 }
 
 impl<X: XofFunction> Call for XofCall<X> {
