@@ -240,11 +240,13 @@ fn report_run(run: &str, output: &OutputArgs) -> Result<ExitCode> {
     check_writable(output.file.as_deref())?;
     let store = open_existing(&output.db)?;
     let stored = store.load_run(store.resolve_run(run)?)?;
-    let analysed = analysis::analyse(&store, &stored)?;
-    emit(
-        output.file.as_deref(),
-        &report::render(&analysed, output.format),
-    )?;
+    // A bulk run has its own tables (per run, summary, scaling), as `bulk` printed them.
+    let text = if stored.header.experiment == "bulk" {
+        crate::bulk::render(&stored, output.format)?
+    } else {
+        report::render(&analysis::analyse(&store, &stored)?, output.format)
+    };
+    emit(output.file.as_deref(), &text)?;
     Ok(ExitCode::SUCCESS)
 }
 

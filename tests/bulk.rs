@@ -164,7 +164,7 @@ fn every_run_is_in_the_store_and_report_shows_the_run() {
 }
 
 #[test]
-fn csv_and_markdown_carry_the_same_tables() {
+fn csv_markdown_and_files_carry_the_same_tables() {
     let env = Env::new();
     let csv = env.run_ok(&small(&[
         "--impl",
@@ -187,6 +187,19 @@ fn csv_and_markdown_carry_the_same_tables() {
     ]));
     assert!(md.contains("## Summary"), "{md}");
     assert!(md.contains("| rustcrypto/aes-128-ecb"), "{md}");
+
+    let printed = env.run_ok(&small(&[
+        "--impl",
+        "openssl/aes-128-ecb",
+        "-o",
+        "out.json",
+        "--format",
+        "json",
+    ]));
+    assert!(printed.is_empty(), "written to the file instead: {printed}");
+    let written = std::fs::read_to_string(env.dir.path().join("out.json")).expect("out.json");
+    let v: Value = serde_json::from_str(&written).expect("valid JSON");
+    assert_eq!(v["verified"], true);
 }
 
 #[test]

@@ -7,8 +7,8 @@
 //! | `vaes-avx2` | 256-bit, VAES + AVX2 (Intel Ice Lake on, AMD Zen 3 on) | 16 |
 //! | `vaes-avx512` | 512-bit, VAES + AVX-512 (Intel Ice Lake on, AMD Zen 4 on) | 16 |
 //!
-//! The modes ([`super::aes_ctr`], [`super::aes_ecb`]) are written once, generic over
-//! [`Lanes`]; each path is a `#[target_feature]` entry point instantiating them, inside
+//! The modes (`aes_ctr`, `aes_ecb`) are written once, generic over a register width
+//! (`Lanes`); each path is a `#[target_feature]` entry point instantiating them, inside
 //! which the intrinsics inline into straight-line code.
 
 use std::arch::x86_64::*;
@@ -174,6 +174,22 @@ unsafe fn decryption_keys(enc: &[__m128i; 15], rounds: usize) -> [__m128i; 15] {
     }
     dec[rounds] = enc[0];
     dec
+}
+
+/// How far ahead of the block being encrypted its data is prefetched. Bulk buffers stream
+/// from memory, and the hardware prefetchers alone leave the loads late: the rounds of a
+/// group wait for its data (ECB) or the stores wait for the loads (CTR).
+pub(super) const PREFETCH_AHEAD: usize = 2048;
+
+/// Ask for the cache lines of the group at `p` that lie [`PREFETCH_AHEAD`] bytes further.
+#[inline(always)]
+pub(super) fn prefetch_ahead(p: *const u8, group: usize) {
+    for line in (0..group).step_by(64) {
+        // SAFETY: SSE is part of x86-64 itself. The address may lie past the buffer: a
+        // prefetch of any address is harmless, and `wrapping_add` computes it without
+        // claiming it is in bounds.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(PREFETCH_AHEAD + line).cast()) };
+    }
 }
 
 /// One register width: how many AES blocks a register holds, and what the modes do to it.

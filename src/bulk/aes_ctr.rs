@@ -4,7 +4,7 @@
 
 use std::arch::x86_64::__m128i;
 
-use super::aes::{Aes, Lanes, Path, Xmm, Ymm, Zmm};
+use super::aes::{Aes, Lanes, Path, Xmm, Ymm, Zmm, prefetch_ahead};
 
 /// Blocks `L::BLOCKS * W` at a time, as many whole groups as `data` holds; the counter's
 /// low half must not wrap over them (the caller's segments see to it).
@@ -23,6 +23,7 @@ unsafe fn ctr_groups<L: Lanes, const R: usize, const W: usize>(
         let mut ctr = L::counters(lo, hi);
         for chunk in data.chunks_exact_mut(16 * L::BLOCKS * W) {
             let p = chunk.as_mut_ptr();
+            prefetch_ahead(p, chunk.len());
             let mut b: [L::V; W] = std::array::from_fn(|_| {
                 let x = L::xor(L::byte_swap(ctr), k[0]);
                 ctr = L::add(ctr, next);

@@ -3,7 +3,7 @@
 
 use std::arch::x86_64::__m128i;
 
-use super::aes::{Aes, Lanes, Path, Xmm, Ymm, Zmm};
+use super::aes::{Aes, Lanes, Path, Xmm, Ymm, Zmm, prefetch_ahead};
 
 /// `L::BLOCKS * W` blocks at a time through the cipher (or, with `DECRYPT`, its inverse
 /// with the decryption keys), as many whole groups as `data` holds.
@@ -18,6 +18,7 @@ unsafe fn ecb_groups<L: Lanes, const R: usize, const W: usize, const DECRYPT: bo
         let k: [L::V; 15] = std::array::from_fn(|i| L::splat(rk[i]));
         for chunk in data.chunks_exact_mut(16 * L::BLOCKS * W) {
             let p = chunk.as_mut_ptr();
+            prefetch_ahead(p, chunk.len());
             let mut b: [L::V; W] =
                 std::array::from_fn(|i| L::xor(L::load(p.add(i * 16 * L::BLOCKS)), k[0]));
             for key in &k[1..R] {

@@ -333,15 +333,10 @@ pub fn reference(alg: Algorithm, secret: &Secret, plain: &mut [u8]) {
 /// cheap enough to spot-check every run.
 pub fn reference_block(alg: Algorithm, secret: &Secret, index: u64, plain: &[u8]) -> [u8; 16] {
     let mut block = [0u8; 16];
+    block.copy_from_slice(plain);
     match alg.mode {
-        Mode::Ctr => {
-            block.copy_from_slice(plain);
-            rustcrypto_ctr(secret.key(alg), secret.iv, index as usize * 16, &mut block);
-        }
-        Mode::Ecb => {
-            block.copy_from_slice(plain);
-            rustcrypto_ecb(secret.key(alg), true, &mut block);
-        }
+        Mode::Ctr => rustcrypto_ctr(secret.key(alg), secret.iv, index as usize * 16, &mut block),
+        Mode::Ecb => rustcrypto_ecb(secret.key(alg), true, &mut block),
     }
     block
 }

@@ -12,7 +12,7 @@
 //! | `mod.rs` | arguments, plan, gate, timing, verification, store |
 //! | [`aes`], `aes_ctr`, `aes_ecb` | our AES: key schedule, code paths, CTR and ECB |
 //! | [`competitors`] | every implementation behind [`competitors::BulkCipher`], and memcpy |
-//! | `threads` | CPU order, splitting a buffer, pinned scoped threads |
+//! | `threads` | CPU order, splitting a buffer, a pool of pinned worker threads |
 //! | `buffer` | the buffers, and whether they fit in memory |
 //! | [`size`] | sizes with units, thread counts |
 //! | `report` | the per-run, summary and scaling tables, from the store |
@@ -45,6 +45,8 @@ use crate::sample::Samples;
 use crate::store::{CaseStatus, RunHeader, Store};
 use buffer::Buffer;
 use competitors::{BulkCipher, Secret};
+/// The bulk tables of a stored bulk run, as `bulk` printed them.
+pub use report::render;
 
 /// Exit status when an implementation produced wrong output (its figures are not shown).
 const EXIT_WRONG: u8 = 1;
@@ -355,6 +357,7 @@ fn gate(combos: &mut [Combo], secret: &Secret, store: &Store) -> Result<()> {
 fn check(cipher: &dyn BulkCipher, threads: usize, secret: &Secret) -> Result<(), String> {
     // Two pages per thread and a few blocks more: every chunk boundary is crossed.
     let len = (threads * 2 * threads::CHUNK_ALIGN).max(1 << 20) + 48;
+    // Input unlike the key stream itself, different in every block.
     let mut plain = vec![0u8; len];
     competitors::rustcrypto_ctr(secret.key(cipher.algorithm()), !secret.iv, 0, &mut plain);
     let mut expected = plain.clone();

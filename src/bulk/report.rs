@@ -255,7 +255,7 @@ fn document(run: &StoredRun, t: &Tables) -> Document {
         bulk["cpu_order"]
     )));
     blocks.push(Block::Line(
-        "Buffers: page-aligned (huge pages asked for), filled with random data and touched before anything is timed. Each run encrypts the buffer in place and decrypts it again, each on the wall clock (CLOCK_MONOTONIC_RAW); after timing, every chunk's first and last ciphertext block and 32 random ones are checked against the reference, and the decrypted buffer against the input.".into(),
+        "Buffers: page-aligned (huge pages asked for), filled with random data and touched before anything is timed. Each run encrypts the buffer in place and decrypts it again, each on the wall clock (CLOCK_MONOTONIC_RAW), each after one untimed read of both buffers on its own threads (so that every operation starts from the same state of the caches); after timing, every chunk's first and last ciphertext block and 32 random ones are checked against the reference, and the decrypted buffer against the input.".into(),
     ));
     blocks.push(Block::Line(
         "Units: MB/s = 10^6 bytes/s; MiB/s = 2^20 bytes/s (1 MB/s = 0.954 MiB/s); times in ms."
