@@ -47,8 +47,15 @@ fn main() {
         let r1 = median_cycles(|| rng.fill_bytes(black_box(&mut buf)));
         let mut rng = rand_chacha::ChaCha20Rng::from_seed(seed);
         let r2 = median_cycles(|| rng.fill_bytes(black_box(&mut buf)));
-        for (name, cycles) in [("rustcrypto/chacha20", c), ("rustcrypto/chacha20-rng", r1), ("rand_chacha/chacha20-rng", r2)] {
-            println!("{name:<26} {len:>6} {cycles:>18.0} {:>13.4}", cycles / len as f64);
+        for (name, cycles) in [
+            ("rustcrypto/chacha20", c),
+            ("rustcrypto/chacha20-rng", r1),
+            ("rand_chacha/chacha20-rng", r2),
+        ] {
+            println!(
+                "{name:<26} {len:>6} {cycles:>18.0} {:>13.4}",
+                cycles / len as f64
+            );
         }
     }
 }

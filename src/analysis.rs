@@ -26,7 +26,17 @@ pub struct VerdictOptions {
 }
 
 /// The two-sample test behind a comparison's p-value.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Test {
     #[default]
@@ -449,11 +459,11 @@ pub fn analyse(store: &Store, run: &StoredRun) -> Result<Analysis> {
         for (baseline, candidate) in &opts.spec.comparisons {
             for cand in run.cases.iter().filter(|c| &c.implementation == candidate) {
                 // Like with like: the same operation at the same parameters.
-                if let Some(base) = run
-                    .cases
-                    .iter()
-                    .find(|c| &c.implementation == baseline && c.operation == cand.operation && c.params == cand.params)
-                    && let Some(cmp) = compare_cases(base, cand, &opts.verdict)
+                if let Some(base) = run.cases.iter().find(|c| {
+                    &c.implementation == baseline
+                        && c.operation == cand.operation
+                        && c.params == cand.params
+                }) && let Some(cmp) = compare_cases(base, cand, &opts.verdict)
                 {
                     comparisons.push(cmp);
                 }
@@ -466,10 +476,19 @@ pub fn analyse(store: &Store, run: &StoredRun) -> Result<Analysis> {
             slopes = slopes_of(run, short, long);
         }
         for (alg_a, alg_b) in &opts.spec.algorithm_comparisons {
-            for cb in run.cases.iter().filter(|c| c.implementation.contains(&format!("/{alg_b}/"))) {
-                let name_a = cb.implementation.replacen(&format!("/{alg_b}/"), &format!("/{alg_a}/"), 1);
-                if let Some(ca) = run.cases.iter().find(|c| c.implementation == name_a && c.operation == cb.operation && c.params == cb.params)
-                    && let Some(mut cmp) = compare_cases(ca, cb, &opts.verdict)
+            for cb in run
+                .cases
+                .iter()
+                .filter(|c| c.implementation.contains(&format!("/{alg_b}/")))
+            {
+                let name_a =
+                    cb.implementation
+                        .replacen(&format!("/{alg_b}/"), &format!("/{alg_a}/"), 1);
+                if let Some(ca) = run.cases.iter().find(|c| {
+                    c.implementation == name_a
+                        && c.operation == cb.operation
+                        && c.params == cb.params
+                }) && let Some(mut cmp) = compare_cases(ca, cb, &opts.verdict)
                 {
                     cmp.baseline = ca.implementation.clone();
                     cmp.candidate = cb.implementation.clone();
@@ -501,25 +520,42 @@ pub fn analyse(store: &Store, run: &StoredRun) -> Result<Analysis> {
 /// The algorithm one lane computes and the lane count: from `cryptobench/shake128-x4-avx2`
 /// (N lanes) or a plain single-lane name such as `openssl/shake128`.
 fn lane_shape(implementation: &str) -> (&str, usize) {
-    crate::catalog::providers::keccak_lanes::lanes_of(implementation)
-        .unwrap_or_else(|| (implementation.rsplit('/').next().unwrap_or(implementation), 1))
+    crate::catalog::providers::keccak_lanes::lanes_of(implementation).unwrap_or_else(|| {
+        (
+            implementation.rsplit('/').next().unwrap_or(implementation),
+            1,
+        )
+    })
 }
 
 fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
-    let ok: Vec<&StoredCase> = run.cases.iter().filter(|c| c.status == CaseStatus::Ok).collect();
+    let ok: Vec<&StoredCase> = run
+        .cases
+        .iter()
+        .filter(|c| c.status == CaseStatus::Ok)
+        .collect();
     let mut out = Vec::new();
     for c in ok.iter().filter(|c| lane_shape(&c.implementation).1 > 1) {
         let (algorithm, n) = lane_shape(&c.implementation);
         let single = ok
             .iter()
             .filter(|s| s.params == c.params && lane_shape(&s.implementation) == (algorithm, 1))
-            .min_by(|a, b| median_of(&a.clusters.concat()).total_cmp(&median_of(&b.clusters.concat())));
+            .min_by(|a, b| {
+                median_of(&a.clusters.concat()).total_cmp(&median_of(&b.clusters.concat()))
+            });
         let Some(single) = single else { continue };
         let a: Vec<&[f64]> = single.clusters.iter().map(Vec::as_slice).collect();
         let b: Vec<&[f64]> = c.clusters.iter().map(Vec::as_slice).collect();
         let lanes = n as f64;
-        let Some(speedup) = stats::cluster_bootstrap_two_ci(&a, &b, median_of, |s, x| lanes * s / x, RESAMPLES, LEVEL, seed_of(&c.key))
-        else {
+        let Some(speedup) = stats::cluster_bootstrap_two_ci(
+            &a,
+            &b,
+            median_of,
+            |s, x| lanes * s / x,
+            RESAMPLES,
+            LEVEL,
+            seed_of(&c.key),
+        ) else {
             continue;
         };
         let median_call = median_of(&c.clusters.concat());
@@ -531,7 +567,10 @@ fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
             median_call,
             median_single: median_of(&single.clusters.concat()),
             speedup,
-            per_byte_per_lane: c.bytes.filter(|&b| b > 0).map(|b| median_call / (lanes * b as f64)),
+            per_byte_per_lane: c
+                .bytes
+                .filter(|&b| b > 0)
+                .map(|b| median_call / (lanes * b as f64)),
         });
     }
     out
@@ -539,19 +578,32 @@ fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
 
 fn slopes_of(run: &StoredRun, short: u64, long: u64) -> Vec<Slope> {
     let mut out = Vec::new();
-    for b in run.cases.iter().filter(|c| c.status == CaseStatus::Ok && c.params.get("len") == Some(long)) {
+    for b in run
+        .cases
+        .iter()
+        .filter(|c| c.status == CaseStatus::Ok && c.params.get("len") == Some(long))
+    {
         let short_params = b.params.clone().with("len", short);
-        let Some(a) = run
-            .cases
-            .iter()
-            .find(|c| c.implementation == b.implementation && c.operation == b.operation && c.params == short_params && c.status == CaseStatus::Ok)
-        else {
+        let Some(a) = run.cases.iter().find(|c| {
+            c.implementation == b.implementation
+                && c.operation == b.operation
+                && c.params == short_params
+                && c.status == CaseStatus::Ok
+        }) else {
             continue;
         };
         let ar: Vec<&[f64]> = a.clusters.iter().map(Vec::as_slice).collect();
         let br: Vec<&[f64]> = b.clusters.iter().map(Vec::as_slice).collect();
         let span = (long - short) as f64;
-        if let Some(per_byte) = stats::cluster_bootstrap_two_ci(&ar, &br, median_of, |x, y| (y - x) / span, RESAMPLES, LEVEL, seed_of(&b.key)) {
+        if let Some(per_byte) = stats::cluster_bootstrap_two_ci(
+            &ar,
+            &br,
+            median_of,
+            |x, y| (y - x) / span,
+            RESAMPLES,
+            LEVEL,
+            seed_of(&b.key),
+        ) {
             out.push(Slope {
                 implementation: b.implementation.clone(),
                 operation: b.operation.clone(),

@@ -77,7 +77,10 @@ impl ManifestGroup {
         if here.is_file() {
             return Ok(here.to_path_buf());
         }
-        bail!("this experiment needs `{}`: run it from a clone of the cryptobench repository", self.path)
+        bail!(
+            "this experiment needs `{}`: run it from a clone of the cryptobench repository",
+            self.path
+        )
     }
 }
 
@@ -394,7 +397,15 @@ pub const BUILTIN: &[Experiment] = &[
 ];
 
 /// The N-way Keccak seed's (input, output) pairs, plus one long pair.
-const KECCAK_PAIRS: &[(u64, u64)] = &[(672, 42), (336, 294), (42, 1008), (1008, 2772), (504, 3318), (1008, 4074), (16384, 4096)];
+const KECCAK_PAIRS: &[(u64, u64)] = &[
+    (672, 42),
+    (336, 294),
+    (42, 1008),
+    (1008, 2772),
+    (504, 3318),
+    (1008, 4074),
+    (16384, 4096),
+];
 
 const KECCAK_SHAKE128: &[(&str, &str)] = &[
     ("cryptobench/shake128-x1-scalar", "xof"),
@@ -534,8 +545,11 @@ pub fn plan(
         let mut cases = experiment_cases(e, sizes);
         let mut external = crate::runner::External::new();
         for m in e.manifests {
-            let (mcases, specs) = crate::cimpl::plan(&m.resolve()?, sizes.unwrap_or(m.lens), kat_dir, estimates)?;
-            cases.extend(mcases.into_iter().filter(|c| m.operations.is_empty() || m.operations.contains(&c.operation.as_str())));
+            let (mcases, specs) =
+                crate::cimpl::plan(&m.resolve()?, sizes.unwrap_or(m.lens), kat_dir, estimates)?;
+            cases.extend(mcases.into_iter().filter(|c| {
+                m.operations.is_empty() || m.operations.contains(&c.operation.as_str())
+            }));
             external.extend(specs);
         }
         return Ok(Plan {

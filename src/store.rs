@@ -540,10 +540,12 @@ impl Store {
     /// process is the unit that is independent of the others (each has its own start,
     /// warm-up and moment in the run); samples within one process are not.
     fn clusters(&self, case_row: i64) -> Result<Vec<Vec<f64>>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT process, samples FROM clusters WHERE case_id = ?1 ORDER BY process, layout")?;
-        let rows = stmt.query_map([case_row], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))?;
+        let mut stmt = self.conn.prepare(
+            "SELECT process, samples FROM clusters WHERE case_id = ?1 ORDER BY process, layout",
+        )?;
+        let rows = stmt.query_map([case_row], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
+        })?;
         let mut out: Vec<Vec<f64>> = Vec::new();
         let mut current = None;
         for row in rows {
@@ -556,7 +558,10 @@ impl Store {
                 current = Some(process);
             }
             let cluster = out.last_mut().expect("pushed above");
-            cluster.extend(blob.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes"))));
+            cluster.extend(
+                blob.chunks_exact(8)
+                    .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes"))),
+            );
         }
         Ok(out)
     }

@@ -18,10 +18,19 @@ fn kat_dir() -> Option<std::path::PathBuf> {
 #[test]
 fn every_runnable_variant_passes_the_known_answers() {
     let Some(kat) = kat_dir() else { return };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("implementations/c/spook/test/run_tests.sh");
-    let out = Command::new("bash").arg(&script).arg(&kat).output().expect("run the Spook test script");
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("implementations/c/spook/test/run_tests.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(&kat)
+        .output()
+        .expect("run the Spook test script");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "Spook KAT script failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "Spook KAT script failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("0 failed"), "{stdout}");
 }
 
@@ -29,15 +38,36 @@ fn every_runnable_variant_passes_the_known_answers() {
 fn the_manifest_path_verifies_every_variant_against_the_kat_files() {
     let Some(kat) = kat_dir() else { return };
     let dir = tempfile::tempdir().unwrap();
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("implementations/c/spook/manifest.toml");
+    let manifest =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("implementations/c/spook/manifest.toml");
     let out = Command::new(env!("CARGO_BIN_EXE_cryptobench"))
-        .args(["run", manifest.to_str().unwrap(), "--sizes", "64", "--format", "json"])
-        .args(["--samples", "8", "--processes", "1", "--layouts", "1", "--kat-dir", kat.to_str().unwrap()])
+        .args([
+            "run",
+            manifest.to_str().unwrap(),
+            "--sizes",
+            "64",
+            "--format",
+            "json",
+        ])
+        .args([
+            "--samples",
+            "8",
+            "--processes",
+            "1",
+            "--layouts",
+            "1",
+            "--kat-dir",
+            kat.to_str().unwrap(),
+        ])
         .env("CRYPTOBENCH_DB", dir.path().join("s.db"))
         .env("CRYPTOBENCH_CACHE", dir.path().join("cache"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let run: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let results = run["results"].as_array().unwrap();
     assert!(results.len() >= 40, "{} cases", results.len());

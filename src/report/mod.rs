@@ -490,14 +490,23 @@ fn matrix_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
             .collect();
         let per_call = cases.iter().all(|c| c.bytes.is_none());
         let mut caveat = false;
-        let what = if per_call { format!("{u} per call") } else { format!("{u} per byte") };
-        blocks.push(Block::Heading(format!("{family} {op} {params}: {what}, median [95 % CI]").replace("  ", " ")));
+        let what = if per_call {
+            format!("{u} per call")
+        } else {
+            format!("{u} per byte")
+        };
+        blocks.push(Block::Heading(
+            format!("{family} {op} {params}: {what}, median [95 % CI]").replace("  ", " "),
+        ));
         let cells: Vec<(String, String)> = cases
             .iter()
             .map(|c| {
                 let measured = match (&c.measured, c.status) {
                     (Some(m), _) if per_call => fmt_interval(&m.median, fmt_count),
-                    (Some(m), _) => m.per_byte.as_ref().map_or(String::new(), |pb| fmt_interval(pb, fmt_per_byte)),
+                    (Some(m), _) => m
+                        .per_byte
+                        .as_ref()
+                        .map_or(String::new(), |pb| fmt_interval(pb, fmt_per_byte)),
                     (None, CaseStatus::Unsupported) => "not supported on this CPU".into(),
                     (None, CaseStatus::Wrong) => "WRONG OUTPUT".into(),
                     (None, _) => "failed".into(),
@@ -565,7 +574,9 @@ fn variant_table(cells: &[(String, String)]) -> Block {
         .map(|v| {
             let mut row = vec![v.to_string()];
             for t in &targets {
-                let cell = cells.iter().find(|(n, _)| split_variant(n).is_some_and(|(_, nv, nt)| nv == *v && nt == *t));
+                let cell = cells.iter().find(|(n, _)| {
+                    split_variant(n).is_some_and(|(_, nv, nt)| nv == *v && nt == *t)
+                });
                 row.push(cell.map_or(String::new(), |(_, c)| c.clone()));
             }
             row
@@ -579,14 +590,18 @@ fn variant_table(cells: &[(String, String)]) -> Block {
 /// Cost per byte at maximum throughput (slopes), as variant x target matrices per
 /// algorithm where the implementations are C builds, as a plain table otherwise.
 fn slope_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
-    let Some(first) = a.slopes.first() else { return };
+    let Some(first) = a.slopes.first() else {
+        return;
+    };
     let u = &a.short_unit;
     let (from, to) = (first.from_len, first.to_len);
     let mut families: Vec<(&str, &str)> = Vec::new();
     let mut plain = Vec::new();
     for s in &a.slopes {
         match split_variant(&s.implementation) {
-            Some((family, _, _)) if !families.contains(&(family, s.operation.as_str())) => families.push((family, s.operation.as_str())),
+            Some((family, _, _)) if !families.contains(&(family, s.operation.as_str())) => {
+                families.push((family, s.operation.as_str()))
+            }
             Some(_) => {}
             None => plain.push(vec![
                 s.implementation.clone(),
@@ -602,15 +617,29 @@ fn slope_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
         let cells: Vec<(String, String)> = a
             .slopes
             .iter()
-            .filter(|s| s.operation == op && split_variant(&s.implementation).is_some_and(|(f, _, _)| f == family))
-            .map(|s| (s.implementation.clone(), fmt_interval(&s.per_byte, fmt_per_byte)))
+            .filter(|s| {
+                s.operation == op
+                    && split_variant(&s.implementation).is_some_and(|(f, _, _)| f == family)
+            })
+            .map(|s| {
+                (
+                    s.implementation.clone(),
+                    fmt_interval(&s.per_byte, fmt_per_byte),
+                )
+            })
             .collect();
         blocks.push(variant_table(&cells));
     }
     if !plain.is_empty() {
-        blocks.push(Block::Heading(format!("{u} per byte at maximum throughput (slope from {from} to {to} bytes)")));
+        blocks.push(Block::Heading(format!(
+            "{u} per byte at maximum throughput (slope from {from} to {to} bytes)"
+        )));
         blocks.push(Block::Table {
-            headers: vec!["Implementation".into(), "Operation".into(), format!("{u}/byte [95 % CI]")],
+            headers: vec![
+                "Implementation".into(),
+                "Operation".into(),
+                format!("{u}/byte [95 % CI]"),
+            ],
             rows: plain,
         });
     }
@@ -622,7 +651,16 @@ fn lane_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     let u = &a.short_unit;
     let mut algorithms: Vec<&str> = Vec::new();
     for l in &a.lanes {
-        push_unique(&mut algorithms, l.implementation.rsplit('/').next().unwrap_or("").split("-x").next().unwrap_or(""));
+        push_unique(
+            &mut algorithms,
+            l.implementation
+                .rsplit('/')
+                .next()
+                .unwrap_or("")
+                .split("-x")
+                .next()
+                .unwrap_or(""),
+        );
     }
     for alg in algorithms {
         blocks.push(Block::Heading(format!(
@@ -631,15 +669,28 @@ fn lane_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
         let rows = a
             .lanes
             .iter()
-            .filter(|l| l.implementation.rsplit('/').next().is_some_and(|n| n.starts_with(&format!("{alg}-x"))))
+            .filter(|l| {
+                l.implementation
+                    .rsplit('/')
+                    .next()
+                    .is_some_and(|n| n.starts_with(&format!("{alg}-x")))
+            })
             .map(|l| {
                 vec![
                     l.params.get("out").map_or(String::new(), |v| v.to_string()),
                     l.params.get("len").map_or(String::new(), |v| v.to_string()),
                     l.implementation.clone(),
                     fmt_count(l.median_call),
-                    format!("{} ({} x {})", fmt_count(l.lanes as f64 * l.median_single), l.lanes, l.single),
-                    format!("{:.2}x [{:.2} {:.2}]", l.speedup.estimate, l.speedup.lo, l.speedup.hi),
+                    format!(
+                        "{} ({} x {})",
+                        fmt_count(l.lanes as f64 * l.median_single),
+                        l.lanes,
+                        l.single
+                    ),
+                    format!(
+                        "{:.2}x [{:.2} {:.2}]",
+                        l.speedup.estimate, l.speedup.lo, l.speedup.hi
+                    ),
                     l.per_byte_per_lane.map_or(String::new(), fmt_per_byte),
                 ]
             })

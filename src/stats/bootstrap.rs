@@ -328,12 +328,18 @@ mod tests {
     fn two_sample_bootstrap_of_a_difference_is_exact_on_constant_clusters() {
         // Every cluster of `a` has median 1000, every cluster of `b` 5000: any resample
         // gives the same slope (5000 - 1000) / (4096 - 1024) exactly.
-        let a: Vec<Vec<f64>> = (0..8).map(|i| vec![999.0 - i as f64, 1000.0, 1001.0 + i as f64]).collect();
-        let b: Vec<Vec<f64>> = (0..8).map(|i| vec![4990.0 - i as f64, 5000.0, 5010.0 + i as f64]).collect();
+        let a: Vec<Vec<f64>> = (0..8)
+            .map(|i| vec![999.0 - i as f64, 1000.0, 1001.0 + i as f64])
+            .collect();
+        let b: Vec<Vec<f64>> = (0..8)
+            .map(|i| vec![4990.0 - i as f64, 5000.0, 5010.0 + i as f64])
+            .collect();
         let ar: Vec<&[f64]> = a.iter().map(Vec::as_slice).collect();
         let br: Vec<&[f64]> = b.iter().map(Vec::as_slice).collect();
         let median = |xs: &[f64]| crate::stats::median(xs).unwrap();
-        let slope = cluster_bootstrap_two_ci(&ar, &br, median, |x, y| (y - x) / 3072.0, 200, 0.95, 3).unwrap();
+        let slope =
+            cluster_bootstrap_two_ci(&ar, &br, median, |x, y| (y - x) / 3072.0, 200, 0.95, 3)
+                .unwrap();
         assert_eq!(slope.estimate, 4000.0 / 3072.0);
         assert_eq!((slope.lo, slope.hi), (4000.0 / 3072.0, 4000.0 / 3072.0));
         let ratio = cluster_bootstrap_ratio_ci(&ar, &br, median, 200, 0.95, 3).unwrap();
