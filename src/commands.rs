@@ -242,7 +242,10 @@ fn report_run(run: &str, output: &OutputArgs) -> Result<ExitCode> {
     let stored = store.load_run(store.resolve_run(run)?)?;
     // A bulk run's tables (per run, summary, scaling) for people, as `bulk` printed them;
     // the structural formats keep the generic per-case shape.
-    let people = matches!(output.format, crate::cli::Format::Table | crate::cli::Format::Md);
+    let people = matches!(
+        output.format,
+        crate::cli::Format::Table | crate::cli::Format::Md
+    );
     let text = if stored.header.experiment == "bulk" && people {
         crate::bulk::render(&stored, output.format)?
     } else {
