@@ -3,12 +3,12 @@
 //! thread, OpenSSL on one thread and the memcpy ceiling.
 
 use anyhow::{Result, bail};
-use comfy_table::{LineStyle, Table, TableStyle, presets};
 use serde_json::{Value, json};
 
 use super::MEMCPY;
 use super::size::format_size;
 use crate::cli::Format;
+use crate::report::csv::{field, opt};
 use crate::report::{Block, Document};
 use crate::stats::{self, Summary};
 use crate::store::{CaseStatus, StoredCase, StoredRun};
@@ -203,10 +203,10 @@ pub fn render(run: &StoredRun, format: Format) -> Result<String> {
     let all = series(run);
     let t = tables(&all);
     Ok(match format {
-        Format::Md => text(&document(run, &t), true),
+        Format::Md => crate::report::text::render(&document(run, &t), true),
         Format::Json => json(run, &t),
         Format::Csv => csv(&t),
-        _ => text(&document(run, &t), false),
+        _ => crate::report::text::render(&document(run, &t), false),
     })
 }
 
@@ -388,38 +388,6 @@ fn document(run: &StoredRun, t: &Tables) -> Document {
     Document { blocks }
 }
 
-/// Columns separated by spaces with one rule under the header, as `run` prints them.
-const PLAIN: TableStyle = TableStyle::new().header_separator(LineStyle::none().fill('─'));
-
-fn text(doc: &Document, markdown: bool) -> String {
-    let mut out = String::new();
-    for block in &doc.blocks {
-        match block {
-            Block::Heading(h) if markdown => out += &format!("\n## {h}\n\n"),
-            Block::Heading(h) => out += &format!("\n{h}\n"),
-            Block::Line(l) if markdown => out += &format!("{l}  \n"),
-            Block::Line(l) => out += &format!("{l}\n"),
-            Block::Table { headers, rows } => {
-                let mut table = Table::new();
-                table.load_style(if markdown {
-                    presets::ASCII_MARKDOWN
-                } else {
-                    PLAIN
-                });
-                table.set_header(headers.clone());
-                for r in rows {
-                    table.add_row(r.clone());
-                }
-                if markdown {
-                    out += "\n";
-                }
-                out += &format!("{table}\n");
-            }
-        }
-    }
-    out
-}
-
 fn series_json(s: &Series) -> Value {
     json!({
         "implementation": s.case.implementation,
@@ -497,24 +465,12 @@ fn json(run: &StoredRun, t: &Tables) -> String {
     serde_json::to_string_pretty(&doc).expect("JSON values serialise") + "\n"
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-fn opt(x: Option<f64>) -> String {
-    x.map_or(String::new(), |v| v.to_string())
-}
-
 /// Three sections (runs, summary, scaling), each with its header row, separated by a blank line.
 fn csv(t: &Tables) -> String {
     let key = |s: &Series| {
         format!(
             "{},{},{},{}",
-            csv_field(&s.case.implementation),
+            field(&s.case.implementation),
             s.case.operation,
             s.len,
             s.threads

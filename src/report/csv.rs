@@ -2,7 +2,7 @@
 
 use crate::analysis::{Analysis, Comparison};
 
-pub(super) fn field(s: &str) -> String {
+pub(crate) fn field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
@@ -10,7 +10,7 @@ pub(super) fn field(s: &str) -> String {
     }
 }
 
-fn opt(x: Option<f64>) -> String {
+pub(crate) fn opt(x: Option<f64>) -> String {
     x.map_or(String::new(), |v| v.to_string())
 }
 

@@ -4,12 +4,12 @@
 
 mod bencher;
 pub mod charts;
-mod csv;
+pub(crate) mod csv;
 mod github;
 pub mod history;
 pub mod html;
 mod json;
-mod text;
+pub(crate) mod text;
 
 use anyhow::{Result, bail};
 
