@@ -13,7 +13,7 @@ use plotters::coord::Shift;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::prelude::*;
 
-use crate::analysis::{Analysis, CaseStats, Comparison};
+use crate::analysis::{Analysis, CaseStats, Comparison, LaneSpeedup};
 use crate::stats::Verdict;
 
 use crate::history::History;
@@ -32,6 +32,7 @@ pub const RUN_CHARTS: &[fn(&Analysis) -> Vec<Chart>] = &[
     sample_distribution,
     comparison_forest,
     baseline_forest,
+    lane_speedups,
 ];
 
 type Drawn = Result<(), Box<dyn Error>>;
@@ -779,6 +780,100 @@ fn draw_forest(comparisons: &[Comparison], noise_pct: f64) -> Result<String, Str
                 ),
             ])?;
             chart.draw_series([Circle::new((i.estimate, y), 5, colour.filled())])?;
+        }
+        legend(&side, &entries)
+    })
+}
+
+/// What N lanes buy (the N-way Keccak experiment): each N-lane call's speed-up over N
+/// calls of the fastest single-lane implementation, with its 95 % interval, one row per
+/// implementation and (output, input) pair, coloured by lane count.
+pub fn lane_speedups(a: &Analysis) -> Vec<Chart> {
+    if a.lanes.is_empty() {
+        return Vec::new();
+    }
+    vec![Chart {
+        title: "N lanes against N single calls".into(),
+        caption: "Speed-up of one N-lane call over N calls of the fastest single-lane implementation at the same (output, input) lengths, with its 95 % interval; the vertical line is 1x (no gain).".into(),
+        svg: draw_lanes(&a.lanes),
+    }]
+}
+
+fn draw_lanes(lanes: &[LaneSpeedup]) -> Result<String, String> {
+    const MAX_LABEL: usize = 60;
+    let n = lanes.len();
+    let labels: Vec<String> = lanes
+        .iter()
+        .map(|l| {
+            let name = l
+                .implementation
+                .rsplit('/')
+                .next()
+                .unwrap_or(&l.implementation);
+            let pair = match (l.params.get("out"), l.params.get("len")) {
+                (Some(out), Some(len)) => format!(" ({out} out, {len} in)"),
+                _ => String::new(),
+            };
+            fit_label(&format!("{name}{pair}"), MAX_LABEL)
+        })
+        .collect();
+    let hi = lanes.iter().map(|l| l.speedup.hi).fold(1.0, f64::max);
+    let (scale, x0, x1) = Scale::fit(0.0, hi, f64::INFINITY, true);
+    let x_label = |t: &f64| format!("{}x", short_num(*t));
+    let y_label = |t: &f64| {
+        let i = t.round();
+        if i >= 0.0 && (i as usize) < n {
+            labels[n - 1 - i as usize].clone()
+        } else {
+            String::new()
+        }
+    };
+    let mut lane_counts: Vec<usize> = lanes.iter().map(|l| l.lanes).collect();
+    lane_counts.sort_unstable();
+    lane_counts.dedup();
+    let colour = |lanes: usize| {
+        PALETTE[lane_counts.iter().position(|&c| c == lanes).unwrap_or(0) % PALETTE.len()]
+    };
+    let entries: Vec<(RGBColor, String, Marker)> = lane_counts
+        .iter()
+        .map(|&c| (colour(c), format!("{c} lanes"), Marker::Dot))
+        .collect();
+    let y_area = label_px(labels.iter().map(|l| l.chars().count()));
+    let legend_w = legend_width(entries.iter().map(|e| e.1.len()));
+    let height = (100 + 22 * n as u32).max(170);
+    svg((WIDTH, height), |root| {
+        let (plot, side) = root.split_horizontally(WIDTH - legend_w);
+        let mut chart = frame(
+            &plot,
+            &Axis {
+                range: (x0, x1),
+                ticks: scale.ticks(x0, x1),
+                label: &x_label,
+                desc: "speed-up over N single calls (x)".into(),
+                label_area: 52,
+            },
+            &Axis {
+                range: (-0.6, n as f64 - 0.4),
+                ticks: (0..n).map(|i| i as f64).collect(),
+                label: &y_label,
+                desc: String::new(),
+                label_area: y_area,
+            },
+        )?;
+        let (top, bottom) = (n as f64 - 0.4, -0.6);
+        chart.draw_series([PathElement::new(
+            vec![(1.0, bottom), (1.0, top)],
+            BLACK.mix(0.6).stroke_width(1),
+        )])?;
+        for (i, l) in lanes.iter().enumerate() {
+            let y = (n - 1 - i) as f64;
+            let c = colour(l.lanes);
+            let iv = &l.speedup;
+            chart.draw_series([PathElement::new(
+                vec![(iv.lo, y), (iv.hi, y)],
+                c.stroke_width(2),
+            )])?;
+            chart.draw_series([Circle::new((iv.estimate, y), 4, c.filled())])?;
         }
         legend(&side, &entries)
     })
