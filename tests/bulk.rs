@@ -2,44 +2,12 @@
 //! trip, each output format, and every kind of bad input. Sizes are small (8 MiB, 2 runs):
 //! these tests check behaviour, not figures.
 
-use std::process::{Command, Output};
+mod common;
 
 use serde_json::Value;
 
-struct Env {
-    dir: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Env {
-        Env {
-            dir: tempfile::tempdir().expect("temp dir"),
-        }
-    }
-
-    fn cmd(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_cryptobench"))
-            .args(args)
-            .env("CRYPTOBENCH_DB", self.dir.path().join("results.db"))
-            .current_dir(self.dir.path())
-            .output()
-            .expect("run cryptobench")
-    }
-
-    fn run_ok(&self, args: &[&str]) -> String {
-        let out = self.cmd(args);
-        assert!(
-            out.status.success(),
-            "{args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).expect("utf-8 output")
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        serde_json::from_str(&self.run_ok(args)).expect("valid JSON")
-    }
-}
+use common::Env;
+use common::assert_bad_input;
 
 const SMALL: &[&str] = &["bulk", "--sizes", "8MiB", "--runs", "2", "--threads", "1,2"];
 
@@ -52,12 +20,6 @@ fn array<'a>(v: &'a Value, key: &str) -> &'a Vec<Value> {
 }
 
 /// Exit status 2 and one line on stderr containing `expect`, no panic trace.
-fn assert_bad_input(out: &Output, expect: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert!(err.contains(expect), "expected `{expect}` in: {err}");
-    assert!(!err.contains("panicked"), "panic: {err}");
-}
 
 #[test]
 fn every_competitor_runs_verified_in_the_three_tables() {

@@ -1,54 +1,17 @@
 //! The binary end to end: runs, the store round trip, the correctness gate, the worker's
 //! isolation, comparisons and every kind of bad input.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
 use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+use common::Env;
+use common::assert_bad_input;
 
 /// Small, fast runs: the tests check behaviour, not figures.
 const QUICK: &[&str] = &["--samples", "128", "--processes", "4", "--layouts", "2"];
-
-struct Env {
-    dir: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Env {
-        Env {
-            dir: tempfile::tempdir().expect("temp dir"),
-        }
-    }
-
-    fn db(&self) -> PathBuf {
-        self.dir.path().join("results.db")
-    }
-
-    fn cmd(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_cryptobench"))
-            .args(args)
-            .env("CRYPTOBENCH_DB", self.db())
-            .env("CRYPTOBENCH_CACHE", self.dir.path().join("build-cache"))
-            .env("CRYPTOBENCH_TEST_IMPLEMENTATIONS", "1")
-            .current_dir(self.dir.path())
-            .output()
-            .expect("run cryptobench")
-    }
-
-    fn run_ok(&self, args: &[&str]) -> String {
-        let out = self.cmd(args);
-        assert!(
-            out.status.success(),
-            "{args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).expect("utf-8 output")
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        serde_json::from_str(&self.run_ok(args)).expect("valid JSON")
-    }
-}
 
 fn with_quick<'a>(args: &[&'a str]) -> Vec<&'a str> {
     args.iter().chain(QUICK).copied().collect()
@@ -66,12 +29,6 @@ fn result<'a>(v: &'a Value, implementation: &str) -> &'a Value {
 }
 
 /// Exit status 2 and one line on stderr containing `expect`, no panic trace.
-fn assert_bad_input(out: &Output, expect: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert!(err.contains(expect), "expected `{expect}` in: {err}");
-    assert!(!err.contains("panicked"), "panic: {err}");
-}
 
 #[test]
 fn seed_experiment_runs_verified_and_report_repeats_it() {

@@ -1,68 +1,30 @@
 //! Continuous-benchmarking exports checked against their documented shapes (Bencher
 //! Metric Format; github-action-benchmark's customSmallerIsBetter), and `history`.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
 use serde_json::Value;
 
-struct Env {
-    dir: tempfile::TempDir,
-}
+use common::Env;
 
-impl Env {
-    fn new() -> Env {
-        Env {
-            dir: tempfile::tempdir().expect("temp dir"),
-        }
-    }
-
-    fn db(&self) -> PathBuf {
-        self.dir.path().join("results.db")
-    }
-
-    fn cmd(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_cryptobench"))
-            .args(args)
-            .env("CRYPTOBENCH_DB", self.db())
-            .current_dir(self.dir.path())
-            .output()
-            .expect("run cryptobench")
-    }
-
-    fn run_ok(&self, args: &[&str]) -> String {
-        let out = self.cmd(args);
-        assert!(
-            out.status.success(),
-            "{args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).expect("utf-8 output")
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        serde_json::from_str(&self.run_ok(args)).expect("valid JSON")
-    }
-
-    /// rand_chacha at two lengths, small and quick.
-    fn quick_run(&self, counter: &str) {
-        self.run_ok(&[
-            "run",
-            "rand_chacha",
-            "--sizes",
-            "1024,4096",
-            "--samples",
-            "128",
-            "--processes",
-            "2",
-            "--layouts",
-            "2",
-            "--counter",
-            counter,
-            "--format",
-            "csv",
-        ]);
-    }
+/// rand_chacha at two lengths, small and quick.
+fn quick_run(env: &Env, counter: &str) {
+    env.run_ok(&[
+        "run",
+        "rand_chacha",
+        "--sizes",
+        "1024,4096",
+        "--samples",
+        "128",
+        "--processes",
+        "2",
+        "--layouts",
+        "2",
+        "--counter",
+        counter,
+        "--format",
+        "csv",
+    ]);
 }
 
 fn number(v: &Value, what: &str) -> f64 {
@@ -73,7 +35,7 @@ fn number(v: &Value, what: &str) -> f64 {
 #[test]
 fn bencher_metric_format_has_its_documented_shape() {
     let env = Env::new();
-    env.quick_run("auto");
+    quick_run(&env, "auto");
     let run = env.json(&["report", "latest", "--format", "json"]);
     let unit = if run["counter"]["kind"] == "ns" {
         "ns"
@@ -124,7 +86,7 @@ fn bencher_metric_format_has_its_documented_shape() {
 #[test]
 fn github_action_benchmark_has_its_documented_shape() {
     let env = Env::new();
-    env.quick_run("auto");
+    quick_run(&env, "auto");
     let entries = env.json(&["report", "latest", "--format", "github-action-benchmark"]);
     let entries = entries
         .as_array()
@@ -157,8 +119,8 @@ fn github_action_benchmark_has_its_documented_shape() {
 #[test]
 fn exports_describe_one_run_only() {
     let env = Env::new();
-    env.quick_run("auto");
-    env.quick_run("auto");
+    quick_run(&env, "auto");
+    quick_run(&env, "auto");
     for format in ["bencher", "github-action-benchmark"] {
         let out = env.cmd(&["compare", "1", "2", "--format", format]);
         assert_eq!(out.status.code(), Some(2));
@@ -171,9 +133,9 @@ fn exports_describe_one_run_only() {
 #[test]
 fn history_gives_the_median_per_run_and_marks_what_is_not_comparable() {
     let env = Env::new();
-    env.quick_run("auto");
-    env.quick_run("ns");
-    env.quick_run("auto");
+    quick_run(&env, "auto");
+    quick_run(&env, "ns");
+    quick_run(&env, "auto");
     let h = env.json(&["history", "len=1024", "--format", "json"]);
     let runs = h["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 3);

@@ -2,57 +2,21 @@
 //! runs with our statistics, marked with their source, refused beside native runs by
 //! `compare`, and bad input is one clear line with nothing stored.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
 use serde_json::Value;
+use std::process::Output;
 
-struct Env {
-    dir: tempfile::TempDir,
-}
+use common::Env;
 
-impl Env {
-    fn new() -> Env {
-        Env {
-            dir: tempfile::tempdir().expect("temp dir"),
-        }
+/// How many runs the store holds.
+fn runs(env: &Env) -> usize {
+    if !env.db().exists() {
+        return 0;
     }
-
-    fn db(&self) -> PathBuf {
-        self.dir.path().join("results.db")
-    }
-
-    fn cmd(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_cryptobench"))
-            .args(args)
-            .env("CRYPTOBENCH_DB", self.db())
-            .current_dir(self.dir.path())
-            .output()
-            .expect("run cryptobench")
-    }
-
-    fn run_ok(&self, args: &[&str]) -> String {
-        let out = self.cmd(args);
-        assert!(
-            out.status.success(),
-            "{args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).expect("utf-8 output")
-    }
-
-    fn json(&self, args: &[&str]) -> Value {
-        serde_json::from_str(&self.run_ok(args)).expect("valid JSON")
-    }
-
-    fn runs(&self) -> usize {
-        if !self.db().exists() {
-            return 0;
-        }
-        let h = self.cmd(&["history", "--format", "json"]);
-        serde_json::from_slice::<Value>(&h.stdout)
-            .map_or(0, |v| v["runs"].as_array().map_or(0, Vec::len))
-    }
+    let h = env.cmd(&["history", "--format", "json"]);
+    serde_json::from_slice::<Value>(&h.stdout)
+        .map_or(0, |v| v["runs"].as_array().map_or(0, Vec::len))
 }
 
 fn data(path: &str) -> String {
@@ -237,7 +201,7 @@ fn imported_runs_are_not_compared_with_native_ones() {
 fn bad_input_is_one_clear_line_and_nothing_is_stored() {
     let env = Env::new();
     env.run_ok(&["import", "criterion", &data("criterion")]);
-    assert_eq!(env.runs(), 1);
+    assert_eq!(runs(&env), 1);
 
     let empty = env.dir.path().join("empty");
     std::fs::create_dir_all(empty.join("group/bench/base")).unwrap();
@@ -289,7 +253,7 @@ fn bad_input_is_one_clear_line_and_nothing_is_stored() {
         &env.cmd(&["import", "openssl-speed", "/nonexistent/speed.txt"]),
         "cannot read `/nonexistent/speed.txt`",
     );
-    assert_eq!(env.runs(), 1, "nothing was stored by the failed imports");
+    assert_eq!(runs(&env), 1, "nothing was stored by the failed imports");
 
     assert_bad_input(&env.cmd(&["report", "99"]), "no run 99");
     let out = env.dir.path().join("missing-dir/report.html");

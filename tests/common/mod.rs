@@ -1,0 +1,58 @@
+//! What every binary-level test needs: a scratch directory with its own store and build
+//! cache, and the binary run inside it.
+
+#![allow(dead_code)] // each test file uses a different part
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+pub struct Env {
+    pub dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        Env {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.dir.path().join("results.db")
+    }
+
+    pub fn cmd(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_cryptobench"))
+            .args(args)
+            .env("CRYPTOBENCH_DB", self.db())
+            .env("CRYPTOBENCH_CACHE", self.dir.path().join("build-cache"))
+            .env("CRYPTOBENCH_TEST_IMPLEMENTATIONS", "1")
+            .current_dir(self.dir.path())
+            .output()
+            .expect("run cryptobench")
+    }
+
+    pub fn run_ok(&self, args: &[&str]) -> String {
+        let out = self.cmd(args);
+        assert!(
+            out.status.success(),
+            "{args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8 output")
+    }
+
+    pub fn json(&self, args: &[&str]) -> Value {
+        serde_json::from_str(&self.run_ok(args)).expect("valid JSON")
+    }
+}
+
+/// Exit status 2 and a message containing `expect` on stderr, no panic trace.
+pub fn assert_bad_input(out: &Output, expect: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(err.contains(expect), "expected `{expect}` in: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+}
