@@ -240,11 +240,11 @@ fn report_run(run: &str, output: &OutputArgs) -> Result<ExitCode> {
     check_writable(output.file.as_deref())?;
     let store = open_existing(&output.db)?;
     let stored = store.load_run(store.resolve_run(run)?)?;
-    // A bulk run's tables (per run, summary, scaling) for people, as `bulk` printed them;
+    // A bulk run's tables (per run, summary, scaling) and charts for people, as `bulk` prints them;
     // the structural formats keep the generic per-case shape.
     let people = matches!(
         output.format,
-        crate::cli::Format::Table | crate::cli::Format::Md
+        crate::cli::Format::Table | crate::cli::Format::Md | crate::cli::Format::Html
     );
     let text = if stored.header.experiment == "bulk" && people {
         crate::bulk::render(&stored, output.format)?

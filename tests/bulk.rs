@@ -222,11 +222,36 @@ fn bad_thread_counts_runs_filters_and_formats_are_refused_with_status_2() {
         (&["--threads", "1,x"], "not a thread count"),
         (&["--runs", "1"], "--runs"),
         (&["--impl", "no-such-cipher"], "no implementation matches"),
-        (&["--format", "html"], "table, md, json or csv"),
+        (&["--format", "bencher"], "table, md, json, csv or html"),
     ];
     for (args, expect) in cases {
         let mut all = vec!["bulk", "--sizes", "64KiB"];
         all.extend_from_slice(args);
         assert_bad_input(&env.cmd(&all), expect);
     }
+}
+
+#[test]
+fn the_html_page_has_a_thread_scaling_chart_per_algorithm() {
+    let env = Env::new();
+    let page = env.dir.path().join("bulk.html");
+    let page_arg = page.to_str().unwrap();
+    env.run_ok(&small(&[
+        "--impl",
+        "aes-128-ctr",
+        "--format",
+        "html",
+        "-o",
+        page_arg,
+    ]));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("Thread scaling: aes-128-ctr encryption of 8 MiB"),
+        "no scaling chart"
+    );
+    assert!(html.contains("memcpy (the ceiling)"));
+    assert!(!html.contains("<script"), "the page must run no script");
+    // `report` shows the stored bulk run with the same page.
+    let again = env.run_ok(&["report", "latest", "--format", "html"]);
+    assert!(again.contains("Thread scaling: aes-128-ctr encryption of 8 MiB"));
 }

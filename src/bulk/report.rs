@@ -191,9 +191,9 @@ fn status_word(status: CaseStatus) -> &'static str {
 pub fn check_format(format: Format) -> Result<()> {
     if !matches!(
         format,
-        Format::Table | Format::Md | Format::Json | Format::Csv
+        Format::Table | Format::Md | Format::Json | Format::Csv | Format::Html
     ) {
-        bail!("`bulk` prints --format table, md, json or csv");
+        bail!("`bulk` prints --format table, md, json, csv or html");
     }
     Ok(())
 }
@@ -206,8 +206,61 @@ pub fn render(run: &StoredRun, format: Format) -> Result<String> {
         Format::Md => crate::report::text::render(&document(run, &t), true),
         Format::Json => json(run, &t),
         Format::Csv => csv(&t),
+        Format::Html => {
+            crate::report::html::bulk_page(&run.header, &document(run, &t), &scaling_charts(&all))
+        }
         _ => crate::report::text::render(&document(run, &t), false),
     })
+}
+
+/// One chart per buffer size and algorithm: each implementation's encryption rate against
+/// threads, beside memcpy's copy rate of the same size (the ceiling).
+fn scaling_charts(all: &[Series]) -> Vec<crate::report::charts::Chart> {
+    let line = |s: &Series| {
+        let rates = s.rates();
+        let summary = Summary::of(&rates)?;
+        Some((s.threads, stats::median(&rates)?, summary.min, summary.max))
+    };
+    let mut charts = Vec::new();
+    let mut sizes: Vec<u64> = all.iter().map(|s| s.len).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    for len in sizes {
+        let at_len: Vec<&Series> = all.iter().filter(|s| s.ok() && s.len == len).collect();
+        let mut memcpy: Vec<_> = at_len
+            .iter()
+            .filter(|s| s.case.implementation == MEMCPY)
+            .filter_map(|s| line(s))
+            .collect();
+        memcpy.sort_by_key(|p| p.0);
+        let mut algorithms: Vec<&str> = Vec::new();
+        for s in &at_len {
+            if let Some((_, alg)) = s.case.implementation.split_once('/')
+                && !algorithms.contains(&alg)
+            {
+                algorithms.push(alg);
+            }
+        }
+        for alg in algorithms {
+            let mut lines: Vec<(String, Vec<(u64, f64, f64, f64)>)> =
+                vec![("memcpy (the ceiling)".into(), memcpy.clone())];
+            for s in at_len.iter().filter(|s| {
+                s.case.operation == "encrypt" && s.case.implementation.ends_with(&format!("/{alg}"))
+            }) {
+                let Some(point) = line(s) else { continue };
+                match lines.iter_mut().find(|(l, _)| *l == s.case.implementation) {
+                    Some((_, points)) => points.push(point),
+                    None => lines.push((s.case.implementation.clone(), vec![point])),
+                }
+            }
+            for (_, points) in lines.iter_mut() {
+                points.sort_by_key(|p| p.0);
+            }
+            let title = format!("Thread scaling: {alg} encryption of {}", format_size(len));
+            charts.push(crate::report::charts::thread_scaling(&title, lines, None));
+        }
+    }
+    charts
 }
 
 fn ms(ns: f64) -> String {

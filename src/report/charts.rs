@@ -93,6 +93,7 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(150, 150, 60),
 ];
 const GRID_GREY: RGBColor = RGBColor(225, 225, 225);
+const CEILING: RGBColor = RGBColor(60, 60, 60);
 const IMPROVED: RGBColor = RGBColor(26, 152, 80);
 const REGRESSED: RGBColor = RGBColor(215, 48, 39);
 const WITHIN_NOISE: RGBColor = RGBColor(230, 145, 0);
@@ -405,13 +406,36 @@ pub fn per_byte_by_length(a: &Analysis) -> Vec<Chart> {
                     "Median {u} per byte of each implementation at each message length (lower is faster); the band is its 95 % confidence interval. Counter: {}.",
                     a.unit
                 ),
-                svg: draw_per_byte(&members, &format!("{u} per byte")),
+                svg: draw_lines(&members, LENGTH_AXIS, &format!("{u} per byte"), None),
             }
         })
         .collect()
 }
 
-fn draw_per_byte(lines: &[&Series], y_desc: &str) -> Result<String, String> {
+/// How a line chart's x values (powers of two, drawn on a log scale) are named.
+struct XAxis {
+    desc: &'static str,
+    label: fn(f64) -> String,
+}
+
+const LENGTH_AXIS: XAxis = XAxis {
+    desc: "message length (log scale)",
+    label: bytes_label,
+};
+
+const THREADS_AXIS: XAxis = XAxis {
+    desc: "threads (log scale)",
+    label: |t| format!("{}", t.round()),
+};
+
+/// Lines with interval bands over x values drawn on a log2 scale, optionally with a
+/// horizontal reference line (a ceiling).
+fn draw_lines(
+    lines: &[&Series],
+    x_axis: XAxis,
+    y_desc: &str,
+    ceiling: Option<(f64, &str)>,
+) -> Result<String, String> {
     let lens: Vec<u64> = {
         let mut l: Vec<u64> = lines
             .iter()
@@ -428,14 +452,14 @@ fn draw_per_byte(lines: &[&Series], y_desc: &str) -> Result<String, String> {
     let hi = lines
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.3))
-        .fold(0.0, f64::max);
+        .fold(ceiling.map_or(0.0, |c| c.0), f64::max);
     let (scale, y0, y1) = Scale::fit(lo, hi, 10.0, true);
     let xs: Vec<f64> = lens.iter().map(|&l| (l as f64).log2()).collect();
     let (x0, x1) = (xs[0] - 0.35, xs[xs.len() - 1] + 0.35);
     // Every measured length is a tick, thinned where they would crowd.
     let every = xs.len().div_ceil(12);
     let x_ticks: Vec<f64> = xs.iter().copied().step_by(every).collect();
-    let x_label = |t: &f64| bytes_label(2f64.powf(*t));
+    let x_label = |t: &f64| (x_axis.label)(2f64.powf(*t));
     let y_label = |t: &f64| short_num(scale.from(*t));
     let y_ticks = scale.ticks(y0, y1);
     let y_area = label_px(y_ticks.iter().map(|t| short_num(scale.from(*t)).len())) + 28;
@@ -448,7 +472,7 @@ fn draw_per_byte(lines: &[&Series], y_desc: &str) -> Result<String, String> {
                 range: (x0, x1),
                 ticks: x_ticks,
                 label: &x_label,
-                desc: "message length (log scale)".into(),
+                desc: x_axis.desc.into(),
                 label_area: 52,
             },
             &Axis {
@@ -464,6 +488,13 @@ fn draw_per_byte(lines: &[&Series], y_desc: &str) -> Result<String, String> {
             },
         )?;
         let mut entries = Vec::new();
+        if let Some((level, name)) = ceiling {
+            chart.draw_series([PathElement::new(
+                vec![(x0, scale.to(level)), (x1, scale.to(level))],
+                CEILING.stroke_width(2),
+            )])?;
+            entries.push((CEILING, fit_label(name, 52), Marker::Line));
+        }
         for (i, Series { label, points, .. }) in lines.iter().enumerate() {
             let colour = PALETTE[i % PALETTE.len()];
             let at = |l: u64, v: f64| ((l as f64).log2(), scale.to(v));
@@ -877,6 +908,29 @@ fn draw_lanes(lanes: &[LaneSpeedup]) -> Result<String, String> {
         }
         legend(&side, &entries)
     })
+}
+
+/// Thread scaling of the bulk mode: median MB/s against threads per implementation and
+/// operation (min..max of the runs as the band), with the memcpy ceiling as a line.
+pub fn thread_scaling(
+    title: &str,
+    lines: Vec<(String, Vec<(u64, f64, f64, f64)>)>,
+    ceiling: Option<f64>,
+) -> Chart {
+    let series: Vec<Series> = lines
+        .into_iter()
+        .map(|(label, points)| Series {
+            label,
+            group: String::new(),
+            points,
+        })
+        .collect();
+    let refs: Vec<&Series> = series.iter().take(MAX_SERIES).collect();
+    Chart {
+        title: title.to_string(),
+        caption: "Median rate of the runs against the number of threads (the band spans the slowest and the fastest run), beside memcpy's copy of the same size: in-place encryption and a copy both read and write every byte once.".into(),
+        svg: draw_lines(&refs, THREADS_AXIS, "MB/s (10^6 bytes per second)", ceiling.map(|c| (c, "memcpy ceiling"))),
+    }
 }
 
 /// One line chart per case of a history: its median run after run. Runs measured with

@@ -45,6 +45,11 @@ pub fn comparison_page(c: &RunComparison, opts: &VerdictOptions, doc: &Document)
     page(doc, &[], &charts)
 }
 
+/// A bulk run: its tables and its thread-scaling charts.
+pub fn bulk_page(header: &RunHeader, doc: &Document, charts: &[Chart]) -> String {
+    page(doc, &machine_rows(header), charts)
+}
+
 pub fn history_page(h: &History, doc: &Document) -> String {
     page(doc, &[], &charts::history_lines(h))
 }
