@@ -612,13 +612,7 @@ fn draw_boxes(cases: &[&CaseStats], what: &str) -> Result<String, String> {
                 },
                 label_area: 52,
             },
-            &Axis {
-                range: (-0.6, n as f64 - 0.4),
-                ticks: (0..n).map(|i| i as f64).collect(),
-                label: &y_label,
-                desc: String::new(),
-                label_area: y_area,
-            },
+            &rows_axis(n, &y_label, y_area),
         )?;
         let colour = PALETTE[0];
         for (i, (_, [wl, q1, med, q3, wh], outliers)) in rows.iter().enumerate() {
@@ -670,6 +664,27 @@ fn draw_boxes(cases: &[&CaseStats], what: &str) -> Result<String, String> {
         }
         Ok(())
     })
+}
+
+/// The label of row `t` of a chart with one row per label, the first label on top.
+fn row_label(labels: &[String], t: f64) -> String {
+    let (i, n) = (t.round(), labels.len());
+    if i >= 0.0 && (i as usize) < n {
+        labels[n - 1 - i as usize].clone()
+    } else {
+        String::new()
+    }
+}
+
+/// The y axis of a chart with `n` labelled rows.
+fn rows_axis<'f>(n: usize, label: &'f dyn Fn(&f64) -> String, label_area: u32) -> Axis<'f> {
+    Axis {
+        range: (-0.6, n as f64 - 0.4),
+        ticks: (0..n).map(|i| i as f64).collect(),
+        label,
+        desc: String::new(),
+        label_area,
+    }
 }
 
 /// Comparisons within the run (`--against`, or the experiment's own) as a forest plot.
@@ -745,14 +760,7 @@ fn draw_forest(comparisons: &[Comparison], noise_pct: f64) -> Result<String, Str
         let sign = if *t > 0.0 { "+" } else { "" };
         format!("{sign}{} %", short_num(*t))
     };
-    let y_label = |t: &f64| {
-        let i = t.round();
-        if i >= 0.0 && (i as usize) < n {
-            labels[n - 1 - i as usize].clone()
-        } else {
-            String::new()
-        }
-    };
+    let y_label = |t: &f64| row_label(&labels, *t);
     let y_area = label_px(labels.iter().map(|l| l.chars().count()));
     let entries = [
         (IMPROVED, "improved".to_string(), Marker::Dot),
@@ -778,13 +786,7 @@ fn draw_forest(comparisons: &[Comparison], noise_pct: f64) -> Result<String, Str
                 desc: "change of the median (%), positive = slower".into(),
                 label_area: 52,
             },
-            &Axis {
-                range: (-0.6, n as f64 - 0.4),
-                ticks: (0..n).map(|i| i as f64).collect(),
-                label: &y_label,
-                desc: String::new(),
-                label_area: y_area,
-            },
+            &rows_axis(n, &y_label, y_area),
         )?;
         let (top, bottom) = (n as f64 - 0.4, -0.6);
         chart.draw_series([Rectangle::new(
@@ -851,14 +853,7 @@ fn draw_lanes(lanes: &[LaneSpeedup]) -> Result<String, String> {
     let hi = lanes.iter().map(|l| l.speedup.hi).fold(1.0, f64::max);
     let (scale, x0, x1) = Scale::fit(0.0, hi, f64::INFINITY, true);
     let x_label = |t: &f64| format!("{}x", short_num(*t));
-    let y_label = |t: &f64| {
-        let i = t.round();
-        if i >= 0.0 && (i as usize) < n {
-            labels[n - 1 - i as usize].clone()
-        } else {
-            String::new()
-        }
-    };
+    let y_label = |t: &f64| row_label(&labels, *t);
     let mut lane_counts: Vec<usize> = lanes.iter().map(|l| l.lanes).collect();
     lane_counts.sort_unstable();
     lane_counts.dedup();
@@ -883,13 +878,7 @@ fn draw_lanes(lanes: &[LaneSpeedup]) -> Result<String, String> {
                 desc: "speed-up over N single calls (x)".into(),
                 label_area: 52,
             },
-            &Axis {
-                range: (-0.6, n as f64 - 0.4),
-                ticks: (0..n).map(|i| i as f64).collect(),
-                label: &y_label,
-                desc: String::new(),
-                label_area: y_area,
-            },
+            &rows_axis(n, &y_label, y_area),
         )?;
         let (top, bottom) = (n as f64 - 0.4, -0.6);
         chart.draw_series([PathElement::new(
