@@ -66,6 +66,10 @@ pub struct Machine {
     pub turbo: Option<String>,
     pub load_1min: Option<f64>,
     pub tsc_hz: Option<f64>,
+    /// The core's clock when detected (dependent-add chain against the TSC): a snapshot,
+    /// since a shared host moves it; converts estimated core cycles to seconds.
+    #[serde(default)]
+    pub core_clock_hz: Option<f64>,
     pub counters: Vec<CounterStatus>,
     pub warnings: Vec<String>,
 }
@@ -119,7 +123,7 @@ impl Machine {
             .ok()
             .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse().ok()));
         let online_cpus = online_cpus().len();
-        let counters: Vec<CounterStatus> = [CounterKind::Tsc, CounterKind::Perf, CounterKind::Ns]
+        let counters: Vec<CounterStatus> = CounterKind::PREFERENCE
             .into_iter()
             .map(|k| {
                 let probe = k.probe();
@@ -132,10 +136,14 @@ impl Machine {
             })
             .collect();
         let tsc_hz = tsc_frequency_hz(std::time::Duration::from_millis(40));
+        let core_clock_hz = crate::counter::TscCore::open()
+            .ok()
+            .zip(tsc_hz)
+            .map(|(mut c, hz)| c.ratio() * hz);
 
         let mut warnings = Vec::new();
         if hypervisor {
-            warnings.push("running under a hypervisor: other guests share the host, and hardware cycle counters are usually hidden (figures are in reference cycles or ns)".to_string());
+            warnings.push("running under a hypervisor: other guests share the host, and hardware cycle counters are usually hidden (figures are in reference cycles, estimated core cycles or ns)".to_string());
         }
         match &governor {
             None => warnings.push("frequency scaling governor cannot be read (no cpufreq in /sys): clock behaviour unknown".to_string()),
@@ -178,6 +186,7 @@ impl Machine {
             turbo,
             load_1min,
             tsc_hz,
+            core_clock_hz,
             counters,
             warnings,
         }

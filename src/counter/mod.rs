@@ -4,6 +4,8 @@
 //!   frequency, whatever the core's clock does).
 //! - `perf`: core cycles from `perf_event_open`, where the kernel exposes a hardware PMU
 //!   (virtual machines often do not).
+//! - `tsc-core`: core cycles estimated from the TSC and a dependent-add clock read beside
+//!   every sample ([`tsc_core`]), for hosts whose core clock moves and whose PMU is hidden.
 //! - `ns`: the monotonic clock, the portable fallback.
 //!
 //! Reading is `#[inline(always)]` and branch-free; the sampler is generic over
@@ -12,21 +14,24 @@
 mod ns;
 mod perf;
 mod tsc;
+pub mod tsc_core;
 
 use std::fmt;
 
 pub use ns::Nanoseconds;
 pub use perf::PerfCycles;
 pub use tsc::{Tsc, tsc_frequency_hz};
+pub use tsc_core::TscCore;
 
 /// The counters a user can ask for.
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, clap::ValueEnum,
 )]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum CounterKind {
     Tsc,
     Perf,
+    TscCore,
     Ns,
 }
 
@@ -36,6 +41,7 @@ impl CounterKind {
         match self {
             CounterKind::Tsc => "reference cycles (TSC)",
             CounterKind::Perf => "core cycles (perf)",
+            CounterKind::TscCore => "core cycles (TSC x add-chain clock)",
             CounterKind::Ns => "ns",
         }
     }
@@ -43,20 +49,27 @@ impl CounterKind {
     /// Short unit for table headers: "cycles" or "ns".
     pub fn short_unit(self) -> &'static str {
         match self {
-            CounterKind::Tsc | CounterKind::Perf => "cycles",
+            CounterKind::Tsc | CounterKind::Perf | CounterKind::TscCore => "cycles",
             CounterKind::Ns => "ns",
         }
     }
 
-    /// Best first: core cycles are what the CPU spends; reference cycles are steadier
-    /// than nanoseconds at this scale and cost ~20 cycles to read.
-    pub const PREFERENCE: [CounterKind; 3] = [CounterKind::Perf, CounterKind::Tsc, CounterKind::Ns];
+    /// Best first: core cycles are what the CPU spends, and do not move when the host
+    /// changes the core's clock; estimated core cycles come next (see [`tsc_core`]);
+    /// reference cycles are steadier than nanoseconds at this scale.
+    pub const PREFERENCE: [CounterKind; 4] = [
+        CounterKind::Perf,
+        CounterKind::TscCore,
+        CounterKind::Tsc,
+        CounterKind::Ns,
+    ];
 
     /// Whether this counter works here; the error says why not.
     pub fn probe(self) -> Result<(), String> {
         match self {
             CounterKind::Tsc => Tsc::open().map(drop),
             CounterKind::Perf => PerfCycles::open().map(drop),
+            CounterKind::TscCore => TscCore::open().map(drop),
             CounterKind::Ns => Ok(()),
         }
     }
@@ -67,6 +80,7 @@ impl fmt::Display for CounterKind {
         f.write_str(match self {
             CounterKind::Tsc => "tsc",
             CounterKind::Perf => "perf",
+            CounterKind::TscCore => "tsc-core",
             CounterKind::Ns => "ns",
         })
     }
@@ -78,6 +92,7 @@ pub enum CounterChoice {
     Auto,
     Tsc,
     Perf,
+    TscCore,
     Ns,
 }
 
@@ -93,6 +108,7 @@ impl CounterChoice {
             }
             CounterChoice::Tsc => CounterKind::Tsc,
             CounterChoice::Perf => CounterKind::Perf,
+            CounterChoice::TscCore => CounterKind::TscCore,
             CounterChoice::Ns => CounterKind::Ns,
         };
         want.probe()
@@ -107,6 +123,11 @@ pub trait Counter {
     fn start(&mut self) -> u64;
     /// Read after the region; must not let the region's instructions finish later.
     fn stop(&mut self) -> u64;
+    /// The smallest step of the readings, where reading twice in a row cannot show it
+    /// (a counter that does work between regions).
+    fn granularity(&mut self) -> Option<f64> {
+        None
+    }
 }
 
 /// A counter's own cost and granularity, measured where it is used.
@@ -137,7 +158,7 @@ pub fn calibrate<C: Counter>(c: &mut C) -> Calibration {
     empty.sort_unstable();
     Calibration {
         overhead: empty[N / 2] as f64,
-        resolution: resolution as f64,
+        resolution: c.granularity().unwrap_or(resolution as f64),
     }
 }
 

@@ -229,6 +229,11 @@ fn handle(request: &Request) -> Result<Reply> {
                     &mut calls.calls,
                     plan,
                 ),
+                CounterKind::TscCore => sample::collect(
+                    &mut counter::TscCore::open_checked_elsewhere().map_err(anyhow::Error::msg)?,
+                    &mut calls.calls,
+                    plan,
+                ),
                 CounterKind::Ns => {
                     sample::collect(&mut counter::Nanoseconds, &mut calls.calls, plan)
                 }

@@ -1,0 +1,276 @@
+//! Core cycles estimated from the TSC, for hosts that hide the PMU.
+//!
+//! The TSC ticks at a fixed rate while the core's clock moves: on a shared host the
+//! core steps between turbo bins (100 MHz apart, about 2.7 % at 3.7 GHz) as other guests
+//! load the package, within milliseconds, so the same call measures several percent
+//! apart from one process to the next. A chain of dependent register adds runs at
+//! exactly one add per core cycle, so timing a short chain with the TSC gives the core
+//! clock over TSC ticks at that moment. Each reading runs such a chain next to the
+//! region (before `start`, after `stop`, never inside it) and advances a virtual clock
+//! by TSC ticks x that ratio: differences of readings are core cycles.
+//!
+//! The estimate assumes the clock measured beside a sample is the clock during it; a
+//! sample that straddles a change is off by part of one bin and lands in the tails,
+//! which medians ignore. `open` refuses where the add chain does not run at one add per
+//! cycle (checked against a multiply chain of latency 3).
+
+use super::{Counter, Tsc};
+
+/// Adds per probe: ~2000 cycles (about half a microsecond), long enough that the TSC's
+/// read cost and granularity are below 0.1 % of it.
+const PROBE_ITERATIONS: u64 = 250;
+const ADDS_PER_ITERATION: u64 = 8;
+
+pub struct TscCore {
+    tsc: Tsc,
+    /// Ticks of an empty `start`/`stop` pair, removed from each probe.
+    tsc_overhead: f64,
+    /// Virtual core-cycle clock at `last_tick`.
+    clock: f64,
+    last_tick: u64,
+    ratio_at_start: f64,
+}
+
+impl TscCore {
+    /// Open and check that the add chain is a clock here (a multiply chain agrees).
+    pub fn open() -> Result<TscCore, String> {
+        let mut c = Self::open_checked_elsewhere()?;
+        c.check_clock()?;
+        Ok(c)
+    }
+
+    /// Open without the clock check, in a worker of a run whose counter choice ran it:
+    /// a check failing by chance in one worker (a preempted probe) must not fail a case.
+    pub fn open_checked_elsewhere() -> Result<TscCore, String> {
+        let tsc = Tsc::open()?;
+        #[cfg(target_arch = "x86_64")]
+        {
+            let mut c = TscCore {
+                tsc,
+                tsc_overhead: 0.0,
+                clock: 0.0,
+                last_tick: 0,
+                ratio_at_start: 1.0,
+            };
+            c.tsc_overhead = c.empty_region_ticks();
+            c.last_tick = c.tsc.start();
+            Ok(c)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = tsc;
+            Err("the TSC exists only on x86-64".into())
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn check_clock(&mut self) -> Result<(), String> {
+        // Interleaved, so that a change of the clock between them cannot decide.
+        let (mut adds, mut agreement) = (Vec::new(), Vec::new());
+        for _ in 0..101 {
+            let before = self.probe();
+            let muls = self.probe_multiply();
+            let after = self.probe();
+            adds.push(before);
+            agreement.push((before + after) / 2.0 / muls);
+        }
+        let (adds, agreement) = (median(adds), median(agreement));
+        if !(0.2..5.0).contains(&adds) {
+            return Err(format!(
+                "the add-chain clock reads {adds:.3} core cycles per TSC tick, which is not plausible"
+            ));
+        }
+        // Far looser than a turbo bin: this catches a core that runs the chain at two
+        // adds per cycle (or half of one), not noise.
+        if (agreement - 1.0).abs() > 0.1 {
+            return Err(format!(
+                "a dependent add chain does not run at one add per cycle here (it reads \
+                 {agreement:.3} x the clock of a multiply chain), so it cannot be a clock"
+            ));
+        }
+        Ok(())
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn check_clock(&mut self) -> Result<(), String> {
+        unreachable!("open fails on this architecture")
+    }
+
+    /// Core cycles per TSC tick right now.
+    pub fn ratio(&mut self) -> f64 {
+        self.probe()
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn empty_region_ticks(&mut self) -> f64 {
+        median(
+            (0..201)
+                .map(|_| {
+                    let t0 = self.tsc.start();
+                    let t1 = self.tsc.stop();
+                    t1.wrapping_sub(t0) as f64
+                })
+                .collect(),
+        )
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[inline(never)]
+    fn probe(&mut self) -> f64 {
+        let t0 = self.tsc.start();
+        add_chain(PROBE_ITERATIONS);
+        let t1 = self.tsc.stop();
+        let ticks = (t1.wrapping_sub(t0) as f64 - self.tsc_overhead).max(1.0);
+        (PROBE_ITERATIONS * ADDS_PER_ITERATION) as f64 / ticks
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    fn probe_multiply(&mut self) -> f64 {
+        const MULS: u64 = 4 * PROBE_ITERATIONS;
+        let t0 = self.tsc.start();
+        multiply_chain(PROBE_ITERATIONS);
+        let t1 = self.tsc.stop();
+        let ticks = (t1.wrapping_sub(t0) as f64 - self.tsc_overhead).max(1.0);
+        (MULS * 3) as f64 / ticks
+    }
+
+    #[cfg(not(target_arch = "x86_64"))]
+    fn probe(&mut self) -> f64 {
+        unreachable!("open fails on this architecture")
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// `iterations` x 8 dependent `add reg, reg` (not `add reg, imm`: some cores fold chains
+/// of immediate adds at rename and run several per cycle).
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+fn add_chain(iterations: u64) -> u64 {
+    let mut x = 0u64;
+    // SAFETY: register arithmetic only.
+    unsafe {
+        std::arch::asm!(
+            "2:",
+            "add {x}, {one}",
+            "add {x}, {one}",
+            "add {x}, {one}",
+            "add {x}, {one}",
+            "add {x}, {one}",
+            "add {x}, {one}",
+            "add {x}, {one}",
+            "add {x}, {one}",
+            "dec {n}",
+            "jnz 2b",
+            x = inout(reg) x,
+            one = in(reg) 1u64,
+            n = inout(reg) iterations => _,
+            options(nomem, nostack),
+        );
+    }
+    x
+}
+
+/// `iterations` x 4 dependent `imul reg, reg` (latency 3 on every x86-64 core in use).
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+fn multiply_chain(iterations: u64) -> u64 {
+    let mut x = 3u64;
+    // SAFETY: register arithmetic only.
+    unsafe {
+        std::arch::asm!(
+            "2:",
+            "imul {x}, {k}",
+            "imul {x}, {k}",
+            "imul {x}, {k}",
+            "imul {x}, {k}",
+            "dec {n}",
+            "jnz 2b",
+            x = inout(reg) x,
+            k = in(reg) 5u64,
+            n = inout(reg) iterations => _,
+            options(nomem, nostack),
+        );
+    }
+    x
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Counter for TscCore {
+    #[inline(always)]
+    fn start(&mut self) -> u64 {
+        self.ratio_at_start = self.probe();
+        let t = self.tsc.start();
+        self.clock += t.wrapping_sub(self.last_tick) as f64 * self.ratio_at_start;
+        self.last_tick = t;
+        self.clock as u64
+    }
+
+    #[inline(always)]
+    fn stop(&mut self) -> u64 {
+        let t = self.tsc.stop();
+        let after = self.probe();
+        // A probe the hypervisor interrupted reads far slower than the clock; where the
+        // two disagree by more than a bin or two, trust the faster one.
+        let (lo, hi) = if after < self.ratio_at_start {
+            (after, self.ratio_at_start)
+        } else {
+            (self.ratio_at_start, after)
+        };
+        let ratio = if hi / lo > 1.05 { hi } else { (lo + hi) / 2.0 };
+        self.clock += t.wrapping_sub(self.last_tick) as f64 * ratio;
+        self.last_tick = t;
+        self.clock as u64
+    }
+
+    /// The TSC's own step in core cycles (consecutive `start`s here include a probe).
+    fn granularity(&mut self) -> Option<f64> {
+        let ratio = self.probe();
+        let step = (0..101)
+            .map(|_| {
+                let a = self.tsc.start();
+                let mut b = self.tsc.start();
+                while b == a {
+                    b = self.tsc.start();
+                }
+                b - a
+            })
+            .min()
+            .unwrap_or(1);
+        Some(step as f64 * ratio)
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+impl Counter for TscCore {
+    fn start(&mut self) -> u64 {
+        unreachable!("open fails on this architecture")
+    }
+    fn stop(&mut self) -> u64 {
+        unreachable!("open fails on this architecture")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_add_chain_clock_is_plausible_and_advances() {
+        let Ok(mut c) = TscCore::open() else {
+            eprintln!("skipped: no usable TSC here");
+            return;
+        };
+        let r = c.ratio();
+        assert!((0.2..5.0).contains(&r), "{r}");
+        let a = c.start();
+        add_chain(10_000);
+        let b = c.stop();
+        // 80 000 dependent adds take at least 80 000 core cycles.
+        assert!(b - a >= 78_000, "{}", b - a);
+        assert!(b - a < 400_000, "{}", b - a);
+    }
+}
