@@ -154,6 +154,7 @@ pub struct Ratio {
 pub struct Comparison {
     pub baseline: String,
     pub candidate: String,
+    pub operation: String,
     pub params: Params,
     pub median_baseline: f64,
     pub median_candidate: f64,
@@ -277,10 +278,12 @@ pub fn short_unit(header: &RunHeader) -> &'static str {
     }
 }
 
-/// Counts per second, where the counter ticks at a known rate (TSC, nanoseconds).
+/// Counts per second, where the counter ticks at a known rate (TSC, nanoseconds), or
+/// at the core clock measured when the run started (estimated core cycles).
 fn counts_per_second(header: &RunHeader) -> Option<f64> {
     match header.counter.as_str() {
         "tsc" => header.tsc_hz,
+        "tsc-core" => header.machine["core_clock_hz"].as_f64(),
         _ if short_unit(header) == "ns" => Some(1e9),
         _ => None,
     }
@@ -377,6 +380,7 @@ fn compare_cases(
     Some(Comparison {
         baseline: base.implementation.clone(),
         candidate: cand.implementation.clone(),
+        operation: cand.operation.clone(),
         params: cand.params.clone(),
         median_baseline: ma,
         median_candidate: mb,
@@ -476,25 +480,20 @@ pub fn analyse(store: &Store, run: &StoredRun) -> Result<Analysis> {
             slopes = slopes_of(run, short, long);
         }
         for (alg_a, alg_b) in &opts.spec.algorithm_comparisons {
-            for cb in run
-                .cases
-                .iter()
-                .filter(|c| c.implementation.contains(&format!("/{alg_b}/")))
-            {
-                let name_a =
-                    cb.implementation
-                        .replacen(&format!("/{alg_b}/"), &format!("/{alg_a}/"), 1);
-                if let Some(ca) = run.cases.iter().find(|c| {
-                    c.implementation == name_a
-                        && c.operation == cb.operation
-                        && c.params == cb.params
-                }) && let Some(mut cmp) = compare_cases(ca, cb, &opts.verdict)
-                {
-                    cmp.baseline = ca.implementation.clone();
-                    cmp.candidate = cb.implementation.clone();
-                    comparisons.push(cmp);
-                }
-            }
+            comparisons.extend(counterpart_comparisons(
+                run,
+                &format!("/{alg_a}/"),
+                &format!("/{alg_b}/"),
+                &opts.verdict,
+            ));
+        }
+        for (var_a, var_b) in &opts.spec.variant_comparisons {
+            comparisons.extend(counterpart_comparisons(
+                run,
+                &format!("/{var_a}@"),
+                &format!("/{var_b}@"),
+                &opts.verdict,
+            ));
         }
         if let Some(base_id) = opts.baseline_run {
             let base = store.load_run(base_id)?;
@@ -515,6 +514,34 @@ pub fn analyse(store: &Store, run: &StoredRun) -> Result<Analysis> {
         verdict_options: options.map(|o| o.verdict),
         estimates: store.estimates(header.id)?,
     })
+}
+
+/// Each case whose name holds `candidate` against the case whose name holds `baseline`
+/// in its place (same operation and parameters): C builds `provider/algorithm/variant@target`
+/// compared across algorithms (`/a/` -> `/b/`) or compile variants (`/a@` -> `/b@`).
+fn counterpart_comparisons(
+    run: &StoredRun,
+    baseline: &str,
+    candidate: &str,
+    verdict: &VerdictOptions,
+) -> Vec<Comparison> {
+    let mut out = Vec::new();
+    for cb in run
+        .cases
+        .iter()
+        .filter(|c| c.implementation.contains(candidate))
+    {
+        let name_a = cb.implementation.replacen(candidate, baseline, 1);
+        if let Some(ca) = run.cases.iter().find(|c| {
+            c.implementation == name_a && c.operation == cb.operation && c.params == cb.params
+        }) && let Some(mut cmp) = compare_cases(ca, cb, verdict)
+        {
+            cmp.baseline = ca.implementation.clone();
+            cmp.candidate = cb.implementation.clone();
+            out.push(cmp);
+        }
+    }
+    out
 }
 
 /// The algorithm one lane computes and the lane count: from `cryptobench/shake128-x4-avx2`

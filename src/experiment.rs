@@ -24,6 +24,10 @@ pub struct AnalysisSpec {
     /// across two algorithms (e.g. Spook v1 -> v2).
     #[serde(default)]
     pub algorithm_comparisons: Vec<(String, String)>,
+    /// (baseline variant, candidate variant): compare each algorithm@target of C builds
+    /// across two compile variants (the Jasmin seed's baseline vs variant).
+    #[serde(default)]
+    pub variant_comparisons: Vec<(String, String)>,
     /// Report what N lanes buy: each N-lane implementation against N calls of the
     /// fastest single-lane implementation of the same algorithm in the run.
     #[serde(default)]
@@ -41,6 +45,7 @@ pub struct Experiment {
     pub comparisons: &'static [(&'static str, &'static str)],
     pub slope: Option<(u64, u64)>,
     pub algorithm_comparisons: &'static [(&'static str, &'static str)],
+    pub variant_comparisons: &'static [(&'static str, &'static str)],
     pub lane_speedups: bool,
 }
 
@@ -54,6 +59,7 @@ const BASE: Experiment = Experiment {
     comparisons: &[],
     slope: None,
     algorithm_comparisons: &[],
+    variant_comparisons: &[],
     lane_speedups: false,
 };
 
@@ -379,7 +385,7 @@ pub const BUILTIN: &[Experiment] = &[
     },
     Experiment {
         name: "c-variants",
-        description: "The shipped C examples (SHA-256, ChaCha20), each in two compile variants for several targets: the C implementation path end to end",
+        description: "The shipped C examples (SHA-256, ChaCha20, ML-KEM-768, X25519), each in two compile variants for several targets, and each variant against its baseline: the C implementation path end to end, shaped like the Jasmin seed (jasmin-mmx-experiment.md)",
         manifests: &[
             ManifestGroup {
                 path: "examples/c/sha256/manifest.toml",
@@ -391,7 +397,18 @@ pub const BUILTIN: &[Experiment] = &[
                 lens: &[64, 1024, 16384],
                 operations: &[],
             },
+            ManifestGroup {
+                path: "examples/c/ml-kem/manifest.toml",
+                lens: &[],
+                operations: &[],
+            },
+            ManifestGroup {
+                path: "examples/c/x25519/manifest.toml",
+                lens: &[],
+                operations: &[],
+            },
         ],
+        variant_comparisons: &[("o2", "o3-unroll"), ("scalar", "lanes8")],
         ..BASE
     },
 ];
@@ -560,6 +577,7 @@ pub fn plan(
                 comparisons: own(e.comparisons),
                 slope: e.slope,
                 algorithm_comparisons: own(e.algorithm_comparisons),
+                variant_comparisons: own(e.variant_comparisons),
                 lane_speedups: e.lane_speedups,
             },
             external,

@@ -54,7 +54,7 @@ fn seed_experiment_runs_verified_and_report_repeats_it() {
     assert_eq!(&sizes[..5], &[1024, 2048, 4096, 8192, 16384]);
     let kind = run["counter"]["kind"].as_str().unwrap();
     assert!(
-        ["tsc", "perf"].contains(&kind),
+        ["tsc", "perf", "tsc-core"].contains(&kind),
         "cycle figures come from a cycle counter, not {kind}"
     );
     assert!(run["counter"]["unit"].as_str().unwrap().contains("cycles"));
@@ -423,6 +423,70 @@ fn c_examples_build_verify_and_print_the_variant_target_table() {
     let avx512 = std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|s| s.contains(" avx512f"));
     if !avx512 {
         assert!(text.contains("not supported on this CPU"), "{text}");
+    }
+}
+
+/// KEMs and scalar multiplications in C: the shipped ML-KEM-768 passes C2SP's known
+/// answers fed through `randombytes`, the shipped X25519 RFC 7748's; impostors and a
+/// broken decapsulation are refused, and a build with its own `randombytes` is checked by
+/// round trips with a caveat saying so.
+#[test]
+fn c_kems_and_scalar_multiplications_are_checked_before_timing() {
+    let env = Env::new();
+    let run = env.json(&with_quick(&[
+        "run",
+        &repo("tests/c/asymmetric/manifest.toml"),
+        &repo("tests/c/own-randombytes/manifest.toml"),
+        "--format",
+        "json",
+    ]));
+    let status = |name: &str, op: &str| {
+        let r = results(&run)
+            .iter()
+            .find(|r| r["implementation"] == name && r["operation"] == op)
+            .unwrap_or_else(|| panic!("no {name} {op} in {run}"));
+        (
+            r["status"].as_str().unwrap_or("").to_string(),
+            r["message"].as_str().unwrap_or("").to_string(),
+        )
+    };
+    for op in ["keypair", "encaps", "decaps"] {
+        let (s, m) = status("toys/toy-kem/fine@native", op);
+        assert_eq!(s, "ok", "{m}");
+        assert!(m.contains("no known answers"), "{m}");
+        let (s, m) = status("toys/toy-kem-faulty/broken-decaps@native", op);
+        assert_eq!(s, "wrong", "{m}");
+        assert!(m.contains("round trip"), "{m}");
+        let (s, m) = status("toys/ml-kem-768/impostor@native", op);
+        assert_eq!(s, "wrong", "{m}");
+        let (s, m) = status("own-randombytes/ml-kem-768/o2@native", op);
+        assert_eq!(s, "ok", "{m}");
+        assert!(m.contains("brings its own randombytes"), "{m}");
+    }
+    for op in ["base", "shared"] {
+        let (s, m) = status("toys/x25519/impostor@native", op);
+        assert_eq!(s, "wrong", "{m}");
+        assert!(m.contains("RFC 7748"), "{m}");
+    }
+
+    let run = env.json(&with_quick(&[
+        "run",
+        &repo("examples/c/ml-kem/manifest.toml"),
+        &repo("examples/c/x25519/manifest.toml"),
+        "--format",
+        "json",
+    ]));
+    let verified: Vec<&Value> = results(&run)
+        .iter()
+        .filter(|r| r["status"] != "unsupported")
+        .collect();
+    assert!(verified.len() >= 2 * 3 + 2 * 2, "{run}");
+    for r in verified {
+        assert_eq!(r["verified"], true, "{r}");
+        assert!(
+            r["message"].is_null() || r["message"] == "",
+            "a checked build needs no caveat: {r}"
+        );
     }
 }
 

@@ -22,15 +22,6 @@ pub struct Estimate {
     pub note: Option<String>,
 }
 
-pub fn entry_symbol(kind: CKind) -> &'static str {
-    match kind {
-        CKind::Hash => "crypto_hash",
-        CKind::Stream => "crypto_stream_xor",
-        CKind::Aead => "crypto_aead_encrypt",
-        CKind::Core => "crypto_core",
-    }
-}
-
 /// The model llvm-mca should use for a target; `native` maps the host CPU to one the
 /// installed llvm-mca (LLVM 14 knows neither znver4 nor every Intel core) models.
 pub fn model_for(target: &Target) -> String {
@@ -76,7 +67,7 @@ pub fn estimate(asm_path: &Path, kind: CKind, target: &Target) -> Estimate {
     let Ok(asm) = std::fs::read_to_string(asm_path) else {
         return fail(format!("no assembly at {}", asm_path.display()));
     };
-    let symbol = entry_symbol(kind);
+    let symbol = kind.entry_symbol();
     let Some(body) = function_body(&asm, symbol) else {
         return fail(format!(
             "`{symbol}` not found in the first source's assembly (is it defined there?)"

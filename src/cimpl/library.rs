@@ -91,3 +91,10 @@ pub type AeadDecryptFn = unsafe extern "C" fn(
 ) -> i32;
 pub type CoreFn =
     unsafe extern "C" fn(out: *mut u8, input: *const u8, k: *const u8, c: *const u8) -> i32;
+pub type KemKeypairFn = unsafe extern "C" fn(pk: *mut u8, sk: *mut u8) -> i32;
+pub type KemEncFn = unsafe extern "C" fn(ct: *mut u8, ss: *mut u8, pk: *const u8) -> i32;
+pub type KemDecFn = unsafe extern "C" fn(ss: *mut u8, ct: *const u8, sk: *const u8) -> i32;
+pub type ScalarmultFn = unsafe extern "C" fn(q: *mut u8, n: *const u8, p: *const u8) -> i32;
+pub type ScalarmultBaseFn = unsafe extern "C" fn(q: *mut u8, n: *const u8) -> i32;
+/// The type of the generated `cryptobench_randombytes_hook` variable.
+pub type RandombytesHook = Option<unsafe extern "C" fn(x: *mut u8, n: u64)>;

@@ -10,7 +10,7 @@
 //! [[implementation]]
 //! variant = "o3-unroll"           # row of the variant x target table
 //! algorithm = "sha-256"
-//! kind = "hash"                   # hash | stream | aead | core
+//! kind = "hash"                   # hash | stream | aead | core | kem | scalarmult
 //! flags = ["-O3", "-funroll-loops"]
 //! requires = []                   # CPU features the variant needs (e.g. ["avx2"])
 //! ```
@@ -29,6 +29,22 @@ pub enum CKind {
     Stream,
     Aead,
     Core,
+    Kem,
+    Scalarmult,
+}
+
+impl CKind {
+    /// The function whose code a static estimate reads.
+    pub fn entry_symbol(self) -> &'static str {
+        match self {
+            CKind::Hash => "crypto_hash",
+            CKind::Stream => "crypto_stream_xor",
+            CKind::Aead => "crypto_aead_encrypt",
+            CKind::Core => "crypto_core",
+            CKind::Kem => "crypto_kem_enc",
+            CKind::Scalarmult => "crypto_scalarmult",
+        }
+    }
 }
 
 /// A known answer for a `core` (block cipher or permutation) build, in hex.

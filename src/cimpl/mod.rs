@@ -12,6 +12,7 @@ pub mod implementation;
 pub mod kat;
 pub mod library;
 pub mod manifest;
+pub mod randomness;
 pub mod target;
 
 pub use implementation::{CImplementation, CSpec};
@@ -97,16 +98,6 @@ pub fn specs(
     Ok(specs)
 }
 
-/// The operations of a C kind, for planning cases.
-pub fn operations(kind: CKind) -> &'static [&'static str] {
-    match kind {
-        CKind::Hash => &["hash"],
-        CKind::Stream => &["xor"],
-        CKind::Aead => &["encrypt", "decrypt"],
-        CKind::Core => &["core"],
-    }
-}
-
 /// Cases for every build of the manifest at `path`, and the specs workers load them by.
 pub fn plan(
     path: &Path,
@@ -128,9 +119,9 @@ pub fn plan(
                 .iter()
                 .map(|&l| Params::new().with("len", l).with("ad", 0))
                 .collect(),
-            CKind::Core => vec![Params::new()],
+            CKind::Core | CKind::Kem | CKind::Scalarmult => vec![Params::new()],
         };
-        for op in operations(spec.kind) {
+        for op in implementation::operations(spec.kind).iter().map(|o| o.name) {
             for p in &param_sets {
                 cases.push(crate::runner::Case {
                     implementation: spec.name(),

@@ -105,6 +105,12 @@ pub fn machine_text(m: &Machine, chosen: CounterKind) -> String {
         m.cc.as_deref().unwrap_or("not found")
     );
     s += &format!("TSC:        {tsc}\n");
+    if let Some(hz) = m.core_clock_hz {
+        s += &format!(
+            "Core clock: {:.0} MHz now (a dependent-add chain timed by the TSC; a shared host moves it)\n",
+            hz / 1e6
+        );
+    }
     s += &format!(
         "Governor:   {}; turbo: {}\n",
         m.governor.as_deref().unwrap_or("unknown"),
@@ -117,7 +123,7 @@ pub fn machine_text(m: &Machine, chosen: CounterKind) -> String {
         } else {
             format!("not available: {}", c.reason.as_deref().unwrap_or("?"))
         };
-        s += &format!("  {:<5} {:<24} {state}\n", c.counter.to_string(), c.unit);
+        s += &format!("  {:<8} {:<36} {state}\n", c.counter.to_string(), c.unit);
     }
     s += &format!("Chosen:     {chosen} ({})\n", chosen.unit());
     if !m.warnings.is_empty() {
@@ -223,9 +229,18 @@ pub fn document(a: &Analysis) -> Document {
         "cryptobench run {} — {}",
         h.id, h.experiment
     )));
-    let tsc = h
+    let mut tsc = h
         .tsc_hz
         .map_or(String::new(), |hz| format!(", TSC at {:.1} MHz", hz / 1e6));
+    if let Some(hz) = h.machine["core_clock_hz"]
+        .as_f64()
+        .filter(|_| h.counter == "tsc-core")
+    {
+        tsc += &format!(
+            ", core clock {:.0} MHz at the start (throughput uses it)",
+            hz / 1e6
+        );
+    }
     blocks.push(Block::Line(format!(
         "Counter: {} — {}{tsc}",
         a.counter, a.unit
@@ -394,12 +409,23 @@ pub fn document(a: &Analysis) -> Document {
 }
 
 fn comparison_table(blocks: &mut Vec<Block>, comparisons: &[Comparison], unit: &str) {
+    // Where one operation is compared (the seed's tables), its name would only repeat.
+    let operations: std::collections::BTreeSet<&str> =
+        comparisons.iter().map(|c| c.operation.as_str()).collect();
+    let with_operation = operations.len() > 1;
     let rows = comparisons
         .iter()
         .map(|c| {
+            let params = if with_operation {
+                format!("{} {}", c.operation, c.params)
+                    .trim_end()
+                    .to_string()
+            } else {
+                c.params.to_string()
+            };
             vec![
                 format!("{} vs {}", c.candidate, c.baseline),
-                c.params.to_string(),
+                params,
                 format!(
                     "{} / {}",
                     fmt_count(c.median_baseline),
@@ -420,7 +446,11 @@ fn comparison_table(blocks: &mut Vec<Block>, comparisons: &[Comparison], unit: &
     blocks.push(Block::Table {
         headers: vec![
             "Candidate vs baseline".into(),
-            "Params".into(),
+            if with_operation {
+                "Operation, params".into()
+            } else {
+                "Params".into()
+            },
             format!("Baseline / Candidate ({unit})"),
             "Difference".into(),
             "Overhead [95 % CI]".into(),

@@ -93,6 +93,74 @@ pub static X25519: DhAlgorithm = DhAlgorithm {
     }],
 };
 
+/// The algorithm called `name`, if the gate knows its answers.
+pub fn algorithm(name: &str) -> Option<&'static DhAlgorithm> {
+    [&X25519].into_iter().find(|a| a.name == name)
+}
+
+/// A shared-secret computation under test: (what is checked, secret, peer) -> result.
+pub type SharedFn<'a> = &'a dyn Fn(&str, &[u8], &[u8]) -> Result<Vec<u8>, Mismatch>;
+
+/// The gate of every X25519-like function, Rust or C: the algorithm's published
+/// multiplications, iterations and exchanges, and `base` equal to `shared` with the base
+/// point. `shared` takes what is being checked, for its error.
+pub fn check(
+    alg: &DhAlgorithm,
+    base: &dyn Fn(&[u8]) -> Vec<u8>,
+    shared: SharedFn,
+) -> Result<(), Mismatch> {
+    for (source, scalar, point, result) in alg.multiplications {
+        let got = shared(source, &unhex(scalar), &unhex(point))?;
+        Mismatch::check_bytes(source, &got, &unhex(result))?;
+    }
+    for (source, iterations, result) in alg.iterated {
+        let (mut k, mut u) = (unhex(alg.base_point), unhex(alg.base_point));
+        for _ in 0..*iterations {
+            let next = shared(source, &k, &u)?;
+            u = std::mem::replace(&mut k, next);
+        }
+        Mismatch::check_bytes(source, &k, &unhex(result))?;
+    }
+    for x in alg.exchanges {
+        let (a, b) = (unhex(x.secret_a), unhex(x.secret_b));
+        Mismatch::check_bytes(
+            &format!("{}: public key A", x.source),
+            &base(&a),
+            &unhex(x.public_a),
+        )?;
+        Mismatch::check_bytes(
+            &format!("{}: public key B", x.source),
+            &base(&b),
+            &unhex(x.public_b),
+        )?;
+        let want = unhex(x.shared);
+        Mismatch::check_bytes(
+            &format!("{}: shared secret of A", x.source),
+            &shared(x.source, &a, &unhex(x.public_b))?,
+            &want,
+        )?;
+        Mismatch::check_bytes(
+            &format!("{}: shared secret of B", x.source),
+            &shared(x.source, &b, &unhex(x.public_a))?,
+            &want,
+        )?;
+    }
+    // `base` must be `shared` with the base point, for secrets of every shape.
+    for i in 0..8u8 {
+        let secret: Vec<u8> = pattern(alg.secret_len)
+            .iter()
+            .map(|b| b.wrapping_mul(29).wrapping_add(i * 41))
+            .collect();
+        let what = format!(
+            "base point multiplication of secret {}",
+            hex::encode(&secret)
+        );
+        let via_shared = shared(&what, &secret, &unhex(alg.base_point))?;
+        Mismatch::check_bytes(&what, &base(&secret), &via_shared)?;
+    }
+    Ok(())
+}
+
 const OPERATIONS: &[Operation] = &[
     Operation {
         name: "base",
@@ -152,57 +220,7 @@ impl<D: DhFunction> Implementation for Dh<D> {
     }
 
     fn verify(&self) -> Result<(), Mismatch> {
-        let alg = D::ALGORITHM;
-        for (source, scalar, point, result) in alg.multiplications {
-            let got = shared::<D>(source, &unhex(scalar), &unhex(point))?;
-            Mismatch::check_bytes(source, &got, &unhex(result))?;
-        }
-        for (source, iterations, result) in alg.iterated {
-            let (mut k, mut u) = (unhex(alg.base_point), unhex(alg.base_point));
-            for _ in 0..*iterations {
-                let next = shared::<D>(source, &k, &u)?;
-                u = std::mem::replace(&mut k, next);
-            }
-            Mismatch::check_bytes(source, &k, &unhex(result))?;
-        }
-        for x in alg.exchanges {
-            let (a, b) = (unhex(x.secret_a), unhex(x.secret_b));
-            Mismatch::check_bytes(
-                &format!("{}: public key A", x.source),
-                &base::<D>(&a),
-                &unhex(x.public_a),
-            )?;
-            Mismatch::check_bytes(
-                &format!("{}: public key B", x.source),
-                &base::<D>(&b),
-                &unhex(x.public_b),
-            )?;
-            let want = unhex(x.shared);
-            Mismatch::check_bytes(
-                &format!("{}: shared secret of A", x.source),
-                &shared::<D>(x.source, &a, &unhex(x.public_b))?,
-                &want,
-            )?;
-            Mismatch::check_bytes(
-                &format!("{}: shared secret of B", x.source),
-                &shared::<D>(x.source, &b, &unhex(x.public_a))?,
-                &want,
-            )?;
-        }
-        // `base` must be `shared` with the base point, for secrets of every shape.
-        for i in 0..8u8 {
-            let secret: Vec<u8> = pattern(alg.secret_len)
-                .iter()
-                .map(|b| b.wrapping_mul(29).wrapping_add(i * 41))
-                .collect();
-            let what = format!(
-                "base point multiplication of secret {}",
-                hex::encode(&secret)
-            );
-            let via_shared = shared::<D>(&what, &secret, &unhex(alg.base_point))?;
-            Mismatch::check_bytes(&what, &base::<D>(&secret), &via_shared)?;
-        }
-        Ok(())
+        check(D::ALGORITHM, &base::<D>, &shared::<D>)
     }
 
     fn prepare(&self, operation: &str, _params: &Params) -> Result<Box<dyn Call>, PrepareError> {

@@ -71,6 +71,13 @@ pub static ML_KEM_1024: KemAlgorithm = KemAlgorithm {
     accumulated_100: "c3ffe9ebecfa479c142656cbfbc6417efa05b77e994fe538eef4daed166363df",
 };
 
+/// The algorithm called `name`, if the gate knows its answers.
+pub fn algorithm(name: &str) -> Option<&'static KemAlgorithm> {
+    [&ML_KEM_512, &ML_KEM_768, &ML_KEM_1024]
+        .into_iter()
+        .find(|a| a.name == name)
+}
+
 /// C2SP CCTV's accumulated ML-KEM test (c2sp.org/CCTV/ML-KEM): d, z, m and a random
 /// ciphertext drawn in turn from one SHAKE-128 stream of the empty string; ek, dk, the
 /// ciphertext, its key and the key decapsulated from the random ciphertext absorbed in

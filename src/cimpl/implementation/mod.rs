@@ -1,5 +1,10 @@
 //! A compiled C variant as a catalog [`Implementation`]: its correctness gate and its
-//! prepared calls through the SUPERCOP function pointers.
+//! prepared calls through the SUPERCOP function pointers. The asymmetric kinds, whose
+//! gates feed `randombytes` or share the Rust catalog's known answers, have files of
+//! their own.
+
+mod kem;
+mod scalarmult;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -8,8 +13,12 @@ use anyhow::{Context, Result, bail};
 
 use super::compile::{API_NAMES, API_SYMBOL};
 use super::kat;
-use super::library::{AeadDecryptFn, AeadEncryptFn, CoreFn, HashFn, Library, StreamXorFn};
+use super::library::{
+    AeadDecryptFn, AeadEncryptFn, CoreFn, HashFn, KemDecFn, KemEncFn, KemKeypairFn, Library,
+    ScalarmultBaseFn, ScalarmultFn, StreamXorFn,
+};
 use super::manifest::{CKind, CoreVector};
+use super::randomness::Hook;
 use crate::catalog::reference;
 use crate::catalog::{Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError};
 
@@ -51,6 +60,8 @@ enum Entry {
     Stream(StreamXorFn),
     Aead(AeadEncryptFn, AeadDecryptFn),
     Core(CoreFn),
+    Kem(KemKeypairFn, KemEncFn, KemDecFn),
+    Scalarmult(ScalarmultFn, ScalarmultBaseFn),
     NotLoaded,
 }
 
@@ -61,6 +72,11 @@ pub struct CImplementation {
     _library: Option<Library>,
     sizes: BTreeMap<&'static str, u64>,
     entry: Entry,
+    /// Where the gate feeds `randombytes` known bytes (absent for unsupported builds).
+    randomness: Option<Hook>,
+    /// What the gate could not check, found while it ran (e.g. a build with its own
+    /// `randombytes` cannot be fed a known-answer test's seeds).
+    gate_notes: std::sync::Mutex<Vec<String>>,
     peer: Option<Box<CImplementation>>,
 }
 
@@ -86,6 +102,57 @@ const CORE_OPS: &[Operation] = &[Operation {
     name: "core",
     params: &[],
 }];
+/// The Rust catalog's names, so that C and Rust implementations share rows.
+const KEM_OPS: &[Operation] = &[
+    Operation {
+        name: "keypair",
+        params: &[],
+    },
+    Operation {
+        name: "encaps",
+        params: &[],
+    },
+    Operation {
+        name: "decaps",
+        params: &[],
+    },
+];
+const SCALARMULT_OPS: &[Operation] = &[
+    Operation {
+        name: "base",
+        params: &[],
+    },
+    Operation {
+        name: "shared",
+        params: &[],
+    },
+];
+
+/// The operations of a kind (what cases a manifest's builds get).
+pub fn operations(kind: CKind) -> &'static [Operation] {
+    match kind {
+        CKind::Hash => HASH_OPS,
+        CKind::Stream => STREAM_OPS,
+        CKind::Aead => AEAD_OPS,
+        CKind::Core => CORE_OPS,
+        CKind::Kem => KEM_OPS,
+        CKind::Scalarmult => SCALARMULT_OPS,
+    }
+}
+
+/// The `api.h` sizes a kind cannot do without.
+fn required_sizes(kind: CKind) -> &'static [&'static str] {
+    match kind {
+        CKind::Kem => &[
+            "CRYPTO_PUBLICKEYBYTES",
+            "CRYPTO_SECRETKEYBYTES",
+            "CRYPTO_CIPHERTEXTBYTES",
+            "CRYPTO_BYTES",
+        ],
+        CKind::Scalarmult => &["CRYPTO_BYTES", "CRYPTO_SCALARBYTES"],
+        _ => &[],
+    }
+}
 
 impl CImplementation {
     /// Load the shared object (in a worker: this runs the library's constructors).
@@ -98,6 +165,8 @@ impl CImplementation {
                 _library: None,
                 sizes: BTreeMap::new(),
                 entry: Entry::NotLoaded,
+                randomness: None,
+                gate_notes: Default::default(),
                 peer: None,
             });
         }
@@ -117,6 +186,15 @@ impl CImplementation {
                 );
             }
         }
+        for k in required_sizes(spec.kind) {
+            if sizes.get(k).copied().unwrap_or(0) == 0 {
+                bail!(
+                    "{name}: api.h defines no {k} (or defines it as 0); a {:?} build needs it",
+                    spec.kind
+                );
+            }
+        }
+        let symbol = |s: &str| lib.symbol(s);
         // SAFETY (all transmutes): the SUPERCOP API fixes these symbols' C signatures;
         // a library that exports them with other types breaks that contract, which is
         // what running it in an isolated worker is for.
@@ -140,8 +218,28 @@ impl CImplementation {
                 CKind::Core => Entry::Core(std::mem::transmute::<*mut std::ffi::c_void, CoreFn>(
                     lib.symbol("crypto_core")?,
                 )),
+                CKind::Kem => Entry::Kem(
+                    std::mem::transmute::<*mut std::ffi::c_void, KemKeypairFn>(symbol(
+                        "crypto_kem_keypair",
+                    )?),
+                    std::mem::transmute::<*mut std::ffi::c_void, KemEncFn>(symbol(
+                        "crypto_kem_enc",
+                    )?),
+                    std::mem::transmute::<*mut std::ffi::c_void, KemDecFn>(symbol(
+                        "crypto_kem_dec",
+                    )?),
+                ),
+                CKind::Scalarmult => Entry::Scalarmult(
+                    std::mem::transmute::<*mut std::ffi::c_void, ScalarmultFn>(symbol(
+                        "crypto_scalarmult",
+                    )?),
+                    std::mem::transmute::<*mut std::ffi::c_void, ScalarmultBaseFn>(symbol(
+                        "crypto_scalarmult_base",
+                    )?),
+                ),
             }
         };
+        let randomness = Some(Hook::find(&lib)?);
         let peer = match &spec.peer {
             Some(p) if p.name() != name => {
                 Some(Box::new(CImplementation::load(p).with_context(|| {
@@ -156,6 +254,8 @@ impl CImplementation {
             _library: Some(lib),
             sizes,
             entry,
+            randomness,
+            gate_notes: Default::default(),
             peer,
         })
     }
@@ -441,15 +541,12 @@ impl Implementation for CImplementation {
             CKind::Stream => Kind::Stream,
             CKind::Aead => Kind::Aead,
             CKind::Core => Kind::Core,
+            CKind::Kem => Kind::Kem,
+            CKind::Scalarmult => Kind::Dh,
         }
     }
     fn operations(&self) -> &[Operation] {
-        match self.spec.kind {
-            CKind::Hash => HASH_OPS,
-            CKind::Stream => STREAM_OPS,
-            CKind::Aead => AEAD_OPS,
-            CKind::Core => CORE_OPS,
-        }
+        operations(self.spec.kind)
     }
     fn unsupported(&self) -> Option<String> {
         self.spec.unsupported.clone()
@@ -461,6 +558,10 @@ impl Implementation for CImplementation {
             CKind::Stream => self.spec.algorithm == "chacha20",
             CKind::Aead => self.spec.kat.is_some(),
             CKind::Core => !self.spec.vectors.is_empty(),
+            CKind::Kem => crate::catalog::kinds::kem::algorithm(&self.spec.algorithm).is_some(),
+            CKind::Scalarmult => {
+                crate::catalog::kinds::dh::algorithm(&self.spec.algorithm).is_some()
+            }
         };
         if !has_reference && self.peer.is_none() {
             c.push(format!(
@@ -468,6 +569,13 @@ impl Implementation for CImplementation {
                 self.name
             ));
         }
+        c.extend(
+            self.gate_notes
+                .lock()
+                .expect("not poisoned")
+                .iter()
+                .cloned(),
+        );
         c
     }
 
@@ -477,6 +585,8 @@ impl Implementation for CImplementation {
             CKind::Stream => self.verify_stream(),
             CKind::Aead => self.verify_aead(),
             CKind::Core => self.verify_core(),
+            CKind::Kem => self.verify_kem(),
+            CKind::Scalarmult => self.verify_scalarmult(),
         }
     }
 
@@ -534,6 +644,8 @@ impl Implementation for CImplementation {
                 k: bytes(self.size("CRYPTO_KEYBYTES").max(1), 3),
                 c: vec![0; self.size("CRYPTO_CONSTBYTES").max(1)],
             }),
+            (Entry::Kem(..), op) => self.prepare_kem(op),
+            (Entry::Scalarmult(..), op) => self.prepare_scalarmult(op),
             (Entry::NotLoaded, _) => unreachable!("unsupported builds return above"),
         })
     }

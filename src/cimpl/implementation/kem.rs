@@ -1,0 +1,333 @@
+//! `crypto_kem_keypair`, `crypto_kem_enc` and `crypto_kem_dec`: the gate and the timed
+//! calls.
+//!
+//! SUPERCOP KEMs take their randomness from `randombytes`, so the gate feeds it: an
+//! ML-KEM build gets the seeds of C2SP's accumulated test (d || z for key generation, m
+//! for encapsulation, in FIPS 203's order) and must reproduce its hash, and two variants
+//! fed the same bytes must agree byte for byte. Round trips and the reference's
+//! decapsulation check what known answers cannot (a build with its own `randombytes`).
+
+use std::hint::black_box;
+
+use super::{CImplementation, Entry, KemDecFn, KemEncFn, KemKeypairFn};
+use crate::catalog::kinds::kem::{self as rust_kem, KemAlgorithm, accumulated};
+use crate::catalog::reference::ml_kem;
+use crate::catalog::{Call, Mismatch};
+
+/// Fixed seeds for the timed calls, so every process measures the same keys.
+const KEY_SEED: [u8; 64] = {
+    let mut s = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        s[i] = i as u8;
+        i += 1;
+    }
+    s
+};
+const MESSAGE_SEED: [u8; 32] = [0x5a; 32];
+
+/// Two byte strings: (public key, secret key) or (ciphertext, shared secret).
+type Pair = (Vec<u8>, Vec<u8>);
+
+struct Lens {
+    pk: usize,
+    sk: usize,
+    ct: usize,
+    ss: usize,
+}
+
+impl CImplementation {
+    fn kem_fns(&self) -> (KemKeypairFn, KemEncFn, KemDecFn) {
+        let Entry::Kem(k, e, d) = self.entry else {
+            unreachable!("kind checked")
+        };
+        (k, e, d)
+    }
+
+    fn kem_lens(&self) -> Lens {
+        Lens {
+            pk: self.size("CRYPTO_PUBLICKEYBYTES"),
+            sk: self.size("CRYPTO_SECRETKEYBYTES"),
+            ct: self.size("CRYPTO_CIPHERTEXTBYTES"),
+            ss: self.size("CRYPTO_BYTES"),
+        }
+    }
+
+    fn kem_keypair(&self) -> Pair {
+        let l = self.kem_lens();
+        let (mut pk, mut sk) = (vec![0u8; l.pk], vec![0u8; l.sk]);
+        // SAFETY: buffers have the api.h sizes.
+        unsafe { (self.kem_fns().0)(pk.as_mut_ptr(), sk.as_mut_ptr()) };
+        (pk, sk)
+    }
+
+    fn kem_enc(&self, pk: &[u8]) -> Option<Pair> {
+        let l = self.kem_lens();
+        let (mut ct, mut ss) = (vec![0u8; l.ct], vec![0u8; l.ss]);
+        // SAFETY: buffers have the api.h sizes; pk has CRYPTO_PUBLICKEYBYTES.
+        let r = unsafe { (self.kem_fns().1)(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr()) };
+        (r == 0).then_some((ct, ss))
+    }
+
+    fn kem_dec(&self, ct: &[u8], sk: &[u8]) -> Option<Vec<u8>> {
+        let mut ss = vec![0u8; self.kem_lens().ss];
+        // SAFETY: ss has CRYPTO_BYTES; ct and sk have their api.h sizes.
+        let r = unsafe { (self.kem_fns().2)(ss.as_mut_ptr(), ct.as_ptr(), sk.as_ptr()) };
+        (r == 0).then_some(ss)
+    }
+
+    /// `f` with `randombytes` fed `bytes`; `None` if the build has its own `randombytes`.
+    fn fed<R>(
+        &self,
+        bytes: &[u8],
+        what: &str,
+        f: impl FnOnce() -> R,
+    ) -> Result<Option<R>, Mismatch> {
+        let hook = self
+            .randomness
+            .as_ref()
+            .expect("loaded builds have the hook");
+        let (r, requests) = hook.feeding(bytes, f);
+        let asked: u64 = requests.iter().sum();
+        match asked {
+            0 => Ok(None),
+            n if n == bytes.len() as u64 => Ok(Some(r)),
+            n => Err(Mismatch::new(
+                format!("randombytes in {what}"),
+                format!(
+                    "asked for {n} bytes (calls of {requests:?}); the known-answer test \
+                     gives it {} bytes",
+                    bytes.len()
+                ),
+            )),
+        }
+    }
+
+    fn keypair_from(&self, seed: &[u8]) -> Result<Option<Pair>, Mismatch> {
+        self.fed(seed, "crypto_kem_keypair", || self.kem_keypair())
+    }
+
+    fn enc_from(&self, pk: &[u8], m: &[u8]) -> Result<Option<Pair>, Mismatch> {
+        match self.fed(m, "crypto_kem_enc", || self.kem_enc(pk))? {
+            None => Ok(None),
+            Some(None) => Err(Mismatch::new(
+                "crypto_kem_enc",
+                "refused a public key from crypto_kem_keypair",
+            )),
+            Some(Some(r)) => Ok(Some(r)),
+        }
+    }
+
+    fn note(&self, n: String) {
+        self.gate_notes.lock().expect("not poisoned").push(n);
+    }
+
+    pub(super) fn verify_kem(&self) -> Result<(), Mismatch> {
+        let known = rust_kem::algorithm(&self.spec.algorithm);
+        if let Some(alg) = known {
+            self.check_fips203_sizes(alg)?;
+            if !self.check_accumulated(alg)? {
+                self.note(format!(
+                    "{}: brings its own randombytes, so C2SP's known answers cannot be fed to \
+                     it; checked by round trips against the FIPS 203 reference only",
+                    self.name
+                ));
+            }
+        }
+        for round in 0..3 {
+            self.check_round_trip(round, known)?;
+        }
+        if let Some(p) = &self.peer {
+            self.check_against_peer(p)?;
+        }
+        Ok(())
+    }
+
+    fn check_fips203_sizes(&self, alg: &KemAlgorithm) -> Result<(), Mismatch> {
+        let (l, p) = (self.kem_lens(), alg.params);
+        let want = [p.ek_len(), p.dk_len(), p.ct_len(), 32];
+        let got = [l.pk, l.sk, l.ct, l.ss];
+        if got != want {
+            return Err(Mismatch::new(
+                format!("api.h sizes of {}", alg.name),
+                format!(
+                    "public key, secret key, ciphertext, shared secret: {got:?} bytes; FIPS 203 \
+                     says {want:?}"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// C2SP's accumulated test, the first 100 entries; `false` if it cannot be fed.
+    fn check_accumulated(&self, alg: &KemAlgorithm) -> Result<bool, Mismatch> {
+        if self.keypair_from(&KEY_SEED)?.is_none() {
+            return Ok(false);
+        }
+        let unfed = || Mismatch::new("randombytes", "the build stopped drawing from it");
+        let got = accumulated(alg.params, 100, |seed, m, random_ct| {
+            let (pk, sk) = self.keypair_from(seed)?.ok_or_else(unfed)?;
+            let (ct, ss) = self.enc_from(&pk, m)?.ok_or_else(unfed)?;
+            let back = self.kem_dec(&ct, &sk);
+            Mismatch::check_bytes(
+                "crypto_kem_dec(crypto_kem_enc(pk)) round trip",
+                back.as_deref().unwrap_or(b"<refused>"),
+                &ss,
+            )?;
+            let rejected = self.kem_dec(random_ct, &sk).ok_or_else(|| {
+                Mismatch::new(
+                    "implicit rejection",
+                    "crypto_kem_dec refused a random ciphertext; FIPS 203 returns J(z || c)",
+                )
+            })?;
+            Ok([pk, sk, ct, ss, rejected])
+        });
+        match got? {
+            h if h == alg.accumulated_100 => Ok(true),
+            h => Err(Mismatch::new(
+                "C2SP CCTV accumulated ML-KEM vectors, first 100 tests",
+                format!("hash {h}, expected {}", alg.accumulated_100),
+            )),
+        }
+    }
+
+    fn check_round_trip(&self, round: usize, known: Option<&KemAlgorithm>) -> Result<(), Mismatch> {
+        let what = |s: &str| format!("key pair {round} from randombytes: {s}");
+        let (pk, sk) = self.kem_keypair();
+        let (ct, ss) = self
+            .kem_enc(&pk)
+            .ok_or_else(|| Mismatch::new(what("crypto_kem_enc"), "refused its own public key"))?;
+        Mismatch::check_bytes(
+            &what("crypto_kem_dec(crypto_kem_enc(pk)) round trip"),
+            self.kem_dec(&ct, &sk).as_deref().unwrap_or(b"<refused>"),
+            &ss,
+        )?;
+        let mut bad = ct.clone();
+        bad[(1 + 397 * round) % ct.len()] ^= 0x01;
+        if self.kem_dec(&bad, &sk).as_deref() == Some(&ss[..]) {
+            return Err(Mismatch::new(
+                what("a changed ciphertext"),
+                "decapsulated to the same shared secret",
+            ));
+        }
+        if let Some(alg) = known {
+            let p = alg.params;
+            Mismatch::check_bytes(
+                &what("its ciphertext decapsulated by the FIPS 203 reference"),
+                &ml_kem::decaps(p, &sk, &ct),
+                &ss,
+            )?;
+            let m: [u8; 32] = std::array::from_fn(|i| (i + round) as u8);
+            let (ref_ct, ref_ss) = ml_kem::encaps(p, &pk, &m);
+            Mismatch::check_bytes(
+                &what("decapsulation of the reference's ciphertext"),
+                self.kem_dec(&ref_ct, &sk)
+                    .as_deref()
+                    .unwrap_or(b"<refused>"),
+                &ref_ss,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Variants fed the same randomness must give the same bytes.
+    fn check_against_peer(&self, peer: &CImplementation) -> Result<(), Mismatch> {
+        for round in 0..4u8 {
+            let seed: Vec<u8> = (0..64).map(|i: u8| i.wrapping_mul(13) ^ round).collect();
+            let m: Vec<u8> = (0..32).map(|i: u8| i.wrapping_mul(7) ^ round).collect();
+            let ours = self.keypair_from(&seed)?;
+            let theirs = peer.keypair_from(&seed)?;
+            let (Some((pk, sk)), Some((ppk, psk))) = (ours, theirs) else {
+                return Ok(());
+            };
+            let against =
+                |s: &str| format!("{s} against variant {}, fed the same randomness", peer.name);
+            Mismatch::check_bytes(&against("public key"), &pk, &ppk)?;
+            Mismatch::check_bytes(&against("secret key"), &sk, &psk)?;
+            if let (Some((ct, ss)), Some((pct, pss))) =
+                (self.enc_from(&pk, &m)?, peer.enc_from(&pk, &m)?)
+            {
+                Mismatch::check_bytes(&against("ciphertext"), &ct, &pct)?;
+                Mismatch::check_bytes(&against("shared secret"), &ss, &pss)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn prepare_kem(&self, op: &str) -> Box<dyn Call> {
+        let (keypair, enc, dec) = self.kem_fns();
+        let l = self.kem_lens();
+        let (pk, sk) = self
+            .keypair_from(&KEY_SEED)
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| self.kem_keypair());
+        match op {
+            "keypair" => Box::new(KeypairCall {
+                f: keypair,
+                pk: vec![0; l.pk],
+                sk: vec![0; l.sk],
+            }),
+            "encaps" => Box::new(EncCall {
+                f: enc,
+                pk,
+                ct: vec![0; l.ct],
+                ss: vec![0; l.ss],
+            }),
+            _ => {
+                let (ct, _) = self
+                    .enc_from(&pk, &MESSAGE_SEED)
+                    .ok()
+                    .flatten()
+                    .or_else(|| self.kem_enc(&pk))
+                    .unwrap_or_else(|| (vec![0; l.ct], vec![0; l.ss]));
+                Box::new(DecCall {
+                    f: dec,
+                    ct,
+                    sk,
+                    ss: vec![0; l.ss],
+                })
+            }
+        }
+    }
+}
+
+struct KeypairCall {
+    f: KemKeypairFn,
+    pk: Vec<u8>,
+    sk: Vec<u8>,
+}
+impl Call for KeypairCall {
+    fn call(&mut self) {
+        // SAFETY: buffers sized from api.h in `prepare_kem`.
+        black_box(unsafe { (self.f)(self.pk.as_mut_ptr(), self.sk.as_mut_ptr()) });
+    }
+}
+
+struct EncCall {
+    f: KemEncFn,
+    pk: Vec<u8>,
+    ct: Vec<u8>,
+    ss: Vec<u8>,
+}
+impl Call for EncCall {
+    fn call(&mut self) {
+        // SAFETY: buffers sized from api.h in `prepare_kem`.
+        black_box(unsafe {
+            (self.f)(self.ct.as_mut_ptr(), self.ss.as_mut_ptr(), self.pk.as_ptr())
+        });
+    }
+}
+
+struct DecCall {
+    f: KemDecFn,
+    ct: Vec<u8>,
+    sk: Vec<u8>,
+    ss: Vec<u8>,
+}
+impl Call for DecCall {
+    fn call(&mut self) {
+        // SAFETY: buffers sized from api.h in `prepare_kem`; ct is a valid ciphertext.
+        black_box(unsafe { (self.f)(self.ss.as_mut_ptr(), self.ct.as_ptr(), self.sk.as_ptr()) });
+    }
+}

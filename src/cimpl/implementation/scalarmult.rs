@@ -1,0 +1,118 @@
+//! `crypto_scalarmult` and `crypto_scalarmult_base`: the gate and the timed calls, with
+//! the Rust catalog's operation names (`base`, `shared`) and inputs, so a C X25519 sits
+//! in the same rows as the Rust ones.
+
+use std::hint::black_box;
+
+use super::{CImplementation, Entry, ScalarmultBaseFn, ScalarmultFn, bytes};
+use crate::catalog::kinds::dh;
+use crate::catalog::{Call, Mismatch, pattern};
+
+impl CImplementation {
+    fn scalarmult_fns(&self) -> (ScalarmultFn, ScalarmultBaseFn) {
+        let Entry::Scalarmult(m, b) = self.entry else {
+            unreachable!("kind checked")
+        };
+        (m, b)
+    }
+
+    fn scalarmult(&self, n: &[u8], p: &[u8]) -> Option<Vec<u8>> {
+        let mut q = vec![0u8; self.size("CRYPTO_BYTES")];
+        // SAFETY: q has CRYPTO_BYTES; n and p have the api.h sizes (checked by callers).
+        let r = unsafe { (self.scalarmult_fns().0)(q.as_mut_ptr(), n.as_ptr(), p.as_ptr()) };
+        (r == 0).then_some(q)
+    }
+
+    fn scalarmult_base(&self, n: &[u8]) -> Vec<u8> {
+        let mut q = vec![0u8; self.size("CRYPTO_BYTES")];
+        // SAFETY: q has CRYPTO_BYTES, n CRYPTO_SCALARBYTES.
+        unsafe { (self.scalarmult_fns().1)(q.as_mut_ptr(), n.as_ptr()) };
+        q
+    }
+
+    fn shared_or_refusal(&self, what: &str, n: &[u8], p: &[u8]) -> Result<Vec<u8>, Mismatch> {
+        if n.len() != self.size("CRYPTO_SCALARBYTES") || p.len() != self.size("CRYPTO_BYTES") {
+            return Err(Mismatch::new(
+                what,
+                format!(
+                    "the test has a {}-byte scalar and a {}-byte point; api.h says {} and {}",
+                    n.len(),
+                    p.len(),
+                    self.size("CRYPTO_SCALARBYTES"),
+                    self.size("CRYPTO_BYTES")
+                ),
+            ));
+        }
+        self.scalarmult(n, p)
+            .ok_or_else(|| Mismatch::new(what, "crypto_scalarmult returned an error"))
+    }
+
+    pub(super) fn verify_scalarmult(&self) -> Result<(), Mismatch> {
+        if let Some(alg) = dh::algorithm(&self.spec.algorithm) {
+            dh::check(alg, &|n| self.scalarmult_base(n), &|what, n, p| {
+                self.shared_or_refusal(what, n, p)
+            })?;
+        }
+        // Diffie-Hellman must commute, whatever the group.
+        let sl = self.size("CRYPTO_SCALARBYTES");
+        for i in 0..8u64 {
+            let (a, b) = (bytes(sl, 300 + i), bytes(sl, 400 + i));
+            let (pa, pb) = (self.scalarmult_base(&a), self.scalarmult_base(&b));
+            let what = format!("key exchange {i}: shared secret of A equals that of B");
+            Mismatch::check_bytes(
+                &what,
+                &self.shared_or_refusal(&what, &a, &pb)?,
+                &self.shared_or_refusal(&what, &b, &pa)?,
+            )?;
+            if let Some(p) = &self.peer {
+                let against = |s: &str| format!("key exchange {i}: {s} against variant {}", p.name);
+                Mismatch::check_bytes(&against("public key"), &pa, &p.scalarmult_base(&a))?;
+                let what = against("shared secret");
+                Mismatch::check_bytes(
+                    &what,
+                    &self.shared_or_refusal(&what, &a, &pb)?,
+                    &p.shared_or_refusal(&what, &a, &pb)?,
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn prepare_scalarmult(&self, op: &str) -> Box<dyn Call> {
+        let (mult, base) = self.scalarmult_fns();
+        let n = pattern(self.size("CRYPTO_SCALARBYTES"));
+        let q = vec![0u8; self.size("CRYPTO_BYTES")];
+        if op == "base" {
+            return Box::new(BaseCall { f: base, n, q });
+        }
+        // As in the Rust catalog: the peer's key is a real public key.
+        let peer_secret: Vec<u8> = n.iter().map(|b| b ^ 0xa5).collect();
+        let p = self.scalarmult_base(&peer_secret);
+        Box::new(SharedCall { f: mult, n, p, q })
+    }
+}
+
+struct BaseCall {
+    f: ScalarmultBaseFn,
+    n: Vec<u8>,
+    q: Vec<u8>,
+}
+impl Call for BaseCall {
+    fn call(&mut self) {
+        // SAFETY: buffers sized from api.h in `prepare_scalarmult`.
+        black_box(unsafe { (self.f)(self.q.as_mut_ptr(), self.n.as_ptr()) });
+    }
+}
+
+struct SharedCall {
+    f: ScalarmultFn,
+    n: Vec<u8>,
+    p: Vec<u8>,
+    q: Vec<u8>,
+}
+impl Call for SharedCall {
+    fn call(&mut self) {
+        // SAFETY: buffers sized from api.h in `prepare_scalarmult`.
+        black_box(unsafe { (self.f)(self.q.as_mut_ptr(), self.n.as_ptr(), self.p.as_ptr()) });
+    }
+}
