@@ -547,7 +547,7 @@ fn counterpart_comparisons(
 /// The algorithm one lane computes and the lane count: from `cryptobench/shake128-x4-avx2`
 /// (N lanes) or a plain single-lane name such as `openssl/shake128`.
 fn lane_shape(implementation: &str) -> (&str, usize) {
-    crate::catalog::providers::keccak_lanes::lanes_of(implementation).unwrap_or_else(|| {
+    crate::catalog::kinds::xof_lanes::lanes_of(implementation).unwrap_or_else(|| {
         (
             implementation.rsplit('/').next().unwrap_or(implementation),
             1,

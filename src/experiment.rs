@@ -174,8 +174,10 @@ const SUITE_STREAMS: &[(&str, &str)] =
 const SUITE_XOFS: &[(&str, &str)] = &[
     ("rustcrypto/shake128", "xof"),
     ("openssl/shake128", "xof"),
+    ("libcrux/shake128", "xof"),
     ("rustcrypto/shake256", "xof"),
     ("openssl/shake256", "xof"),
+    ("libcrux/shake256", "xof"),
 ];
 
 const SUITE_KEMS: &[(&str, &str)] = &[
@@ -428,6 +430,7 @@ const KECCAK_SHAKE128: &[(&str, &str)] = &[
     ("cryptobench/shake128-x1-scalar", "xof"),
     ("rustcrypto/shake128", "xof"),
     ("openssl/shake128", "xof"),
+    ("libcrux/shake128", "xof"),
     ("cryptobench/shake128-x2-sse2", "xof"),
     ("cryptobench/shake128-x2-avx512vl", "xof"),
     ("cryptobench/shake128-x4-avx2", "xof"),
@@ -439,9 +442,11 @@ const KECCAK_SHAKE256: &[(&str, &str)] = &[
     ("cryptobench/shake256-x1-scalar", "xof"),
     ("rustcrypto/shake256", "xof"),
     ("openssl/shake256", "xof"),
+    ("libcrux/shake256", "xof"),
     ("cryptobench/shake256-x2-sse2", "xof"),
     ("cryptobench/shake256-x2-avx512vl", "xof"),
     ("cryptobench/shake256-x4-avx2", "xof"),
+    ("libcrux/shake256-x4-avx2", "xof"),
     ("cryptobench/shake256-x4-avx512vl", "xof"),
     ("cryptobench/shake256-x8-avx512", "xof"),
 ];

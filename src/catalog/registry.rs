@@ -19,6 +19,7 @@ impl Registry {
         providers::aws_lc_rs::register(&mut r);
         providers::openssl::register(&mut r);
         providers::keccak_lanes::register(&mut r);
+        providers::libcrux::register(&mut r);
         providers::testing::register(&mut r);
         r
     }

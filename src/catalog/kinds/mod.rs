@@ -9,6 +9,7 @@ pub mod kem;
 pub mod rng;
 pub mod stream;
 pub mod xof;
+pub mod xof_lanes;
 
 use super::{Implementation, Params, PrepareError};
 

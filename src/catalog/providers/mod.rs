@@ -4,6 +4,7 @@
 pub mod aws_lc_rs;
 pub mod dalek;
 pub mod keccak_lanes;
+pub mod libcrux;
 pub mod openssl;
 pub mod rand_chacha;
 pub mod ring;

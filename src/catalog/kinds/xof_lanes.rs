@@ -1,0 +1,183 @@
+//! N-lane XOFs: N independent messages of equal length absorbed together per call, N
+//! outputs of equal length squeezed together (the shape ML-KEM's matrix expansion and
+//! the N-way Keccak seed use). Timed per call of all N lanes.
+//!
+//! Names carry the lane count (`provider/shake128-x4-avx2`), which the lane speed-up
+//! analysis reads with [`lanes_of`], and the instructions, so that a figure is never
+//! credited to instructions it did not use.
+
+use std::hint::black_box;
+
+use super::super::{Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError};
+use super::param;
+use super::xof::XofAlgorithm;
+
+/// What a provider implements for an N-lane XOF.
+pub trait LaneXof: Clone + Send + Sync + 'static {
+    fn provider(&self) -> &str;
+    /// E.g. `shake128-x4-avx2`: the algorithm one lane computes, `-x`, the lane count.
+    fn algorithm(&self) -> &str;
+    fn xof(&self) -> &'static XofAlgorithm;
+    fn lanes(&self) -> usize;
+    /// Why this CPU cannot run it (a missing instruction set), if it cannot.
+    fn unsupported(&self) -> Option<String>;
+    /// `ins.len() == outs.len() == lanes()`, inputs of one length, outputs of one length;
+    /// called only where `unsupported` is `None`.
+    fn shake(&self, ins: &[&[u8]], outs: &mut [&mut [u8]]);
+}
+
+/// The lane count in an implementation name such as `cryptobench/shake128-x4-avx2`, and
+/// the algorithm each lane computes (`shake128`); `None` for single-lane names.
+pub fn lanes_of(implementation: &str) -> Option<(&str, usize)> {
+    let algorithm = implementation.split_once('/')?.1;
+    let (base, rest) = algorithm.split_once("-x")?;
+    let lanes = rest.split('-').next()?.parse().ok()?;
+    Some((base, lanes))
+}
+
+/// Lane `l` of a test gets its own bytes, so a lane mix-up cannot pass.
+fn lane_bytes(len: usize, lane: usize) -> Vec<u8> {
+    (0..len).map(|i| (i * 31 + lane * 97 + 7) as u8).collect()
+}
+
+const OPERATIONS: &[Operation] = &[Operation {
+    name: "xof",
+    params: &["len", "out"],
+}];
+
+/// Any [`LaneXof`] as an [`Implementation`].
+pub struct Lanes<L>(pub L);
+
+fn run<L: LaneXof>(l: &L, inputs: &[Vec<u8>], outputs: &mut [Vec<u8>]) {
+    let ins: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+    let mut outs: Vec<&mut [u8]> = outputs.iter_mut().map(Vec::as_mut_slice).collect();
+    l.shake(&ins, &mut outs);
+}
+
+impl<L: LaneXof> Implementation for Lanes<L> {
+    fn provider(&self) -> &str {
+        self.0.provider()
+    }
+    fn algorithm(&self) -> &str {
+        self.0.algorithm()
+    }
+    fn kind(&self) -> Kind {
+        Kind::Xof
+    }
+    fn operations(&self) -> &[Operation] {
+        OPERATIONS
+    }
+    fn unsupported(&self) -> Option<String> {
+        self.0.unsupported()
+    }
+
+    /// Every lane against the FIPS 202 reference sponge, around the rate on both sides.
+    fn verify(&self) -> Result<(), Mismatch> {
+        let (n, alg) = (self.0.lanes(), self.0.xof());
+        let rate = alg.rate;
+        for len in [0, 1, rate - 1, rate, rate + 1, 3 * rate + 5, 16_384] {
+            for out_len in [1, 32, rate - 1, rate, rate + 1, 2 * rate + 3] {
+                let inputs: Vec<Vec<u8>> = (0..n).map(|l| lane_bytes(len, l)).collect();
+                let mut outputs = vec![vec![0u8; out_len]; n];
+                run(&self.0, &inputs, &mut outputs);
+                for (l, out) in outputs.iter().enumerate() {
+                    let check = format!(
+                        "lane {l} of {len} bytes in, {out_len} out, against the FIPS 202 reference sponge"
+                    );
+                    Mismatch::check_bytes(&check, out, &(alg.reference)(&inputs[l], out_len))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
+        if let Some(why) = self.0.unsupported() {
+            return Err(PrepareError::Unsupported(why));
+        }
+        self.operation(operation)?;
+        let len = param(self, operation, params, "len")?;
+        let out = param(self, operation, params, "out")?;
+        let n = self.0.lanes();
+        Ok(Box::new(LanesCall {
+            lanes: self.0.clone(),
+            inputs: (0..n).map(|l| lane_bytes(len, l)).collect(),
+            outputs: vec![vec![0u8; out]; n],
+        }))
+    }
+}
+
+struct LanesCall<L> {
+    lanes: L,
+    inputs: Vec<Vec<u8>>,
+    outputs: Vec<Vec<u8>>,
+}
+
+impl<L: LaneXof> Call for LanesCall<L> {
+    fn call(&mut self) {
+        // Slices of at most 8 lanes on the stack: the call allocates nothing.
+        let mut ins: [&[u8]; 8] = [&[]; 8];
+        for (slot, input) in ins.iter_mut().zip(&self.inputs) {
+            *slot = input;
+        }
+        let n = self.inputs.len();
+        let mut outs: [&mut [u8]; 8] = Default::default();
+        for (slot, output) in outs.iter_mut().zip(self.outputs.iter_mut()) {
+            *slot = output;
+        }
+        self.lanes.shake(black_box(&ins[..n]), &mut outs[..n]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::xof::SHAKE128;
+    use super::*;
+
+    #[test]
+    fn lane_counts_are_read_from_names() {
+        assert_eq!(
+            lanes_of("cryptobench/shake128-x4-avx2"),
+            Some(("shake128", 4))
+        );
+        assert_eq!(lanes_of("libcrux/shake256-x4-avx2"), Some(("shake256", 4)));
+        assert_eq!(
+            lanes_of("cryptobench/shake256-x1-scalar"),
+            Some(("shake256", 1))
+        );
+        assert_eq!(lanes_of("rustcrypto/shake128"), None);
+        assert_eq!(lanes_of("dalek/x25519"), None);
+    }
+
+    /// Two lanes whose outputs come back swapped.
+    #[derive(Clone)]
+    struct Swapped;
+    impl LaneXof for Swapped {
+        fn provider(&self) -> &str {
+            "test"
+        }
+        fn algorithm(&self) -> &str {
+            "shake128-x2-swapped"
+        }
+        fn xof(&self) -> &'static XofAlgorithm {
+            &SHAKE128
+        }
+        fn lanes(&self) -> usize {
+            2
+        }
+        fn unsupported(&self) -> Option<String> {
+            None
+        }
+        fn shake(&self, ins: &[&[u8]], outs: &mut [&mut [u8]]) {
+            let n = outs[0].len();
+            outs[1].copy_from_slice(&(SHAKE128.reference)(ins[0], n));
+            outs[0].copy_from_slice(&(SHAKE128.reference)(ins[1], n));
+        }
+    }
+
+    #[test]
+    fn the_gate_refuses_lanes_that_mix_up_messages() {
+        let err = Lanes(Swapped).verify().unwrap_err();
+        assert!(err.check.contains("lane 0"), "{err}");
+    }
+}
