@@ -70,6 +70,10 @@ pub struct Machine {
     /// since a shared host moves it; converts estimated core cycles to seconds.
     #[serde(default)]
     pub core_clock_hz: Option<f64>,
+    /// `GLIBC_TUNABLES`, which changes which memcpy the C library picks (and with it the
+    /// speed of code that copies between AVX2 work: docs/validation.md).
+    #[serde(default)]
+    pub glibc_tunables: Option<String>,
     pub counters: Vec<CounterStatus>,
     pub warnings: Vec<String>,
 }
@@ -102,7 +106,7 @@ impl Machine {
             .unwrap_or("")
             .split_whitespace()
             .collect();
-        let crypto_flags = CRYPTO_FLAGS
+        let crypto_flags: Vec<String> = CRYPTO_FLAGS
             .iter()
             .filter(|f| flags.contains(f))
             .map(|f| f.to_string())
@@ -141,7 +145,15 @@ impl Machine {
             .zip(tsc_hz)
             .map(|(mut c, hz)| c.ratio() * hz);
 
+        let glibc_tunables = std::env::var("GLIBC_TUNABLES").ok();
         let mut warnings = Vec::new();
+        if let Some(t) = &glibc_tunables {
+            warnings.push(format!(
+                "GLIBC_TUNABLES={t} is set: the C library's choice of memcpy and string functions differs from the default, and so may the figures"
+            ));
+        } else if crypto_flags.iter().any(|f| f == "avx512vl") {
+            warnings.push("AVX-512 is exposed: glibc may pick a 512-bit memcpy, which slows AVX2 code that copies between its blocks (ChaCha20 RNGs lost 15 % on a Sapphire Rapids host; docs/validation.md); GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL measures as a program whose copies are inlined would".to_string());
+        }
         if hypervisor {
             warnings.push("running under a hypervisor: other guests share the host, and hardware cycle counters are usually hidden (figures are in reference cycles, estimated core cycles or ns)".to_string());
         }
@@ -187,6 +199,7 @@ impl Machine {
             load_1min,
             tsc_hz,
             core_clock_hz,
+            glibc_tunables,
             counters,
             warnings,
         }

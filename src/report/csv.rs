@@ -52,12 +52,13 @@ pub fn render(a: &Analysis) -> String {
 
 pub fn render_comparisons(cs: &[Comparison]) -> String {
     let mut out = String::from(
-        "baseline,candidate,params,median_baseline,median_candidate,difference,change_pct,change_lo,change_hi,p_value,verdict\n",
+        "baseline,candidate,operation,params,median_baseline,median_candidate,difference,change_pct,change_lo,change_hi,p_value,verdict\n",
     );
     for c in cs {
         let row = [
             field(&c.baseline),
             field(&c.candidate),
+            field(&c.operation),
             field(&c.params.to_string()),
             c.median_baseline.to_string(),
             c.median_candidate.to_string(),

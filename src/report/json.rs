@@ -9,6 +9,7 @@ fn comparison(c: &Comparison) -> Value {
     json!({
         "baseline": c.baseline,
         "candidate": c.candidate,
+        "operation": c.operation,
         "params": c.params,
         "median_baseline": c.median_baseline,
         "median_candidate": c.median_candidate,

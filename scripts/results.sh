@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Regenerate docs/results/EXPERIMENT.md for each EXPERIMENT given: the machine
+# (`cryptobench info`), the exact command, and what it printed. Figures are never
+# edited by hand: rerun this on a quiet machine instead.
+#
+#   scripts/results.sh chacha20-rng keccak-xn spook c-variants
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${CRYPTOBENCH:-target/release/cryptobench}
+db=$(mktemp -d)/results.db
+for exp in "$@"; do
+    args=()
+    case $exp in
+        chacha20-rng) title="chacha20-rng: the seed experiment as measured" ;;
+        keccak-xn) title="keccak-xn: N-way SHAKE against N single calls" ;;
+        spook) title="spook: every variant x target, v1 and v2"; args=(--processes 4 --estimate) ;;
+        c-variants) title="c-variants: the shipped C examples, baseline vs variant"; args=(--estimate) ;;
+        *) title="$exp" ;;
+    esac
+    out=docs/results/$exp.md
+    {
+        echo "# $title"
+        echo
+        echo "Machine (\`cryptobench info\`, $(date -u '+%Y-%m-%d %H:%M UTC')):"
+        echo
+        echo '```'
+        "$bin" info
+        echo '```'
+        echo
+        echo "Command: \`cryptobench run $exp ${args[*]+${args[*]} }--format md\`"
+        echo
+        "$bin" run "$exp" "${args[@]}" --format md --db "$db"
+    } > "$out.tmp"
+    mv "$out.tmp" "$out"
+    echo "wrote $out" >&2
+done
