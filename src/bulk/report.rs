@@ -242,7 +242,7 @@ fn scaling_charts(all: &[Series]) -> Vec<crate::report::charts::Chart> {
             }
         }
         for alg in algorithms {
-            let mut lines: Vec<(String, Vec<(u64, f64, f64, f64)>)> =
+            let mut lines: Vec<crate::report::charts::ScalingLine> =
                 vec![("memcpy (the ceiling)".into(), memcpy.clone())];
             for s in at_len.iter().filter(|s| {
                 s.case.operation == "encrypt" && s.case.implementation.ends_with(&format!("/{alg}"))

@@ -901,11 +901,10 @@ fn draw_lanes(lanes: &[LaneSpeedup]) -> Result<String, String> {
 
 /// Thread scaling of the bulk mode: median MB/s against threads per implementation and
 /// operation (min..max of the runs as the band), with the memcpy ceiling as a line.
-pub fn thread_scaling(
-    title: &str,
-    lines: Vec<(String, Vec<(u64, f64, f64, f64)>)>,
-    ceiling: Option<f64>,
-) -> Chart {
+/// One line of a thread-scaling chart: its label and (threads, median, low, high) points.
+pub type ScalingLine = (String, Vec<(u64, f64, f64, f64)>);
+
+pub fn thread_scaling(title: &str, lines: Vec<ScalingLine>, ceiling: Option<f64>) -> Chart {
     let series: Vec<Series> = lines
         .into_iter()
         .map(|(label, points)| Series {

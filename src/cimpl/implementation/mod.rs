@@ -359,7 +359,8 @@ impl CImplementation {
     }
 
     fn verify_hash(&self) -> Result<(), Mismatch> {
-        let reference: Option<fn(&[u8]) -> Vec<u8>> = match self.spec.algorithm.as_str() {
+        type Digest = fn(&[u8]) -> Vec<u8>;
+        let reference: Option<Digest> = match self.spec.algorithm.as_str() {
             "sha-256" => Some(|m| <sha2::Sha256 as sha2::Digest>::digest(m).to_vec()),
             "sha-512" => Some(|m| <sha2::Sha512 as sha2::Digest>::digest(m).to_vec()),
             _ => None,
