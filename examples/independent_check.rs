@@ -4,6 +4,12 @@
 //! figures agree with the obvious way of measuring (see docs/validation.md).
 //!
 //!     taskset -c 1 cargo run --release --example independent_check
+//!
+//! Compare with `cryptobench run --counter tsc` (reference cycles, like this harness). On
+//! a CPU where glibc picks its AVX-512 memcpy, the RNGs here skip that memcpy (their copies
+//! inline) while cryptobench's calls it; run cryptobench with
+//! `GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX512F,-AVX512VL` to compare like with like
+//! (docs/validation.md).
 
 use std::hint::black_box;
 
