@@ -5,8 +5,11 @@ set -euo pipefail
 
 # Debian packages: a C compiler for bundled SQLite and the C implementations,
 # pkg-config + OpenSSL headers for the `openssl` provider, llvm for `llvm-mca` estimates,
-# chromium to render HTML reports in tests (scripts/browser-check.sh).
-packages=(build-essential pkg-config libssl-dev llvm chromium)
+# chromium to render HTML reports in tests (scripts/browser-check.sh), and an AArch64
+# cross compiler with qemu-user to test the NEON Keccak (implementations/c/keccak-neon-x2)
+# under emulation.
+packages=(build-essential pkg-config libssl-dev llvm chromium
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
 
 missing=()
 for p in "${packages[@]}"; do
