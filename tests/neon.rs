@@ -11,7 +11,10 @@ fn neon_x2_keccak_passes_its_known_answers_under_emulation() {
         env!("CARGO_MANIFEST_DIR"),
         "/implementations/c/keccak-neon-x2/test/run_tests.sh"
     );
-    let out = Command::new("bash").arg(script).output().expect("bash runs");
+    let out = Command::new("bash")
+        .arg(script)
+        .output()
+        .expect("bash runs");
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&out.stdout),

@@ -188,7 +188,8 @@ fn aes_gcm_reference(key: &[u8], nonce: &[u8], ad: &[u8], msg: &[u8]) -> (Vec<u8
     (ct, tag.to_vec())
 }
 
-const OPERATIONS: &[Operation] = &[
+/// The operations every implementation of this kind offers (C builds included).
+pub const OPERATIONS: &[Operation] = &[
     Operation {
         name: "encrypt",
         params: &["len", "ad"],

@@ -161,7 +161,8 @@ pub fn check(
     Ok(())
 }
 
-const OPERATIONS: &[Operation] = &[
+/// The operations every implementation of this kind offers (C builds included).
+pub const OPERATIONS: &[Operation] = &[
     Operation {
         name: "base",
         params: &[],

@@ -137,7 +137,8 @@ impl HashVector {
     }
 }
 
-const OPERATIONS: &[Operation] = &[Operation {
+/// The operations every implementation of this kind offers (C builds included).
+pub const OPERATIONS: &[Operation] = &[Operation {
     name: "hash",
     params: &["len"],
 }];

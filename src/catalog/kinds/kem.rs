@@ -101,7 +101,8 @@ pub fn accumulated(
     Ok(hex::encode(reference::keccak::shake128(&outputs, 32)))
 }
 
-const OPERATIONS: &[Operation] = &[
+/// The operations every implementation of this kind offers (C builds included).
+pub const OPERATIONS: &[Operation] = &[
     Operation {
         name: "keypair",
         params: &[],

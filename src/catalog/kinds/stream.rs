@@ -105,7 +105,8 @@ fn aes_ctr_reference(key: &[u8], nonce: &[u8], len: usize) -> Vec<u8> {
     reference::aes::Aes::new(key).ctr_keystream(&counter, len)
 }
 
-const OPERATIONS: &[Operation] = &[Operation {
+/// The operations every implementation of this kind offers (C builds included).
+pub const OPERATIONS: &[Operation] = &[Operation {
     name: "xor",
     params: &["len"],
 }];

@@ -19,8 +19,8 @@ use super::library::{
 };
 use super::manifest::{CKind, CoreVector};
 use super::randomness::Hook;
-use crate::catalog::reference;
 use crate::catalog::{Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError};
+use crate::catalog::{kinds, reference};
 
 /// Everything a worker needs to load one compiled variant; travels in the worker request.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -80,63 +80,22 @@ pub struct CImplementation {
     peer: Option<Box<CImplementation>>,
 }
 
-const HASH_OPS: &[Operation] = &[Operation {
-    name: "hash",
-    params: &["len"],
-}];
-const STREAM_OPS: &[Operation] = &[Operation {
-    name: "xor",
-    params: &["len"],
-}];
-const AEAD_OPS: &[Operation] = &[
-    Operation {
-        name: "encrypt",
-        params: &["len", "ad"],
-    },
-    Operation {
-        name: "decrypt",
-        params: &["len", "ad"],
-    },
-];
 const CORE_OPS: &[Operation] = &[Operation {
     name: "core",
     params: &[],
 }];
-/// The Rust catalog's names, so that C and Rust implementations share rows.
-const KEM_OPS: &[Operation] = &[
-    Operation {
-        name: "keypair",
-        params: &[],
-    },
-    Operation {
-        name: "encaps",
-        params: &[],
-    },
-    Operation {
-        name: "decaps",
-        params: &[],
-    },
-];
-const SCALARMULT_OPS: &[Operation] = &[
-    Operation {
-        name: "base",
-        params: &[],
-    },
-    Operation {
-        name: "shared",
-        params: &[],
-    },
-];
 
-/// The operations of a kind (what cases a manifest's builds get).
+/// The operations of a kind (what cases a manifest's builds get): the Rust catalog's,
+/// so that C and Rust implementations share rows. `core` is SUPERCOP's name for one
+/// fixed-size call, which the Rust kind names after what it does (`encrypt`, `permute`).
 pub fn operations(kind: CKind) -> &'static [Operation] {
     match kind {
-        CKind::Hash => HASH_OPS,
-        CKind::Stream => STREAM_OPS,
-        CKind::Aead => AEAD_OPS,
+        CKind::Hash => kinds::hash::OPERATIONS,
+        CKind::Stream => kinds::stream::OPERATIONS,
+        CKind::Aead => kinds::aead::OPERATIONS,
         CKind::Core => CORE_OPS,
-        CKind::Kem => KEM_OPS,
-        CKind::Scalarmult => SCALARMULT_OPS,
+        CKind::Kem => kinds::kem::OPERATIONS,
+        CKind::Scalarmult => kinds::dh::OPERATIONS,
     }
 }
 
