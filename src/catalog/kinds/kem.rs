@@ -176,6 +176,31 @@ fn decaps<K: KemFunction>(dk: &K::DecapsKey, ct: &[u8]) -> Vec<u8> {
     ss
 }
 
+/// The FIPS 203 reference decapsulates the implementation's ciphertext `ct` (whose key is
+/// `ss`) with its keys, and the implementation (`decaps`) one the reference made for
+/// them: the Rust and the C gates share this.
+pub fn cross_check_with_reference(
+    p: &ml_kem::Params,
+    what: &dyn Fn(&str) -> String,
+    round: usize,
+    (ek, dk): (&[u8], &[u8]),
+    (ct, ss): (&[u8], &[u8]),
+    decaps: &dyn Fn(&[u8]) -> Vec<u8>,
+) -> Result<(), Mismatch> {
+    Mismatch::check_bytes(
+        &what("its ciphertext decapsulated by the FIPS 203 reference"),
+        &ml_kem::decaps(p, dk, ct),
+        ss,
+    )?;
+    let m: [u8; 32] = std::array::from_fn(|i| (i + round) as u8);
+    let (ref_ct, ref_ss) = ml_kem::encaps(p, ek, &m);
+    Mismatch::check_bytes(
+        &what("decapsulation of the reference's ciphertext"),
+        &decaps(&ref_ct),
+        &ref_ss,
+    )
+}
+
 /// Checks of keys from the library's own randomness, against the reference.
 fn check_random_keys<K: KemFunction>(round: usize) -> Result<(), Mismatch> {
     let p = K::ALGORITHM.params;
@@ -198,18 +223,9 @@ fn check_random_keys<K: KemFunction>(round: usize) -> Result<(), Mismatch> {
         &decaps::<K>(&dk, &ct),
         &ss,
     )?;
-    Mismatch::check_bytes(
-        &what("its ciphertext decapsulated by the reference"),
-        &ml_kem::decaps(p, &dk_bytes, &ct),
-        &ss,
-    )?;
-    let m: [u8; 32] = std::array::from_fn(|i| (i + round) as u8);
-    let (ref_ct, ref_ss) = ml_kem::encaps(p, &ek_bytes, &m);
-    Mismatch::check_bytes(
-        &what("decapsulation of the reference's ciphertext"),
-        &decaps::<K>(&dk, &ref_ct),
-        &ref_ss,
-    )?;
+    cross_check_with_reference(p, &what, round, (&ek_bytes, &dk_bytes), (&ct, &ss), &|c| {
+        decaps::<K>(&dk, c)
+    })?;
     // Implicit rejection: a changed ciphertext gives J(z || c), a key unrelated to ss.
     let mut bad = ct.clone();
     let at = (1 + 397 * round) % bad.len();

@@ -11,7 +11,6 @@ use std::hint::black_box;
 
 use super::{CImplementation, Entry, KemDecFn, KemEncFn, KemKeypairFn};
 use crate::catalog::kinds::kem::{self as rust_kem, KemAlgorithm, accumulated};
-use crate::catalog::reference::ml_kem;
 use crate::catalog::{Call, Mismatch};
 
 /// Fixed seeds for the timed calls, so every process measures the same keys.
@@ -211,20 +210,16 @@ impl CImplementation {
             ));
         }
         if let Some(alg) = known {
-            let p = alg.params;
-            Mismatch::check_bytes(
-                &what("its ciphertext decapsulated by the FIPS 203 reference"),
-                &ml_kem::decaps(p, &sk, &ct),
-                &ss,
-            )?;
-            let m: [u8; 32] = std::array::from_fn(|i| (i + round) as u8);
-            let (ref_ct, ref_ss) = ml_kem::encaps(p, &pk, &m);
-            Mismatch::check_bytes(
-                &what("decapsulation of the reference's ciphertext"),
-                self.kem_dec(&ref_ct, &sk)
-                    .as_deref()
-                    .unwrap_or(b"<refused>"),
-                &ref_ss,
+            rust_kem::cross_check_with_reference(
+                alg.params,
+                &what,
+                round,
+                (&pk, &sk),
+                (&ct, &ss),
+                &|c| {
+                    self.kem_dec(c, &sk)
+                        .unwrap_or_else(|| b"<refused>".to_vec())
+                },
             )?;
         }
         Ok(())
