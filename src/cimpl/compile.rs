@@ -45,6 +45,8 @@ fn randombytes_source() -> String {
 #include <sys/random.h>
 #include <string.h>
 
+/* Default visibility: cryptobench finds it with dlsym even under -fvisibility=hidden. */
+__attribute__((visibility("default")))
 void (*{RANDOMBYTES_HOOK})(unsigned char *, unsigned long long) = 0;
 
 static unsigned long long cryptobench_xoshiro[4];
@@ -87,7 +89,7 @@ fn api_probe_source() -> String {
         s += &format!("#ifndef {n}\n#define {n} 0\n#endif\n");
     }
     s += &format!(
-        "const unsigned long long {API_SYMBOL}[{}] = {{ {} }};\n",
+        "__attribute__((visibility(\"default\"))) const unsigned long long {API_SYMBOL}[{}] = {{ {} }};\n",
         API_NAMES.len(),
         API_NAMES.join(", ")
     );
