@@ -186,11 +186,12 @@ mod tests {
     #[test]
     fn a_counter_that_is_missing_says_why() {
         // Whichever counters this machine lacks must explain themselves in words.
-        for k in [CounterKind::Tsc, CounterKind::Perf] {
+        for k in [CounterKind::Tsc, CounterKind::Perf, CounterKind::TscCore] {
             if let Err(why) = k.probe() {
                 assert!(!why.is_empty());
                 let msg = match k {
                     CounterKind::Tsc => CounterChoice::Tsc.resolve().unwrap_err(),
+                    CounterKind::TscCore => CounterChoice::TscCore.resolve().unwrap_err(),
                     _ => CounterChoice::Perf.resolve().unwrap_err(),
                 };
                 assert!(msg.contains("not available here"), "{msg}");
