@@ -34,13 +34,25 @@ macro_rules! chi_row {
     ($a:ident, $d:ident; $(($i:literal, $x:literal, $r:literal)),+) => {{
         let [b0, b1, b2, b3, b4] =
             [$(rotl::<$r, { 64 - $r }>(theta_apply($a[$i], $d[$x]))),+];
+        $crate::keccak::round::chi_row!(@chi b0, b1, b2, b3, b4)
+    }};
+    (@chi $b0:ident, $b1:ident, $b2:ident, $b3:ident, $b4:ident) => {
         [
-            chi(b0, b1, b2),
-            chi(b1, b2, b3),
-            chi(b2, b3, b4),
-            chi(b3, b4, b0),
-            chi(b4, b0, b1),
+            chi($b0, $b1, $b2),
+            chi($b1, $b2, $b3),
+            chi($b2, $b3, $b4),
+            chi($b3, $b4, $b0),
+            chi($b4, $b0, $b1),
         ]
+    };
+}
+
+/// [`chi_row`] with the rotations done by `rotl_with::<L, R>(lane, $k)`.
+macro_rules! chi_row_with {
+    ($a:ident, $d:ident, $k:expr; $(($i:literal, $x:literal, $r:literal)),+) => {{
+        let [b0, b1, b2, b3, b4] =
+            [$(rotl_with::<$r, { 64 - $r }>(theta_apply($a[$i], $d[$x]), $k)),+];
+        $crate::keccak::round::chi_row!(@chi b0, b1, b2, b3, b4)
     }};
 }
 
@@ -58,8 +70,18 @@ macro_rules! chi_row {
 /// Rows are written out explicitly (the pi permutation is folded into the
 /// indices) so the whole round is straight-line code with constant indices,
 /// which keeps the 25 lanes in registers (or at fixed stack slots).
+///
+/// With a third argument `$k`, the rotations are `rotl_with::<L, R>(lane, $k)`
+/// instead, for a backend whose rotations need constants it keeps in the
+/// permutation's own stack frame (see [`keccak_f1600`]).
 macro_rules! keccak_round {
-    ($a:ident, $rc:expr) => {{
+    ($a:ident, $rc:expr) => {
+        $crate::keccak::round::keccak_round!(@rows $a, $rc, chi_row)
+    };
+    ($a:ident, $rc:expr, $k:expr) => {
+        $crate::keccak::round::keccak_round!(@rows $a, $rc, chi_row_with, $k)
+    };
+    (@rows $a:ident, $rc:expr, $chi_row:ident $(, $k:expr)?) => {{
         let c = [
             xor5($a[0], $a[5], $a[10], $a[15], $a[20]),
             xor5($a[1], $a[6], $a[11], $a[16], $a[21]),
@@ -76,17 +98,18 @@ macro_rules! keccak_round {
         ];
         // Output row y takes lane (x + 3y, x) for x = 0..5 (indices mod 5),
         // as (lane index, theta column, rho rotation).
-        use $crate::keccak::round::chi_row;
+        #[allow(unused_imports)]
+        use $crate::keccak::round::{chi_row, chi_row_with};
         let [e0, e1, e2, e3, e4] =
-            chi_row!($a, d; (0, 0, 0), (6, 1, 44), (12, 2, 43), (18, 3, 21), (24, 4, 14));
+            $chi_row!($a, d $(, $k)?; (0, 0, 0), (6, 1, 44), (12, 2, 43), (18, 3, 21), (24, 4, 14));
         let [e5, e6, e7, e8, e9] =
-            chi_row!($a, d; (3, 3, 28), (9, 4, 20), (10, 0, 3), (16, 1, 45), (22, 2, 61));
+            $chi_row!($a, d $(, $k)?; (3, 3, 28), (9, 4, 20), (10, 0, 3), (16, 1, 45), (22, 2, 61));
         let [e10, e11, e12, e13, e14] =
-            chi_row!($a, d; (1, 1, 1), (7, 2, 6), (13, 3, 25), (19, 4, 8), (20, 0, 18));
+            $chi_row!($a, d $(, $k)?; (1, 1, 1), (7, 2, 6), (13, 3, 25), (19, 4, 8), (20, 0, 18));
         let [e15, e16, e17, e18, e19] =
-            chi_row!($a, d; (4, 4, 27), (5, 0, 36), (11, 1, 10), (17, 2, 15), (23, 3, 56));
+            $chi_row!($a, d $(, $k)?; (4, 4, 27), (5, 0, 36), (11, 1, 10), (17, 2, 15), (23, 3, 56));
         let [e20, e21, e22, e23, e24] =
-            chi_row!($a, d; (2, 2, 62), (8, 3, 55), (14, 4, 39), (15, 0, 41), (21, 1, 2));
+            $chi_row!($a, d $(, $k)?; (2, 2, 62), (8, 3, 55), (14, 4, 39), (15, 0, 41), (21, 1, 2));
         [
             iota(e0, $rc), e1, e2, e3, e4, e5, e6, e7, e8, e9, e10, e11, e12, e13, e14, e15,
             e16, e17, e18, e19, e20, e21, e22, e23, e24,
@@ -98,12 +121,15 @@ macro_rules! keccak_round {
 /// the lane operations described at [`keccak_round`].
 ///
 /// The SIMD backends loop over two rounds per iteration, except x4 AVX2,
-/// which loops over four (`four_rounds_per_loop`): on a Sapphire Rapids core its
-/// permutation took 1760 core cycles with two rounds per iteration, 1660 with
-/// four and 1642 with all 24 unrolled, while the AVX-512VL backends got 1.4 %
-/// slower with four (both measured with `cryptobench run cryptobench/keccak-f1600`).
-/// The scalar backend (`unrolled`) gains about 6 % from straight-line code,
-/// for 19 KiB of it.
+/// which runs all 24 unrolled with its constants in its own frame
+/// (`unrolled, constants`: see [`FrameConstants`]). Measured on a Sapphire
+/// Rapids guest with `cryptobench run keccak-xn` (docs/keccak.md): against the
+/// previous four rounds per loop with constants in read-only data, x4 AVX2
+/// SHAKE takes 3.5-6 % fewer reference cycles (TSC) at every pair, and 0-2 %
+/// more estimated core cycles, and it no longer runs 13-19 % slower when the
+/// stack lands on the constants' page offsets. The AVX-512VL backends got
+/// 1.4 % slower with four rounds per loop. The scalar backend (`unrolled`)
+/// gains about 6 % from straight-line code, for 19 KiB of it.
 macro_rules! keccak_f1600 {
     ($state:expr) => {{
         let state = $state;
@@ -114,15 +140,13 @@ macro_rules! keccak_f1600 {
         }
         *state = a;
     }};
-    ($state:expr, four_rounds_per_loop) => {{
+    ($state:expr, unrolled, $constants:expr) => {{
         let state = $state;
-        let mut a = *state;
-        for rc in $crate::keccak::round::RC.chunks_exact(4) {
-            let e = $crate::keccak::round::keccak_round!(a, rc[0]);
-            let f = $crate::keccak::round::keccak_round!(e, rc[1]);
-            let g = $crate::keccak::round::keccak_round!(f, rc[2]);
-            a = $crate::keccak::round::keccak_round!(g, rc[3]);
-        }
+        let a = *state;
+        let k = core::hint::black_box($constants);
+        $crate::keccak::round::keccak_rounds!(
+            a, k; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23
+        );
         *state = a;
     }};
     ($state:expr, unrolled) => {{
@@ -141,6 +165,28 @@ macro_rules! keccak_rounds {
             let $a = $crate::keccak::round::keccak_round!($a, $crate::keccak::round::RC[$round]);
         )+
     };
+    ($a:ident, $k:ident; $($round:literal)+) => {
+        $(
+            let $a = $crate::keccak::round::keccak_round!($a, $k.rc[$round], &$k);
+        )+
+    };
 }
 
-pub(super) use {chi_row, keccak_f1600, keccak_round, keccak_rounds};
+/// Constants a permutation keeps in its own stack frame instead of reading
+/// them from read-only data: the round constants and whatever the backend's
+/// `rotl_with` needs (`M`: byte-shuffle masks for AVX2).
+///
+/// A permutation that spills state stores to its frame all the time, and a
+/// load whose address equals an in-flight store's in the low 12 bits waits
+/// for it (4K aliasing). Read-only data sits at fixed page offsets, so
+/// wherever the stack lands on them every constant load (iota's is on the
+/// critical path) stalls: x4 AVX2 SHAKE ran 5-20 % slower in a quarter of
+/// the stack positions on a Sapphire Rapids core. Addresses within one frame
+/// never alias that way, and a copy per call costs a few stores.
+#[derive(Clone, Copy)]
+pub(super) struct FrameConstants<M> {
+    pub rc: [u64; 24],
+    pub masks: M,
+}
+
+pub(super) use {chi_row, chi_row_with, keccak_f1600, keccak_round, keccak_rounds};

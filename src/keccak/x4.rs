@@ -2,6 +2,7 @@
 
 use core::arch::x86_64::*;
 
+use super::round::FrameConstants;
 use super::{Backend, Error, sponge};
 
 type V = __m256i;
@@ -31,31 +32,48 @@ fn theta_apply(lane: V, d: V) -> V {
 }
 
 /// AVX2 has no 64-bit rotate. Rotations by whole bytes are one byte shuffle
-/// instead of two shifts and an OR, and rotating by one shifts left with an
-/// add, which more execution ports accept than shifts.
+/// instead of two shifts and an OR (its mask taken from `k`, in the
+/// permutation's frame), and rotating by one shifts left with an add, which
+/// more execution ports accept than shifts.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn rotl<const L: i32, const R: i32>(x: V) -> V {
+fn rotl_with<const L: i32, const R: i32>(x: V, k: &Constants) -> V {
     match L {
         0 => x,
         1 => _mm256_or_si256(_mm256_add_epi64(x, x), _mm256_srli_epi64::<R>(x)),
-        8 => _mm256_shuffle_epi8(
-            x,
-            _mm256_setr_epi8(
-                7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14, 7, 0, 1, 2, 3, 4, 5, 6, 15,
-                8, 9, 10, 11, 12, 13, 14,
-            ),
-        ),
-        56 => _mm256_shuffle_epi8(
-            x,
-            _mm256_setr_epi8(
-                1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8, 1, 2, 3, 4, 5, 6, 7, 0, 9,
-                10, 11, 12, 13, 14, 15, 8,
-            ),
-        ),
+        8 => _mm256_shuffle_epi8(x, k.masks[0]),
+        56 => _mm256_shuffle_epi8(x, k.masks[1]),
         _ => _mm256_or_si256(_mm256_slli_epi64::<L>(x), _mm256_srli_epi64::<R>(x)),
     }
 }
+
+/// For theta's rotation by one, which needs no constant.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn rotl<const L: i32, const R: i32>(x: V) -> V {
+    rotl_with::<L, R>(x, &CONSTANTS)
+}
+
+type Constants = FrameConstants<[V; 2]>;
+
+/// The round constants, and byte-shuffle masks that rotate each 64-bit element
+/// left by 8 and by 56 bits; [`f1600`] copies them into its frame.
+const CONSTANTS: Constants = FrameConstants {
+    rc: super::round::RC,
+    // SAFETY: any 32 bytes are a valid `__m256i`.
+    masks: unsafe {
+        core::mem::transmute::<[[u8; 32]; 2], [V; 2]>([
+            [
+                7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14, 7, 0, 1, 2, 3, 4, 5, 6, 15,
+                8, 9, 10, 11, 12, 13, 14,
+            ],
+            [
+                1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8, 1, 2, 3, 4, 5, 6, 7, 0, 9,
+                10, 11, 12, 13, 14, 15, 8,
+            ],
+        ])
+    },
+};
 
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -71,7 +89,7 @@ fn iota(lane: V, rc: u64) -> V {
 
 #[target_feature(enable = "avx2")]
 fn f1600(state: &mut [V; 25]) {
-    super::round::keccak_f1600!(state, four_rounds_per_loop);
+    super::round::keccak_f1600!(state, unrolled, CONSTANTS);
 }
 
 /// XORs the first `words` little-endian words of each lane's bytes into the
