@@ -73,8 +73,11 @@ pub struct Measured {
     /// Median counts per call with its 95 % interval (clusters resampled).
     pub median: Interval,
     pub per_byte: Option<Interval>,
-    /// Only where the counter ticks at a known rate (TSC, ns).
+    /// Where the counter ticks at a known rate (TSC, ns), or measured the core clock
+    /// beside the samples (tsc-core).
     pub throughput_bytes_per_s: Option<f64>,
+    /// The core clock beside the samples (tsc-core): median over the processes.
+    pub core_clock_hz: Option<f64>,
     pub outliers: Outliers,
     /// The raw samples' shape, for box plots.
     pub distribution: Distribution,
@@ -166,6 +169,11 @@ pub struct Comparison {
     pub stdev_candidate: f64,
     pub p_value: f64,
     pub verdict: Verdict,
+    /// Where the counter measured the core clock (tsc-core): the candidate's clock
+    /// against the baseline's, in %, and the change in time (reference cycles) that
+    /// follows from the two. Code that moves the clock can take fewer cycles and more time.
+    pub clock_change_pct: Option<f64>,
+    pub time_change_pct: Option<f64>,
 }
 
 /// Cost per byte at maximum throughput: the slope of the median between two lengths,
@@ -279,7 +287,8 @@ pub fn short_unit(header: &RunHeader) -> &'static str {
 }
 
 /// Counts per second, where the counter ticks at a known rate (TSC, nanoseconds), or
-/// at the core clock measured when the run started (estimated core cycles).
+/// at the core clock measured when the run started (estimated core cycles, for runs
+/// stored before each case kept the clock beside its samples).
 fn counts_per_second(header: &RunHeader) -> Option<f64> {
     match header.counter.as_str() {
         "tsc" => header.tsc_hz,
@@ -338,9 +347,12 @@ fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measured> {
         hi: median.hi / b as f64,
         level: median.level,
     });
+    let core_clock_hz = stats::median(&c.core_clocks)
+        .zip(header.tsc_hz)
+        .map(|(ratio, tsc_hz)| ratio * tsc_hz);
     let throughput_bytes_per_s = c
         .bytes
-        .zip(counts_per_second(header))
+        .zip(core_clock_hz.or_else(|| counts_per_second(header)))
         .map(|(b, hz)| stats::bytes_per_second(median.estimate, b, hz));
     Some(Measured {
         samples: all.len(),
@@ -350,6 +362,7 @@ fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measured> {
         median,
         per_byte,
         throughput_bytes_per_s,
+        core_clock_hz,
         outliers: stats::tukey(&all),
         distribution: Distribution::of(&all),
     })
@@ -377,6 +390,7 @@ fn compare_cases(
     };
     let change = stats::relative_change(&a, &b, LEVEL)?;
     let (ma, mb) = (median_of(&a), median_of(&b));
+    let clocks = stats::median(&base.core_clocks).zip(stats::median(&cand.core_clocks));
     Some(Comparison {
         baseline: base.implementation.clone(),
         candidate: cand.implementation.clone(),
@@ -396,6 +410,8 @@ fn compare_cases(
             opts.noise_threshold_pct,
             true,
         ),
+        clock_change_pct: clocks.map(|(ca, cb)| 100.0 * (cb / ca - 1.0)),
+        time_change_pct: clocks.map(|(ca, cb)| 100.0 * ((mb / cb) / (ma / ca) - 1.0)),
     })
 }
 
@@ -711,4 +727,96 @@ pub fn compare_runs(
         only_in_b,
         caveats,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(implementation: &str, per_process: &[f64], core_clocks: &[f64]) -> StoredCase {
+        StoredCase {
+            row: 0,
+            key: format!("{implementation}/xof"),
+            implementation: implementation.into(),
+            operation: "xof".into(),
+            params: Params::new(),
+            bytes: Some(1000),
+            status: CaseStatus::Ok,
+            message: None,
+            calls_per_sample: Some(1),
+            overhead: Some(0.0),
+            clusters: per_process
+                .iter()
+                .map(|&m| vec![m - 1.0, m, m + 1.0])
+                .collect(),
+            core_clocks: core_clocks.to_vec(),
+        }
+    }
+
+    const OPTS: VerdictOptions = VerdictOptions {
+        significance: 0.05,
+        noise_threshold_pct: 1.0,
+        test: Test::MannWhitney,
+    };
+
+    #[test]
+    fn fewer_cycles_at_a_slower_clock_can_be_the_same_time() {
+        // 5 % fewer cycles at a 5 % slower clock: (95 / 0.95) / (100 / 1) = 1, no change in time.
+        let base = case(
+            "ours",
+            &[100.0, 100.0, 100.0, 100.0],
+            &[1.40, 1.41, 1.39, 1.40],
+        );
+        let cand = case(
+            "theirs",
+            &[95.0, 95.0, 95.0, 95.0],
+            &[1.33, 1.34, 1.32, 1.33],
+        );
+        let c = compare_cases(&base, &cand, &OPTS).unwrap();
+        assert!(
+            (c.change_pct.estimate - -5.0).abs() < 1e-9,
+            "{:?}",
+            c.change_pct
+        );
+        let clock = c.clock_change_pct.unwrap();
+        assert!((clock - -5.0).abs() < 1e-9, "{clock}");
+        let time = c.time_change_pct.unwrap();
+        assert!(time.abs() < 1e-9, "{time}");
+    }
+
+    #[test]
+    fn no_clock_without_a_clock_on_both_sides() {
+        let base = case("ours", &[100.0, 100.0, 100.0, 100.0], &[]);
+        let cand = case("theirs", &[90.0, 90.0, 90.0, 90.0], &[1.3, 1.3, 1.3, 1.3]);
+        let c = compare_cases(&base, &cand, &OPTS).unwrap();
+        assert_eq!((c.clock_change_pct, c.time_change_pct), (None, None));
+    }
+
+    #[test]
+    fn throughput_uses_the_clock_beside_the_samples() {
+        let mut header = RunHeader {
+            id: 1,
+            started_at: String::new(),
+            finished_at: None,
+            status: "finished".into(),
+            experiment: "t".into(),
+            tool_version: "0".into(),
+            git_revision: None,
+            counter: "tsc-core".into(),
+            unit: "core cycles".into(),
+            tsc_hz: Some(2.0e9),
+            cpu_model: "t".into(),
+            machine: serde_json::json!({ "core_clock_hz": 4.0e9 }),
+            options: serde_json::json!({}),
+        };
+        // 1000 bytes in 1000 cycles at 1.5 x 2 GHz = 3 GB/s, not the 4 GHz of the start.
+        let with_clock = measure_case(&case("a", &[1000.0, 1000.0], &[1.5, 1.5]), &header).unwrap();
+        assert_eq!(with_clock.core_clock_hz, Some(3.0e9));
+        assert!((with_clock.throughput_bytes_per_s.unwrap() - 3.0e9).abs() < 1.0);
+        let without = measure_case(&case("a", &[1000.0, 1000.0], &[]), &header).unwrap();
+        assert!((without.throughput_bytes_per_s.unwrap() - 4.0e9).abs() < 1.0);
+        header.counter = "tsc".into();
+        let tsc = measure_case(&case("a", &[1000.0, 1000.0], &[]), &header).unwrap();
+        assert!((tsc.throughput_bytes_per_s.unwrap() - 2.0e9).abs() < 1.0);
+    }
 }

@@ -40,6 +40,10 @@ pub struct Samples {
     pub calibration: Calibration,
     /// One cluster per layout; counts per call, overhead removed.
     pub clusters: Vec<Vec<f64>>,
+    /// Median core cycles per TSC tick beside the samples, where the counter measures
+    /// the clock (tsc-core): the clock this code ran at, which the code itself can move.
+    #[serde(default)]
+    pub core_clock: Option<f64>,
 }
 
 /// Time `layouts` (the same call, differently placed) with counter `c`.
@@ -57,6 +61,7 @@ pub fn collect<C: Counter>(c: &mut C, layouts: &mut [Box<dyn Call>], plan: &Samp
 
     let calls_per_sample = calls_per_sample(c, layouts[0].as_mut(), &calibration, plan);
     let mut clusters = vec![Vec::with_capacity(plan.samples); layouts.len()];
+    let mut clocks = Vec::new();
     for s in 0..plan.samples {
         for (l, (layout, cluster)) in layouts.iter_mut().zip(clusters.iter_mut()).enumerate() {
             let mut timed = || {
@@ -70,12 +75,14 @@ pub fn collect<C: Counter>(c: &mut C, layouts: &mut [Box<dyn Call>], plan: &Samp
             let counts =
                 at_stack_depth(stack_depth(s, l), &mut timed) as f64 - calibration.overhead;
             cluster.push(counts / calls_per_sample as f64);
+            clocks.extend(c.last_clock());
         }
     }
     Samples {
         calls_per_sample,
         calibration,
         clusters,
+        core_clock: crate::stats::median(&clocks),
     }
 }
 
@@ -170,5 +177,37 @@ mod tests {
             assert_eq!(cluster.len(), 10);
             assert!(cluster.iter().all(|&x| x == 100.0), "{cluster:?}");
         }
+        assert_eq!(
+            s.core_clock, None,
+            "a counter that does not measure the clock"
+        );
+    }
+
+    /// A counter that reports the clock beside each region: 1.0, 2.0, 3.0, 1.0, ...
+    struct Clocked(Fake, u64);
+    impl Counter for Clocked {
+        fn start(&mut self) -> u64 {
+            self.0.start()
+        }
+        fn stop(&mut self) -> u64 {
+            self.1 += 1;
+            self.0.stop()
+        }
+        fn last_clock(&self) -> Option<f64> {
+            Some((self.1 % 3 + 1) as f64)
+        }
+    }
+
+    #[test]
+    fn the_clock_is_the_median_beside_the_kept_samples() {
+        let clock = std::rc::Rc::new(std::cell::Cell::new(0));
+        let mut layouts: Vec<Box<dyn Call>> = vec![Box::new(Costs(clock.clone(), 100))];
+        let plan = SamplePlan {
+            samples: 9,
+            warmup: Duration::ZERO,
+            ..SamplePlan::default()
+        };
+        let s = collect(&mut Clocked(Fake(clock), 0), &mut layouts, &plan);
+        assert_eq!(s.core_clock, Some(2.0));
     }
 }

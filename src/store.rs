@@ -10,7 +10,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::catalog::Params;
 
-const SCHEMA_VERSION: i64 = 1;
+const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS runs (
@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS clusters (
     process  INTEGER NOT NULL,
     layout   INTEGER NOT NULL,
     samples  BLOB NOT NULL,               -- little-endian f64, counts per call
+    core_clock REAL,                      -- core cycles per TSC tick beside them (tsc-core)
     PRIMARY KEY (case_id, process, layout)
 );
 CREATE TABLE IF NOT EXISTS estimates (
@@ -128,6 +129,9 @@ pub struct StoredCase {
     pub overhead: Option<f64>,
     /// One per worker process, in order.
     pub clusters: Vec<Vec<f64>>,
+    /// Core cycles per TSC tick beside each process's samples, where the counter measured
+    /// it (tsc-core); empty otherwise.
+    pub core_clocks: Vec<f64>,
 }
 
 #[derive(Clone, Debug)]
@@ -186,6 +190,14 @@ impl Store {
         }
         self.conn
             .execute_batch(SCHEMA)
+            .and_then(|()| {
+                // Schema 1 had no clock per process; its runs read as unknown clocks.
+                if version == 1 {
+                    self.conn
+                        .execute_batch("ALTER TABLE clusters ADD COLUMN core_clock REAL")?;
+                }
+                Ok(())
+            })
             .and_then(|()| {
                 self.conn
                     .pragma_update(None, "user_version", SCHEMA_VERSION)
@@ -274,8 +286,8 @@ impl Store {
         for (layout, cluster) in samples.clusters.iter().enumerate() {
             let blob: Vec<u8> = cluster.iter().flat_map(|x| x.to_le_bytes()).collect();
             tx.execute(
-                "INSERT INTO clusters (case_id, process, layout, samples) VALUES (?1, ?2, ?3, ?4)",
-                params![case_row, process as i64, layout as i64, blob],
+                "INSERT INTO clusters (case_id, process, layout, samples, core_clock) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![case_row, process as i64, layout as i64, blob, samples.core_clock],
             )?;
         }
         tx.execute(
@@ -531,6 +543,7 @@ impl Store {
                 calls_per_sample: cps.map(|c| c as u64),
                 overhead,
                 clusters: self.clusters(id)?,
+                core_clocks: self.core_clocks(id)?,
             });
         }
         Ok(StoredRun { header, cases })
@@ -566,6 +579,17 @@ impl Store {
         Ok(out)
     }
 
+    fn core_clocks(&self, case_row: i64) -> Result<Vec<f64>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT MIN(core_clock) FROM clusters WHERE case_id = ?1 AND core_clock IS NOT NULL
+             GROUP BY process ORDER BY process",
+        )?;
+        let clocks = stmt
+            .query_map([case_row], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<f64>>>()?;
+        Ok(clocks)
+    }
+
     /// All runs, oldest first.
     pub fn runs(&self) -> Result<Vec<i64>> {
         let mut stmt = self.conn.prepare("SELECT id FROM runs ORDER BY id")?;
@@ -573,5 +597,83 @@ impl Store {
             .query_map([], |r| r.get(0))?
             .collect::<rusqlite::Result<Vec<i64>>>()?;
         Ok(ids)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Params;
+    use crate::counter::Calibration;
+    use crate::sample::Samples;
+
+    fn header() -> RunHeader {
+        RunHeader {
+            id: 0,
+            started_at: "2026-11-22T00:00:00Z".into(),
+            finished_at: None,
+            status: "running".into(),
+            experiment: "test".into(),
+            tool_version: "0".into(),
+            git_revision: None,
+            counter: "tsc-core".into(),
+            unit: "core cycles".into(),
+            tsc_hz: Some(2.6e9),
+            cpu_model: "test".into(),
+            machine: serde_json::json!({}),
+            options: serde_json::json!({}),
+        }
+    }
+
+    fn case() -> crate::runner::Case {
+        crate::runner::Case {
+            implementation: "a/b".into(),
+            operation: "hash".into(),
+            params: Params::new(),
+        }
+    }
+
+    fn samples(core_clock: Option<f64>) -> Samples {
+        Samples {
+            calls_per_sample: 1,
+            calibration: Calibration::default(),
+            clusters: vec![vec![100.0, 101.0]],
+            core_clock,
+        }
+    }
+
+    #[test]
+    fn a_schema_1_store_gains_the_clock_column_and_keeps_its_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            let old = SCHEMA.replace(
+                "    core_clock REAL,                      -- core cycles per TSC tick beside them (tsc-core)\n",
+                "",
+            );
+            assert_ne!(
+                old, SCHEMA,
+                "the test must remove the column to mimic schema 1"
+            );
+            conn.execute_batch(&old).unwrap();
+            conn.pragma_update(None, "user_version", 1).unwrap();
+        }
+        let mut store = Store::open(&path).unwrap();
+        let run = store.begin_run(&header()).unwrap();
+        let old_case = store.add_case(run, 0, &case()).unwrap();
+        store.add_samples(old_case, 0, &samples(None)).unwrap();
+        store
+            .add_samples(old_case, 1, &samples(Some(1.40)))
+            .unwrap();
+        store
+            .add_samples(old_case, 2, &samples(Some(1.30)))
+            .unwrap();
+        let loaded = store.load_run(run).unwrap();
+        assert_eq!(loaded.cases[0].clusters.len(), 3);
+        assert_eq!(loaded.cases[0].core_clocks, vec![1.40, 1.30]);
+        drop(store);
+        // Opening again must not try to add the column twice.
+        Store::open(&path).unwrap();
     }
 }

@@ -523,6 +523,7 @@ fn record(
                     calls_per_sample: 1,
                     calibration: *calibration,
                     clusters: vec![vec![ns]],
+                    core_clock: None,
                 };
                 store.add_samples(row, round, &samples)?;
             }

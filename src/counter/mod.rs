@@ -128,6 +128,11 @@ pub trait Counter {
     fn granularity(&mut self) -> Option<f64> {
         None
     }
+    /// Core cycles per TSC tick beside the last `start`/`stop` pair, for a counter
+    /// that measures the core clock (tsc-core): what the clock was while that region ran.
+    fn last_clock(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// A counter's own cost and granularity, measured where it is used.

@@ -29,6 +29,8 @@ pub struct TscCore {
     clock: f64,
     last_tick: u64,
     ratio_at_start: f64,
+    /// The ratio the last `stop` applied.
+    last_ratio: Option<f64>,
 }
 
 impl TscCore {
@@ -51,6 +53,7 @@ impl TscCore {
                 clock: 0.0,
                 last_tick: 0,
                 ratio_at_start: 1.0,
+                last_ratio: None,
             };
             c.tsc_overhead = c.empty_region_ticks();
             c.last_tick = c.tsc.start();
@@ -228,7 +231,12 @@ impl Counter for TscCore {
         let ratio = sample_ratio(self.ratio_at_start, after);
         self.clock += t.wrapping_sub(self.last_tick) as f64 * ratio;
         self.last_tick = t;
+        self.last_ratio = Some(ratio);
         self.clock as u64
+    }
+
+    fn last_clock(&self) -> Option<f64> {
+        self.last_ratio
     }
 
     /// The TSC's own step in core cycles (consecutive `start`s here include a probe).
@@ -280,11 +288,14 @@ mod tests {
         };
         let r = c.ratio();
         assert!((0.2..5.0).contains(&r), "{r}");
+        assert_eq!(c.last_clock(), None, "no region measured yet");
         let a = c.start();
         add_chain(10_000);
         let b = c.stop();
         // 80 000 dependent adds take at least 80 000 core cycles.
         assert!(b - a >= 78_000, "{}", b - a);
         assert!(b - a < 400_000, "{}", b - a);
+        let clock = c.last_clock().expect("the clock beside the region");
+        assert!((0.2..5.0).contains(&clock), "{clock}");
     }
 }

@@ -20,6 +20,8 @@ fn comparison(c: &Comparison) -> Value {
         "stdev_candidate": c.stdev_candidate,
         "p_value": c.p_value,
         "verdict": c.verdict.to_string(),
+        "clock_change_pct": c.clock_change_pct,
+        "time_change_pct": c.time_change_pct,
     })
 }
 
@@ -54,6 +56,7 @@ pub fn render(a: &Analysis) -> String {
                     r[ci_key] = json!([pb.lo, pb.hi]);
                 }
                 r["throughput_bytes_per_s"] = json!(m.throughput_bytes_per_s);
+                r["core_clock_hz"] = json!(m.core_clock_hz);
                 r["samples"] = json!(m.samples);
                 r["clusters"] = json!(m.clusters);
                 r["calls_per_sample"] = json!(m.calls_per_sample);

@@ -236,10 +236,16 @@ pub fn document(a: &Analysis) -> Document {
         .as_f64()
         .filter(|_| h.counter == "tsc-core")
     {
-        tsc += &format!(
-            ", core clock {:.0} MHz at the start (throughput uses it)",
-            hz / 1e6
-        );
+        tsc += &format!(", core clock {:.0} MHz at the start", hz / 1e6);
+        if a.cases.iter().any(|c| {
+            c.measured
+                .as_ref()
+                .is_some_and(|m| m.core_clock_hz.is_some())
+        }) {
+            tsc += "; throughput uses the clock measured beside each case's samples";
+        } else {
+            tsc += " (throughput uses it)";
+        }
     }
     blocks.push(Block::Line(format!(
         "Counter: {} — {}{tsc}",
@@ -302,8 +308,13 @@ pub fn document(a: &Analysis) -> Document {
                     .as_ref()
                     .map_or(String::new(), |pb| fmt_interval(pb, fmt_per_byte)),
                 fmt_rel(&m.median),
-                m.throughput_bytes_per_s
-                    .map_or(String::new(), fmt_throughput),
+                match (m.throughput_bytes_per_s, m.core_clock_hz) {
+                    (Some(tp), Some(hz)) => {
+                        format!("{} at {:.2} GHz", fmt_throughput(tp), hz / 1e9)
+                    }
+                    (Some(tp), None) => fmt_throughput(tp),
+                    (None, _) => String::new(),
+                },
                 m.samples.to_string(),
                 fmt_outliers(&m.outliers, m.samples),
                 status(c),
@@ -460,7 +471,59 @@ fn comparison_table(blocks: &mut Vec<Block>, comparisons: &[Comparison], unit: &
         ],
         rows,
     });
+    blocks.extend(clock_notes(comparisons).into_iter().map(Block::Line));
 }
+
+/// Where candidate and baseline ran at core clocks more than [`CLOCK_NOTE_PCT`] apart,
+/// one line per pair of implementations: their cycles and their time disagree.
+fn clock_notes(comparisons: &[Comparison]) -> Vec<String> {
+    // (candidate, baseline) -> (clock change, time change) of each case, in table order.
+    type Changes = Vec<(f64, f64)>;
+    let mut pairs: Vec<(&str, &str, Changes)> = Vec::new();
+    for c in comparisons {
+        let (Some(clock), Some(time)) = (c.clock_change_pct, c.time_change_pct) else {
+            continue;
+        };
+        if clock.abs() < CLOCK_NOTE_PCT {
+            continue;
+        }
+        match pairs
+            .iter_mut()
+            .find(|(cand, base, _)| *cand == c.candidate && *base == c.baseline)
+        {
+            Some((_, _, v)) => v.push((clock, time)),
+            None => pairs.push((&c.candidate, &c.baseline, vec![(clock, time)])),
+        }
+    }
+    let range = |xs: Vec<f64>| {
+        let lo = format!("{:+.1}", xs.iter().copied().fold(f64::INFINITY, f64::min));
+        let hi = format!(
+            "{:+.1}",
+            xs.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+        );
+        if lo == hi {
+            format!("{lo} %")
+        } else {
+            format!("{lo} to {hi} %")
+        }
+    };
+    pairs
+        .into_iter()
+        .map(|(cand, base, v)| {
+            let n = v.len();
+            let (clocks, times): (Vec<f64>, Vec<f64>) = v.into_iter().unzip();
+            format!(
+                "Clock: {cand} ran at a core clock {} against {base} ({n} case{}): the code moves the clock, so in time (reference cycles) the change is {}, not the cycles' change.",
+                range(clocks),
+                if n == 1 { "" } else { "s" },
+                range(times)
+            )
+        })
+        .collect()
+}
+
+/// Clock differences below this are within what a shared host's turbo bins do anyway.
+const CLOCK_NOTE_PCT: f64 = 1.5;
 
 fn run_comparison_blocks(doc: &mut Document, rc: &RunComparison, unit: &str) {
     doc.blocks.push(Block::Heading(format!(
@@ -737,5 +800,57 @@ fn lane_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
             ],
             rows,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Params;
+
+    fn comparison(candidate: &str, clock: Option<f64>, time: Option<f64>) -> Comparison {
+        let change = Interval {
+            estimate: -5.0,
+            lo: -5.1,
+            hi: -4.9,
+            level: 0.95,
+        };
+        Comparison {
+            baseline: "ours".into(),
+            candidate: candidate.into(),
+            operation: "xof".into(),
+            params: Params::new(),
+            median_baseline: 100.0,
+            median_candidate: 95.0,
+            difference: 5.0,
+            change_pct: change,
+            stdev_baseline: 0.1,
+            stdev_candidate: 0.1,
+            p_value: 0.001,
+            verdict: crate::stats::verdict(&change, 0.001, 0.05, 1.0, true),
+            clock_change_pct: clock,
+            time_change_pct: time,
+        }
+    }
+
+    #[test]
+    fn a_clock_difference_is_told_once_per_pair_with_its_range() {
+        let notes = clock_notes(&[
+            comparison("theirs", Some(-5.71), Some(-0.9)),
+            comparison("theirs", Some(-5.68), Some(1.5)),
+            comparison("steady", Some(0.4), Some(-4.6)),
+            comparison("unclocked", None, None),
+        ]);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with("Clock: theirs ran at a core clock -5.7 % against ours (2 cases)"),
+            "{}",
+            notes[0]
+        );
+        assert!(
+            notes[0].contains("the change is -0.9 to +1.5 %"),
+            "{}",
+            notes[0]
+        );
     }
 }
