@@ -200,6 +200,10 @@ pub struct LaneSpeedup {
     /// N x single / one N-lane call.
     pub speedup: Interval,
     pub per_byte_per_lane: Option<f64>,
+    /// Where the counter measured the core clock (tsc-core): the N-lane code's clock
+    /// against the single lane's, in %, and the speed-up in time that follows.
+    pub clock_change_pct: Option<f64>,
+    pub speedup_in_time: Option<f64>,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -602,6 +606,7 @@ fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
             continue;
         };
         let median_call = median_of(&c.clusters.concat());
+        let clocks = stats::median(&single.core_clocks).zip(stats::median(&c.core_clocks));
         out.push(LaneSpeedup {
             implementation: c.implementation.clone(),
             lanes: n,
@@ -614,6 +619,9 @@ fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
                 .bytes
                 .filter(|&b| b > 0)
                 .map(|b| median_call / (lanes * b as f64)),
+            clock_change_pct: clocks.map(|(single, lane)| 100.0 * (lane / single - 1.0)),
+            // Time is cycles over clock: N x t_single / t_call = speed-up x clock ratio.
+            speedup_in_time: clocks.map(|(single, lane)| speedup.estimate * lane / single),
         });
     }
     out
@@ -782,6 +790,37 @@ mod tests {
         assert!((clock - -5.0).abs() < 1e-9, "{clock}");
         let time = c.time_change_pct.unwrap();
         assert!(time.abs() < 1e-9, "{time}");
+    }
+
+    #[test]
+    fn a_lane_speedup_in_time_is_the_cycles_speedup_times_the_clock_ratio() {
+        let single = case("cryptobench/shake256-x1-scalar", &[4000.0; 4], &[1.40; 4]);
+        // Four lanes in 2000 cycles (2x) at a clock 10 % lower: 1.8x in time.
+        let lanes = case("cryptobench/shake256-x4-avx2", &[8000.0; 4], &[1.26; 4]);
+        let run = StoredRun {
+            header: RunHeader {
+                id: 1,
+                started_at: String::new(),
+                finished_at: None,
+                status: "finished".into(),
+                experiment: "t".into(),
+                tool_version: "0".into(),
+                git_revision: None,
+                counter: "tsc-core".into(),
+                unit: "core cycles".into(),
+                tsc_hz: Some(2.0e9),
+                cpu_model: "t".into(),
+                machine: serde_json::json!({}),
+                options: serde_json::json!({}),
+            },
+            cases: vec![single, lanes],
+        };
+        let [l] = &lane_speedups(&run)[..] else {
+            panic!("one N-lane case")
+        };
+        assert!((l.speedup.estimate - 2.0).abs() < 1e-9, "{:?}", l.speedup);
+        assert!((l.clock_change_pct.unwrap() - -10.0).abs() < 1e-9);
+        assert!((l.speedup_in_time.unwrap() - 1.8).abs() < 1e-9);
     }
 
     #[test]

@@ -477,8 +477,6 @@ fn comparison_table(blocks: &mut Vec<Block>, comparisons: &[Comparison], unit: &
 /// Where candidate and baseline ran at core clocks more than [`CLOCK_NOTE_PCT`] apart,
 /// one line per pair of implementations: their cycles and their time disagree.
 fn clock_notes(comparisons: &[Comparison]) -> Vec<String> {
-    // (candidate, baseline) -> (clock change, time change) of each case, in table order.
-    type Changes = Vec<(f64, f64)>;
     let mut pairs: Vec<(&str, &str, Changes)> = Vec::new();
     for c in comparisons {
         let (Some(clock), Some(time)) = (c.clock_change_pct, c.time_change_pct) else {
@@ -495,18 +493,6 @@ fn clock_notes(comparisons: &[Comparison]) -> Vec<String> {
             None => pairs.push((&c.candidate, &c.baseline, vec![(clock, time)])),
         }
     }
-    let range = |xs: Vec<f64>| {
-        let lo = format!("{:+.1}", xs.iter().copied().fold(f64::INFINITY, f64::min));
-        let hi = format!(
-            "{:+.1}",
-            xs.iter().copied().fold(f64::NEG_INFINITY, f64::max)
-        );
-        if lo == hi {
-            format!("{lo} %")
-        } else {
-            format!("{lo} to {hi} %")
-        }
-    };
     pairs
         .into_iter()
         .map(|(cand, base, v)| {
@@ -514,13 +500,66 @@ fn clock_notes(comparisons: &[Comparison]) -> Vec<String> {
             let (clocks, times): (Vec<f64>, Vec<f64>) = v.into_iter().unzip();
             format!(
                 "Clock: {cand} ran at a core clock {} against {base} ({n} case{}): the code moves the clock, so in time (reference cycles) the change is {}, not the cycles' change.",
-                range(clocks),
+                pct_range(&clocks),
                 if n == 1 { "" } else { "s" },
-                range(times)
+                pct_range(&times)
             )
         })
         .collect()
 }
+
+/// Where an N-lane implementation ran at a core clock more than [`CLOCK_NOTE_PCT`]
+/// from its single-lane baseline's, one line per implementation with its speed-ups in
+/// time.
+fn lane_clock_notes(a: &Analysis, alg: &str) -> Vec<String> {
+    let mut notes: Vec<(&str, &str, Changes)> = Vec::new();
+    for l in &a.lanes {
+        let name = l.implementation.rsplit('/').next().unwrap_or("");
+        let (Some(clock), Some(time)) = (l.clock_change_pct, l.speedup_in_time) else {
+            continue;
+        };
+        if !name.starts_with(&format!("{alg}-x")) || clock.abs() < CLOCK_NOTE_PCT {
+            continue;
+        }
+        match notes
+            .iter_mut()
+            .find(|(i, s, _)| *i == l.implementation && *s == l.single)
+        {
+            Some((_, _, v)) => v.push((clock, time)),
+            None => notes.push((&l.implementation, &l.single, vec![(clock, time)])),
+        }
+    }
+    notes
+        .into_iter()
+        .map(|(imp, single, v)| {
+            let (clocks, times): (Vec<f64>, Vec<f64>) = v.into_iter().unzip();
+            let lo = format!("{:.2}x", times.iter().copied().fold(f64::INFINITY, f64::min));
+            let hi = format!("{:.2}x", times.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+            let speedups = if lo == hi { lo } else { format!("{lo} to {hi}") };
+            format!(
+                "Clock: {imp} ran at a core clock {} against {single}: in time (reference cycles) its speed-up is {speedups}.",
+                pct_range(&clocks)
+            )
+        })
+        .collect()
+}
+
+/// "-5.7 %", or "-5.9 to -5.2 %" where the values differ at one decimal.
+fn pct_range(xs: &[f64]) -> String {
+    let lo = format!("{:+.1}", xs.iter().copied().fold(f64::INFINITY, f64::min));
+    let hi = format!(
+        "{:+.1}",
+        xs.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+    );
+    if lo == hi {
+        format!("{lo} %")
+    } else {
+        format!("{lo} to {hi} %")
+    }
+}
+
+/// (clock change, change in time) of each case of one pair of implementations.
+type Changes = Vec<(f64, f64)>;
 
 /// Clock differences below this are within what a shared host's turbo bins do anyway.
 const CLOCK_NOTE_PCT: f64 = 1.5;
@@ -800,6 +839,7 @@ fn lane_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
             ],
             rows,
         });
+        blocks.extend(lane_clock_notes(a, alg).into_iter().map(Block::Line));
     }
 }
 
