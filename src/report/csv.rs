@@ -16,7 +16,7 @@ pub(crate) fn opt(x: Option<f64>) -> String {
 
 pub fn render(a: &Analysis) -> String {
     let mut out = String::from(
-        "run_id,id,implementation,operation,params,bytes,status,unit,median,median_lo,median_hi,per_byte,per_byte_lo,per_byte_hi,throughput_bytes_per_s,samples,outliers\n",
+        "run_id,id,implementation,operation,params,bytes,status,unit,median,median_lo,median_hi,per_byte,per_byte_lo,per_byte_hi,throughput_bytes_per_s,samples,outliers,core_clock_hz\n",
     );
     for c in &a.cases {
         let m = c.measured.as_ref();
@@ -39,6 +39,7 @@ pub fn render(a: &Analysis) -> String {
             opt(m.and_then(|m| m.throughput_bytes_per_s)),
             m.map_or(String::new(), |m| m.samples.to_string()),
             m.map_or(String::new(), |m| m.outliers.total().to_string()),
+            opt(m.and_then(|m| m.core_clock_hz)),
         ];
         out += &row.join(",");
         out += "\n";
@@ -52,7 +53,7 @@ pub fn render(a: &Analysis) -> String {
 
 pub fn render_comparisons(cs: &[Comparison]) -> String {
     let mut out = String::from(
-        "baseline,candidate,operation,params,median_baseline,median_candidate,difference,change_pct,change_lo,change_hi,p_value,verdict\n",
+        "baseline,candidate,operation,params,median_baseline,median_candidate,difference,change_pct,change_lo,change_hi,p_value,verdict,clock_change_pct,time_change_pct\n",
     );
     for c in cs {
         let row = [
@@ -68,6 +69,8 @@ pub fn render_comparisons(cs: &[Comparison]) -> String {
             c.change_pct.hi.to_string(),
             c.p_value.to_string(),
             field(&c.verdict.to_string()),
+            opt(c.clock_change_pct),
+            opt(c.time_change_pct),
         ];
         out += &row.join(",");
         out += "\n";
