@@ -761,6 +761,25 @@ mod tests {
         }
     }
 
+    /// A tsc-core run at a 2 GHz TSC.
+    fn header(machine: serde_json::Value) -> RunHeader {
+        RunHeader {
+            id: 1,
+            started_at: String::new(),
+            finished_at: None,
+            status: "finished".into(),
+            experiment: "t".into(),
+            tool_version: "0".into(),
+            git_revision: None,
+            counter: "tsc-core".into(),
+            unit: "core cycles".into(),
+            tsc_hz: Some(2.0e9),
+            cpu_model: "t".into(),
+            machine,
+            options: serde_json::json!({}),
+        }
+    }
+
     const OPTS: VerdictOptions = VerdictOptions {
         significance: 0.05,
         noise_threshold_pct: 1.0,
@@ -798,21 +817,7 @@ mod tests {
         // Four lanes in 2000 cycles (2x) at a clock 10 % lower: 1.8x in time.
         let lanes = case("cryptobench/shake256-x4-avx2", &[8000.0; 4], &[1.26; 4]);
         let run = StoredRun {
-            header: RunHeader {
-                id: 1,
-                started_at: String::new(),
-                finished_at: None,
-                status: "finished".into(),
-                experiment: "t".into(),
-                tool_version: "0".into(),
-                git_revision: None,
-                counter: "tsc-core".into(),
-                unit: "core cycles".into(),
-                tsc_hz: Some(2.0e9),
-                cpu_model: "t".into(),
-                machine: serde_json::json!({}),
-                options: serde_json::json!({}),
-            },
+            header: header(serde_json::json!({})),
             cases: vec![single, lanes],
         };
         let [l] = &lane_speedups(&run)[..] else {
@@ -833,21 +838,7 @@ mod tests {
 
     #[test]
     fn throughput_uses_the_clock_beside_the_samples() {
-        let mut header = RunHeader {
-            id: 1,
-            started_at: String::new(),
-            finished_at: None,
-            status: "finished".into(),
-            experiment: "t".into(),
-            tool_version: "0".into(),
-            git_revision: None,
-            counter: "tsc-core".into(),
-            unit: "core cycles".into(),
-            tsc_hz: Some(2.0e9),
-            cpu_model: "t".into(),
-            machine: serde_json::json!({ "core_clock_hz": 4.0e9 }),
-            options: serde_json::json!({}),
-        };
+        let mut header = header(serde_json::json!({ "core_clock_hz": 4.0e9 }));
         // 1000 bytes in 1000 cycles at 1.5 x 2 GHz = 3 GB/s, not the 4 GHz of the start.
         let with_clock = measure_case(&case("a", &[1000.0, 1000.0], &[1.5, 1.5]), &header).unwrap();
         assert_eq!(with_clock.core_clock_hz, Some(3.0e9));

@@ -477,23 +477,11 @@ fn comparison_table(blocks: &mut Vec<Block>, comparisons: &[Comparison], unit: &
 /// Where candidate and baseline ran at core clocks more than [`CLOCK_NOTE_PCT`] apart,
 /// one line per pair of implementations: their cycles and their time disagree.
 fn clock_notes(comparisons: &[Comparison]) -> Vec<String> {
-    let mut pairs: Vec<(&str, &str, Changes)> = Vec::new();
-    for c in comparisons {
-        let (Some(clock), Some(time)) = (c.clock_change_pct, c.time_change_pct) else {
-            continue;
-        };
-        if clock.abs() < CLOCK_NOTE_PCT {
-            continue;
-        }
-        match pairs
-            .iter_mut()
-            .find(|(cand, base, _)| *cand == c.candidate && *base == c.baseline)
-        {
-            Some((_, _, v)) => v.push((clock, time)),
-            None => pairs.push((&c.candidate, &c.baseline, vec![(clock, time)])),
-        }
-    }
-    pairs
+    let cases = comparisons.iter().filter_map(|c| {
+        let changes = c.clock_change_pct.zip(c.time_change_pct)?;
+        Some((c.candidate.as_str(), c.baseline.as_str(), changes))
+    });
+    group_clock_changes(cases)
         .into_iter()
         .map(|(cand, base, v)| {
             let n = v.len();
@@ -512,50 +500,62 @@ fn clock_notes(comparisons: &[Comparison]) -> Vec<String> {
 /// from its single-lane baseline's, one line per implementation with its speed-ups in
 /// time.
 fn lane_clock_notes(a: &Analysis, alg: &str) -> Vec<String> {
-    let mut notes: Vec<(&str, &str, Changes)> = Vec::new();
-    for l in &a.lanes {
+    let lanes = a.lanes.iter().filter_map(|l| {
         let name = l.implementation.rsplit('/').next().unwrap_or("");
-        let (Some(clock), Some(time)) = (l.clock_change_pct, l.speedup_in_time) else {
-            continue;
-        };
-        if !name.starts_with(&format!("{alg}-x")) || clock.abs() < CLOCK_NOTE_PCT {
-            continue;
+        if !name.starts_with(&format!("{alg}-x")) {
+            return None;
         }
-        match notes
-            .iter_mut()
-            .find(|(i, s, _)| *i == l.implementation && *s == l.single)
-        {
-            Some((_, _, v)) => v.push((clock, time)),
-            None => notes.push((&l.implementation, &l.single, vec![(clock, time)])),
-        }
-    }
-    notes
+        let changes = l.clock_change_pct.zip(l.speedup_in_time)?;
+        Some((l.implementation.as_str(), l.single.as_str(), changes))
+    });
+    group_clock_changes(lanes)
         .into_iter()
         .map(|(imp, single, v)| {
             let (clocks, times): (Vec<f64>, Vec<f64>) = v.into_iter().unzip();
-            let lo = format!("{:.2}x", times.iter().copied().fold(f64::INFINITY, f64::min));
-            let hi = format!("{:.2}x", times.iter().copied().fold(f64::NEG_INFINITY, f64::max));
-            let speedups = if lo == hi { lo } else { format!("{lo} to {hi}") };
             format!(
-                "Clock: {imp} ran at a core clock {} against {single}: in time (reference cycles) its speed-up is {speedups}.",
-                pct_range(&clocks)
+                "Clock: {imp} ran at a core clock {} against {single}: in time (reference cycles) its speed-up is {}.",
+                pct_range(&clocks),
+                range(&times, |x| format!("{x:.2}x"), "")
             )
         })
         .collect()
 }
 
+/// The cases whose clock differs by at least [`CLOCK_NOTE_PCT`], grouped by
+/// (implementation, what it is measured against), in the order they come.
+fn group_clock_changes<'a>(
+    cases: impl Iterator<Item = (&'a str, &'a str, (f64, f64))>,
+) -> Vec<(&'a str, &'a str, Changes)> {
+    let mut groups: Vec<(&str, &str, Changes)> = Vec::new();
+    for (imp, against, (clock, other)) in cases {
+        if clock.abs() < CLOCK_NOTE_PCT {
+            continue;
+        }
+        match groups
+            .iter_mut()
+            .find(|(i, a, _)| *i == imp && *a == against)
+        {
+            Some((_, _, v)) => v.push((clock, other)),
+            None => groups.push((imp, against, vec![(clock, other)])),
+        }
+    }
+    groups
+}
+
+/// "lo to hi" of `xs` as `fmt` writes them, or one value where both write the same.
+fn range(xs: &[f64], fmt: impl Fn(f64) -> String, unit: &str) -> String {
+    let lo = fmt(xs.iter().copied().fold(f64::INFINITY, f64::min));
+    let hi = fmt(xs.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+    if lo == hi {
+        format!("{lo}{unit}")
+    } else {
+        format!("{lo} to {hi}{unit}")
+    }
+}
+
 /// "-5.7 %", or "-5.9 to -5.2 %" where the values differ at one decimal.
 fn pct_range(xs: &[f64]) -> String {
-    let lo = format!("{:+.1}", xs.iter().copied().fold(f64::INFINITY, f64::min));
-    let hi = format!(
-        "{:+.1}",
-        xs.iter().copied().fold(f64::NEG_INFINITY, f64::max)
-    );
-    if lo == hi {
-        format!("{lo} %")
-    } else {
-        format!("{lo} to {hi} %")
-    }
+    range(xs, |x| format!("{x:+.1}"), " %")
 }
 
 /// (clock change, change in time) of each case of one pair of implementations.
