@@ -53,6 +53,8 @@ pub struct Point {
     pub run: usize,
     /// Median counts per call over all samples, as the run's report gives it.
     pub median: f64,
+    /// The core clock beside the samples (tsc-core runs that kept it).
+    pub core_clock_hz: Option<f64>,
     /// Same counter and CPU model as the case's latest run.
     pub comparable: bool,
     /// Why not, when not.
@@ -88,13 +90,16 @@ pub fn collect(store: &Store, filter: Option<&str>) -> Result<History> {
     let mut cases: Vec<CaseHistory> = Vec::new();
     for id in store.runs()? {
         let run = store.load_run_where(id, |key| filter.is_none_or(|f| key.contains(f)))?;
-        let measured: Vec<(String, f64)> = run
+        let measured: Vec<(String, f64, Option<f64>)> = run
             .cases
             .iter()
             .filter(|c| c.status == CaseStatus::Ok)
             .filter_map(|c| {
                 let all: Vec<f64> = c.clusters.iter().flatten().copied().collect();
-                stats::median(&all).map(|m| (c.key.clone(), m))
+                let clock = stats::median(&c.core_clocks)
+                    .zip(run.header.tsc_hz)
+                    .map(|(ratio, hz)| ratio * hz);
+                stats::median(&all).map(|m| (c.key.clone(), m, clock))
             })
             .collect();
         if measured.is_empty() {
@@ -102,10 +107,11 @@ pub fn collect(store: &Store, filter: Option<&str>) -> Result<History> {
         }
         let index = runs.len();
         runs.push(RunInfo::of(&run.header));
-        for (key, median) in measured {
+        for (key, median, core_clock_hz) in measured {
             let point = Point {
                 run: index,
                 median,
+                core_clock_hz,
                 comparable: true,
                 caveats: Vec::new(),
             };

@@ -163,6 +163,15 @@ fn history_gives_the_median_per_run_and_marks_what_is_not_comparable() {
         median,
         "the report's median"
     );
+    // A tsc-core run keeps the clock its case ran at; other counters have none.
+    let clocked = latest["counter"]["kind"] == "tsc-core";
+    assert_eq!(points[2]["core_clock_hz"].is_f64(), clocked, "{h}");
+    assert_eq!(
+        latest["results"][0]["core_clock_hz"].is_f64(),
+        clocked,
+        "{latest}"
+    );
+    assert!(points[1]["core_clock_hz"].is_null(), "an ns run: {h}");
     let native_is_ns = latest["counter"]["kind"] == "ns";
     assert_eq!(points[1]["comparable"], native_is_ns, "{h}");
     assert_eq!(points[0]["comparable"], true);

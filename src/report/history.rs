@@ -68,6 +68,8 @@ fn document(h: &History) -> Document {
                     run.tool_version.clone(),
                     run.counter.clone(),
                     format!("{}{unit}", fmt_count(p.median)),
+                    p.core_clock_hz
+                        .map_or(String::new(), |hz| format!("{:.2} GHz", hz / 1e9)),
                     change,
                     if p.comparable {
                         "yes".into()
@@ -85,6 +87,7 @@ fn document(h: &History) -> Document {
                 "cryptobench".into(),
                 "Counter".into(),
                 format!("Median ({})", reference.short_unit),
+                "Core clock".into(),
                 "Change vs previous".into(),
                 "Comparable".into(),
             ],
@@ -121,6 +124,7 @@ fn json(h: &History) -> String {
                 "points": c.points.iter().map(|p| json!({
                     "run_id": h.runs[p.run].id,
                     "median": p.median,
+                    "core_clock_hz": p.core_clock_hz,
                     "unit": h.runs[p.run].short_unit,
                     "comparable": p.comparable,
                     "caveats": p.caveats,
@@ -138,7 +142,7 @@ fn json(h: &History) -> String {
 
 fn csv(h: &History) -> String {
     let mut out = String::from(
-        "id,run_id,started_at,git_revision,tool_version,counter,unit,cpu_model,median,comparable\n",
+        "id,run_id,started_at,git_revision,tool_version,counter,unit,cpu_model,median,comparable,core_clock_hz\n",
     );
     for c in &h.cases {
         for p in &c.points {
@@ -154,6 +158,7 @@ fn csv(h: &History) -> String {
                 csv_field(&r.cpu_model),
                 p.median.to_string(),
                 p.comparable.to_string(),
+                super::csv::opt(p.core_clock_hz),
             ];
             out += &row.join(",");
             out += "\n";
