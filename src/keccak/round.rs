@@ -121,15 +121,17 @@ macro_rules! keccak_round {
 /// the lane operations described at [`keccak_round`].
 ///
 /// The SIMD backends loop over two rounds per iteration, except x4 AVX2,
-/// which runs all 24 unrolled with its constants in its own frame
-/// (`unrolled, constants`: see [`FrameConstants`]). Measured on a Sapphire
-/// Rapids guest with `cryptobench run keccak-xn` (docs/keccak.md): against the
-/// previous four rounds per loop with constants in read-only data, x4 AVX2
-/// SHAKE takes 3.5-6 % fewer reference cycles (TSC) at every pair, and 0-2 %
-/// more estimated core cycles, and it no longer runs 13-19 % slower when the
-/// stack lands on the constants' page offsets. The AVX-512VL backends got
-/// 1.4 % slower with four rounds per loop. The scalar backend (`unrolled`)
-/// gains about 6 % from straight-line code, for 19 KiB of it.
+/// which loops over one with its constants copied into its own frame
+/// (`one_round_per_loop, constants`: see [`FrameConstants`]). Measured on a
+/// Sapphire Rapids guest with `cryptobench run keccak-xn` (docs/keccak.md),
+/// x4 AVX2 SHAKE against N single calls, in core cycles: 1.94-1.95x with four
+/// rounds per loop and constants in `.rodata` (and 4-18 % slower at a quarter
+/// of stack positions), 1.86x four rounds with frame constants, 1.91x all 24
+/// unrolled with them, 1.96x two rounds, 1.97-1.99x one round. The AVX-512VL
+/// and x8 backends lost 3-7 % with one round and frame constants, and 1.4 %
+/// with four rounds, so they keep two and `.rodata` (no stack-position band was
+/// found for them). The scalar backend (`unrolled`) gains about 6 % from
+/// straight-line code, for 19 KiB of it.
 macro_rules! keccak_f1600 {
     ($state:expr) => {{
         let state = $state;
@@ -140,13 +142,13 @@ macro_rules! keccak_f1600 {
         }
         *state = a;
     }};
-    ($state:expr, unrolled, $constants:expr) => {{
+    ($state:expr, one_round_per_loop, $constants:expr) => {{
         let state = $state;
-        let a = *state;
+        let mut a = *state;
         let k = core::hint::black_box($constants);
-        $crate::keccak::round::keccak_rounds!(
-            a, k; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23
-        );
+        for r in 0..24 {
+            a = $crate::keccak::round::keccak_round!(a, k.rc[r], &k);
+        }
         *state = a;
     }};
     ($state:expr, unrolled) => {{
@@ -163,11 +165,6 @@ macro_rules! keccak_rounds {
     ($a:ident; $($round:literal)+) => {
         $(
             let $a = $crate::keccak::round::keccak_round!($a, $crate::keccak::round::RC[$round]);
-        )+
-    };
-    ($a:ident, $k:ident; $($round:literal)+) => {
-        $(
-            let $a = $crate::keccak::round::keccak_round!($a, $k.rc[$round], &$k);
         )+
     };
 }

@@ -89,7 +89,7 @@ fn iota(lane: V, rc: u64) -> V {
 
 #[target_feature(enable = "avx2")]
 fn f1600(state: &mut [V; 25]) {
-    super::round::keccak_f1600!(state, unrolled, CONSTANTS);
+    super::round::keccak_f1600!(state, one_round_per_loop, CONSTANTS);
 }
 
 /// XORs the first `words` little-endian words of each lane's bytes into the
