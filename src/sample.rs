@@ -61,7 +61,7 @@ pub fn collect<C: Counter>(c: &mut C, layouts: &mut [Box<dyn Call>], plan: &Samp
 
     let calls_per_sample = calls_per_sample(c, layouts[0].as_mut(), &calibration, plan);
     let mut clusters = vec![Vec::with_capacity(plan.samples); layouts.len()];
-    let mut clocks = Vec::new();
+    let mut clocks = Vec::with_capacity(plan.samples * layouts.len());
     for s in 0..plan.samples {
         for (l, (layout, cluster)) in layouts.iter_mut().zip(clusters.iter_mut()).enumerate() {
             let mut timed = || {

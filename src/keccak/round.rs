@@ -177,7 +177,7 @@ macro_rules! keccak_rounds {
 /// load whose address equals an in-flight store's in the low 12 bits waits
 /// for it (4K aliasing). Read-only data sits at fixed page offsets, so
 /// wherever the stack lands on them every constant load (iota's is on the
-/// critical path) stalls: x4 AVX2 SHAKE ran 5-20 % slower in a quarter of
+/// critical path) stalls: x4 AVX2 SHAKE ran 4-18 % slower in a quarter of
 /// the stack positions on a Sapphire Rapids core. Addresses within one frame
 /// never alias that way, and a copy per call costs a few stores.
 #[derive(Clone, Copy)]
