@@ -32,7 +32,7 @@ pub(super) fn shake<const N: usize, S>(
     let full = in_len - in_len % rate;
     let mut off = 0;
     while off < full {
-        absorb(state, inputs.map(|input| &input[off..off + rate]));
+        absorb(state, blocks(inputs, off, rate));
         permute(state);
         off += rate;
     }
@@ -50,10 +50,7 @@ pub(super) fn shake<const N: usize, S>(
     let mut off = 0;
     while out_len - off >= rate {
         permute(state);
-        squeeze(
-            state,
-            outputs.each_mut().map(|out| &mut out[off..off + rate]),
-        );
+        squeeze(state, blocks_mut(outputs, off, rate));
         off += rate;
     }
     if off < out_len {
@@ -64,4 +61,56 @@ pub(super) fn shake<const N: usize, S>(
             out[off..].copy_from_slice(&block[..out_len - off]);
         }
     }
+}
+
+/// `inputs[i][off..off + len]` for every lane. A plain loop rather than
+/// `array::map`, which LLVM kept out of line: a call per block in the hot loop.
+#[inline(always)]
+fn blocks<'a, const N: usize>(inputs: &[&'a [u8]; N], off: usize, len: usize) -> [&'a [u8]; N] {
+    let mut out: [&[u8]; N] = [&[]; N];
+    for (block, input) in out.iter_mut().zip(inputs) {
+        *block = &input[off..off + len];
+    }
+    out
+}
+
+/// [`blocks`] for the outputs.
+#[inline(always)]
+fn blocks_mut<'a, const N: usize>(
+    outputs: &'a mut [&mut [u8]; N],
+    off: usize,
+    len: usize,
+) -> [&'a mut [u8]; N] {
+    let mut out: [&mut [u8]; N] = core::array::from_fn(|_| <&mut [u8]>::default());
+    for (block, output) in out.iter_mut().zip(outputs.iter_mut()) {
+        *block = &mut output[off..off + len];
+    }
+    out
+}
+
+/// The start of each lane's block, after checking that each holds `bytes`: what
+/// a backend's word loader takes. A loop rather than `array::map`, for the
+/// reason given at [`blocks`].
+#[inline(always)]
+pub(super) fn lane_ptrs<const N: usize>(blocks: &[&[u8]; N], bytes: usize) -> [*const u8; N] {
+    let mut out = [core::ptr::null(); N];
+    for (ptr, block) in out.iter_mut().zip(blocks) {
+        assert!(block.len() >= bytes, "a block shorter than the rate");
+        *ptr = block.as_ptr();
+    }
+    out
+}
+
+/// [`lane_ptrs`] for the output blocks.
+#[inline(always)]
+pub(super) fn lane_ptrs_mut<const N: usize>(
+    blocks: &mut [&mut [u8]; N],
+    bytes: usize,
+) -> [*mut u8; N] {
+    let mut out = [core::ptr::null_mut(); N];
+    for (ptr, block) in out.iter_mut().zip(blocks) {
+        assert!(block.len() >= bytes, "a block shorter than the rate");
+        *ptr = block.as_mut_ptr();
+    }
+    out
 }

@@ -152,15 +152,13 @@ fn shake_avx512(rate: usize, inputs: &[&[u8]; 8], outputs: &mut [&mut [u8]; 8]) 
         inputs,
         outputs,
         |state, blocks| {
-            let blocks = blocks.map(|block| &block[..8 * words]);
-            // SAFETY: each block was just cut to `8 * words` bytes.
-            unsafe { xor_words(state, blocks.map(<[u8]>::as_ptr), words) }
+            // SAFETY: `lane_ptrs` checked that each block holds `8 * words` bytes.
+            unsafe { xor_words(state, sponge::lane_ptrs(&blocks, 8 * words), words) }
         },
         |state| f1600(state),
-        |state, blocks| {
-            let blocks = blocks.map(|block| &mut block[..8 * words]);
-            // SAFETY: each block was just cut to `8 * words` bytes.
-            unsafe { write_words(state, blocks.map(<[u8]>::as_mut_ptr), words) }
+        |state, mut blocks| {
+            // SAFETY: `lane_ptrs_mut` checked that each block holds `8 * words` bytes.
+            unsafe { write_words(state, sponge::lane_ptrs_mut(&mut blocks, 8 * words), words) }
         },
     );
 }
