@@ -29,7 +29,7 @@ macro_rules! vl_variant {
     ) => {
         use core::arch::x86_64::*;
 
-        use super::super::{Error, sponge};
+        use super::super::sponge;
 
         type V = $V;
 
@@ -81,63 +81,10 @@ macro_rules! vl_variant {
             crate::keccak::round::keccak_f1600!(state);
         }
 
-        #[target_feature(enable = "avx512f,avx512vl")]
-        fn shake_avx512vl(
-            rate: usize,
-            inputs: &[&[u8]; $lanes],
-            outputs: &mut [&mut [u8]; $lanes],
-        ) {
-            let words = rate / 8;
-            sponge::shake(
-                &mut [$setzero(); 25],
-                rate,
-                inputs,
-                outputs,
-                |state, blocks| {
-                    // SAFETY: `lane_ptrs` checked that each block holds `8 * words` bytes.
-                    unsafe { xor_words(state, sponge::lane_ptrs(&blocks, 8 * words), words) }
-                },
-                |state| f1600(state),
-                |state, mut blocks| {
-                    // SAFETY: `lane_ptrs_mut` checked that each block holds `8 * words` bytes.
-                    unsafe {
-                        write_words(state, sponge::lane_ptrs_mut(&mut blocks, 8 * words), words)
-                    }
-                },
-            );
-        }
-
-        #[target_feature(enable = "avx512f,avx512vl")]
-        fn permute_avx512vl(states: &mut [[u64; 25]; $lanes]) {
-            let mut state = [$setzero(); 25];
-            // SAFETY: each state is 25 readable words.
-            unsafe { xor_words(&mut state, states.each_ref().map(|s| s.as_ptr().cast()), 25) };
-            f1600(&mut state);
-            // SAFETY: each state is 25 writable words.
-            unsafe { write_words(&state, states.each_mut().map(|s| s.as_mut_ptr().cast()), 25) };
-        }
-
-        pub(in crate::keccak) fn shake(
-            rate: usize,
-            inputs: &[&[u8]; $lanes],
-            outputs: &mut [&mut [u8]; $lanes],
-        ) -> Result<(), Error> {
-            if !super::is_supported() {
-                return Err(Error::Unsupported($backend));
-            }
-            // SAFETY: AVX-512F and AVX-512VL were detected just above.
-            unsafe { shake_avx512vl(rate, inputs, outputs) };
-            Ok(())
-        }
-
-        pub(in crate::keccak) fn permute(states: &mut [[u64; 25]; $lanes]) -> Result<(), Error> {
-            if !super::is_supported() {
-                return Err(Error::Unsupported($backend));
-            }
-            // SAFETY: AVX-512F and AVX-512VL were detected just above.
-            unsafe { permute_avx512vl(states) };
-            Ok(())
-        }
+        sponge::simd_entry_points!(
+            checked $backend, super::is_supported;
+            feature: "avx512f,avx512vl", lanes: $lanes, zero: $setzero(),
+        );
     };
 }
 

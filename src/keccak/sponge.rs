@@ -114,3 +114,91 @@ pub(super) fn lane_ptrs_mut<const N: usize>(
     }
     out
 }
+
+/// The entry points of a SIMD backend that keeps one vector per state word,
+/// written once: the backend module supplies its vector's `xor_words`,
+/// `write_words` and `f1600` (block transposition in, out, and the
+/// permutation), and this wires them to [`shake`].
+///
+/// - `fn SHAKE, fn PERMUTE; feature: ..., lanes: ..., zero: ...` defines the
+///   two as `#[target_feature]` functions: callers must know the CPU has the
+///   feature (x2 picks between its SSE2 and AVX builds itself).
+/// - `checked BACKEND, SUPPORTED; feature: ...` also defines `shake` and
+///   `permute` that refuse with [`Error::Unsupported`](super::Error) unless
+///   `SUPPORTED()` holds.
+macro_rules! simd_entry_points {
+    (
+        fn $shake:ident, fn $permute:ident;
+        feature: $feature:literal, lanes: $lanes:literal, zero: $zero:expr $(,)?
+    ) => {
+        #[target_feature(enable = $feature)]
+        pub(in crate::keccak) fn $shake(
+            rate: usize,
+            inputs: &[&[u8]; $lanes],
+            outputs: &mut [&mut [u8]; $lanes],
+        ) {
+            let words = rate / 8;
+            $crate::keccak::sponge::shake(
+                &mut [$zero; 25],
+                rate,
+                inputs,
+                outputs,
+                |state, blocks| {
+                    let lanes = $crate::keccak::sponge::lane_ptrs(&blocks, 8 * words);
+                    // SAFETY: `lane_ptrs` checked that each block holds `8 * words` bytes.
+                    unsafe { xor_words(state, lanes, words) }
+                },
+                |state| f1600(state),
+                |state, mut blocks| {
+                    let lanes = $crate::keccak::sponge::lane_ptrs_mut(&mut blocks, 8 * words);
+                    // SAFETY: `lane_ptrs_mut` checked that each block holds `8 * words` bytes.
+                    unsafe { write_words(state, lanes, words) }
+                },
+            );
+        }
+
+        #[target_feature(enable = $feature)]
+        pub(in crate::keccak) fn $permute(states: &mut [[u64; 25]; $lanes]) {
+            let mut state = [$zero; 25];
+            // SAFETY: each state is 25 readable words.
+            unsafe { xor_words(&mut state, states.each_ref().map(|s| s.as_ptr().cast()), 25) };
+            f1600(&mut state);
+            // SAFETY: each state is 25 writable words.
+            unsafe { write_words(&state, states.each_mut().map(|s| s.as_mut_ptr().cast()), 25) };
+        }
+    };
+    (
+        checked $backend:expr, $supported:path;
+        feature: $feature:literal, lanes: $lanes:literal, zero: $zero:expr $(,)?
+    ) => {
+        $crate::keccak::sponge::simd_entry_points!(
+            fn shake_unchecked, fn permute_unchecked;
+            feature: $feature, lanes: $lanes, zero: $zero,
+        );
+
+        pub(in crate::keccak) fn shake(
+            rate: usize,
+            inputs: &[&[u8]; $lanes],
+            outputs: &mut [&mut [u8]; $lanes],
+        ) -> Result<(), $crate::keccak::Error> {
+            if !$supported() {
+                return Err($crate::keccak::Error::Unsupported($backend));
+            }
+            // SAFETY: the CPU has the feature: checked just above.
+            unsafe { shake_unchecked(rate, inputs, outputs) };
+            Ok(())
+        }
+
+        pub(in crate::keccak) fn permute(
+            states: &mut [[u64; 25]; $lanes],
+        ) -> Result<(), $crate::keccak::Error> {
+            if !$supported() {
+                return Err($crate::keccak::Error::Unsupported($backend));
+            }
+            // SAFETY: the CPU has the feature: checked just above.
+            unsafe { permute_unchecked(states) };
+            Ok(())
+        }
+    };
+}
+pub(super) use simd_entry_points;

@@ -140,41 +140,10 @@ macro_rules! x2_variant {
             }
         }
 
-        #[target_feature(enable = $feature)]
-        pub(in crate::keccak) fn shake(
-            rate: usize,
-            inputs: &[&[u8]; 2],
-            outputs: &mut [&mut [u8]; 2],
-        ) {
-            let words = rate / 8;
-            sponge::shake(
-                &mut [_mm_setzero_si128(); 25],
-                rate,
-                inputs,
-                outputs,
-                |state, blocks| {
-                    // SAFETY: `lane_ptrs` checked that each block holds `8 * words` bytes.
-                    unsafe { xor_words(state, sponge::lane_ptrs(&blocks, 8 * words), words) }
-                },
-                |state| f1600(state),
-                |state, mut blocks| {
-                    // SAFETY: `lane_ptrs_mut` checked that each block holds `8 * words` bytes.
-                    unsafe {
-                        write_words(state, sponge::lane_ptrs_mut(&mut blocks, 8 * words), words)
-                    }
-                },
-            );
-        }
-
-        #[target_feature(enable = $feature)]
-        pub(in crate::keccak) fn permute(states: &mut [[u64; 25]; 2]) {
-            let mut state = [_mm_setzero_si128(); 25];
-            // SAFETY: each state is 25 readable words.
-            unsafe { xor_words(&mut state, states.each_ref().map(|s| s.as_ptr().cast()), 25) };
-            f1600(&mut state);
-            // SAFETY: each state is 25 writable words.
-            unsafe { write_words(&state, states.each_mut().map(|s| s.as_mut_ptr().cast()), 25) };
-        }
+        sponge::simd_entry_points!(
+            fn shake, fn permute;
+            feature: $feature, lanes: 2, zero: _mm_setzero_si128(),
+        );
     };
 }
 

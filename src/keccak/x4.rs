@@ -3,7 +3,7 @@
 use core::arch::x86_64::*;
 
 use super::round::FrameConstants;
-use super::{Backend, Error, sponge};
+use super::{Backend, sponge};
 
 type V = __m256i;
 
@@ -163,58 +163,11 @@ pub(super) unsafe fn write_words(state: &[V; 25], lanes: [*mut u8; 4], words: us
     }
 }
 
-#[target_feature(enable = "avx2")]
-fn shake_avx2(rate: usize, inputs: &[&[u8]; 4], outputs: &mut [&mut [u8]; 4]) {
-    let words = rate / 8;
-    sponge::shake(
-        &mut [_mm256_setzero_si256(); 25],
-        rate,
-        inputs,
-        outputs,
-        |state, blocks| {
-            // SAFETY: `lane_ptrs` checked that each block holds `8 * words` bytes.
-            unsafe { xor_words(state, sponge::lane_ptrs(&blocks, 8 * words), words) }
-        },
-        |state| f1600(state),
-        |state, mut blocks| {
-            // SAFETY: `lane_ptrs_mut` checked that each block holds `8 * words` bytes.
-            unsafe { write_words(state, sponge::lane_ptrs_mut(&mut blocks, 8 * words), words) }
-        },
-    );
-}
-
-#[target_feature(enable = "avx2")]
-fn permute_avx2(states: &mut [[u64; 25]; 4]) {
-    let mut state = [_mm256_setzero_si256(); 25];
-    // SAFETY: each state is 25 readable words.
-    unsafe { xor_words(&mut state, states.each_ref().map(|s| s.as_ptr().cast()), 25) };
-    f1600(&mut state);
-    // SAFETY: each state is 25 writable words.
-    unsafe { write_words(&state, states.each_mut().map(|s| s.as_mut_ptr().cast()), 25) };
-}
-
 pub(super) fn is_supported() -> bool {
     is_x86_feature_detected!("avx2")
 }
 
-pub(super) fn shake(
-    rate: usize,
-    inputs: &[&[u8]; 4],
-    outputs: &mut [&mut [u8]; 4],
-) -> Result<(), Error> {
-    if !is_supported() {
-        return Err(Error::Unsupported(Backend::Avx2x4));
-    }
-    // SAFETY: AVX2 was detected just above.
-    unsafe { shake_avx2(rate, inputs, outputs) };
-    Ok(())
-}
-
-pub(super) fn permute(states: &mut [[u64; 25]; 4]) -> Result<(), Error> {
-    if !is_supported() {
-        return Err(Error::Unsupported(Backend::Avx2x4));
-    }
-    // SAFETY: AVX2 was detected just above.
-    unsafe { permute_avx2(states) };
-    Ok(())
-}
+sponge::simd_entry_points!(
+    checked Backend::Avx2x4, is_supported;
+    feature: "avx2", lanes: 4, zero: _mm256_setzero_si256(),
+);

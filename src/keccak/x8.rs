@@ -6,7 +6,7 @@
 
 use core::arch::x86_64::*;
 
-use super::{Backend, Error, sponge};
+use super::{Backend, sponge};
 
 type V = __m512i;
 
@@ -143,58 +143,11 @@ unsafe fn write_words(state: &[V; 25], lanes: [*mut u8; 8], words: usize) {
     }
 }
 
-#[target_feature(enable = "avx512f")]
-fn shake_avx512(rate: usize, inputs: &[&[u8]; 8], outputs: &mut [&mut [u8]; 8]) {
-    let words = rate / 8;
-    sponge::shake(
-        &mut [_mm512_setzero_si512(); 25],
-        rate,
-        inputs,
-        outputs,
-        |state, blocks| {
-            // SAFETY: `lane_ptrs` checked that each block holds `8 * words` bytes.
-            unsafe { xor_words(state, sponge::lane_ptrs(&blocks, 8 * words), words) }
-        },
-        |state| f1600(state),
-        |state, mut blocks| {
-            // SAFETY: `lane_ptrs_mut` checked that each block holds `8 * words` bytes.
-            unsafe { write_words(state, sponge::lane_ptrs_mut(&mut blocks, 8 * words), words) }
-        },
-    );
-}
-
-#[target_feature(enable = "avx512f")]
-fn permute_avx512(states: &mut [[u64; 25]; 8]) {
-    let mut state = [_mm512_setzero_si512(); 25];
-    // SAFETY: each state is 25 readable words.
-    unsafe { xor_words(&mut state, states.each_ref().map(|s| s.as_ptr().cast()), 25) };
-    f1600(&mut state);
-    // SAFETY: each state is 25 writable words.
-    unsafe { write_words(&state, states.each_mut().map(|s| s.as_mut_ptr().cast()), 25) };
-}
-
 pub(super) fn is_supported() -> bool {
     is_x86_feature_detected!("avx512f")
 }
 
-pub(super) fn shake(
-    rate: usize,
-    inputs: &[&[u8]; 8],
-    outputs: &mut [&mut [u8]; 8],
-) -> Result<(), Error> {
-    if !is_supported() {
-        return Err(Error::Unsupported(Backend::Avx512x8));
-    }
-    // SAFETY: AVX-512F was detected just above.
-    unsafe { shake_avx512(rate, inputs, outputs) };
-    Ok(())
-}
-
-pub(super) fn permute(states: &mut [[u64; 25]; 8]) -> Result<(), Error> {
-    if !is_supported() {
-        return Err(Error::Unsupported(Backend::Avx512x8));
-    }
-    // SAFETY: AVX-512F was detected just above.
-    unsafe { permute_avx512(states) };
-    Ok(())
-}
+sponge::simd_entry_points!(
+    checked Backend::Avx512x8, is_supported;
+    feature: "avx512f", lanes: 8, zero: _mm512_setzero_si512(),
+);
