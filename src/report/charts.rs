@@ -14,7 +14,7 @@ use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::prelude::*;
 
 use crate::analysis::{Analysis, CaseStats, Comparison, LaneSpeedup};
-use crate::stats::Verdict;
+use crate::stats::{Interval, Verdict};
 
 use crate::history::History;
 
@@ -731,7 +731,6 @@ pub fn forest(title: &str, comparisons: &[Comparison], noise_pct: f64) -> Option
 
 fn draw_forest(comparisons: &[Comparison], noise_pct: f64) -> Result<String, String> {
     const MAX_LABEL: usize = 72;
-    let n = comparisons.len();
     let labels: Vec<String> = comparisons
         .iter()
         .map(|c| {
@@ -773,48 +772,25 @@ fn draw_forest(comparisons: &[Comparison], noise_pct: f64) -> Result<String, Str
             Marker::Band,
         ),
     ];
-    let legend_w = legend_width(entries.iter().map(|e| e.1.len()));
-    let height = (100 + 32 * n as u32).max(170);
-    svg((WIDTH, height), |root| {
-        let (plot, side) = root.split_horizontally(WIDTH - legend_w);
-        let mut chart = frame(
-            &plot,
-            &Axis {
-                range: (x0, x1),
-                ticks: scale.ticks(x0, x1),
-                label: &x_label,
-                desc: "change of the median (%), positive = slower".into(),
-                label_area: 52,
-            },
-            &rows_axis(n, &y_label, y_area),
-        )?;
-        let (top, bottom) = (n as f64 - 0.4, -0.6);
-        chart.draw_series([Rectangle::new(
-            [(-noise_pct, bottom), (noise_pct, top)],
-            NO_CHANGE.mix(0.18).filled(),
-        )])?;
-        chart.draw_series([PathElement::new(
-            vec![(0.0, bottom), (0.0, top)],
-            BLACK.mix(0.5).stroke_width(1),
-        )])?;
-        for (i, c) in comparisons.iter().enumerate() {
-            let y = (n - 1 - i) as f64;
-            let colour = verdict_colour(c.verdict);
-            let i = &c.change_pct;
-            chart.draw_series([
-                PathElement::new(vec![(i.lo, y), (i.hi, y)], colour.stroke_width(2)),
-                PathElement::new(
-                    vec![(i.lo, y - 0.15), (i.lo, y + 0.15)],
-                    colour.stroke_width(2),
-                ),
-                PathElement::new(
-                    vec![(i.hi, y - 0.15), (i.hi, y + 0.15)],
-                    colour.stroke_width(2),
-                ),
-            ])?;
-            chart.draw_series([Circle::new((i.estimate, y), 5, colour.filled())])?;
-        }
-        legend(&side, &entries)
+    let rows = comparisons
+        .iter()
+        .map(|c| (&c.change_pct, verdict_colour(c.verdict)))
+        .collect();
+    draw_interval_rows(IntervalRows {
+        x: Axis {
+            range: (x0, x1),
+            ticks: scale.ticks(x0, x1),
+            label: &x_label,
+            desc: "change of the median (%), positive = slower".into(),
+            label_area: 52,
+        },
+        y_label: &y_label,
+        y_area,
+        rows,
+        reference: 0.0,
+        band: Some((noise_pct, NO_CHANGE.mix(0.18))),
+        row_px: 32,
+        legend: &entries,
     })
 }
 
@@ -834,7 +810,6 @@ pub fn lane_speedups(a: &Analysis) -> Vec<Chart> {
 
 fn draw_lanes(lanes: &[LaneSpeedup]) -> Result<String, String> {
     const MAX_LABEL: usize = 60;
-    let n = lanes.len();
     let labels: Vec<String> = lanes
         .iter()
         .map(|l| {
@@ -864,46 +839,85 @@ fn draw_lanes(lanes: &[LaneSpeedup]) -> Result<String, String> {
         .iter()
         .map(|&c| (colour(c), format!("{c} lanes"), Marker::Dot))
         .collect();
-    let y_area = label_px(labels.iter().map(|l| l.chars().count()));
-    let legend_w = legend_width(entries.iter().map(|e| e.1.len()));
-    let height = (100 + 22 * n as u32).max(170);
-    svg((WIDTH, height), |root| {
-        let (plot, side) = root.split_horizontally(WIDTH - legend_w);
-        let mut chart = frame(
-            &plot,
-            &Axis {
-                range: (x0, x1),
-                ticks: scale.ticks(x0, x1),
-                label: &x_label,
-                desc: "speed-up over N single calls (x)".into(),
-                label_area: 52,
-            },
-            &rows_axis(n, &y_label, y_area),
-        )?;
-        let (top, bottom) = (n as f64 - 0.4, -0.6);
-        chart.draw_series([PathElement::new(
-            vec![(1.0, bottom), (1.0, top)],
-            BLACK.mix(0.6).stroke_width(1),
-        )])?;
-        for (i, l) in lanes.iter().enumerate() {
-            let y = (n - 1 - i) as f64;
-            let c = colour(l.lanes);
-            let iv = &l.speedup;
-            chart.draw_series([PathElement::new(
-                vec![(iv.lo, y), (iv.hi, y)],
-                c.stroke_width(2),
-            )])?;
-            chart.draw_series([Circle::new((iv.estimate, y), 4, c.filled())])?;
-        }
-        legend(&side, &entries)
+    let rows = lanes
+        .iter()
+        .map(|l| (&l.speedup, colour(l.lanes)))
+        .collect();
+    draw_interval_rows(IntervalRows {
+        x: Axis {
+            range: (x0, x1),
+            ticks: scale.ticks(x0, x1),
+            label: &x_label,
+            desc: "speed-up over N single calls (x)".into(),
+            label_area: 52,
+        },
+        y_label: &y_label,
+        y_area: label_px(labels.iter().map(|l| l.chars().count())),
+        rows,
+        reference: 1.0,
+        band: None,
+        row_px: 22,
+        legend: &entries,
     })
 }
 
-/// Thread scaling of the bulk mode: median MB/s against threads per implementation and
-/// operation (min..max of the runs as the band), with the memcpy ceiling as a line.
+/// A chart of one labelled row per interval, the first row on top: a bar from `lo` to
+/// `hi` with end caps and a dot at the estimate, in the row's colour, against a
+/// vertical reference line (no change, or no gain) and, where given, a shaded band of
+/// half-width `band.0` around it.
+struct IntervalRows<'a> {
+    x: Axis<'a>,
+    y_label: &'a dyn Fn(&f64) -> String,
+    y_area: u32,
+    rows: Vec<(&'a Interval, RGBColor)>,
+    reference: f64,
+    band: Option<(f64, RGBAColor)>,
+    row_px: u32,
+    legend: &'a [(RGBColor, String, Marker)],
+}
+
+fn draw_interval_rows(chart: IntervalRows) -> Result<String, String> {
+    let n = chart.rows.len();
+    let legend_w = legend_width(chart.legend.iter().map(|e| e.1.len()));
+    let height = (100 + chart.row_px * n as u32).max(170);
+    svg((WIDTH, height), |root| {
+        let (plot, side) = root.split_horizontally(WIDTH - legend_w);
+        let mut plot = frame(&plot, &chart.x, &rows_axis(n, chart.y_label, chart.y_area))?;
+        let (top, bottom) = (n as f64 - 0.4, -0.6);
+        if let Some((half, shade)) = chart.band {
+            plot.draw_series([Rectangle::new(
+                [
+                    (chart.reference - half, bottom),
+                    (chart.reference + half, top),
+                ],
+                shade.filled(),
+            )])?;
+        }
+        plot.draw_series([PathElement::new(
+            vec![(chart.reference, bottom), (chart.reference, top)],
+            BLACK.mix(0.5).stroke_width(1),
+        )])?;
+        for (i, (iv, colour)) in chart.rows.iter().enumerate() {
+            let y = (n - 1 - i) as f64;
+            let cap = |x: f64| {
+                PathElement::new(vec![(x, y - 0.15), (x, y + 0.15)], colour.stroke_width(2))
+            };
+            plot.draw_series([
+                PathElement::new(vec![(iv.lo, y), (iv.hi, y)], colour.stroke_width(2)),
+                cap(iv.lo),
+                cap(iv.hi),
+            ])?;
+            plot.draw_series([Circle::new((iv.estimate, y), 5, colour.filled())])?;
+        }
+        legend(&side, chart.legend)
+    })
+}
+
 /// One line of a thread-scaling chart: its label and (threads, median, low, high) points.
 pub type ScalingLine = (String, Vec<(u64, f64, f64, f64)>);
 
+/// Thread scaling of the bulk mode: median MB/s against threads per implementation and
+/// operation (min..max of the runs as the band), with the memcpy ceiling as a line.
 pub fn thread_scaling(title: &str, lines: Vec<ScalingLine>, ceiling: Option<f64>) -> Chart {
     let series: Vec<Series> = lines
         .into_iter()
