@@ -9,7 +9,7 @@ use super::MEMCPY;
 use super::size::format_size;
 use crate::cli::Format;
 use crate::report::csv::{field, opt};
-use crate::report::{Block, Document};
+use crate::report::{Block, Document, provenance};
 use crate::stats::{self, Summary};
 use crate::store::{CaseStatus, StoredCase, StoredRun};
 
@@ -283,26 +283,10 @@ fn document(run: &StoredRun, t: &Tables) -> Document {
     let h = &run.header;
     let bulk = &h.options["bulk"];
     let mut blocks = vec![Block::Heading(format!("cryptobench bulk run {}", h.id))];
-    blocks.push(Block::Line(format!(
-        "Machine: {}, {} CPUs; started {}; cryptobench {}{}{}",
-        h.cpu_model,
-        h.machine["online_cpus"],
-        h.started_at,
-        h.tool_version,
-        h.git_revision
-            .as_deref()
-            .map_or(String::new(), |r| format!(" ({r})")),
-        if h.status == "complete" {
-            ""
-        } else {
-            "; INCOMPLETE (interrupted?)"
-        }
-    )));
-    if let Some(ws) = h.machine["warnings"].as_array() {
-        for w in ws.iter().filter_map(|w| w.as_str()) {
-            blocks.push(Block::Line(format!("Warning: {w}")));
-        }
-    }
+    blocks.extend(provenance(
+        h,
+        &format!(", {} CPUs", h.machine["online_cpus"]),
+    ));
     blocks.push(Block::Line(format!(
         "Threads: one per CPU, pinned, taking CPUs in the order {} (one per physical core first); the calling thread does the first chunk. Chunks start on 4 KiB boundaries; each CTR chunk starts at its own counter.",
         bulk["cpu_order"]

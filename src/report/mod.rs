@@ -20,7 +20,7 @@ use crate::cli::Format;
 use crate::counter::CounterKind;
 use crate::machine::Machine;
 use crate::stats::{Interval, Outliers};
-use crate::store::CaseStatus;
+use crate::store::{CaseStatus, RunHeader};
 
 /// A report as format-neutral pieces: lines of prose and titled tables.
 pub struct Document {
@@ -251,25 +251,7 @@ pub fn document(a: &Analysis) -> Document {
         "Counter: {} — {}{tsc}",
         a.counter, a.unit
     )));
-    blocks.push(Block::Line(format!(
-        "Machine: {}; started {}; cryptobench {}{}{}",
-        h.cpu_model,
-        h.started_at,
-        h.tool_version,
-        h.git_revision
-            .as_deref()
-            .map_or(String::new(), |r| format!(" ({r})")),
-        if h.status == "complete" {
-            ""
-        } else {
-            "; INCOMPLETE (interrupted?)"
-        }
-    )));
-    if let Some(ws) = h.machine["warnings"].as_array() {
-        for w in ws.iter().filter_map(|w| w.as_str()) {
-            blocks.push(Block::Line(format!("Warning: {w}")));
-        }
-    }
+    blocks.extend(provenance(h, ""));
     let opts = &h.options["run"];
     match h.options["source"].as_str() {
         Some(source) => blocks.push(Block::Line(format!(
@@ -417,6 +399,32 @@ pub fn document(a: &Analysis) -> Document {
         run_comparison_blocks(&mut doc, rc, u);
     }
     doc
+}
+
+/// Where and by what a stored run was measured, whether it finished, and the machine's
+/// warnings: the lines every report of a run starts with. `cpus` goes after the CPU model.
+pub(crate) fn provenance(h: &RunHeader, cpus: &str) -> Vec<Block> {
+    let revision = h
+        .git_revision
+        .as_deref()
+        .map_or(String::new(), |r| format!(" ({r})"));
+    let incomplete = if h.status == "complete" {
+        ""
+    } else {
+        "; INCOMPLETE (interrupted?)"
+    };
+    let mut lines = vec![Block::Line(format!(
+        "Machine: {}{cpus}; started {}; cryptobench {}{revision}{incomplete}",
+        h.cpu_model, h.started_at, h.tool_version,
+    ))];
+    if let Some(ws) = h.machine["warnings"].as_array() {
+        lines.extend(
+            ws.iter()
+                .filter_map(|w| w.as_str())
+                .map(|w| Block::Line(format!("Warning: {w}"))),
+        );
+    }
+    lines
 }
 
 fn comparison_table(blocks: &mut Vec<Block>, comparisons: &[Comparison], unit: &str) {
