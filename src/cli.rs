@@ -99,7 +99,7 @@ pub enum CriterionUnit {
 pub struct RunArgs {
     /// An experiment name (see `cryptobench list`), filters over `provider/algorithm/operation` names, or manifests (path/to/manifest.toml) of C implementations. Default: chacha20-rng.
     pub targets: Vec<String>,
-    /// Message lengths in bytes, comma-separated (overrides the experiment's).
+    /// Message lengths, comma-separated: bytes or with a unit (1024,16KiB); overrides the experiment's.
     #[arg(long, value_delimiter = ',', value_parser = parse_size)]
     pub sizes: Option<Vec<u64>>,
     /// Samples per case, spread over all processes and memory layouts.
@@ -202,16 +202,14 @@ pub enum InfoFormat {
     Json,
 }
 
+/// A message length, in bytes or with a unit (`16KiB`), up to 1 GiB.
 fn parse_size(s: &str) -> Result<u64, String> {
-    match s.trim().parse::<u64>() {
-        Ok(0) => Err("a size must be at least 1 byte".into()),
-        Ok(n) if n > 1 << 30 => Err(format!(
+    match crate::size::parse_bytes(s)? {
+        0 => Err("a size must be at least 1 byte".into()),
+        n if n > 1 << 30 => Err(format!(
             "{n} bytes is too large for a per-call measurement (max 1 GiB); use `cryptobench bulk` for bulk sizes"
         )),
-        Ok(n) => Ok(n),
-        Err(_) => Err(format!(
-            "`{s}` is not a number of bytes (example: --sizes 1024,16384)"
-        )),
+        n => Ok(n),
     }
 }
 
@@ -240,13 +238,14 @@ mod tests {
     #[test]
     fn sizes_are_validated_with_useful_messages() {
         assert_eq!(parse_size("1024"), Ok(1024));
+        assert_eq!(parse_size("16KiB"), Ok(16384));
+        assert_eq!(parse_size("1GiB"), Ok(1 << 30));
         assert!(parse_size("0").unwrap_err().contains("at least 1 byte"));
-        assert!(
-            parse_size("12x")
-                .unwrap_err()
-                .contains("not a number of bytes")
-        );
+        assert!(parse_size("0KiB").unwrap_err().contains("at least 1 byte"));
+        assert!(parse_size("12x").unwrap_err().contains("unknown unit"));
+        assert!(parse_size("x").unwrap_err().contains("not a size"));
         assert!(parse_size("4294967296").unwrap_err().contains("too large"));
+        assert!(parse_size("2GiB").unwrap_err().contains("cryptobench bulk"));
     }
 
     #[test]

@@ -36,5 +36,6 @@ pub mod machine;
 pub mod report;
 pub mod runner;
 pub mod sample;
+pub mod size;
 pub mod stats;
 pub mod store;

@@ -256,7 +256,7 @@ fn bad_input_gets_one_clear_line_and_status_2() {
     assert_bad_input(&env.cmd(&["run", "--sizes", "0"]), "at least 1 byte");
     assert_bad_input(
         &env.cmd(&["run", "--sizes", "12x"]),
-        "not a number of bytes",
+        "`12x` has an unknown unit",
     );
     assert_bad_input(
         &env.cmd(&["run", "--cpu", "4096"]),

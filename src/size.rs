@@ -1,0 +1,108 @@
+//! Sizes with units, as the command line takes them (`512MiB`, `1GB`, `16KiB`) and as
+//! reports print them back.
+
+use std::num::IntErrorKind;
+
+const UNITS: &[(&str, u64)] = &[
+    ("kib", 1 << 10),
+    ("mib", 1 << 20),
+    ("gib", 1 << 30),
+    ("kb", 1_000),
+    ("mb", 1_000_000),
+    ("gb", 1_000_000_000),
+    ("b", 1),
+    ("", 1),
+];
+
+/// `512MiB`, `1 GiB`, `64KB`, `1048576` (bytes): a whole number and a unit, case
+/// ignored. Zero is left to the caller, which knows its own least size.
+pub fn parse_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(digits);
+    let unit = unit.trim().to_ascii_lowercase();
+    let help = "examples: 512MiB, 1GiB, 64KB, 1048576; units KiB, MiB, GiB (powers of 1024), KB, MB, GB (powers of 1000)";
+    let n = match number.parse::<u64>() {
+        Ok(n) => n,
+        Err(e) if *e.kind() == IntErrorKind::PosOverflow => {
+            return Err(format!("`{s}` is too large"));
+        }
+        Err(_) => return Err(format!("`{s}` is not a size ({help})")),
+    };
+    let Some(&(_, scale)) = UNITS.iter().find(|(u, _)| *u == unit) else {
+        return Err(format!("`{s}` has an unknown unit ({help})"));
+    };
+    n.checked_mul(scale)
+        .filter(|&b| b <= isize::MAX as u64)
+        .ok_or_else(|| format!("`{s}` is too large"))
+}
+
+/// The size as the user most likely wrote it: `512 MiB`, `1 GB`, else bytes.
+pub fn format_size(bytes: u64) -> String {
+    UNITS
+        .iter()
+        .filter(|(u, scale)| !u.is_empty() && *scale > 1 && bytes.is_multiple_of(*scale))
+        .max_by_key(|(_, scale)| *scale)
+        .map_or(format!("{bytes} B"), |(u, scale)| {
+            let unit = match *u {
+                "kib" => "KiB",
+                "mib" => "MiB",
+                "gib" => "GiB",
+                "kb" => "KB",
+                "mb" => "MB",
+                _ => "GB",
+            };
+            format!("{} {unit}", bytes / scale)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_with_units() {
+        assert_eq!(parse_bytes("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_bytes("1GiB"), Ok(1 << 30));
+        assert_eq!(parse_bytes("2 gib"), Ok(2 << 30));
+        assert_eq!(parse_bytes("64KiB"), Ok(65536));
+        assert_eq!(parse_bytes("2KB"), Ok(2000));
+        assert_eq!(parse_bytes("3MB"), Ok(3_000_000));
+        assert_eq!(parse_bytes("1GB"), Ok(1_000_000_000));
+        assert_eq!(parse_bytes("4096"), Ok(4096));
+        assert_eq!(parse_bytes("32B"), Ok(32));
+        assert_eq!(parse_bytes("0"), Ok(0));
+    }
+
+    #[test]
+    fn bad_sizes_say_why() {
+        assert!(parse_bytes("12XB").unwrap_err().contains("unknown unit"));
+        assert!(parse_bytes("MiB").unwrap_err().contains("not a size"));
+        assert!(parse_bytes("").unwrap_err().contains("not a size"));
+        assert!(parse_bytes("-1GiB").unwrap_err().contains("not a size"));
+        assert!(parse_bytes("1.5GiB").unwrap_err().contains("unknown unit"));
+        assert!(
+            parse_bytes("99999999999999GiB")
+                .unwrap_err()
+                .contains("too large")
+        );
+        assert!(
+            parse_bytes("99999999999999999999")
+                .unwrap_err()
+                .contains("too large")
+        );
+    }
+
+    #[test]
+    fn sizes_print_in_the_largest_exact_unit() {
+        assert_eq!(format_size(512 << 20), "512 MiB");
+        assert_eq!(format_size(2 << 30), "2 GiB");
+        assert_eq!(format_size(1_000_000_000), "1 GB");
+        assert_eq!(format_size(48), "48 B");
+        assert_eq!(format_size(1040), "1040 B");
+        for s in ["8MiB", "3MB", "64KiB", "1GiB", "1040"] {
+            let b = parse_bytes(s).unwrap();
+            assert_eq!(parse_bytes(&format_size(b)), Ok(b), "{s}");
+        }
+    }
+}
