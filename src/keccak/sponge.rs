@@ -11,21 +11,23 @@ const SHAKE_PAD: u8 = 0x1F;
 /// SHAKE over `N` lanes whose inputs have equal lengths and whose outputs
 /// have equal lengths, with `rate` a multiple of 8 in `8..=MAX_RATE`.
 ///
-/// The backend supplies the three operations on its own state type `S`, which
-/// must start zeroed: `absorb` XORs one block per lane (`rate` bytes each)
-/// into the state, `squeeze` fills one block per lane from it. This function
-/// is inlined into the backend's `#[target_feature]` function, so the
-/// closures compile with its instructions and nothing here branches on the
-/// backend.
+/// The backend supplies two block operations on its state, which must start
+/// zeroed: `absorb` XORs one block per lane into it, `squeeze` fills one block
+/// per lane from it. Blocks are whole words: `rate` bytes, except at the end
+/// of a message, where the last whole words go straight between the caller's
+/// buffers and the state and the sponge handles the last partial word and the
+/// padding itself (no per-call block buffers or copies). This function is
+/// inlined into the backend's `#[target_feature]` function, so the closures
+/// compile with its instructions and nothing here branches on the backend.
 #[inline(always)]
-pub(super) fn shake<const N: usize, S>(
-    state: &mut S,
+pub(super) fn shake<const N: usize, V: Copy>(
+    state: &mut [V; 25],
     rate: usize,
     inputs: &[&[u8]; N],
     outputs: &mut [&mut [u8]; N],
-    mut absorb: impl FnMut(&mut S, [&[u8]; N]),
-    mut permute: impl FnMut(&mut S),
-    mut squeeze: impl FnMut(&S, [&mut [u8]; N]),
+    mut absorb: impl FnMut(&mut [V; 25], [&[u8]; N]),
+    mut permute: impl FnMut(&mut [V; 25]),
+    mut squeeze: impl FnMut(&[V; 25], [&mut [u8]; N]),
 ) {
     debug_assert!(rate.is_multiple_of(8) && (8..=MAX_RATE).contains(&rate));
     let in_len = inputs[0].len();
@@ -37,14 +39,22 @@ pub(super) fn shake<const N: usize, S>(
         off += rate;
     }
 
-    let mut last = [[0u8; MAX_RATE]; N];
-    for (block, input) in last.iter_mut().zip(inputs) {
-        let tail = &input[full..];
-        block[..tail.len()].copy_from_slice(tail);
-        block[tail.len()] ^= SHAKE_PAD;
-        block[rate - 1] ^= 0x80;
+    let whole = (in_len - full) & !7;
+    if whole > 0 {
+        absorb(state, blocks(inputs, full, whole));
     }
-    absorb(state, last.each_ref().map(|block| &block[..rate]));
+    // Whole words of all lanes at once, so that the permutation's vector
+    // loads find them in one store each (store forwarding).
+    let mut last = [0u64; N];
+    for (word, input) in last.iter_mut().zip(inputs) {
+        for (i, &byte) in input[full + whole..].iter().enumerate() {
+            *word |= u64::from(byte) << (8 * i);
+        }
+        *word |= u64::from(SHAKE_PAD) << (8 * (in_len - full - whole));
+    }
+    let words = lane_words::<V, N>(state);
+    xor_lanes(&mut words[whole / 8], &last);
+    xor_lanes(&mut words[rate / 8 - 1], &[0x80 << 56; N]);
 
     let out_len = outputs[0].len();
     let mut off = 0;
@@ -55,12 +65,39 @@ pub(super) fn shake<const N: usize, S>(
     }
     if off < out_len {
         permute(state);
-        let mut buf = [[0u8; MAX_RATE]; N];
-        squeeze(state, buf.each_mut().map(|block| &mut block[..rate]));
-        for (out, block) in outputs.iter_mut().zip(&buf) {
-            out[off..].copy_from_slice(&block[..out_len - off]);
+        let whole = (out_len - off) & !7;
+        if whole > 0 {
+            squeeze(state, blocks_mut(outputs, off, whole));
+        }
+        let words = lane_words::<V, N>(state);
+        // Byte by byte from the word (at most 7): a copy of a variable length
+        // would be a call to libc's memcpy per lane.
+        for (output, &word) in outputs.iter_mut().zip(&words[whole / 8]) {
+            for (i, byte) in output[off + whole..].iter_mut().enumerate() {
+                *byte = (word >> (8 * i)) as u8;
+            }
         }
     }
+}
+
+#[inline(always)]
+fn xor_lanes<const N: usize>(word: &mut [u64; N], with: &[u64; N]) {
+    for (w, x) in word.iter_mut().zip(with) {
+        *w ^= x;
+    }
+}
+
+/// The state as 25 words of `N` lanes: every backend keeps word `w` of lane
+/// `i` in element `i` of its `w`-th vector (a `u64` for one lane).
+#[inline(always)]
+fn lane_words<V: Copy, const N: usize>(state: &mut [V; 25]) -> &mut [[u64; N]; 25] {
+    const {
+        assert!(size_of::<V>() == 8 * N && align_of::<V>() >= align_of::<u64>());
+    }
+    // SAFETY: the two types have the same size, the target's alignment is no
+    // larger, and the backends' `V` (`u64` or an integer vector) has no
+    // invalid bit patterns, nor has `u64`.
+    unsafe { &mut *core::ptr::from_mut(state).cast::<[[u64; N]; 25]>() }
 }
 
 /// `inputs[i][off..off + len]` for every lane. A plain loop rather than
@@ -137,19 +174,20 @@ macro_rules! simd_entry_points {
             inputs: &[&[u8]; $lanes],
             outputs: &mut [&mut [u8]; $lanes],
         ) {
-            let words = rate / 8;
             $crate::keccak::sponge::shake(
                 &mut [$zero; 25],
                 rate,
                 inputs,
                 outputs,
                 |state, blocks| {
+                    let words = blocks[0].len() / 8;
                     let lanes = $crate::keccak::sponge::lane_ptrs(&blocks, 8 * words);
                     // SAFETY: `lane_ptrs` checked that each block holds `8 * words` bytes.
                     unsafe { xor_words(state, lanes, words) }
                 },
                 |state| f1600(state),
                 |state, mut blocks| {
+                    let words = blocks[0].len() / 8;
                     let lanes = $crate::keccak::sponge::lane_ptrs_mut(&mut blocks, 8 * words);
                     // SAFETY: `lane_ptrs_mut` checked that each block holds `8 * words` bytes.
                     unsafe { write_words(state, lanes, words) }

@@ -205,9 +205,21 @@ fn permutation_matches_reference() {
     }
 }
 
-/// Lengths around the block boundaries, and several blocks.
-fn edge_lengths(rate: usize) -> [usize; 6] {
-    [0, 1, rate - 1, rate, rate + 1, 3 * rate + 5]
+/// Lengths around the block and word boundaries (the last partial word and
+/// the padding are the sponge's own code), and several blocks.
+fn edge_lengths(rate: usize) -> [usize; 10] {
+    [
+        0,
+        1,
+        7,
+        8,
+        9,
+        rate - 1,
+        rate,
+        rate + 1,
+        rate + 8,
+        3 * rate + 5,
+    ]
 }
 
 fn check_lanes_at_edges(backend: Backend) {
