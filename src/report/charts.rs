@@ -754,13 +754,10 @@ fn draw_forest(comparisons: &[Comparison], noise_pct: f64) -> Result<String, Str
         .map(|c| c.change_pct.hi)
         .fold(noise_pct, f64::max)
         .max(0.0);
-    let (scale, x0, x1) = Scale::fit(lo, hi, f64::INFINITY, false);
     let x_label = |t: &f64| {
         let sign = if *t > 0.0 { "+" } else { "" };
         format!("{sign}{} %", short_num(*t))
     };
-    let y_label = |t: &f64| row_label(&labels, *t);
-    let y_area = label_px(labels.iter().map(|l| l.chars().count()));
     let entries = [
         (IMPROVED, "improved".to_string(), Marker::Dot),
         (REGRESSED, "regressed".to_string(), Marker::Dot),
@@ -777,16 +774,12 @@ fn draw_forest(comparisons: &[Comparison], noise_pct: f64) -> Result<String, Str
         .map(|c| (&c.change_pct, verdict_colour(c.verdict)))
         .collect();
     draw_interval_rows(IntervalRows {
-        x: Axis {
-            range: (x0, x1),
-            ticks: scale.ticks(x0, x1),
-            label: &x_label,
-            desc: "change of the median (%), positive = slower".into(),
-            label_area: 52,
-        },
-        y_label: &y_label,
-        y_area,
+        labels: &labels,
         rows,
+        span: (lo, hi),
+        from_zero: false,
+        x_label: &x_label,
+        x_desc: "change of the median (%), positive = slower",
         reference: 0.0,
         band: Some((noise_pct, NO_CHANGE.mix(0.18))),
         row_px: 32,
@@ -826,9 +819,7 @@ fn draw_lanes(lanes: &[LaneSpeedup]) -> Result<String, String> {
         })
         .collect();
     let hi = lanes.iter().map(|l| l.speedup.hi).fold(1.0, f64::max);
-    let (scale, x0, x1) = Scale::fit(0.0, hi, f64::INFINITY, true);
     let x_label = |t: &f64| format!("{}x", short_num(*t));
-    let y_label = |t: &f64| row_label(&labels, *t);
     let mut lane_counts: Vec<usize> = lanes.iter().map(|l| l.lanes).collect();
     lane_counts.sort_unstable();
     lane_counts.dedup();
@@ -844,16 +835,12 @@ fn draw_lanes(lanes: &[LaneSpeedup]) -> Result<String, String> {
         .map(|l| (&l.speedup, colour(l.lanes)))
         .collect();
     draw_interval_rows(IntervalRows {
-        x: Axis {
-            range: (x0, x1),
-            ticks: scale.ticks(x0, x1),
-            label: &x_label,
-            desc: "speed-up over N single calls (x)".into(),
-            label_area: 52,
-        },
-        y_label: &y_label,
-        y_area: label_px(labels.iter().map(|l| l.chars().count())),
+        labels: &labels,
         rows,
+        span: (0.0, hi),
+        from_zero: true,
+        x_label: &x_label,
+        x_desc: "speed-up over N single calls (x)",
         reference: 1.0,
         band: None,
         row_px: 22,
@@ -864,12 +851,14 @@ fn draw_lanes(lanes: &[LaneSpeedup]) -> Result<String, String> {
 /// A chart of one labelled row per interval, the first row on top: a bar from `lo` to
 /// `hi` with end caps and a dot at the estimate, in the row's colour, against a
 /// vertical reference line (no change, or no gain) and, where given, a shaded band of
-/// half-width `band.0` around it.
+/// half-width `band.0` around it. The x axis covers `span` (from zero if `from_zero`).
 struct IntervalRows<'a> {
-    x: Axis<'a>,
-    y_label: &'a dyn Fn(&f64) -> String,
-    y_area: u32,
+    labels: &'a [String],
     rows: Vec<(&'a Interval, RGBColor)>,
+    span: (f64, f64),
+    from_zero: bool,
+    x_label: &'a dyn Fn(&f64) -> String,
+    x_desc: &'a str,
     reference: f64,
     band: Option<(f64, RGBAColor)>,
     row_px: u32,
@@ -878,11 +867,21 @@ struct IntervalRows<'a> {
 
 fn draw_interval_rows(chart: IntervalRows) -> Result<String, String> {
     let n = chart.rows.len();
+    let (scale, x0, x1) = Scale::fit(chart.span.0, chart.span.1, f64::INFINITY, chart.from_zero);
+    let x = Axis {
+        range: (x0, x1),
+        ticks: scale.ticks(x0, x1),
+        label: chart.x_label,
+        desc: chart.x_desc.into(),
+        label_area: 52,
+    };
+    let y_label = |t: &f64| row_label(chart.labels, *t);
+    let y_area = label_px(chart.labels.iter().map(|l| l.chars().count()));
     let legend_w = legend_width(chart.legend.iter().map(|e| e.1.len()));
     let height = (100 + chart.row_px * n as u32).max(170);
     svg((WIDTH, height), |root| {
         let (plot, side) = root.split_horizontally(WIDTH - legend_w);
-        let mut plot = frame(&plot, &chart.x, &rows_axis(n, chart.y_label, chart.y_area))?;
+        let mut plot = frame(&plot, &x, &rows_axis(n, &y_label, y_area))?;
         let (top, bottom) = (n as f64 - 0.4, -0.6);
         if let Some((half, shade)) = chart.band {
             plot.draw_series([Rectangle::new(
