@@ -73,6 +73,25 @@ fn seed_experiment_runs_verified_and_report_repeats_it() {
             "{format}: {text}"
         );
     }
+
+    // One rectangular table: the comparisons ride on their candidates' rows (no field
+    // here holds a comma, so splitting on commas is exact).
+    let csv = env.run_ok(&["report", "latest", "--format", "csv"]);
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    let header = &rows[0];
+    assert!(rows.iter().all(|r| r.len() == header.len()), "{csv}");
+    assert_eq!(rows.len(), 1 + 15, "one row per case: {csv}");
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let compared: Vec<&Vec<&str>> = rows[1..]
+        .iter()
+        .filter(|r| !r[col("verdict")].is_empty())
+        .collect();
+    assert_eq!(compared.len(), 5, "{csv}");
+    for r in compared {
+        assert_eq!(r[col("implementation")], "rustcrypto/chacha20-rng", "{csv}");
+        assert_eq!(r[col("baseline")], "rand_chacha/chacha20-rng", "{csv}");
+        assert!(r[col("change_pct")].parse::<f64>().is_ok(), "{csv}");
+    }
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! CSV: one row per case (or per comparison), for spreadsheets.
+//! CSV for spreadsheets: one rectangular table per output.
 
 use crate::analysis::{Analysis, Comparison};
 
@@ -14,14 +14,17 @@ pub(crate) fn opt(x: Option<f64>) -> String {
     x.map_or(String::new(), |v| v.to_string())
 }
 
+/// One rectangular table, one row per case: a case that is the candidate of a comparison
+/// carries it in the last columns (one row per comparison, should there be several), so
+/// that a spreadsheet or `pandas.read_csv` reads the whole file as one table.
 pub fn render(a: &Analysis) -> String {
     let mut out = String::from(
-        "run_id,id,implementation,operation,params,bytes,status,unit,median,median_lo,median_hi,per_byte,per_byte_lo,per_byte_hi,throughput_bytes_per_s,samples,outliers,core_clock_hz\n",
+        "run_id,id,implementation,operation,params,bytes,status,unit,median,median_lo,median_hi,per_byte,per_byte_lo,per_byte_hi,throughput_bytes_per_s,samples,outliers,core_clock_hz,baseline,change_pct,change_lo,change_hi,p_value,verdict,clock_change_pct,time_change_pct\n",
     );
     for c in &a.cases {
         let m = c.measured.as_ref();
         let pb = m.and_then(|m| m.per_byte);
-        let row = [
+        let case = [
             a.header.id.to_string(),
             field(&c.key),
             field(&c.implementation),
@@ -40,17 +43,38 @@ pub fn render(a: &Analysis) -> String {
             m.map_or(String::new(), |m| m.samples.to_string()),
             m.map_or(String::new(), |m| m.outliers.total().to_string()),
             opt(m.and_then(|m| m.core_clock_hz)),
-        ];
-        out += &row.join(",");
-        out += "\n";
-    }
-    if !a.comparisons.is_empty() {
-        out += "\n";
-        out += &render_comparisons(&a.comparisons);
+        ]
+        .join(",");
+        let against: Vec<&Comparison> = a
+            .comparisons
+            .iter()
+            .filter(|x| {
+                x.candidate == c.implementation
+                    && x.operation == c.operation
+                    && x.params == c.params
+            })
+            .collect();
+        if against.is_empty() {
+            out += &format!("{case}{}\n", ",".repeat(8));
+        }
+        for x in against {
+            let comparison = [
+                field(&x.baseline),
+                x.change_pct.estimate.to_string(),
+                x.change_pct.lo.to_string(),
+                x.change_pct.hi.to_string(),
+                x.p_value.to_string(),
+                field(&x.verdict.to_string()),
+                opt(x.clock_change_pct),
+                opt(x.time_change_pct),
+            ];
+            out += &format!("{case},{}\n", comparison.join(","));
+        }
     }
     out
 }
 
+/// `compare RUN_A RUN_B`: one row per comparison.
 pub fn render_comparisons(cs: &[Comparison]) -> String {
     let mut out = String::from(
         "baseline,candidate,operation,params,median_baseline,median_candidate,difference,change_pct,change_lo,change_hi,p_value,verdict,clock_change_pct,time_change_pct\n",
