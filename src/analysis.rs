@@ -78,6 +78,11 @@ pub struct Measured {
     pub throughput_bytes_per_s: Option<f64>,
     /// The core clock beside the samples (tsc-core): median over the processes.
     pub core_clock_hz: Option<f64>,
+    /// How far apart the worker processes' own medians lie: the third quartile of them
+    /// over the first, in % (`None` with fewer than 4 processes). A lone wild process
+    /// does not move it; processes split into modes do. The interval already includes
+    /// this spread; it tells whether the median hangs on how the processes fell.
+    pub process_spread_pct: Option<f64>,
     pub outliers: Outliers,
     /// The raw samples' shape, for box plots.
     pub distribution: Distribution,
@@ -358,6 +363,7 @@ fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measured> {
         .bytes
         .zip(core_clock_hz.or_else(|| counts_per_second(header)))
         .map(|(b, hz)| stats::bytes_per_second(median.estimate, b, hz));
+    let process_spread_pct = process_spread_pct(&cluster_medians(c));
     Some(Measured {
         samples: all.len(),
         clusters: c.clusters.len(),
@@ -367,9 +373,23 @@ fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measured> {
         per_byte,
         throughput_bytes_per_s,
         core_clock_hz,
+        process_spread_pct,
         outliers: stats::tukey(&all),
         distribution: Distribution::of(&all),
     })
+}
+
+fn process_spread_pct(per_process: &[f64]) -> Option<f64> {
+    if per_process.len() < 4 {
+        return None;
+    }
+    let mut sorted = per_process.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let (lo, hi) = (
+        stats::quantile_sorted(&sorted, 0.25),
+        stats::quantile_sorted(&sorted, 0.75),
+    );
+    (lo > 0.0).then(|| 100.0 * (hi / lo - 1.0))
 }
 
 fn cluster_medians(c: &StoredCase) -> Vec<f64> {
@@ -785,6 +805,30 @@ mod tests {
         noise_threshold_pct: 1.0,
         test: Test::MannWhitney,
     };
+
+    #[test]
+    fn process_spread_is_the_interquartile_range_of_process_medians() {
+        // Two modes 10 % apart, five processes each: q25 = 100, q75 = 110.
+        let modes = [
+            100.0, 110.0, 100.0, 110.0, 100.0, 110.0, 100.0, 110.0, 100.0, 110.0,
+        ];
+        let spread = process_spread_pct(&modes).unwrap();
+        assert!((spread - 10.0).abs() < 1e-9, "{spread}");
+        // A lone wild process does not count; three of ten in a slow mode do, in part
+        // (q75 sits at 6.75 of 0..=9: three quarters of the way into the slow mode).
+        let one_off = [
+            100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 200.0,
+        ];
+        assert_eq!(process_spread_pct(&one_off), Some(0.0));
+        let three = [
+            100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 108.0, 108.0, 108.0,
+        ];
+        let spread = process_spread_pct(&three).unwrap();
+        assert!((spread - 6.0).abs() < 1e-9, "{spread}");
+        assert_eq!(process_spread_pct(&[100.0, 200.0, 300.0]), None);
+        let m = measure_case(&case("ours", &modes, &[]), &header(serde_json::json!({}))).unwrap();
+        assert!((m.process_spread_pct.unwrap() - 10.0).abs() < 1e-9);
+    }
 
     #[test]
     fn fewer_cycles_at_a_slower_clock_can_be_the_same_time() {

@@ -57,6 +57,7 @@ pub fn render(a: &Analysis) -> String {
                 }
                 r["throughput_bytes_per_s"] = json!(m.throughput_bytes_per_s);
                 r["core_clock_hz"] = json!(m.core_clock_hz);
+                r["process_spread_pct"] = json!(m.process_spread_pct);
                 r["samples"] = json!(m.samples);
                 r["clusters"] = json!(m.clusters);
                 r["calls_per_sample"] = json!(m.calls_per_sample);
