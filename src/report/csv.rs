@@ -18,8 +18,8 @@ pub(crate) fn opt(x: Option<f64>) -> String {
 /// carries it in the last columns (one row per comparison, should there be several), so
 /// that a spreadsheet or `pandas.read_csv` reads the whole file as one table.
 pub fn render(a: &Analysis) -> String {
-    let mut out = String::from(
-        "run_id,id,implementation,operation,params,bytes,status,unit,median,median_lo,median_hi,per_byte,per_byte_lo,per_byte_hi,throughput_bytes_per_s,samples,outliers,core_clock_hz,baseline,change_pct,change_lo,change_hi,p_value,verdict,clock_change_pct,time_change_pct\n",
+    let mut out = format!(
+        "run_id,id,implementation,operation,params,bytes,status,unit,median,median_lo,median_hi,per_byte,per_byte_lo,per_byte_hi,throughput_bytes_per_s,samples,outliers,core_clock_hz,baseline,{VERDICT_COLUMNS}\n",
     );
     for c in &a.cases {
         let m = c.measured.as_ref();
@@ -55,29 +55,37 @@ pub fn render(a: &Analysis) -> String {
             })
             .collect();
         if against.is_empty() {
-            out += &format!("{case}{}\n", ",".repeat(8));
+            let empty = ",".repeat(1 + VERDICT_COLUMNS.split(',').count());
+            out += &format!("{case}{empty}\n");
         }
         for x in against {
-            let comparison = [
-                field(&x.baseline),
-                x.change_pct.estimate.to_string(),
-                x.change_pct.lo.to_string(),
-                x.change_pct.hi.to_string(),
-                x.p_value.to_string(),
-                field(&x.verdict.to_string()),
-                opt(x.clock_change_pct),
-                opt(x.time_change_pct),
-            ];
-            out += &format!("{case},{}\n", comparison.join(","));
+            out += &format!("{case},{},{}\n", field(&x.baseline), verdict_fields(x));
         }
     }
     out
 }
 
+/// The columns every comparison row ends with, and their values.
+const VERDICT_COLUMNS: &str =
+    "change_pct,change_lo,change_hi,p_value,verdict,clock_change_pct,time_change_pct";
+
+fn verdict_fields(c: &Comparison) -> String {
+    [
+        c.change_pct.estimate.to_string(),
+        c.change_pct.lo.to_string(),
+        c.change_pct.hi.to_string(),
+        c.p_value.to_string(),
+        field(&c.verdict.to_string()),
+        opt(c.clock_change_pct),
+        opt(c.time_change_pct),
+    ]
+    .join(",")
+}
+
 /// `compare RUN_A RUN_B`: one row per comparison.
 pub fn render_comparisons(cs: &[Comparison]) -> String {
-    let mut out = String::from(
-        "baseline,candidate,operation,params,median_baseline,median_candidate,difference,change_pct,change_lo,change_hi,p_value,verdict,clock_change_pct,time_change_pct\n",
+    let mut out = format!(
+        "baseline,candidate,operation,params,median_baseline,median_candidate,difference,{VERDICT_COLUMNS}\n"
     );
     for c in cs {
         let row = [
@@ -88,13 +96,7 @@ pub fn render_comparisons(cs: &[Comparison]) -> String {
             c.median_baseline.to_string(),
             c.median_candidate.to_string(),
             c.difference.to_string(),
-            c.change_pct.estimate.to_string(),
-            c.change_pct.lo.to_string(),
-            c.change_pct.hi.to_string(),
-            c.p_value.to_string(),
-            field(&c.verdict.to_string()),
-            opt(c.clock_change_pct),
-            opt(c.time_change_pct),
+            verdict_fields(c),
         ];
         out += &row.join(",");
         out += "\n";
