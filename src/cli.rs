@@ -23,11 +23,15 @@ pub struct Cli {
 pub enum Command {
     /// Describe this machine: CPU, crypto instruction sets, counters, and what makes numbers less trustworthy.
     Info {
+        /// Text for people, or one JSON object.
         #[arg(long, value_enum, default_value_t = InfoFormat::Text)]
         format: InfoFormat,
     },
     /// List implementations and their operations (optionally only those whose name contains FILTER), and the built-in experiments.
-    List { filter: Option<String> },
+    List {
+        /// Show only the operations whose `provider/algorithm/operation` name contains this.
+        filter: Option<String>,
+    },
     /// Measure an experiment, or every implementation matching the filters, store the run and print it.
     Run(RunArgs),
     /// Print a stored run again, exactly as `run` printed it.
@@ -40,7 +44,9 @@ pub enum Command {
     },
     /// Compare two stored runs case by case (RUN_A is the baseline).
     Compare {
+        /// The baseline: a run id, `latest`, or the name of a saved baseline.
         run_a: String,
+        /// The candidate, named the same ways.
         run_b: String,
         #[command(flatten)]
         verdict: VerdictArgs,
@@ -52,6 +58,7 @@ pub enum Command {
     },
     /// The median of every case over the stored runs, oldest first (optionally only the cases whose id contains FILTER).
     History {
+        /// Show only the cases whose id (`provider/algorithm/operation/params`) contains this.
         filter: Option<String>,
         #[command(flatten)]
         output: OutputArgs,
@@ -111,7 +118,7 @@ pub struct RunArgs {
     /// Memory layouts per process (the same call prepared at different addresses).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub layouts: u64,
-    /// What to count: reference cycles (tsc), core cycles (perf) or nanoseconds (ns).
+    /// What to count; every figure names its counter.
     #[arg(long, value_enum, default_value_t = CounterChoice::Auto)]
     pub counter: CounterChoice,
     /// CPU to pin the measuring process to. Default: the last available CPU.
@@ -168,6 +175,7 @@ pub struct VerdictArgs {
 
 #[derive(Args, Debug)]
 pub struct OutputArgs {
+    /// How to print the results.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// Write to PATH instead of standard output (whole or not at all).

@@ -89,10 +89,15 @@ impl fmt::Display for CounterKind {
 /// `--counter`: a specific counter, or the best available.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum CounterChoice {
+    /// The first available of perf, tsc-core, tsc, ns
     Auto,
+    /// Reference cycles: time-stamp counter ticks at a fixed nominal frequency
     Tsc,
+    /// Core cycles from perf_event_open (needs a hardware PMU)
     Perf,
+    /// Core cycles estimated from the TSC and a dependent-add clock read beside every sample
     TscCore,
+    /// Nanoseconds from the monotonic clock
     Ns,
 }
 
