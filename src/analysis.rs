@@ -11,7 +11,8 @@ use crate::experiment::AnalysisSpec;
 use crate::stats::{self, Interval, Outliers, Summary, Verdict};
 use crate::store::{CaseStatus, RunHeader, Store, StoredCase, StoredRun};
 
-const LEVEL: f64 = 0.95;
+/// The confidence level of every interval the analysis gives.
+pub const LEVEL: f64 = 0.95;
 const RESAMPLES: usize = 2000;
 /// Outliers kept per side for a box plot: enough to show where they lie without
 /// carrying every sample of a heavy tail into the report.
@@ -211,11 +212,25 @@ pub struct LaneSpeedup {
     pub speedup_in_time: Option<f64>,
 }
 
+/// A comparison that was asked for and could not be made.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct NotCompared {
+    pub baseline: String,
+    pub candidate: String,
+    pub operation: String,
+    pub params: Params,
+    pub why: String,
+    /// A regression gate cannot pass what it could not check (wrong output, a crash,
+    /// too few processes); a side this CPU cannot run at all does not stop it.
+    pub blocks_gate: bool,
+}
+
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct RunComparison {
     pub run_a: i64,
     pub run_b: i64,
     pub comparisons: Vec<Comparison>,
+    pub not_compared: Vec<NotCompared>,
     pub only_in_a: Vec<String>,
     pub only_in_b: Vec<String>,
     /// Why the runs are not comparable, when forced anyway.
@@ -233,6 +248,7 @@ pub struct Analysis {
     pub slopes: Vec<Slope>,
     pub lanes: Vec<LaneSpeedup>,
     pub comparisons: Vec<Comparison>,
+    pub not_compared: Vec<NotCompared>,
     pub against_baseline: Option<RunComparison>,
     pub verdict_options: Option<VerdictOptions>,
     /// llvm-mca estimates of C builds, by implementation (with `--estimate`).
@@ -240,15 +256,20 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    /// Every comparison that regressed beyond the noise threshold, described.
+    /// What stops a regression gate, described: every comparison that regressed beyond
+    /// the noise threshold, and every one that could not be made for a reason that
+    /// could hide a regression.
     pub fn regressions(&self) -> Vec<String> {
-        let within = self.comparisons.iter();
-        let across = self
-            .against_baseline
+        let across = self.against_baseline.iter();
+        let comparisons = self
+            .comparisons
             .iter()
-            .flat_map(|r| r.comparisons.iter());
-        within
-            .chain(across)
+            .chain(across.clone().flat_map(|r| r.comparisons.iter()));
+        let not_compared = self
+            .not_compared
+            .iter()
+            .chain(across.flat_map(|r| r.not_compared.iter()));
+        comparisons
             .filter(|c| c.verdict == Verdict::Regressed)
             .map(|c| {
                 format!(
@@ -262,6 +283,12 @@ impl Analysis {
                     c.p_value
                 )
             })
+            .chain(not_compared.filter(|n| n.blocks_gate).map(|n| {
+                format!(
+                    "{} {} vs {}: not compared: {}",
+                    n.candidate, n.params, n.baseline, n.why
+                )
+            }))
             .collect()
     }
 
@@ -397,25 +424,74 @@ fn cluster_medians(c: &StoredCase) -> Vec<f64> {
 }
 
 /// Compare two cases on their per-cluster medians: clusters (worker processes) are the
-/// independent units; samples within one are not.
+/// independent units; samples within one are not. The names in the result are the
+/// cases' implementations; callers comparing across runs rename them.
 fn compare_cases(
     base: &StoredCase,
     cand: &StoredCase,
     opts: &VerdictOptions,
-) -> Option<Comparison> {
-    if base.status != CaseStatus::Ok || cand.status != CaseStatus::Ok {
-        return None;
+) -> Result<Comparison, NotCompared> {
+    let not_compared = |why: String, blocks_gate: bool| NotCompared {
+        baseline: base.implementation.clone(),
+        candidate: cand.implementation.clone(),
+        operation: cand.operation.clone(),
+        params: cand.params.clone(),
+        why,
+        blocks_gate,
+    };
+    for (side, case) in [("baseline", base), ("candidate", cand)] {
+        if case.status != CaseStatus::Ok {
+            let message = case.message.as_deref();
+            let what = match (case.status, message) {
+                (CaseStatus::Wrong, m) => format!(
+                    "gave wrong output{}",
+                    m.map(|m| format!(" ({})", m.trim_start_matches("wrong output: ")))
+                        .unwrap_or_default()
+                ),
+                // The runner's messages read as what happened: "crashed (…)", "timed out …".
+                (CaseStatus::Failed, Some(m)) => m.to_string(),
+                (CaseStatus::Failed, None) => "failed".into(),
+                (CaseStatus::Unsupported, m) => format!(
+                    "cannot run on this CPU{}",
+                    m.map(|m| format!(" ({m})")).unwrap_or_default()
+                ),
+                (CaseStatus::Pending | CaseStatus::Ok, _) => {
+                    "was not measured (interrupted?)".into()
+                }
+            };
+            return Err(not_compared(
+                format!("the {side} {what}"),
+                case.status != CaseStatus::Unsupported,
+            ));
+        }
     }
     let a = cluster_medians(base);
     let b = cluster_medians(cand);
+    if !stats::interval_reachable(a.len(), b.len(), LEVEL) {
+        return Err(not_compared(
+            format!(
+                "{} and {} worker processes are too few for a {:.0} % interval of the change \
+                 (measure with --processes 4 or more)",
+                a.len(),
+                b.len(),
+                100.0 * LEVEL
+            ),
+            true,
+        ));
+    }
     let p_value = match opts.test {
-        Test::MannWhitney => stats::mann_whitney(&a, &b)?.p_value,
-        Test::Welch => stats::welch_t(&a, &b)?.p_value,
+        Test::MannWhitney => stats::mann_whitney(&a, &b).map(|t| t.p_value),
+        Test::Welch => stats::welch_t(&a, &b).map(|t| t.p_value),
     };
-    let change = stats::relative_change(&a, &b, LEVEL)?;
+    let (Some(p_value), Some(change)) = (p_value, stats::relative_change(&a, &b, LEVEL)) else {
+        return Err(not_compared(
+            "the per-process medians admit no test (not finite, or all equal)".into(),
+            true,
+        ));
+    };
     let (ma, mb) = (median_of(&a), median_of(&b));
     let clocks = stats::median(&base.core_clocks).zip(stats::median(&cand.core_clocks));
-    Some(Comparison {
+    Ok(Comparison {
         baseline: base.implementation.clone(),
         candidate: cand.implementation.clone(),
         operation: cand.operation.clone(),
@@ -468,6 +544,7 @@ pub fn analyse(store: &Store, run: &StoredRun) -> Result<Analysis> {
     let mut slopes = Vec::new();
     let mut lanes = Vec::new();
     let mut comparisons = Vec::new();
+    let mut not_compared = Vec::new();
     let mut against_baseline = None;
     if let Some(opts) = &options {
         for (reference, member) in &opts.spec.ratios {
@@ -507,9 +584,11 @@ pub fn analyse(store: &Store, run: &StoredRun) -> Result<Analysis> {
                     &c.implementation == baseline
                         && c.operation == cand.operation
                         && c.params == cand.params
-                }) && let Some(cmp) = compare_cases(base, cand, &opts.verdict)
-                {
-                    comparisons.push(cmp);
+                }) {
+                    match compare_cases(base, cand, &opts.verdict) {
+                        Ok(cmp) => comparisons.push(cmp),
+                        Err(n) => not_compared.push(n),
+                    }
                 }
             }
         }
@@ -519,21 +598,24 @@ pub fn analyse(store: &Store, run: &StoredRun) -> Result<Analysis> {
         if let Some((short, long)) = opts.spec.slope {
             slopes = slopes_of(run, short, long);
         }
-        for (alg_a, alg_b) in &opts.spec.algorithm_comparisons {
-            comparisons.extend(counterpart_comparisons(
-                run,
-                &format!("/{alg_a}/"),
-                &format!("/{alg_b}/"),
-                &opts.verdict,
-            ));
-        }
-        for (var_a, var_b) in &opts.spec.variant_comparisons {
-            comparisons.extend(counterpart_comparisons(
-                run,
-                &format!("/{var_a}@"),
-                &format!("/{var_b}@"),
-                &opts.verdict,
-            ));
+        let counterparts = opts
+            .spec
+            .algorithm_comparisons
+            .iter()
+            .map(|(a, b)| (format!("/{a}/"), format!("/{b}/")))
+            .chain(
+                opts.spec
+                    .variant_comparisons
+                    .iter()
+                    .map(|(a, b)| (format!("/{a}@"), format!("/{b}@"))),
+            );
+        for (baseline, candidate) in counterparts {
+            for compared in counterpart_comparisons(run, &baseline, &candidate, &opts.verdict) {
+                match compared {
+                    Ok(cmp) => comparisons.push(cmp),
+                    Err(n) => not_compared.push(n),
+                }
+            }
         }
         if let Some(base_id) = opts.baseline_run {
             let base = store.load_run(base_id)?;
@@ -550,6 +632,7 @@ pub fn analyse(store: &Store, run: &StoredRun) -> Result<Analysis> {
         slopes,
         lanes,
         comparisons,
+        not_compared,
         against_baseline,
         verdict_options: options.map(|o| o.verdict),
         estimates: store.estimates(header.id)?,
@@ -564,7 +647,7 @@ fn counterpart_comparisons(
     baseline: &str,
     candidate: &str,
     verdict: &VerdictOptions,
-) -> Vec<Comparison> {
+) -> Vec<Result<Comparison, NotCompared>> {
     let mut out = Vec::new();
     for cb in run
         .cases
@@ -574,11 +657,8 @@ fn counterpart_comparisons(
         let name_a = cb.implementation.replacen(candidate, baseline, 1);
         if let Some(ca) = run.cases.iter().find(|c| {
             c.implementation == name_a && c.operation == cb.operation && c.params == cb.params
-        }) && let Some(mut cmp) = compare_cases(ca, cb, verdict)
-        {
-            cmp.baseline = ca.implementation.clone();
-            cmp.candidate = cb.implementation.clone();
-            out.push(cmp);
+        }) {
+            out.push(compare_cases(ca, cb, verdict));
         }
     }
     out
@@ -728,16 +808,22 @@ pub fn compare_runs(
         );
     }
     let mut comparisons = Vec::new();
+    let mut not_compared = Vec::new();
     let mut only_in_b = Vec::new();
     for cb in &b.cases {
         match a.cases.iter().find(|ca| ca.key == cb.key) {
-            Some(ca) => {
-                if let Some(mut c) = compare_cases(ca, cb, opts) {
+            Some(ca) => match compare_cases(ca, cb, opts) {
+                Ok(mut c) => {
                     c.baseline = format!("run {}", a.header.id);
                     c.candidate = cb.key.clone();
                     comparisons.push(c);
                 }
-            }
+                Err(mut n) => {
+                    n.baseline = format!("run {}", a.header.id);
+                    n.candidate = cb.key.clone();
+                    not_compared.push(n);
+                }
+            },
             None => only_in_b.push(cb.key.clone()),
         }
     }
@@ -751,6 +837,7 @@ pub fn compare_runs(
         run_a: a.header.id,
         run_b: b.header.id,
         comparisons,
+        not_compared,
         only_in_a,
         only_in_b,
         caveats,

@@ -22,6 +22,9 @@ use crate::store::{RunHeader, Store};
 
 /// Exit status when `--fail-on-regression` finds a regression.
 const EXIT_REGRESSION: u8 = 3;
+/// Exit status when some case gave wrong output or failed; its report is still printed
+/// and stored. A regression gate's status 3 goes first: both fail a CI job.
+const EXIT_CASES_FAILED: u8 = 1;
 
 pub fn dispatch(command: Command) -> Result<ExitCode> {
     match command {
@@ -124,6 +127,15 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
         bail!("--timeout must be a positive number of seconds");
     }
+    let processes = args.processes as usize;
+    if args.fail_on_regression
+        && !crate::stats::interval_reachable(processes, processes, analysis::LEVEL)
+    {
+        bail!(
+            "--fail-on-regression with --processes {processes}: that few worker processes per case cannot give a {:.0} % interval of a change, so no comparison could be made and the gate could pass nothing; use --processes 4 or more",
+            100.0 * analysis::LEVEL
+        );
+    }
     let registry = Registry::builtin();
     let mut plan = experiment::plan(
         &args.targets,
@@ -145,7 +157,6 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         None => None,
     };
 
-    let processes = args.processes as usize;
     let layouts = args.layouts as usize;
     let per_layout = (args.samples as usize).div_ceil(processes * layouts).max(1);
     let options = RunOptions {
@@ -220,11 +231,22 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             store.path().display()
         );
     }
+    let unfit = unfit_cases(&stored);
+    if !unfit.is_empty() {
+        eprintln!(
+            "{} case{} gave wrong output or failed (results stored as run {run_id}):",
+            unfit.len(),
+            if unfit.len() == 1 { "" } else { "s" }
+        );
+        for u in &unfit {
+            eprintln!("  {u}");
+        }
+    }
     if args.fail_on_regression {
         let regressed = analysed.regressions();
         if !regressed.is_empty() {
             eprintln!(
-                "regressions beyond the noise threshold ({}):",
+                "regressions beyond the noise threshold, or comparisons that could not be made ({}):",
                 regressed.len()
             );
             for r in regressed {
@@ -233,7 +255,33 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             return Ok(ExitCode::from(EXIT_REGRESSION));
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if unfit.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_CASES_FAILED)
+    })
+}
+
+/// The cases that gave wrong output, crashed, hung or could not be loaded: a run with
+/// any of them ends with [`EXIT_CASES_FAILED`]. A case this CPU cannot run is not one.
+fn unfit_cases(run: &crate::store::StoredRun) -> Vec<String> {
+    use crate::store::CaseStatus;
+    run.cases
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.status,
+                CaseStatus::Wrong | CaseStatus::Failed | CaseStatus::Pending
+            )
+        })
+        .map(|c| {
+            format!(
+                "{}: {}",
+                c.key,
+                c.message.as_deref().unwrap_or("not measured")
+            )
+        })
+        .collect()
 }
 
 fn report_run(run: &str, output: &OutputArgs) -> Result<ExitCode> {

@@ -97,7 +97,7 @@ fn seed_experiment_runs_verified_and_report_repeats_it() {
 #[test]
 fn wrong_output_is_refused_and_never_timed() {
     let env = Env::new();
-    let run = env.json(&with_quick(&[
+    let run = env.json_with_failures(&with_quick(&[
         "run",
         "test-wrong",
         "rustcrypto/chacha20/",
@@ -123,7 +123,7 @@ fn wrong_output_is_refused_and_never_timed() {
 #[test]
 fn crashing_and_hanging_implementations_fail_alone() {
     let env = Env::new();
-    let run = env.json(&with_quick(&[
+    let run = env.json_with_failures(&with_quick(&[
         "run",
         "test-crash",
         "test-hang",
@@ -225,6 +225,61 @@ fn an_identical_implementation_passes_the_gate() {
     );
     let run: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_ne!(run["comparisons"][0]["verdict"], "regressed");
+}
+
+#[test]
+fn a_comparison_that_cannot_be_made_says_why_and_stops_the_gate() {
+    let env = Env::new();
+    let quick = ["--sizes", "1024", "--samples", "64", "--layouts", "1"];
+    let pair = [
+        "run",
+        "rustcrypto/chacha20/",
+        "test-slower",
+        "--against",
+        "rustcrypto/chacha20",
+    ];
+    let three: Vec<&str> = pair
+        .iter()
+        .chain(&quick)
+        .chain(&["--processes", "3"])
+        .copied()
+        .collect();
+
+    // 3 + 3 per-process medians cannot give a 95 % interval: said, not silently dropped.
+    let run = env.json(&[three.as_slice(), &["--format", "json"]].concat());
+    assert_eq!(run["comparisons"].as_array().unwrap().len(), 0, "{run}");
+    let n = &run["not_compared"][0];
+    assert_eq!(n["candidate"], "test-slower/chacha20", "{n}");
+    assert!(n["why"].as_str().unwrap().contains("too few"), "{n}");
+    let text = env.run_ok(&three);
+    assert!(
+        text.contains("Not compared: test-slower/chacha20 vs rustcrypto/chacha20"),
+        "{text}"
+    );
+
+    // Asked to gate on it, the run is refused before anything is measured.
+    let before = env.json(&["history", "--format", "json"]);
+    assert_bad_input(
+        &env.cmd(&[three.as_slice(), &["--fail-on-regression"]].concat()),
+        "use --processes 4 or more",
+    );
+    assert_eq!(env.json(&["history", "--format", "json"]), before);
+
+    // A candidate with wrong output cannot pass the gate as "no regression".
+    let wrong = [
+        "run",
+        "rustcrypto/chacha20/",
+        "test-wrong",
+        "--against",
+        "rustcrypto/chacha20",
+        "--processes",
+        "4",
+        "--fail-on-regression",
+    ];
+    let out = env.cmd(&[wrong.as_slice(), &quick].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("test-wrong/chacha20 len=1024 vs rustcrypto/chacha20: not compared: the candidate gave wrong output"), "{err}");
 }
 
 #[test]
@@ -379,11 +434,9 @@ fn c_implementations_crash_hang_and_wrong_output_fail_alone() {
         "--layouts",
         "2",
     ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "cases failed: {err}");
+    assert!(err.contains("4 cases gave wrong output or failed"), "{err}");
     let run: Value = serde_json::from_slice(&out.stdout).unwrap();
     let fine = result(&run, "faulty/sha-256/fine@native");
     assert_eq!(fine["verified"], true, "{fine}");
@@ -408,6 +461,20 @@ fn c_implementations_crash_hang_and_wrong_output_fail_alone() {
         hang["message"].as_str().unwrap().contains("timed out"),
         "{hang}"
     );
+    // Gone without a reply: the case fails alone, named, and the run goes on.
+    let exit = result(&run, "faulty/sha-256/exit@native");
+    assert_eq!(exit["status"], "failed");
+    assert!(
+        exit["message"]
+            .as_str()
+            .unwrap()
+            .contains("before replying"),
+        "{exit}"
+    );
+    // What the C code prints on stdout does not corrupt the worker's reply.
+    let print = result(&run, "faulty/sha-256/print@native");
+    assert_eq!(print["verified"], true, "{print}");
+    assert!(print["median_cycles"].as_f64().unwrap() > 0.0, "{print}");
     assert_eq!(
         env.json(&["report", "--format", "json"]),
         run,
@@ -452,7 +519,7 @@ fn c_examples_build_verify_and_print_the_variant_target_table() {
 #[test]
 fn c_kems_and_scalar_multiplications_are_checked_before_timing() {
     let env = Env::new();
-    let run = env.json(&with_quick(&[
+    let run = env.json_with_failures(&with_quick(&[
         "run",
         &repo("tests/c/asymmetric/manifest.toml"),
         &repo("tests/c/own-randombytes/manifest.toml"),
@@ -538,7 +605,7 @@ fn manifest_errors_name_the_file_and_exit_2() {
     );
     std::fs::write(dir.join("x.c"), "int crypto_hashh(void) { return 0; }\n").unwrap();
     std::fs::write(&m, base).unwrap();
-    let run = env.json(&[
+    let run = env.json_with_failures(&[
         "run",
         m.to_str().unwrap(),
         "--format",

@@ -1,6 +1,7 @@
 //! CSV for spreadsheets: one rectangular table per output.
 
-use crate::analysis::{Analysis, Comparison};
+use crate::analysis::{Analysis, Comparison, NotCompared, RunComparison};
+use crate::catalog::Params;
 
 pub(crate) fn field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -45,21 +46,35 @@ pub fn render(a: &Analysis) -> String {
             opt(m.and_then(|m| m.core_clock_hz)),
         ]
         .join(",");
-        let against: Vec<&Comparison> = a
+        // Within the run a candidate is named by its implementation; against a baseline
+        // run, by its case id.
+        let is_candidate = |name: &str, operation: &str, params: &Params| {
+            name == c.key
+                || (name == c.implementation && operation == c.operation && params == &c.params)
+        };
+        let across = a.against_baseline.iter();
+        let compared = a
             .comparisons
             .iter()
-            .filter(|x| {
-                x.candidate == c.implementation
-                    && x.operation == c.operation
-                    && x.params == c.params
-            })
-            .collect();
-        if against.is_empty() {
+            .chain(across.clone().flat_map(|r| r.comparisons.iter()))
+            .filter(|x| is_candidate(&x.candidate, &x.operation, &x.params));
+        let not_compared = a
+            .not_compared
+            .iter()
+            .chain(across.flat_map(|r| r.not_compared.iter()))
+            .filter(|x| is_candidate(&x.candidate, &x.operation, &x.params));
+        let mut rows = 0;
+        for x in compared {
+            out += &format!("{case},{},{}\n", field(&x.baseline), verdict_fields(x));
+            rows += 1;
+        }
+        for x in not_compared {
+            out += &format!("{case},{},{}\n", field(&x.baseline), not_compared_fields(x));
+            rows += 1;
+        }
+        if rows == 0 {
             let empty = ",".repeat(1 + VERDICT_COLUMNS.split(',').count());
             out += &format!("{case}{empty}\n");
-        }
-        for x in against {
-            out += &format!("{case},{},{}\n", field(&x.baseline), verdict_fields(x));
         }
     }
     out
@@ -82,8 +97,22 @@ fn verdict_fields(c: &Comparison) -> String {
     .join(",")
 }
 
-/// `compare RUN_A RUN_B`: one row per comparison.
-pub fn render_comparisons(cs: &[Comparison]) -> String {
+/// The verdict columns of a comparison that could not be made: no figures, and the
+/// reason as its verdict.
+fn not_compared_fields(n: &NotCompared) -> String {
+    VERDICT_COLUMNS
+        .split(',')
+        .map(|column| match column {
+            "verdict" => field(&format!("not compared: {}", n.why)),
+            _ => String::new(),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `compare RUN_A RUN_B`: one row per comparison, then one per comparison not made.
+pub fn render_comparisons(rc: &RunComparison) -> String {
+    let cs = &rc.comparisons;
     let mut out = format!(
         "baseline,candidate,operation,params,median_baseline,median_candidate,difference,{VERDICT_COLUMNS}\n"
     );
@@ -97,6 +126,20 @@ pub fn render_comparisons(cs: &[Comparison]) -> String {
             c.median_candidate.to_string(),
             c.difference.to_string(),
             verdict_fields(c),
+        ];
+        out += &row.join(",");
+        out += "\n";
+    }
+    for n in &rc.not_compared {
+        let row = [
+            field(&n.baseline),
+            field(&n.candidate),
+            field(&n.operation),
+            field(&n.params.to_string()),
+            String::new(),
+            String::new(),
+            String::new(),
+            not_compared_fields(n),
         ];
         out += &row.join(",");
         out += "\n";

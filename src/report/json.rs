@@ -90,6 +90,10 @@ pub fn render(a: &Analysis) -> String {
         "results": results,
         "ratios": ratios,
         "comparisons": a.comparisons.iter().map(comparison).collect::<Vec<_>>(),
+        "not_compared": a.not_compared,
+        "slopes": a.slopes,
+        "lane_speedups": a.lanes,
+        "estimates": a.estimates,
         "against_baseline": a.against_baseline.as_ref().map(run_comparison_value),
     });
     serde_json::to_string_pretty(&doc).expect("JSON values serialise") + "\n"
@@ -100,6 +104,7 @@ fn run_comparison_value(c: &RunComparison) -> Value {
         "run_a": c.run_a,
         "run_b": c.run_b,
         "comparisons": c.comparisons.iter().map(comparison).collect::<Vec<_>>(),
+        "not_compared": c.not_compared,
         "only_in_a": c.only_in_a,
         "only_in_b": c.only_in_b,
         "caveats": c.caveats,

@@ -15,7 +15,9 @@ use anyhow::{Result, bail};
 
 use comfy_table::Table;
 
-use crate::analysis::{Analysis, CaseStats, Comparison, RunComparison, VerdictOptions};
+use crate::analysis::{
+    Analysis, CaseStats, Comparison, NotCompared, RunComparison, VerdictOptions,
+};
 use crate::cli::Format;
 use crate::counter::CounterKind;
 use crate::machine::Machine;
@@ -62,7 +64,7 @@ pub fn render_comparison(
     Ok(match format {
         Format::Table | Format::Md => text::render(&doc(), format == Format::Md),
         Format::Json => json::render_run_comparison(c),
-        Format::Csv => csv::render_comparisons(&c.comparisons),
+        Format::Csv => csv::render_comparisons(c),
         Format::Html => html::comparison_page(c, opts, &doc()),
         Format::Bencher | Format::GithubActionBenchmark => bail!(
             "--format {} exports the figures of one run: use it with `report` or `run`",
@@ -383,7 +385,7 @@ pub fn document(a: &Analysis) -> Document {
         });
     }
 
-    if !a.comparisons.is_empty() {
+    if !a.comparisons.is_empty() || !a.not_compared.is_empty() {
         let v = a.verdict_options;
         blocks.push(Block::Heading(format!(
             "Comparison against the baseline (measured interleaved; {} test on per-process medians, significance {}, noise threshold {} %)",
@@ -394,7 +396,10 @@ pub fn document(a: &Analysis) -> Document {
             v.map_or(0.05, |v| v.significance),
             v.map_or(1.0, |v| v.noise_threshold_pct)
         )));
-        comparison_table(&mut blocks, &a.comparisons, u);
+        if !a.comparisons.is_empty() {
+            comparison_table(&mut blocks, &a.comparisons, u);
+        }
+        blocks.extend(not_compared_lines(&a.not_compared));
     }
     matrix_blocks(&mut blocks, a);
     slope_blocks(&mut blocks, a);
@@ -605,7 +610,10 @@ fn run_comparison_blocks(doc: &mut Document, rc: &RunComparison, unit: &str) {
         doc.blocks
             .push(Block::Line(format!("Not comparable (forced): {c}")));
     }
-    comparison_table(&mut doc.blocks, &rc.comparisons, unit);
+    if !rc.comparisons.is_empty() {
+        comparison_table(&mut doc.blocks, &rc.comparisons, unit);
+    }
+    doc.blocks.extend(not_compared_lines(&rc.not_compared));
     for k in &rc.only_in_a {
         doc.blocks
             .push(Block::Line(format!("Only in run {}: {k}", rc.run_a)));
@@ -614,6 +622,15 @@ fn run_comparison_blocks(doc: &mut Document, rc: &RunComparison, unit: &str) {
         doc.blocks
             .push(Block::Line(format!("Only in run {}: {k}", rc.run_b)));
     }
+}
+
+fn not_compared_lines(not_compared: &[NotCompared]) -> impl Iterator<Item = Block> + '_ {
+    not_compared.iter().map(|n| {
+        Block::Line(format!(
+            "Not compared: {} vs {} ({}): {}",
+            n.candidate, n.baseline, n.params, n.why
+        ))
+    })
 }
 
 /// `provider/algorithm/variant@target` split into (`provider/algorithm`, variant, target).

@@ -67,9 +67,9 @@ pub enum Outcome {
 
 /// Run `request` in a fresh worker process, killing it after `timeout`.
 pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
-    let exe = std::env::current_exe()
-        .context("cannot find the cryptobench executable to start a worker")?;
-    let mut command = Command::new(exe);
+    // The running executable itself, even if a rebuild has replaced the file at its path
+    // since: a worker must run the code whose implementations the gate checked.
+    let mut command = Command::new("/proc/self/exe");
     // SAFETY: personality(2) is a single async-signal-safe syscall, fine between fork and
     // exec. Without address-space randomisation every worker gets the same stack and heap
     // addresses, so a figure cannot depend on where ASLR happened to put them; the sampler
@@ -84,13 +84,21 @@ pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
             Ok(())
         });
     }
-    let mut child = command
+    let spawned = command
         .arg(SUBCOMMAND)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .spawn()
-        .context("cannot start a worker process")?;
+        .spawn();
+    // This case fails, the run goes on: the results measured so far stay.
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(e) => {
+            return Ok(Outcome::Crashed(format!(
+                "could not start a worker process: {e}"
+            )));
+        }
+    };
     let pid = child.id() as libc::pid_t;
     let body = serde_json::to_vec(request)?;
     let mut stdin = child.stdin.take().expect("piped stdin");
@@ -132,27 +140,44 @@ pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
     if timed_out {
         return Ok(Outcome::TimedOut(timeout));
     }
-    if status.success() {
-        let reply = serde_json::from_slice(&out)
-            .context("a worker replied with something that is not a reply")?;
-        return Ok(Outcome::Replied(reply));
-    }
     use std::os::unix::process::ExitStatusExt;
-    let why = match status.signal() {
-        Some(sig) => format!("killed by signal {sig} ({})", signal_name(sig)),
-        None => format!("exited with status {}", status.code().unwrap_or(-1)),
+    let why = match (status.signal(), status.code()) {
+        (Some(sig), _) => format!("killed by signal {sig} ({})", signal_name(sig)),
+        // The worker always replies before it exits; without a reply, the measured code
+        // ended the process itself.
+        (None, Some(0)) if out.is_empty() => {
+            "exited with status 0 before replying (the implementation called exit()?)".into()
+        }
+        (None, Some(0)) => match serde_json::from_slice(&out) {
+            Ok(reply) => return Ok(Outcome::Replied(reply)),
+            Err(e) => format!("sent a reply that cannot be read ({e})"),
+        },
+        (None, code) => format!("exited with status {}", code.unwrap_or(-1)),
     };
-    let last = err
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim();
-    Ok(Outcome::Crashed(if last.is_empty() {
+    let said = last_words(&err);
+    Ok(Outcome::Crashed(if said.is_empty() {
         why
     } else {
-        format!("{why}: {last}")
+        format!("{why}: {said}")
     }))
+}
+
+/// The end of a dead worker's stderr, where the reason usually is: its last three
+/// non-empty lines, without Rust's backtrace hint, which names no cause.
+fn last_words(stderr: &str) -> String {
+    let mut lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("note: run with `RUST_BACKTRACE"))
+        .rev()
+        .take(3)
+        .collect();
+    lines.reverse();
+    let said = lines.join(" | ");
+    match said.char_indices().nth(400) {
+        Some((cut, _)) => format!("{}…", &said[..cut]),
+        None => said,
+    }
 }
 
 fn signal_name(sig: i32) -> &'static str {
@@ -170,14 +195,31 @@ fn signal_name(sig: i32) -> &'static str {
 /// The worker's side: read a request, do it, write the reply. Any error here is a
 /// refusal, not a crash: crashes are what measured code does.
 pub fn serve() -> Result<()> {
+    let mut replies = reply_channel()?;
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input)?;
     let request: Request = serde_json::from_str(&input).context("malformed worker request")?;
     let reply = handle(&request).unwrap_or_else(|e| Reply::Refused(format!("{e:#}")));
-    let mut out = std::io::stdout().lock();
-    serde_json::to_writer(&mut out, &reply)?;
-    out.flush()?;
+    serde_json::to_writer(&mut replies, &reply)?;
+    replies.flush()?;
     Ok(())
+}
+
+/// The reply goes out on the pipe that came in as stdout, and stdout becomes a copy of
+/// stderr: what measured code prints (a C library's `printf`) cannot corrupt the reply,
+/// and the parent still shows it when the worker dies.
+fn reply_channel() -> Result<std::fs::File> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: dup/dup2 on the process's own standard descriptors, before any other thread
+    // exists; the duplicate is owned by the File from here on.
+    unsafe {
+        let reply_fd = libc::fcntl(libc::STDOUT_FILENO, libc::F_DUPFD_CLOEXEC, 3);
+        if reply_fd < 0 || libc::dup2(libc::STDERR_FILENO, libc::STDOUT_FILENO) < 0 {
+            return Err(std::io::Error::last_os_error())
+                .context("worker: cannot set up its reply pipe");
+        }
+        Ok(std::fs::File::from_raw_fd(reply_fd))
+    }
 }
 
 fn handle(request: &Request) -> Result<Reply> {

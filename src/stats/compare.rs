@@ -222,6 +222,13 @@ impl Ranks {
     }
 }
 
+/// Whether samples of `n1` and `n2` values can give a [`hodges_lehmann`] interval at
+/// `level` at all: 3 + 3 cannot at 95 %, whatever the values (the full range of the
+/// differences covers only 90 %).
+pub fn interval_reachable(n1: usize, n2: usize, level: f64) -> bool {
+    valid_level(level) && n1 > 0 && n2 > 0 && moses_rank(n1, n2, level).is_some()
+}
+
 /// The 1-based rank `k` of the lower end of Moses' interval, or `None` if
 /// even `k = 1` does not reach `level`.
 fn moses_rank(n1: usize, n2: usize, level: f64) -> Option<usize> {
@@ -398,6 +405,26 @@ mod tests {
         let ci = hodges_lehmann(&a, &b, 0.90).unwrap();
         assert_close(ci.lo, -5.449999999999999, 1e-12);
         assert_close(ci.hi, 6.75, 1e-12);
+    }
+
+    #[test]
+    fn too_few_values_cannot_reach_a_95_percent_interval() {
+        // Exact null distributions: P(U = 0) = 1 / C(n1 + n2, n1) must be below 0.025.
+        assert!(!interval_reachable(3, 3, 0.95)); // 1/20
+        assert!(!interval_reachable(3, 4, 0.95)); // 1/35
+        assert!(interval_reachable(3, 5, 0.95)); // 1/56
+        assert!(interval_reachable(4, 4, 0.95)); // 1/70
+        assert!(interval_reachable(3, 3, 0.80)); // 1/20 < 0.1
+        assert!(!interval_reachable(0, 10, 0.95));
+        for (n1, n2) in [(3, 3), (3, 4), (3, 5), (4, 4), (10, 10)] {
+            let a: Vec<f64> = (0..n1).map(|i| i as f64).collect();
+            let b: Vec<f64> = (0..n2).map(|i| 100.0 + i as f64).collect();
+            assert_eq!(
+                interval_reachable(n1, n2, 0.95),
+                hodges_lehmann(&a, &b, 0.95).is_some(),
+                "{n1} + {n2}"
+            );
+        }
     }
 
     #[test]

@@ -47,6 +47,17 @@ impl Env {
     pub fn json(&self, args: &[&str]) -> Value {
         serde_json::from_str(&self.run_ok(args)).expect("valid JSON")
     }
+
+    /// A run in which some case gave wrong output or failed: its report is still whole,
+    /// the failures are listed on stderr, and the exit status is 1.
+    pub fn json_with_failures(&self, args: &[&str]) -> Value {
+        let out = self.cmd(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("gave wrong output or failed"), "{err}");
+        assert!(!err.contains("panicked"), "panic: {err}");
+        serde_json::from_slice(&out.stdout).expect("valid JSON")
+    }
 }
 
 /// Exit status 2 and a message containing `expect` on stderr, no panic trace.

@@ -1,10 +1,15 @@
 /* Deliberately faulty crypto_hash builds for cryptobench's tests, chosen by -D flags:
  * FAULT_WRONG: a wrong digest (must be refused by the gate);
  * FAULT_CRASH: SIGSEGV on the third call after the gate's calls (must fail alone);
- * FAULT_HANG: loops forever on the third such call (must be killed by the timeout).
+ * FAULT_HANG: loops forever on the third such call (must be killed by the timeout);
+ * FAULT_EXIT: exit(0) on the third such call (a worker gone without a reply: fails alone);
+ * FAULT_PRINT: a correct hash that prints to stdout on every call (must not disturb
+ *   the worker's reply, and is measured like the others).
  * Otherwise it is a plain (slow, bytewise) SHA-256 that passes. */
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
@@ -47,7 +52,13 @@ int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long 
     for (volatile int spin = 1; spin;) {
     }
 #endif
+#ifdef FAULT_EXIT
+    exit(0);
+#endif
   }
+#ifdef FAULT_PRINT
+  printf("{\"debug\": %llu}\n", inlen);
+#endif
   uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   unsigned long long bits = inlen * 8;
   for (; inlen >= 64; in += 64, inlen -= 64) compress(h, in);
