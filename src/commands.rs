@@ -15,6 +15,7 @@ use crate::experiment::{self, BUILTIN};
 use crate::history;
 use crate::import;
 use crate::machine::{self, Machine};
+use crate::output::{check_writable, emit, print, write_atomically};
 use crate::report;
 use crate::runner::{self, Progress, RunOptions};
 use crate::sample::SamplePlan;
@@ -39,10 +40,16 @@ pub fn dispatch(command: Command) -> Result<ExitCode> {
             force,
             output,
         } => {
-            check_writable(output.file.as_deref())?;
-            let store = Store::open(&output.db)?;
-            let a = store.load_run(store.resolve_run(&run_a)?)?;
-            let b = store.load_run(store.resolve_run(&run_b)?)?;
+            check_writable(output.file.as_deref(), &output.db)?;
+            let store = open_existing(&output.db)?;
+            let (id_a, id_b) = (store.resolve_run(&run_a)?, store.resolve_run(&run_b)?);
+            if id_a == id_b {
+                bail!(
+                    "`{run_a}` and `{run_b}` are the same run ({id_a}): compare two different runs"
+                );
+            }
+            let a = store.load_run(id_a)?;
+            let b = store.load_run(id_b)?;
             let opts = verdict.into();
             let cmp = analysis::compare_runs(&a, &b, &opts, force)?;
             let unit = analysis::short_unit(&b.header);
@@ -53,7 +60,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::History { filter, output } => {
-            check_writable(output.file.as_deref())?;
+            check_writable(output.file.as_deref(), &output.db)?;
             let store = open_existing(&output.db)?;
             let h = history::collect(&store, filter.as_deref())?;
             emit(
@@ -77,9 +84,9 @@ fn info(format: InfoFormat) -> Result<ExitCode> {
         InfoFormat::Json => {
             let mut v = serde_json::to_value(&m)?;
             v["chosen_counter"] = serde_json::json!({"counter": chosen, "unit": chosen.unit()});
-            println!("{}", serde_json::to_string_pretty(&v)?);
+            print(&(serde_json::to_string_pretty(&v)? + "\n"))?;
         }
-        InfoFormat::Text => print!("{}", report::machine_text(&m, chosen)),
+        InfoFormat::Text => print(&report::machine_text(&m, chosen))?,
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -109,23 +116,26 @@ fn list(filter: Option<&str>) -> Result<ExitCode> {
             filter.unwrap_or("")
         );
     }
-    println!("{table}");
-    println!("\nExperiments:");
+    let mut text = format!("{table}\n\nExperiments:\n");
     for e in BUILTIN {
-        println!("  {:<16} {}", e.name, e.description);
+        text += &format!("  {:<16} {}\n", e.name, e.description);
     }
+    print(&text)?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn run(args: RunArgs) -> Result<ExitCode> {
     let counter = args.counter.resolve().map_err(anyhow::Error::msg)?;
     // Before measuring: finding out afterwards that the report cannot be written wastes the run.
-    check_writable(args.output.file.as_deref())?;
-    check_writable(args.html.as_deref())?;
+    check_writable(args.output.file.as_deref(), &args.output.db)?;
+    check_writable(args.html.as_deref(), &args.output.db)?;
     let cpu = args.cpu.unwrap_or_else(machine::default_cpu);
     machine::check_cpu(cpu)?;
     if !(args.timeout > 0.0 && args.timeout.is_finite()) {
         bail!("--timeout must be a positive number of seconds");
+    }
+    if let Some(name) = &args.save_baseline {
+        check_baseline_name(name)?;
     }
     let processes = args.processes as usize;
     if args.fail_on_regression
@@ -217,12 +227,19 @@ fn run(args: RunArgs) -> Result<ExitCode> {
 
     let stored = store.load_run(run_id)?;
     let analysed = analysis::analyse(&store, &stored)?;
+    let stored_as = || {
+        format!(
+            "the results are stored as run {run_id} in `{}`: `cryptobench report {run_id}` prints them again",
+            store.path().display()
+        )
+    };
     emit(
         args.output.file.as_deref(),
         &report::render(&analysed, args.output.format),
-    )?;
+    )
+    .with_context(stored_as)?;
     if let Some(path) = &args.html {
-        write_atomically(path, &report::render(&analysed, Format::Html))?;
+        write_atomically(path, &report::render(&analysed, Format::Html)).with_context(stored_as)?;
         eprintln!("wrote the HTML report to {}", path.display());
     }
     if let Some(name) = &args.save_baseline {
@@ -262,6 +279,17 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     })
 }
 
+/// A baseline is found again by its name, so it must not read as anything else
+/// `--baseline` accepts: a run id or `latest`.
+fn check_baseline_name(name: &str) -> Result<()> {
+    if name.trim().is_empty() || name == "latest" || name.parse::<i64>().is_ok() {
+        bail!(
+            "--save-baseline {name:?}: a baseline needs a name that is not empty, not a number (run ids are) and not `latest`, e.g. `main`"
+        );
+    }
+    Ok(())
+}
+
 /// The cases that gave wrong output, crashed, hung or could not be loaded: a run with
 /// any of them ends with [`EXIT_CASES_FAILED`]. A case this CPU cannot run is not one.
 fn unfit_cases(run: &crate::store::StoredRun) -> Vec<String> {
@@ -285,7 +313,7 @@ fn unfit_cases(run: &crate::store::StoredRun) -> Vec<String> {
 }
 
 fn report_run(run: &str, output: &OutputArgs) -> Result<ExitCode> {
-    check_writable(output.file.as_deref())?;
+    check_writable(output.file.as_deref(), &output.db)?;
     let store = open_existing(&output.db)?;
     let stored = store.load_run(store.resolve_run(run)?)?;
     // A bulk run's tables (per run, summary, scaling) and charts for people, as `bulk` prints them;
@@ -310,13 +338,13 @@ fn import_run(source: ImportSource) -> Result<ExitCode> {
     };
     let mut store = Store::open(db)?;
     let run_id = import::store(&mut store, &parsed, &now())?;
-    println!(
+    print(&format!(
         "imported {} cases from {} as run {run_id} ({}) into {}",
         parsed.cases.len(),
         parsed.source,
         parsed.unit,
         store.path().display()
-    );
+    ))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -329,58 +357,6 @@ fn open_existing(db: &Path) -> Result<Store> {
         );
     }
     Store::open(db)
-}
-
-/// Print `text`, or write it to `file` when one was given.
-fn emit(file: Option<&Path>, text: &str) -> Result<()> {
-    match file {
-        Some(path) => write_atomically(path, text),
-        None => {
-            print!("{text}");
-            Ok(())
-        }
-    }
-}
-
-/// Refuse an output path that cannot be written before any work is done for it.
-fn check_writable(path: Option<&Path>) -> Result<()> {
-    let Some(path) = path else { return Ok(()) };
-    if path.is_dir() {
-        bail!("cannot write `{}`: it is a directory", path.display());
-    }
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    if !dir.is_dir() {
-        bail!(
-            "cannot write `{}`: the directory `{}` does not exist",
-            path.display(),
-            dir.display()
-        );
-    }
-    Ok(())
-}
-
-/// Write through a temporary file in the same directory and rename it into place, so a
-/// reader never sees half a report and a failure leaves any previous file untouched.
-fn write_atomically(path: &Path, text: &str) -> Result<()> {
-    check_writable(Some(path))?;
-    let name = path
-        .file_name()
-        .with_context(|| format!("cannot write `{}`: not a file name", path.display()))?;
-    let tmp = path.with_file_name(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
-    if let Err(e) = written {
-        // Best effort: the temporary file may never have been created.
-        let _ = std::fs::remove_file(&tmp);
-        bail!("cannot write `{}`: {e}", path.display());
-    }
-    Ok(())
 }
 
 fn now() -> String {

@@ -555,6 +555,50 @@ pub fn plan(
     estimates: bool,
     registry: &Registry,
 ) -> Result<Plan> {
+    let sizes = sizes.map(distinct);
+    let sizes = sizes.as_deref();
+    let plan = plan_cases(targets, sizes, kat_dir, estimates, registry)?;
+    let mut keys = std::collections::BTreeSet::new();
+    if let Some(twice) = plan
+        .cases
+        .iter()
+        .map(Case::key)
+        .find(|k| !keys.insert(k.clone()))
+    {
+        bail!(
+            "two targets give the same case `{twice}`: are two manifests named alike? Give each its own `name`"
+        );
+    }
+    Ok(plan)
+}
+
+/// The values in their first order, each once: `--sizes 64,64` is one size.
+fn distinct(values: &[u64]) -> Vec<u64> {
+    let mut seen = std::collections::BTreeSet::new();
+    values.iter().copied().filter(|v| seen.insert(*v)).collect()
+}
+
+fn plan_cases(
+    targets: &[String],
+    sizes: Option<&[u64]>,
+    kat_dir: Option<&Path>,
+    estimates: bool,
+    registry: &Registry,
+) -> Result<Plan> {
+    if let Some(empty) = targets.iter().find(|t| t.trim().is_empty()) {
+        bail!(
+            "an empty target ({empty:?}) would match every implementation; name an experiment, a filter such as `rustcrypto/` or a manifest"
+        );
+    }
+    if targets.len() > 1
+        && let Some(e) = targets.iter().find_map(|t| find(t))
+    {
+        bail!(
+            "`{}` is an experiment, which runs alone with its own cases and tables (`cryptobench run {}`); to pick implementations, give filters only",
+            e.name,
+            e.name
+        );
+    }
     if targets.is_empty() || (targets.len() == 1 && find(&targets[0]).is_some()) {
         let name = targets.first().map(String::as_str).unwrap_or(DEFAULT);
         let e = find(name).expect("checked above");
@@ -591,8 +635,14 @@ pub fn plan(
     let mut members = Vec::new();
     let mut manifest_cases = Vec::new();
     let mut external = crate::runner::External::new();
+    let mut manifests_seen = std::collections::BTreeSet::new();
     for t in targets {
         if t.ends_with(".toml") {
+            // The same manifest under two spellings is one set of cases.
+            let resolved = std::fs::canonicalize(t).unwrap_or_else(|_| Path::new(t).to_path_buf());
+            if !manifests_seen.insert(resolved) {
+                continue;
+            }
             let (cases, specs) = crate::cimpl::plan(
                 Path::new(t),
                 sizes.unwrap_or(DEFAULT_FILTER_SIZES),
@@ -603,20 +653,24 @@ pub fn plan(
             external.extend(specs);
             continue;
         }
-        let before = members.len();
+        let mut matched = false;
         for imp in registry.all() {
             for op in imp.operations() {
                 let full = format!("{}/{}", imp.name(), op.name);
-                if full.contains(t.as_str())
-                    && !members
-                        .iter()
-                        .any(|(i, o, _)| *i == imp.name() && *o == op.name)
+                if !full.contains(t.as_str()) {
+                    continue;
+                }
+                matched = true;
+                // Overlapping filters (`sha-256 rustcrypto/sha-256`) name a case once.
+                if !members
+                    .iter()
+                    .any(|(i, o, _)| *i == imp.name() && *o == op.name)
                 {
                     members.push((imp.name(), op.name.to_string(), op.params.to_vec()));
                 }
             }
         }
-        if members.len() == before {
+        if !matched {
             let experiments: Vec<&str> = BUILTIN.iter().map(|e| e.name).collect();
             bail!(
                 "`{t}` matches no experiment and no implementation; experiments: {}; see `cryptobench list` for implementations",

@@ -8,7 +8,7 @@
 //! | [`cli`] | arguments in, a request out |
 //! | [`commands`] | one function per subcommand |
 //! | [`machine`] | CPU, flags, counters, warnings; pinning |
-//! | [`counter`] | tsc / perf / ns, calibrated |
+//! | [`counter`] | tsc / perf / tsc-core / ns, calibrated |
 //! | [`sample`] | samples of one prepared call on the pinned thread |
 //! | [`catalog`] | implementations: kind traits, providers, registry, correctness gates |
 //! | [`experiment`] | built-in experiments as data; plans |
@@ -19,7 +19,11 @@
 //! | [`history`] | a case's median over the stored runs |
 //! | [`import`] | criterion and `openssl speed` results stored as runs |
 //! | [`report`] | table, md, json, csv, html, bencher, github-action-benchmark |
+//! | [`output`] | reports to stdout or written whole to a file, never over the store |
 //! | [`bulk`] | multi-threaded AES over GiB buffers against OpenSSL and the memcpy ceiling |
+//! | [`cimpl`] | C implementations behind the SUPERCOP / LWC API: manifests, builds, gates |
+//! | [`keccak`] | our N-lane Keccak-f[1600] and SHAKE (scalar, SSE2/AVX, AVX2, AVX-512) |
+//! | [`size`] | byte sizes with units, as `run` and `bulk` take them |
 
 pub mod analysis;
 pub mod bulk;
@@ -33,6 +37,7 @@ pub mod history;
 pub mod import;
 pub mod keccak;
 pub mod machine;
+pub mod output;
 pub mod report;
 pub mod runner;
 pub mod sample;

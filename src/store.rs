@@ -158,12 +158,21 @@ pub struct Store {
 impl Store {
     /// Open (creating if needed) the store at `path`.
     pub fn open(path: &Path) -> Result<Store> {
+        if path.is_dir() {
+            bail!(
+                "the result store `{}` is a directory; --db names the store's file, e.g. `{}`",
+                path.display(),
+                path.join("cryptobench.db").display()
+            );
+        }
         let conn = Connection::open(path).with_context(|| {
             format!(
                 "cannot open the result store `{}`: check that the directory exists and is writable, or choose another with --db",
                 path.display()
             )
         })?;
+        // A `report` beside a running `run` waits for its write instead of failing.
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
         let store = Store {
             conn,
             path: path.to_path_buf(),
@@ -188,6 +197,24 @@ impl Store {
                 self.path.display()
             );
         }
+        if version == SCHEMA_VERSION {
+            // Nothing to write: a store that is read-only to this user can still be read.
+            return Ok(());
+        }
+        if version == 0 {
+            let tables: Vec<String> = self
+                .conn
+                .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+                .and_then(|mut q| q.query_map([], |r| r.get(0))?.collect())
+                .with_context(|| format!("cannot read `{}`", self.path.display()))?;
+            if !tables.is_empty() && !tables.iter().any(|t| t == "runs") {
+                bail!(
+                    "`{}` is another program's SQLite database (tables {}), not a cryptobench store; choose another --db",
+                    self.path.display(),
+                    tables.join(", ")
+                );
+            }
+        }
         self.conn
             .execute_batch(SCHEMA)
             .and_then(|()| {
@@ -204,7 +231,7 @@ impl Store {
             })
             .with_context(|| {
                 format!(
-                    "cannot write to the result store `{}`: is it writable?",
+                    "cannot write to the result store `{}`: are it and its directory writable (SQLite writes a journal beside it)?",
                     self.path.display()
                 )
             })?;

@@ -368,6 +368,116 @@ fn bad_input_gets_one_clear_line_and_status_2() {
 }
 
 #[test]
+fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
+    let env = Env::new();
+    assert_bad_input(&env.cmd(&["run", ""]), "an empty target");
+    assert_bad_input(
+        &env.cmd(&["run", "chacha20-rng", "rustcrypto/sha-256"]),
+        "`chacha20-rng` is an experiment, which runs alone",
+    );
+    assert_bad_input(
+        &env.cmd(&["run", "rustcrypto/sha-256", "--save-baseline", "5"]),
+        "--save-baseline \"5\"",
+    );
+    assert_bad_input(&env.cmd(&["bulk", "--impl", ","]), "holds an empty filter");
+    // Nothing above was measured or stored.
+    assert!(!env.db().exists());
+
+    // Overlapping filters and repeated sizes name each case once.
+    let quick = [
+        "--samples",
+        "8",
+        "--processes",
+        "1",
+        "--layouts",
+        "1",
+        "--format",
+        "json",
+    ];
+    let run = env.json(
+        &[
+            &["run", "sha-256", "rustcrypto/sha-256", "--sizes", "64,64"],
+            &quick[..],
+        ]
+        .concat(),
+    );
+    let ours: Vec<&Value> = results(&run)
+        .iter()
+        .filter(|r| r["implementation"] == "rustcrypto/sha-256")
+        .collect();
+    assert_eq!(ours.len(), 1, "{run}");
+    assert_bad_input(
+        &env.cmd(&["compare", "1", "latest"]),
+        "are the same run (1)",
+    );
+}
+
+#[test]
+fn reports_never_overwrite_the_store_and_unwritable_outputs_are_found_first() {
+    let env = Env::new();
+    let db = env.db();
+    let quick = ["--samples", "8", "--processes", "1", "--layouts", "1"];
+    env.run_ok(&[&["run", "rustcrypto/sha-256", "--sizes", "64"], &quick[..]].concat());
+    let stored = std::fs::read(&db).unwrap();
+    for flag in ["-o", "--html"] {
+        assert_bad_input(
+            &env.cmd(
+                &[
+                    &["run", "rustcrypto/sha-256", flag, db.to_str().unwrap()],
+                    &quick[..],
+                ]
+                .concat(),
+            ),
+            "it is the result store",
+        );
+    }
+    assert_bad_input(
+        &env.cmd(&["report", "-o", "results.db"]),
+        "it is the result store",
+    );
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        stored,
+        "the store is untouched"
+    );
+    assert_bad_input(
+        &env.cmd(&["run", "rustcrypto/sha-256", "--html", "/proc/report.html"]),
+        "cannot create a file in `/proc`",
+    );
+    assert_bad_input(&env.cmd(&["history", "--db", "/tmp"]), "is a directory");
+    let other = env.dir.path().join("other.db");
+    let conn = rusqlite::Connection::open(&other).unwrap();
+    conn.execute_batch("CREATE TABLE users (name TEXT)")
+        .unwrap();
+    drop(conn);
+    assert_bad_input(
+        &env.cmd(&["history", "--db", other.to_str().unwrap()]),
+        "another program's SQLite database (tables users)",
+    );
+    // A full disk is an error in words; a reader that goes away is none.
+    let full = Command::new(env!("CARGO_BIN_EXE_cryptobench"))
+        .args(["report", "--db", db.to_str().unwrap()])
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_bad_input(&full, "cannot write to standard output");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cryptobench"))
+        .arg("list")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader is gone before the first line is written
+    let gone = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&gone.stderr);
+    assert!(
+        gone.status.success() && err.is_empty(),
+        "{:?}: {err}",
+        gone.status
+    );
+}
+
+#[test]
 fn a_file_that_is_not_a_store_is_named() {
     let env = Env::new();
     let bogus = env.dir.path().join("bogus.db");

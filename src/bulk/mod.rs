@@ -113,8 +113,18 @@ struct Combo<'a> {
     dead: bool,
 }
 
-pub fn run(args: BulkArgs) -> Result<ExitCode> {
+pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
+    // `--sizes 1GiB,1GiB` is one size, as `--threads 1,1` is one count.
+    let mut seen = std::collections::BTreeSet::new();
+    args.sizes.retain(|s| seen.insert(*s));
+    if args.filters.iter().any(|f| f.trim().is_empty()) {
+        bail!(
+            "--impl {:?} holds an empty filter, which would match every implementation; name them, e.g. --impl aes-128-ctr,openssl",
+            args.filters.join(",")
+        );
+    }
     report::check_format(args.output.format)?;
+    crate::output::check_writable(args.output.file.as_deref(), &args.output.db)?;
     let cpus = threads::cpu_order();
     let thread_counts = thread_counts(args.threads.as_deref(), cpus.len());
     match buffer::available_memory() {
@@ -213,16 +223,12 @@ pub fn run(args: BulkArgs) -> Result<ExitCode> {
 
     let stored = store.load_run(run_id)?;
     let text = report::render(&stored, args.output.format)?;
-    match &args.output.file {
-        Some(path) => std::fs::write(path, text).with_context(|| {
-            format!(
-                "cannot write `{}` (the results are stored as run {run_id} in `{}`)",
-                path.display(),
-                store.path().display()
-            )
-        })?,
-        None => print!("{text}"),
-    }
+    crate::output::emit(args.output.file.as_deref(), &text).with_context(|| {
+        format!(
+            "the results are stored as run {run_id} in `{}`: `cryptobench report {run_id}` prints them again",
+            store.path().display()
+        )
+    })?;
     let wrong = stored
         .cases
         .iter()
