@@ -34,7 +34,7 @@ pub enum Command {
     },
     /// Measure an experiment, or every implementation matching the filters, store the run and print it.
     Run(RunArgs),
-    /// Print a stored run again, exactly as `run` printed it.
+    /// Print a stored run again, exactly as `run` (or `bulk`) printed it.
     Report {
         /// A run id, `latest`, or the name of a saved baseline.
         #[arg(default_value = "latest")]
@@ -78,6 +78,7 @@ pub enum Command {
 pub enum ImportSource {
     /// criterion.rs's saved results: every benchmark under DIR (usually target/criterion) with a `new/` directory.
     Criterion {
+        /// criterion's output directory, usually target/criterion.
         dir: PathBuf,
         /// What criterion measured: `ns` (its default wall clock), `cycles` (criterion-cycles-per-byte), or `auto` (read criterion's HTML report where there is one, else ns).
         #[arg(long, value_enum, default_value_t = CriterionUnit::Auto)]
@@ -88,6 +89,7 @@ pub enum ImportSource {
     },
     /// The output of `openssl speed -mr` (its `+H:` and `+F:` lines), e.g. `openssl speed -mr -evp aes-128-gcm 2>&1 > speed.txt`.
     OpensslSpeed {
+        /// A file holding the output of `openssl speed -mr`.
         file: PathBuf,
         /// The result store (SQLite).
         #[arg(long, default_value = "cryptobench.db", env = "CRYPTOBENCH_DB")]
@@ -136,7 +138,7 @@ pub struct RunArgs {
     /// Directory of known-answer files named by manifests (`kat = ...`).
     #[arg(long, value_name = "DIR")]
     pub kat_dir: Option<PathBuf>,
-    /// Compare every other implementation in this run against this one (interleaved A/B; the default for comparisons).
+    /// Compare every other implementation in this run against this one, named in full as `list` shows it (e.g. `rustcrypto/chacha20`); measured interleaved, as every comparison is.
     #[arg(long, value_name = "IMPLEMENTATION")]
     pub against: Option<String>,
     /// Keep this run as a named baseline for later `--baseline NAME` comparisons.
@@ -198,9 +200,9 @@ pub enum Format {
     Csv,
     /// One self-contained page with tables and charts (no network needed to view it).
     Html,
-    /// Bencher Metric Format (JSON keyed by case id), for `bencher run --adapter json`.
+    /// Bencher Metric Format (JSON keyed by case id), for `bencher run --adapter json` (one run's figures: `run` and `report`).
     Bencher,
-    /// github-action-benchmark's `customSmallerIsBetter` JSON array.
+    /// github-action-benchmark's `customSmallerIsBetter` JSON array (one run's figures: `run` and `report`).
     GithubActionBenchmark,
 }
 

@@ -316,13 +316,10 @@ fn report_run(run: &str, output: &OutputArgs) -> Result<ExitCode> {
     check_writable(output.file.as_deref(), &output.db)?;
     let store = open_existing(&output.db)?;
     let stored = store.load_run(store.resolve_run(run)?)?;
-    // A bulk run's tables (per run, summary, scaling) and charts for people, as `bulk` prints them;
-    // the structural formats keep the generic per-case shape.
-    let people = matches!(
-        output.format,
-        crate::cli::Format::Table | crate::cli::Format::Md | crate::cli::Format::Html
-    );
-    let text = if stored.header.experiment == "bulk" && people {
+    // A bulk run in every format `bulk` prints, as it printed it; the exports (Bencher,
+    // github-action-benchmark) take its cases like any run's.
+    let bulk_format = crate::bulk::check_format(output.format).is_ok();
+    let text = if stored.header.experiment == "bulk" && bulk_format {
         crate::bulk::render(&stored, output.format)?
     } else {
         report::render(&analysis::analyse(&store, &stored)?, output.format)

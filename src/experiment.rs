@@ -484,16 +484,35 @@ pub struct Plan {
 impl Plan {
     /// Replace the plan's comparisons with: every other implementation against `base`.
     pub fn compare_all_against(&mut self, base: &str) -> Result<()> {
-        if !self.cases.iter().any(|c| c.implementation == base) {
-            bail!(
-                "--against `{base}`: that implementation is not part of this run; add it to the targets"
-            );
-        }
         let mut others: Vec<String> = Vec::new();
         for c in &self.cases {
             if c.implementation != base && !others.contains(&c.implementation) {
                 others.push(c.implementation.clone());
             }
+        }
+        if !self.cases.iter().any(|c| c.implementation == base) {
+            let near: Vec<&str> = others
+                .iter()
+                .filter(|o| o.contains(base))
+                .map(String::as_str)
+                .collect();
+            match near.as_slice() {
+                [] => bail!(
+                    "--against `{base}`: that implementation is not part of this run; add it to the targets"
+                ),
+                _ => bail!(
+                    "--against `{base}` names no implementation of this run exactly; did you mean {}?",
+                    near.iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
+                ),
+            }
+        }
+        if others.is_empty() {
+            bail!(
+                "--against `{base}`: it is the only implementation in this run, so there is nothing to compare with it"
+            );
         }
         self.analysis.comparisons = others.into_iter().map(|o| (base.to_string(), o)).collect();
         Ok(())

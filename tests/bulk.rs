@@ -102,27 +102,31 @@ fn json_holds_every_run_and_figures_that_add_up() {
 #[test]
 fn every_run_is_in_the_store_and_report_shows_the_run() {
     let env = Env::new();
-    env.run_ok(&small(&["--impl", "openssl/aes-256-ctr"]));
-    let v = env.json(&["report", "latest", "--format", "json"]);
+    let printed = env.run_ok(&small(&[
+        "--impl",
+        "openssl/aes-256-ctr",
+        "--format",
+        "json",
+    ]));
+    // `report` prints a stored bulk run exactly as `bulk` printed it.
+    assert_eq!(
+        env.run_ok(&["report", "latest", "--format", "json"]),
+        printed
+    );
+    let v: Value = serde_json::from_str(&printed).unwrap();
     assert_eq!(v["experiment"], "bulk");
-    assert_eq!(v["counter"]["kind"], "ns");
-    let results = array(&v, "results");
-    // memcpy's copy and OpenSSL's encryption and decryption, at 1 and 2 threads.
-    assert_eq!(results.len(), 6);
-    for r in results {
-        assert_eq!(r["status"], "ok", "{r}");
-        assert_eq!(r["clusters"], 2, "one cluster per run: {r}");
-        assert_eq!(r["params"]["len"], 8 << 20);
+    // memcpy's copy and OpenSSL's encryption and decryption, at 1 and 2 threads, 2 runs.
+    assert_eq!(array(&v, "runs").len(), 2 * 2 * 2);
+    // The exports take the stored cases, one per operation and thread count.
+    let bencher = env.json(&["report", "latest", "--format", "bencher"]);
+    let ids: Vec<&String> = bencher.as_object().expect("keyed by case").keys().collect();
+    assert_eq!(ids.len(), 6, "{ids:?}");
+    for id in [
+        "openssl/aes-256-ctr/decrypt len=8388608 threads=2",
+        "memcpy/copy len=8388608 threads=1",
+    ] {
+        assert!(ids.iter().any(|k| k.as_str() == id), "{id} in {ids:?}");
     }
-    let ids: Vec<&str> = results.iter().filter_map(|r| r["id"].as_str()).collect();
-    assert!(
-        ids.contains(&"openssl/aes-256-ctr/decrypt len=8388608 threads=2"),
-        "{ids:?}"
-    );
-    assert!(
-        ids.contains(&"memcpy/copy len=8388608 threads=1"),
-        "{ids:?}"
-    );
 }
 
 #[test]

@@ -380,6 +380,25 @@ fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
         "--save-baseline \"5\"",
     );
     assert_bad_input(&env.cmd(&["bulk", "--impl", ","]), "holds an empty filter");
+    assert_bad_input(
+        &env.cmd(&[
+            "run",
+            "rustcrypto/chacha20/",
+            "test-same",
+            "--against",
+            "test-same",
+        ]),
+        "did you mean `test-same/chacha20`?",
+    );
+    assert_bad_input(
+        &env.cmd(&[
+            "run",
+            "rustcrypto/sha-256",
+            "--against",
+            "rustcrypto/sha-256",
+        ]),
+        "the only implementation in this run",
+    );
     // Nothing above was measured or stored.
     assert!(!env.db().exists());
 

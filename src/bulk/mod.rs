@@ -46,7 +46,7 @@ use crate::store::{CaseStatus, RunHeader, Store};
 use buffer::Buffer;
 use competitors::{BulkCipher, Secret};
 /// The bulk tables of a stored bulk run, as `bulk` printed them.
-pub use report::render;
+pub use report::{check_format, render};
 
 /// Exit status when an implementation produced wrong output (its figures are not shown).
 const EXIT_WRONG: u8 = 1;
