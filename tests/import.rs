@@ -279,3 +279,56 @@ fn bad_input_is_one_clear_line_and_nothing_is_stored() {
         "no temporary files left: {leftovers:?}"
     );
 }
+
+/// Imports `text` as an `openssl speed` file named `name` into a store that already
+/// holds one run: refused with exit status 2, one line naming the file and holding
+/// every one of `expect`, and still one run.
+fn assert_openssl_refused(name: &str, text: &str, expect: &[&str]) {
+    let env = Env::new();
+    env.run_ok(&[
+        "import",
+        "openssl-speed",
+        &data("openssl-speed-aes-128-gcm.txt"),
+    ]);
+    let file = env.dir.path().join(name);
+    std::fs::write(&file, text).unwrap();
+    let out = env.cmd(&["import", "openssl-speed", file.to_str().unwrap()]);
+    assert_bad_input(&out, &format!("`{}`", file.display()));
+    for e in expect {
+        assert_bad_input(&out, e);
+    }
+    assert_eq!(runs(&env), 1, "nothing was stored: {text}");
+}
+
+#[test]
+fn openssl_lengths_must_be_positive() {
+    assert_openssl_refused(
+        "zero.txt",
+        "+H:0:64\n+F:6:sha256:100:200\n",
+        &["line 1:", "`+H:` lists the length 0"],
+    );
+    assert_openssl_refused(
+        "negative.txt",
+        "+DT:sha256:1:16\n+H:-16:64\n+F:6:sha256:100:200\n",
+        &["line 2:", "`+H:` lists the length -16"],
+    );
+    assert_openssl_refused(
+        "huge.txt",
+        "+H:16:18446744073709551615\n+F:6:sha256:100:200\n",
+        &["line 1:", "`+H:` must list message lengths in bytes"],
+    );
+    assert_openssl_refused(
+        "past-2-53.txt",
+        "+H:16:9007199254740993\n+F:6:sha256:100:200\n",
+        &["line 1:", "`+H:` lists the length 9007199254740993"],
+    );
+}
+
+#[test]
+fn openssl_duplicate_lengths_are_refused() {
+    assert_openssl_refused(
+        "dup.txt",
+        "+H:16:64:16\n+F:6:sha256:100:200:300\n",
+        &["line 1:", "`+H:` lists the length 16 twice"],
+    );
+}

@@ -16,6 +16,17 @@ use anyhow::Result;
 
 use crate::store::{ImportedCase, RunHeader, Store};
 
+/// The largest message length or declared throughput an import takes, in bytes: 2^53,
+/// the largest whole number an f64 holds exactly (the figures are computed in f64).
+/// No benchmark moves 9 PB a call; a larger figure is a damaged file.
+pub const MAX_BYTES: u64 = 1 << 53;
+
+/// The range of counts per call (ns or cycles) an import takes as a measurement: over
+/// 1e15 (eleven days a call, in ns) or, other than 0, under 1e-3 (a picosecond) a
+/// figure is a damaged file or a unit mistake, and would be printed as infinity or as
+/// a number hundreds of digits long.
+pub const PER_CALL: std::ops::RangeInclusive<f64> = 1e-3..=1e15;
+
 /// What another tool measured, read and checked, ready to store.
 #[derive(Debug)]
 pub struct Imported {

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use super::Imported;
+use super::{Imported, MAX_BYTES};
 use crate::catalog::Params;
 use crate::runner::Case;
 use crate::store::ImportedCase;
@@ -29,13 +29,33 @@ pub fn read(file: &Path) -> Result<Imported> {
         let line = line.trim();
         let at = || format!("`{name}` line {}", n + 1);
         if let Some(rest) = line.strip_prefix("+H:") {
-            let parsed: Result<Vec<u64>, _> = rest.split(':').map(|l| l.trim().parse()).collect();
-            lengths = Some(parsed.ok().filter(|l| !l.is_empty()).with_context(|| {
-                format!(
-                    "{}: `+H:` must list message lengths in bytes: `{line}`",
-                    at()
-                )
-            })?);
+            let mut lens: Vec<u64> = Vec::new();
+            for field in rest.split(':') {
+                let len: i64 = field.trim().parse().with_context(|| {
+                    format!(
+                        "{}: `+H:` must list message lengths in bytes: `{line}`",
+                        at()
+                    )
+                })?;
+                // A length of 0 would be a case with no bytes: NaN per byte and per second.
+                let len = u64::try_from(len)
+                    .ok()
+                    .filter(|l| (1..=MAX_BYTES).contains(l))
+                    .with_context(|| {
+                        format!(
+                            "{}: `+H:` lists the length {len}: every length must be a whole number of bytes from 1 to 2^53",
+                            at()
+                        )
+                    })?;
+                if lens.contains(&len) {
+                    bail!(
+                        "{}: `+H:` lists the length {len} twice: the `+F:` figures under the two could not be told apart",
+                        at()
+                    );
+                }
+                lens.push(len);
+            }
+            lengths = Some(lens);
         } else if let Some(rest) = line.strip_prefix("+F:") {
             let lens = lengths.as_ref().with_context(|| {
                 format!(
