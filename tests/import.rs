@@ -332,3 +332,57 @@ fn openssl_duplicate_lengths_are_refused() {
         &["line 1:", "`+H:` lists the length 16 twice"],
     );
 }
+
+#[test]
+fn openssl_negative_figures_are_refused() {
+    assert_openssl_refused(
+        "negative.txt",
+        "+H:16:64\n+F:6:sha256:100:200\n+F:6:sha256:-100:200\n",
+        &[
+            "line 3:",
+            "the `sha256` figure for 16 bytes, `-100`, is negative",
+        ],
+    );
+    // Every figure negative: the first is named, not "no `+F:` line".
+    assert_openssl_refused(
+        "all-negative.txt",
+        "+H:16:64\n+F:6:sha256:-1:-2\n",
+        &[
+            "line 2:",
+            "the `sha256` figure for 16 bytes, `-1`, is negative",
+        ],
+    );
+}
+
+#[test]
+fn openssl_figures_must_give_a_time_per_call() {
+    assert_openssl_refused(
+        "zero.txt",
+        "+H:16:64\n+F:6:sha256:100:0\n",
+        &[
+            "line 2:",
+            "the `sha256` figure for 64 bytes, `0`, gives no time per call",
+        ],
+    );
+    assert_openssl_refused(
+        "tiny.txt",
+        "+H:16:64\n+F:6:sha256:1e-300:200\n",
+        &[
+            "line 2:",
+            "the `sha256` figure for 16 bytes, `1e-300`, gives inf ns per call",
+        ],
+    );
+    assert_openssl_refused(
+        "huge.txt",
+        "+H:16:64\n+F:6:sha256:100:1e300\n",
+        &[
+            "line 2:",
+            "the `sha256` figure for 64 bytes, `1e300`, gives 6.4e-290 ns per call",
+        ],
+    );
+    assert_openssl_refused(
+        "nan.txt",
+        "+H:16:64\n+F:6:sha256:NaN:200\n",
+        &["line 2:", "`NaN`, is not a number of bytes per second"],
+    );
+}

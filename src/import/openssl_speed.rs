@@ -12,7 +12,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use super::{Imported, MAX_BYTES};
+use super::{Imported, MAX_BYTES, PER_CALL};
 use crate::catalog::Params;
 use crate::runner::Case;
 use crate::store::ImportedCase;
@@ -81,19 +81,36 @@ pub fn read(file: &Path) -> Result<Imported> {
             }
             runs += 1;
             for (&len, v) in lens.iter().zip(values) {
+                let v = v.trim();
+                let field = || format!("{}: the `{alg}` figure for {len} bytes, `{v}`,", at());
                 let bytes_per_s: f64 = v
-                    .trim()
                     .parse()
                     .ok()
                     .filter(|x: &f64| x.is_finite())
-                    .with_context(|| {
-                        format!("{}: `{v}` is not a number of bytes per second", at())
-                    })?;
-                // openssl prints 0 for lengths it skipped (e.g. too long for -bytes).
-                if bytes_per_s <= 0.0 {
-                    continue;
+                    .with_context(|| format!("{} is not a number of bytes per second", field()))?;
+                if bytes_per_s < 0.0 {
+                    bail!(
+                        "{} is negative: openssl speed prints bytes per second, never below 0; the file is damaged",
+                        field()
+                    );
+                }
+                // openssl prints 0 where it measured nothing (an error, a length it skips):
+                // no time per call follows from it, and dropping it would hide the gap.
+                if bytes_per_s == 0.0 {
+                    bail!(
+                        "{} gives no time per call (openssl prints 0 where it measured nothing): re-run `openssl speed -mr`, or remove that length from `+H:` and its figure from every `+F:` line",
+                        field()
+                    );
                 }
                 let ns_per_call = len as f64 / bytes_per_s * 1e9;
+                if !PER_CALL.contains(&ns_per_call) {
+                    bail!(
+                        "{} gives {ns_per_call:e} ns per call, outside {:e} to {:e} ns: not a measurement",
+                        field(),
+                        PER_CALL.start(),
+                        PER_CALL.end()
+                    );
+                }
                 let key = (alg.to_string(), len);
                 match series.iter_mut().find(|(k, _)| *k == key) {
                     Some((_, v)) => v.push(ns_per_call),
