@@ -386,3 +386,61 @@ fn openssl_figures_must_give_a_time_per_call() {
         &["line 2:", "`NaN`, is not a number of bytes per second"],
     );
 }
+
+/// A criterion directory in the scratch directory of `env` with one benchmark,
+/// `<name>/new/`, holding `benchmark` and `sample` as its two files.
+fn criterion_dir(env: &Env, name: &str, benchmark: &str, sample: &str) -> std::path::PathBuf {
+    let root = env.dir.path().join(format!("criterion-{name}"));
+    let new = root.join(name).join("new");
+    std::fs::create_dir_all(&new).unwrap();
+    std::fs::write(new.join("benchmark.json"), benchmark).unwrap();
+    std::fs::write(new.join("sample.json"), sample).unwrap();
+    root
+}
+
+/// Imports a one-benchmark criterion directory into a store that already holds one
+/// run: refused with exit status 2, one line naming `file` (`benchmark.json` or
+/// `sample.json`) of benchmark `name` and holding `expect`, and still one run.
+fn assert_criterion_refused(name: &str, benchmark: &str, sample: &str, file: &str, expect: &str) {
+    let env = Env::new();
+    env.run_ok(&["import", "criterion", &data("criterion")]);
+    let root = criterion_dir(&env, name, benchmark, sample);
+    let out = env.cmd(&["import", "criterion", root.to_str().unwrap()]);
+    let path = root.join(name).join("new").join(file);
+    assert_bad_input(&out, &format!("`{}`: ", path.display()));
+    assert_bad_input(&out, expect);
+    assert_eq!(runs(&env), 1, "nothing was stored: {benchmark} {sample}");
+}
+
+const SAMPLE: &str = r#"{"iters": [1, 2], "times": [10, 20]}"#;
+
+#[test]
+fn criterion_names_must_not_be_blank() {
+    let bench = |group: &str, function: &str, value: &str| {
+        format!(
+            r#"{{"group_id": {group}, "function_id": {function}, "value_str": {value}, "throughput": null}}"#
+        )
+    };
+    // The directory itself is fine: a valid benchmark with the same sample is imported.
+    let env = Env::new();
+    let ok = criterion_dir(&env, "g", &bench(r#""g""#, r#""f""#, r#""v""#), SAMPLE);
+    assert!(
+        env.run_ok(&["import", "criterion", ok.to_str().unwrap()])
+            .contains("imported 1 cases")
+    );
+
+    for (benchmark, field) in [
+        (bench(r#""""#, "null", "null"), "group_id"),
+        (bench(r#""  ""#, r#""f""#, "null"), "group_id"),
+        (bench(r#""g""#, r#""""#, "null"), "function_id"),
+        (bench(r#""g""#, r#""f""#, r#""""#), "value_str"),
+    ] {
+        assert_criterion_refused(
+            "blank",
+            &benchmark,
+            SAMPLE,
+            "benchmark.json",
+            &format!("`{field}` is empty, so the case would have no name"),
+        );
+    }
+}

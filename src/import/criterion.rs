@@ -156,10 +156,26 @@ fn parse<T: for<'de> Deserialize<'de>>(path: &Path, what: &str) -> Result<T> {
 }
 
 fn read_benchmark(new: &Path) -> Result<ImportedCase> {
+    let id_path = new.join("benchmark.json");
     let id: BenchmarkId = parse(
-        &new.join("benchmark.json"),
+        &id_path,
         "benchmark.json (expected `group_id`, `function_id`, `value_str`, `throughput`)",
     )?;
+    // group_id is the implementation's name, the others part of the operation's: a
+    // blank one would be a case with a blank (or `/`-ended) name.
+    for (field, value) in [
+        ("group_id", Some(&id.group_id)),
+        ("function_id", id.function_id.as_ref()),
+        ("value_str", id.value_str.as_ref()),
+    ] {
+        if value.is_some_and(|v| v.trim().is_empty()) {
+            bail!(
+                "`{}`: `{field}` is empty, so the case would have no name: criterion writes a name there{}",
+                id_path.display(),
+                if field == "group_id" { "" } else { " or null" }
+            );
+        }
+    }
     let sample_path = new.join("sample.json");
     let sample: SampleFile = parse(
         &sample_path,
