@@ -444,3 +444,59 @@ fn criterion_names_must_not_be_blank() {
         );
     }
 }
+
+const BENCH: &str =
+    r#"{"group_id": "g", "function_id": "f", "value_str": null, "throughput": null}"#;
+
+#[test]
+fn criterion_all_zero_times_are_refused() {
+    assert_criterion_refused(
+        "zero",
+        BENCH,
+        r#"{"iters": [1, 2, 3], "times": [0, 0.0, 0]}"#,
+        "sample.json",
+        "every `times` is 0, so criterion measured nothing in this benchmark",
+    );
+}
+
+#[test]
+fn criterion_absurd_per_iteration_figures_are_refused() {
+    for (sample, expect) in [
+        (
+            r#"{"iters": [1], "times": [1e308]}"#,
+            "`times[0]` / `iters[0]` is 1e308 per iteration, outside 1e-3 to 1e15",
+        ),
+        (
+            r#"{"iters": [1, 2], "times": [10, 4e15]}"#,
+            "`times[1]` / `iters[1]` is 2e15 per iteration",
+        ),
+        (
+            r#"{"iters": [1, 1e9], "times": [10, 1]}"#,
+            "`times[1]` / `iters[1]` is 1e-9 per iteration",
+        ),
+    ] {
+        assert_criterion_refused("absurd", BENCH, sample, "sample.json", expect);
+    }
+    // 1e15 itself is the limit, taken.
+    let env = Env::new();
+    let ok = criterion_dir(&env, "edge", BENCH, r#"{"iters": [2], "times": [2e15]}"#);
+    env.run_ok(&["import", "criterion", ok.to_str().unwrap()]);
+    assert_eq!(runs(&env), 1);
+}
+
+#[test]
+fn criterion_iteration_counts_must_be_whole_and_positive() {
+    for (sample, expect) in [
+        (
+            r#"{"iters": [1, 0], "times": [10, 0]}"#,
+            "`iters[1]` is 0: every `iters` must be a whole count of at least 1",
+        ),
+        (r#"{"iters": [1.5], "times": [10]}"#, "`iters[0]` is 1.5"),
+        (
+            r#"{"iters": [1, 2], "times": [10, -20]}"#,
+            "`times[1]` is -20: every `times` must be a finite non-negative value",
+        ),
+    ] {
+        assert_criterion_refused("iters", BENCH, sample, "sample.json", expect);
+    }
+}

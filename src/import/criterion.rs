@@ -16,7 +16,7 @@ use std::time::SystemTime;
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use super::Imported;
+use super::{Imported, PER_CALL};
 use crate::catalog::Params;
 use crate::cli::CriterionUnit;
 use crate::runner::Case;
@@ -189,18 +189,37 @@ fn read_benchmark(new: &Path) -> Result<ImportedCase> {
             sample.times.len()
         );
     }
-    let per_iteration: Vec<f64> = sample
-        .iters
-        .iter()
-        .zip(&sample.times)
-        .map(|(&n, &t)| t / n)
-        .collect();
-    if sample.iters.iter().any(|&n| !(n >= 1.0 && n.is_finite()))
-        || per_iteration.iter().any(|t| !(t.is_finite() && *t >= 0.0))
-    {
+    let mut per_iteration: Vec<f64> = Vec::with_capacity(sample.iters.len());
+    for (i, (&n, &t)) in sample.iters.iter().zip(&sample.times).enumerate() {
+        if !(n >= 1.0 && n.is_finite() && n.fract() == 0.0) {
+            bail!(
+                "`{}`: `iters[{i}]` is {n}: every `iters` must be a whole count of at least 1",
+                sample_path.display()
+            );
+        }
+        if !(t >= 0.0 && t.is_finite()) {
+            bail!(
+                "`{}`: `times[{i}]` is {t}: every `times` must be a finite non-negative value",
+                sample_path.display()
+            );
+        }
+        let per = t / n;
+        if per != 0.0 && !PER_CALL.contains(&per) {
+            bail!(
+                "`{}`: `times[{i}]` / `iters[{i}]` is {per:e} per iteration, outside {:e} to {:e}: not a measurement (a damaged file or another unit)",
+                sample_path.display(),
+                PER_CALL.start(),
+                PER_CALL.end()
+            );
+        }
+        per_iteration.push(per);
+    }
+    // criterion reports such a benchmark as fine; stored, it is a case with no figures.
+    if per_iteration.iter().all(|&t| t == 0.0) {
         bail!(
-            "`{}`: every `iters` must be a positive count and every `times` a finite non-negative value",
-            sample_path.display()
+            "`{}`: every `times` is 0, so criterion measured nothing in this benchmark: re-run it, or remove its directory `{}`",
+            sample_path.display(),
+            new.parent().unwrap_or(new).display()
         );
     }
     let bytes = id.throughput.as_ref().and_then(throughput_bytes);
