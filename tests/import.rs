@@ -500,3 +500,14 @@ fn criterion_iteration_counts_must_be_whole_and_positive() {
         assert_criterion_refused("iters", BENCH, sample, "sample.json", expect);
     }
 }
+
+#[test]
+fn criterion_absurd_throughput_is_refused() {
+    assert_criterion_refused(
+        "throughput",
+        r#"{"group_id": "g", "function_id": "f", "value_str": null, "throughput": {"Bytes": 18446744073709551615}}"#,
+        SAMPLE,
+        "benchmark.json",
+        "`throughput` declares 18446744073709551615 bytes per iteration, more than 2^53",
+    );
+}

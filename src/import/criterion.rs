@@ -16,7 +16,7 @@ use std::time::SystemTime;
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
-use super::{Imported, PER_CALL};
+use super::{Imported, MAX_BYTES, PER_CALL};
 use crate::catalog::Params;
 use crate::cli::CriterionUnit;
 use crate::runner::Case;
@@ -223,6 +223,12 @@ fn read_benchmark(new: &Path) -> Result<ImportedCase> {
         );
     }
     let bytes = id.throughput.as_ref().and_then(throughput_bytes);
+    if let Some(b) = bytes.filter(|&b| b > MAX_BYTES) {
+        bail!(
+            "`{}`: `throughput` declares {b} bytes per iteration, more than 2^53: not a benchmark's message length",
+            id_path.display()
+        );
+    }
     let mut operation = id.function_id.clone().unwrap_or_else(|| "bench".into());
     // A parameter that is the byte count becomes `len`; any other stays in the name.
     if let Some(v) = id.value_str.as_deref()
