@@ -511,3 +511,12 @@ fn criterion_absurd_throughput_is_refused() {
         "`throughput` declares 18446744073709551615 bytes per iteration, more than 2^53",
     );
 }
+
+#[test]
+fn openssl_algorithm_names_must_not_be_blank() {
+    assert_openssl_refused(
+        "blank.txt",
+        "+H:16:64\n+F:6: :100:200\n",
+        &["line 2:", "expected `+F:n:algorithm:bytes-per-second...`"],
+    );
+}

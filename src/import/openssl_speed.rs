@@ -65,7 +65,7 @@ pub fn read(file: &Path) -> Result<Imported> {
             })?;
             let fields: Vec<&str> = rest.split(':').collect();
             let (alg, values) = match fields.as_slice() {
-                [_, alg, values @ ..] if !alg.is_empty() => (*alg, values),
+                [_, alg, values @ ..] if !alg.trim().is_empty() => (alg.trim(), values),
                 _ => bail!(
                     "{}: expected `+F:n:algorithm:bytes-per-second...`: `{line}`",
                     at()
