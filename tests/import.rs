@@ -358,11 +358,8 @@ fn openssl_negative_figures_are_refused() {
 fn openssl_figures_must_give_a_time_per_call() {
     assert_openssl_refused(
         "zero.txt",
-        "+H:16:64\n+F:6:sha256:100:0\n",
-        &[
-            "line 2:",
-            "the `sha256` figure for 64 bytes, `0`, gives no time per call",
-        ],
+        "+H:16:64\n+F:6:sha256:0:0\n",
+        &["every `+F:` figure is 0", "sha256 at 64 bytes (line 2)"],
     );
     assert_openssl_refused(
         "tiny.txt",
@@ -518,5 +515,25 @@ fn openssl_algorithm_names_must_not_be_blank() {
         "blank.txt",
         "+H:16:64\n+F:6: :100:200\n",
         &["line 2:", "expected `+F:n:algorithm:bytes-per-second...`"],
+    );
+}
+
+#[test]
+fn openssl_zero_figures_are_left_out_and_said() {
+    let env = Env::new();
+    let file = env.dir.path().join("skipped.txt");
+    // openssl prints 0 for a length it measured nothing at.
+    std::fs::write(&file, "+H:16:64\n+F:6:sha256:16000000.00:0\n").unwrap();
+    env.run_ok(&["import", "openssl-speed", file.to_str().unwrap()]);
+    let run = env.json(&["report", "--format", "json"]);
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{run}");
+    assert_eq!(results[0]["params"]["len"], 16);
+    let text = env.run_ok(&["report"]);
+    assert!(
+        text.contains(
+            "left out, as openssl printed 0 (measured nothing): sha256 at 64 bytes (line 2)"
+        ),
+        "{text}"
     );
 }

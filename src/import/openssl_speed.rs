@@ -25,6 +25,7 @@ pub fn read(file: &Path) -> Result<Imported> {
     // (algorithm, length) -> one value per +F line seen for it.
     let mut series: Vec<((String, u64), Vec<f64>)> = Vec::new();
     let mut runs = 0;
+    let mut unmeasured: Vec<String> = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         let at = || format!("`{name}` line {}", n + 1);
@@ -94,13 +95,12 @@ pub fn read(file: &Path) -> Result<Imported> {
                         field()
                     );
                 }
-                // openssl prints 0 where it measured nothing (an error, a length it skips):
-                // no time per call follows from it, and dropping it would hide the gap.
+                // openssl prints 0 where it measured nothing (a length it skipped, e.g. past
+                // -bytes, or one that failed): no time per call follows from it. Left out,
+                // and said in the run's note, so that the gap is not hidden.
                 if bytes_per_s == 0.0 {
-                    bail!(
-                        "{} gives no time per call (openssl prints 0 where it measured nothing): re-run `openssl speed -mr`, or remove that length from `+H:` and its figure from every `+F:` line",
-                        field()
-                    );
+                    unmeasured.push(format!("{alg} at {len} bytes (line {})", n + 1));
+                    continue;
                 }
                 let ns_per_call = len as f64 / bytes_per_s * 1e9;
                 if !PER_CALL.contains(&ns_per_call) {
@@ -118,6 +118,12 @@ pub fn read(file: &Path) -> Result<Imported> {
                 }
             }
         }
+    }
+    if series.is_empty() && !unmeasured.is_empty() {
+        bail!(
+            "`{name}`: every `+F:` figure is 0, so openssl measured nothing ({}); re-run `openssl speed -mr`",
+            unmeasured.join(", ")
+        );
     }
     if series.is_empty() {
         bail!(
@@ -144,8 +150,16 @@ pub fn read(file: &Path) -> Result<Imported> {
         counter: "openssl-speed".into(),
         unit: "ns (openssl speed, from its bytes per second)".into(),
         note: format!(
-            "openssl speed -mr, {runs} table{} from {name}; each figure is one timed loop, so a single run has no interval",
-            if runs == 1 { "" } else { "s" }
+            "openssl speed -mr, {runs} table{} from {name}; each figure is one timed loop, so a single run has no interval{}",
+            if runs == 1 { "" } else { "s" },
+            if unmeasured.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; left out, as openssl printed 0 (measured nothing): {}",
+                    unmeasured.join(", ")
+                )
+            }
         ),
         measured_at,
         cases,
