@@ -291,12 +291,6 @@ impl Analysis {
             }))
             .collect()
     }
-
-    pub fn case(&self, implementation: &str, params: &Params) -> Option<&CaseStats> {
-        self.cases
-            .iter()
-            .find(|c| c.implementation == implementation && &c.params == params)
-    }
 }
 
 /// A stable seed per case, so the bootstrap gives the same interval every time.

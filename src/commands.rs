@@ -157,6 +157,12 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(base) = &args.against {
         plan.compare_all_against(base)?;
     }
+    if (args.estimate || args.kat_dir.is_some()) && plan.external.is_empty() {
+        eprintln!(
+            "warning: --estimate and --kat-dir apply to C implementations (manifests), and this run has none"
+        );
+    }
+    check_memory(&plan.cases, args.layouts)?;
     let mut store = Store::open(&args.output.db)?;
     let baseline_run = match &args.baseline {
         Some(name) => Some(
@@ -277,6 +283,34 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(EXIT_CASES_FAILED)
     })
+}
+
+/// Each memory layout of a case holds its own message and output buffers, and a worker
+/// prepares all its layouts up front: refuse what would run the machine out of memory
+/// (the worker would die of it, with the real reason buried in its stderr).
+fn check_memory(cases: &[runner::Case], layouts: u64) -> Result<()> {
+    const MARGIN: u64 = 256 << 20;
+    let Some(available) = crate::bulk::buffer::available_memory() else {
+        return Ok(());
+    };
+    let Some(largest) = cases.iter().filter_map(runner::Case::bytes).max() else {
+        return Ok(());
+    };
+    // Input and output of the largest case in every layout.
+    let needed = largest
+        .saturating_mul(2)
+        .saturating_mul(layouts)
+        .saturating_add(MARGIN);
+    if needed > available {
+        bail!(
+            "{} layouts of {} need about {} MiB (input and output per layout), but {} MiB are available (MemAvailable): use fewer --layouts or smaller --sizes",
+            layouts,
+            crate::size::format_size(largest),
+            needed >> 20,
+            available >> 20
+        );
+    }
+    Ok(())
 }
 
 /// A baseline is found again by its name, so it must not read as anything else

@@ -30,6 +30,18 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         Err(_) => return Err(format!("`{s}` is not a size ({help})")),
     };
     let Some(&(_, scale)) = UNITS.iter().find(|(u, _)| *u == unit) else {
+        let exponent = unit.strip_prefix('e').is_some_and(|e| {
+            !e.is_empty()
+                && e.trim_start_matches(['+', '-'])
+                    .chars()
+                    .all(|c| c.is_ascii_digit())
+        });
+        let hex = number == "0" && unit.starts_with('x');
+        if unit.starts_with(['.', ',']) || exponent || hex {
+            return Err(format!(
+                "`{s}` is not a whole number of bytes or units: write it as a whole number, e.g. 1536 for 1.5KiB ({help})"
+            ));
+        }
         return Err(format!("`{s}` has an unknown unit ({help})"));
     };
     n.checked_mul(scale)
@@ -75,12 +87,27 @@ mod tests {
     }
 
     #[test]
+    fn fractions_and_other_notations_are_told_apart_from_unknown_units() {
+        for s in ["1.5KiB", "1e3", "0x40"] {
+            let err = parse_bytes(s).unwrap_err();
+            assert!(err.contains("not a whole number"), "{s}: {err}");
+        }
+        for s in ["12x", "12q", "3eb"] {
+            assert!(parse_bytes(s).unwrap_err().contains("unknown unit"), "{s}");
+        }
+    }
+
+    #[test]
     fn bad_sizes_say_why() {
         assert!(parse_bytes("12XB").unwrap_err().contains("unknown unit"));
         assert!(parse_bytes("MiB").unwrap_err().contains("not a size"));
         assert!(parse_bytes("").unwrap_err().contains("not a size"));
         assert!(parse_bytes("-1GiB").unwrap_err().contains("not a size"));
-        assert!(parse_bytes("1.5GiB").unwrap_err().contains("unknown unit"));
+        assert!(
+            parse_bytes("1.5GiB")
+                .unwrap_err()
+                .contains("not a whole number")
+        );
         assert!(
             parse_bytes("99999999999999GiB")
                 .unwrap_err()

@@ -205,7 +205,7 @@ fn bad_sizes_are_refused_with_status_2() {
     for (size, expect) in [
         ("0", "at least 16 bytes"),
         ("12XB", "unknown unit"),
-        ("1.5GiB", "unknown unit"),
+        ("1.5GiB", "not a whole number"),
         ("1000", "16-byte AES blocks"),
         ("lots", "not a size"),
         ("1000GiB", "of memory is available"),

@@ -329,6 +329,21 @@ fn bad_input_gets_one_clear_line_and_status_2() {
     );
     assert_bad_input(&env.cmd(&["run", "--sizes", "0"]), "at least 1 byte");
     assert_bad_input(
+        &env.cmd(&[
+            "run",
+            "rustcrypto/chacha20/",
+            "--sizes",
+            "1GiB",
+            "--layouts",
+            "256",
+        ]),
+        "256 layouts of 1 GiB need about",
+    );
+    assert_bad_input(
+        &env.cmd(&["run", "--sizes", "1.5KiB"]),
+        "not a whole number",
+    );
+    assert_bad_input(
         &env.cmd(&["run", "--sizes", "12x"]),
         "`12x` has an unknown unit",
     );

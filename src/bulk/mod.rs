@@ -23,7 +23,7 @@ pub mod aes;
 mod aes_ctr;
 #[cfg(target_arch = "x86_64")]
 mod aes_ecb;
-mod buffer;
+pub(crate) mod buffer;
 pub mod competitors;
 mod report;
 pub mod size;

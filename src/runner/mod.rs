@@ -62,13 +62,6 @@ pub struct RunOptions {
     pub seed: u64,
 }
 
-impl RunOptions {
-    /// Total samples per case.
-    pub fn samples_per_case(&self) -> usize {
-        self.processes * self.layouts * self.plan.samples
-    }
-}
-
 /// Something to tell the user about as the run goes.
 pub trait Progress {
     fn start(&self, total_steps: u64);
