@@ -4,8 +4,9 @@
 //! less the counter's own overhead, divided by the number of calls: counts per call.
 //! Samples are taken round-robin over several *layouts* (the same call prepared at
 //! different memory addresses) so that one lucky or unlucky placement of state and
-//! buffers cannot decide the figure; each layout's samples form one cluster, which the
-//! statistics resample as a unit.
+//! buffers cannot decide the figure. Each layout's samples are kept apart here and in the
+//! store; the statistics resample worker processes, the independent units, each with
+//! all of its layouts.
 
 use std::time::{Duration, Instant};
 
@@ -38,7 +39,7 @@ impl Default for SamplePlan {
 pub struct Samples {
     pub calls_per_sample: u64,
     pub calibration: Calibration,
-    /// One cluster per layout; counts per call, overhead removed.
+    /// One group of samples per layout; counts per call, overhead removed.
     pub clusters: Vec<Vec<f64>>,
     /// Median core cycles per TSC tick beside the samples, where the counter measures
     /// the clock (tsc-core): the clock this code ran at, which the code itself can move.

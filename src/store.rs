@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS runs (
     experiment    TEXT NOT NULL,
     tool_version  TEXT NOT NULL,
     git_revision  TEXT,
-    counter       TEXT NOT NULL,          -- tsc | perf | ns
+    counter       TEXT NOT NULL,          -- tsc | perf | tsc-core | ns, or an importer's own
     unit          TEXT NOT NULL,
     tsc_hz        REAL,
     cpu_model     TEXT NOT NULL,

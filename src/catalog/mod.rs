@@ -50,8 +50,8 @@ impl fmt::Display for Kind {
 #[derive(Clone, Copy, Debug)]
 pub struct Operation {
     pub name: &'static str,
-    /// Parameter names, e.g. `["len"]`; the first one (if any) is the byte count that
-    /// cycles-per-byte figures divide by.
+    /// Parameter names, e.g. `["len"]`; cycles-per-byte figures divide by `len` plus
+    /// `out` where they are present (`Case::bytes`).
     pub params: &'static [&'static str],
 }
 

@@ -4,7 +4,8 @@
 //! An imported run is marked with its source (experiment `import:SOURCE`, options
 //! `{"source": ...}`) and a counter of its own (`criterion-ns`, `criterion-cycles`,
 //! `openssl-speed`), so `compare` refuses to put it beside a native run, whose counter
-//! is `tsc`, `perf` or `ns`. The statistics are ours, computed from the raw samples.
+//! is `tsc`, `perf`, `tsc-core` or `ns`. The statistics are ours, computed from the raw
+//! samples.
 
 pub mod criterion;
 pub mod openssl_speed;
