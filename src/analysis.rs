@@ -6,10 +6,9 @@
 use anyhow::{Result, bail};
 
 use crate::catalog::Params;
-use crate::cli::VerdictArgs;
 use crate::experiment::AnalysisSpec;
 use crate::stats::{self, Interval, Outliers, Summary, Verdict};
-use crate::store::{CaseStatus, RunHeader, Store, StoredCase, StoredRun};
+use crate::store::{CaseStatus, RunHeader, StoredCase, StoredRun};
 
 /// The confidence level of every interval the analysis gives.
 pub const LEVEL: f64 = 0.95;
@@ -43,16 +42,6 @@ pub enum Test {
     #[default]
     MannWhitney,
     Welch,
-}
-
-impl From<VerdictArgs> for VerdictOptions {
-    fn from(v: VerdictArgs) -> Self {
-        VerdictOptions {
-            significance: v.significance,
-            noise_threshold_pct: v.noise_threshold,
-            test: v.test,
-        }
-    }
 }
 
 /// What a run asked to be analysed, stored with it so that `report` repeats it.
@@ -515,10 +504,33 @@ fn find<'a>(run: &'a StoredRun, implementation: &str, params: &Params) -> Option
         .find(|c| c.implementation == implementation && &c.params == params)
 }
 
-pub fn analyse(store: &Store, run: &StoredRun) -> Result<Analysis> {
+/// What a run's analysis needs besides the run, read from the store by the caller: the
+/// analysis itself does no I/O.
+#[derive(Default)]
+pub struct Context {
+    /// The run its options name as baseline (`--baseline`), to compare every case with.
+    pub baseline: Option<StoredRun>,
+    /// llvm-mca estimates of its C builds, by implementation.
+    pub estimates: std::collections::BTreeMap<String, crate::cimpl::estimate::Estimate>,
+}
+
+/// How a run asked to be analysed; `None` for runs that asked nothing (imported ones).
+pub fn options_of(header: &RunHeader) -> Result<Option<AnalysisOptions>> {
+    let stored = &header.options["analysis"];
+    if stored.is_null() {
+        return Ok(None);
+    }
+    serde_json::from_value(stored.clone()).map(Some).map_err(|e| {
+        anyhow::anyhow!(
+            "run {}'s analysis options cannot be read ({e}): was it stored by another version of cryptobench?",
+            header.id
+        )
+    })
+}
+
+pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
     let header = &run.header;
-    let options: Option<AnalysisOptions> =
-        serde_json::from_value(header.options["analysis"].clone()).ok();
+    let options = options_of(header)?;
     let cases = run
         .cases
         .iter()
@@ -611,9 +623,8 @@ pub fn analyse(store: &Store, run: &StoredRun) -> Result<Analysis> {
                 }
             }
         }
-        if let Some(base_id) = opts.baseline_run {
-            let base = store.load_run(base_id)?;
-            against_baseline = Some(compare_runs(&base, run, &opts.verdict, opts.force)?);
+        if let Some(base) = &context.baseline {
+            against_baseline = Some(compare_runs(base, run, &opts.verdict, opts.force)?);
         }
     }
     Ok(Analysis {
@@ -629,7 +640,7 @@ pub fn analyse(store: &Store, run: &StoredRun) -> Result<Analysis> {
         not_compared,
         against_baseline,
         verdict_options: options.map(|o| o.verdict),
-        estimates: store.estimates(header.id)?,
+        estimates: context.estimates.clone(),
     })
 }
 

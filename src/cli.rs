@@ -175,6 +175,16 @@ pub struct VerdictArgs {
     pub test: crate::analysis::Test,
 }
 
+impl From<VerdictArgs> for crate::analysis::VerdictOptions {
+    fn from(v: VerdictArgs) -> Self {
+        crate::analysis::VerdictOptions {
+            significance: v.significance,
+            noise_threshold_pct: v.noise_threshold,
+            test: v.test,
+        }
+    }
+}
+
 #[derive(Args, Debug)]
 pub struct OutputArgs {
     /// How to print the results.

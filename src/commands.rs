@@ -232,7 +232,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     }
 
     let stored = store.load_run(run_id)?;
-    let analysed = analysis::analyse(&store, &stored)?;
+    let analysed = analyse_stored(&store, &stored)?;
     let stored_as = || {
         format!(
             "the results are stored as run {run_id} in `{}`: `cryptobench report {run_id}` prints them again",
@@ -356,7 +356,7 @@ fn report_run(run: &str, output: &OutputArgs) -> Result<ExitCode> {
     let text = if stored.header.experiment == "bulk" && bulk_format {
         crate::bulk::render(&stored, output.format)?
     } else {
-        report::render(&analysis::analyse(&store, &stored)?, output.format)
+        report::render(&analyse_stored(&store, &stored)?, output.format)
     };
     emit(output.file.as_deref(), &text)?;
     Ok(ExitCode::SUCCESS)
@@ -377,6 +377,20 @@ fn import_run(source: ImportSource) -> Result<ExitCode> {
         store.path().display()
     ))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Analyse a stored run with what it refers to in the store: its baseline run and the
+/// estimates of its C builds.
+fn analyse_stored(store: &Store, run: &crate::store::StoredRun) -> Result<analysis::Analysis> {
+    let baseline = analysis::options_of(&run.header)?
+        .and_then(|o| o.baseline_run)
+        .map(|id| store.load_run(id))
+        .transpose()?;
+    let context = analysis::Context {
+        baseline,
+        estimates: store.estimates(run.header.id)?,
+    };
+    analysis::analyse(run, &context)
 }
 
 /// A store that must already hold runs: reading must not create an empty one.

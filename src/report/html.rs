@@ -446,7 +446,7 @@ mod tests {
             .collect();
         let id = store.import_run(&header, &cases).unwrap();
         let run = store.load_run(id).unwrap();
-        let a = crate::analysis::analyse(&store, &run).unwrap();
+        let a = crate::analysis::analyse(&run, &Default::default()).unwrap();
         let html = super::super::render(&a, crate::cli::Format::Html);
         assert!(
             html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
