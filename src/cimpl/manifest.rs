@@ -131,10 +131,13 @@ impl Manifest {
         Ok(m)
     }
 
+    /// The manifest's directory; `.` for a bare file name (whose parent is `""`, which
+    /// would give the compiler an empty `-I`).
     pub fn dir(&self) -> PathBuf {
-        self.path
-            .parent()
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+        match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
     }
 
     fn validate(&self) -> Result<()> {
@@ -273,6 +276,18 @@ flags = ["-O2"]
         assert_eq!(m.implementations[0].kind, CKind::Hash);
         assert_eq!(m.compiler, "cc");
         assert_eq!(m.targets().len(), 2);
+    }
+
+    #[test]
+    fn a_bare_manifest_name_means_the_current_directory() {
+        let mut m: Manifest = toml::from_str(GOOD).unwrap();
+        m.path = PathBuf::from("manifest.toml");
+        assert_eq!(m.dir(), PathBuf::from("."));
+        let args = super::super::compile::arguments(&m, &m.implementations[0], &m.targets()[0]);
+        assert!(args.contains(&"-I.".to_string()), "{args:?}");
+        assert!(!args.contains(&"-I".to_string()), "{args:?}");
+        m.path = PathBuf::from("sub/manifest.toml");
+        assert_eq!(m.dir(), PathBuf::from("sub"));
     }
 
     #[test]

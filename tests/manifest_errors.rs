@@ -1,0 +1,82 @@
+//! Mistakes in a C manifest, its `api.h` or its C code: each gets a message naming the
+//! file, the macro, the function or the name at fault, and manifest errors exit with
+//! status 2 before anything is measured. Builds go into the test's own cache.
+
+mod common;
+
+use serde_json::Value;
+
+use common::{Env, assert_bad_input};
+
+/// Small, fast runs for the few tests that get as far as measuring.
+const QUICK: &[&str] = &[
+    "--sizes",
+    "16",
+    "--samples",
+    "64",
+    "--processes",
+    "2",
+    "--layouts",
+    "1",
+    "--format",
+    "json",
+];
+
+/// A hash that is no known algorithm (so the gate asks for no reference): byte sums.
+const TOY_HASH: &str = r#"#include "api.h"
+int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen) {
+    for (int i = 0; i < CRYPTO_BYTES; i++) out[i] = (unsigned char)i;
+    for (unsigned long long j = 0; j < inlen; j++) out[j % CRYPTO_BYTES] += in[j];
+    return 0;
+}
+"#;
+
+const TOY_MANIFEST: &str = r#"name = "toys"
+sources = ["toy.c"]
+targets = ["native"]
+
+[[implementation]]
+variant = "o2"
+algorithm = "toy-hash"
+kind = "hash"
+flags = ["-O2"]
+"#;
+
+/// Write `toy.c`, `api.h` and `manifest.toml` into the test's directory.
+fn write(env: &Env, source: &str, api: &str, manifest: &str) -> String {
+    let dir = env.dir.path();
+    std::fs::write(dir.join("toy.c"), source).unwrap();
+    std::fs::write(dir.join("api.h"), api).unwrap();
+    let m = dir.join("manifest.toml");
+    std::fs::write(&m, manifest).unwrap();
+    m.to_str().unwrap().to_string()
+}
+
+fn run(env: &Env, manifest: &str) -> std::process::Output {
+    let mut args = vec!["run", manifest];
+    args.extend(QUICK);
+    env.cmd(&args)
+}
+
+/// The one result of a run that succeeded, as JSON.
+fn only_result(out: &std::process::Output) -> Value {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let run: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let results = run["results"].as_array().expect("results");
+    assert_eq!(results.len(), 1, "{run}");
+    results[0].clone()
+}
+
+/// `cryptobench run manifest.toml` in the manifest's own directory: the bare name means
+/// the current directory (it once gave the compiler an empty `-I` that swallowed the
+/// next argument, and `api.h` was not found).
+#[test]
+fn a_manifest_named_without_a_directory_builds_from_the_current_one() {
+    let env = Env::new();
+    write(&env, TOY_HASH, "#define CRYPTO_BYTES 32\n", TOY_MANIFEST);
+    let r = only_result(&run(&env, "manifest.toml"));
+    assert_eq!(r["implementation"], "toys/toy-hash/o2@native", "{r}");
+    assert_eq!(r["status"], "ok", "{r}");
+    assert_eq!(r["verified"], true, "{r}");
+}
