@@ -80,3 +80,18 @@ fn a_manifest_named_without_a_directory_builds_from_the_current_one() {
     assert_eq!(r["status"], "ok", "{r}");
     assert_eq!(r["verified"], true, "{r}");
 }
+
+#[test]
+fn a_target_listed_twice_is_refused_by_name() {
+    let env = Env::new();
+    let m = write(
+        &env,
+        TOY_HASH,
+        "#define CRYPTO_BYTES 32\n",
+        &TOY_MANIFEST.replace(r#"["native"]"#, r#"["x86-64", "native", "x86-64"]"#),
+    );
+    assert_bad_input(
+        &run(&env, &m),
+        "manifest.toml: target `x86-64` is listed twice in `targets`",
+    );
+}

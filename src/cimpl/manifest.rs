@@ -180,8 +180,15 @@ impl Manifest {
                 file.display()
             );
         }
+        let mut listed = std::collections::BTreeSet::new();
         for t in &self.targets {
             target::find(t).with_context(|| format!("{}", file.display()))?;
+            if !listed.insert(t) {
+                bail!(
+                    "{}: target `{t}` is listed twice in `targets`",
+                    file.display()
+                );
+            }
         }
         check_flags(file, "flags", &self.flags)?;
         if self.implementations.is_empty() {
@@ -307,6 +314,10 @@ flags = ["-O2"]
                 "unknown target `pentium9`",
             ),
             (GOOD.replace("[\"-O2\"]", "[\"O2 -g\"]"), "bad flag `O2 -g`"),
+            (
+                GOOD.replace("\"native\"]", "\"native\", \"x86-64\"]"),
+                "target `x86-64` is listed twice in `targets`",
+            ),
             (
                 GOOD.replace("kind = \"hash\"", "kind = \"sponge\""),
                 "unknown variant `sponge`",
