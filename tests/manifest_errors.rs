@@ -95,3 +95,24 @@ fn a_target_listed_twice_is_refused_by_name() {
         "manifest.toml: target `x86-64` is listed twice in `targets`",
     );
 }
+
+#[test]
+fn an_unknown_cpu_feature_in_requires_is_refused_with_the_known_ones() {
+    let env = Env::new();
+    let m = write(
+        &env,
+        TOY_HASH,
+        "#define CRYPTO_BYTES 32\n",
+        &format!("{TOY_MANIFEST}requires = [\"avx2\", \"avx9000\"]\n"),
+    );
+    let out = run(&env, &m);
+    assert_bad_input(
+        &out,
+        "manifest.toml: implementation `o2`: unknown CPU feature `avx9000` in `requires`",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("known features") && err.contains("avx512f") && err.contains("sha_ni"),
+        "the known features are listed: {err}"
+    );
+}

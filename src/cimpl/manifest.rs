@@ -195,6 +195,7 @@ impl Manifest {
             bail!("{}: no [[implementation]] declared", file.display());
         }
         let mut seen = std::collections::BTreeSet::new();
+        let host = target::host_flags();
         for i in &self.implementations {
             let owner = format!("implementation `{}`", i.variant);
             if i.variant.is_empty() || i.variant.contains(['/', '@', ' ']) {
@@ -212,6 +213,13 @@ impl Manifest {
                 );
             }
             check_flags(file, &owner, &i.flags)?;
+            if let Some(f) = i.requires.iter().find(|f| !target::known_feature(f, &host)) {
+                bail!(
+                    "{}: {owner}: unknown CPU feature `{f}` in `requires`; known features (as /proc/cpuinfo names them): {}",
+                    file.display(),
+                    target::KNOWN_FEATURES.join(", ")
+                );
+            }
             if i.kat.is_some() && i.kind != CKind::Aead {
                 bail!(
                     "{}: {owner}: `kat` files are read for aead implementations only",
@@ -317,6 +325,13 @@ flags = ["-O2"]
             (
                 GOOD.replace("\"native\"]", "\"native\", \"x86-64\"]"),
                 "target `x86-64` is listed twice in `targets`",
+            ),
+            (
+                GOOD.replace(
+                    "kind = \"hash\"",
+                    "kind = \"hash\"\nrequires = [\"avx9000\"]",
+                ),
+                "implementation `o2`: unknown CPU feature `avx9000` in `requires`; known features",
             ),
             (
                 GOOD.replace("kind = \"hash\"", "kind = \"sponge\""),

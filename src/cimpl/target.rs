@@ -108,6 +108,46 @@ pub const KNOWN: &[Target] = &[
     },
 ];
 
+/// The CPU features a variant may `require`, as /proc/cpuinfo names them: every known
+/// target's, and others a `native` build may use.
+pub const KNOWN_FEATURES: &[&str] = &[
+    "adx",
+    "aes",
+    "avx",
+    "avx2",
+    "avx512bw",
+    "avx512cd",
+    "avx512dq",
+    "avx512f",
+    "avx512ifma",
+    "avx512vbmi",
+    "avx512vbmi2",
+    "avx512vl",
+    "bmi1",
+    "bmi2",
+    "f16c",
+    "fma",
+    "gfni",
+    "movbe",
+    "pclmulqdq",
+    "popcnt",
+    "rdrand",
+    "rdseed",
+    "sha_ni",
+    "sse2",
+    "sse4_1",
+    "sse4_2",
+    "ssse3",
+    "vaes",
+    "vpclmulqdq",
+];
+
+/// Whether `requires` may name `feature`: a known feature, or a flag this CPU reports
+/// (`host`, which a `native` build may use).
+pub fn known_feature(feature: &str, host: &[String]) -> bool {
+    KNOWN_FEATURES.contains(&feature) || host.iter().any(|h| h == feature)
+}
+
 pub fn find(name: &str) -> Result<Target> {
     match KNOWN.iter().find(|t| t.name == name) {
         Some(t) => Ok(*t),
@@ -190,6 +230,14 @@ mod tests {
         assert!(find("haswell").unwrap().provides(&["avx2".into()], &host));
         assert!(find("native").unwrap().provides(&["avx2".into()], &host));
         assert!(!find("native").unwrap().provides(&["avx512f".into()], &host));
+        for t in KNOWN {
+            for f in t.features {
+                assert!(KNOWN_FEATURES.contains(f), "{f} of {} is known", t.name);
+            }
+        }
+        assert!(known_feature("avx512f", &[]));
+        assert!(known_feature("avx9000", &["avx9000".into()]));
+        assert!(!known_feature("avx9000", &host));
         assert!(
             find("pentium9")
                 .unwrap_err()
