@@ -116,3 +116,18 @@ fn an_unknown_cpu_feature_in_requires_is_refused_with_the_known_ones() {
         "the known features are listed: {err}"
     );
 }
+
+#[test]
+fn a_compiler_that_does_not_exist_is_named_with_the_manifest() {
+    let env = Env::new();
+    let m = write(
+        &env,
+        TOY_HASH,
+        "#define CRYPTO_BYTES 32\n",
+        &TOY_MANIFEST.replace("targets =", "compiler = \"tcc9\"\ntargets ="),
+    );
+    assert_bad_input(
+        &run(&env, &m),
+        "manifest.toml: cannot run the C compiler `tcc9` (`compiler` in the manifest): is it installed?",
+    );
+}

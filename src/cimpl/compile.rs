@@ -126,11 +126,20 @@ fn hash_dir_files(h: &mut impl Hasher, dir: &Path) {
     }
 }
 
-fn compiler_version(compiler: &str) -> Result<String> {
-    let out = Command::new(compiler)
+/// Why the manifest's compiler could not be started, naming the manifest.
+fn cannot_run(m: &Manifest) -> String {
+    format!(
+        "{}: cannot run the C compiler `{}` (`compiler` in the manifest): is it installed? (scripts/setup.sh installs gcc)",
+        m.path.display(),
+        m.compiler
+    )
+}
+
+fn compiler_version(m: &Manifest) -> Result<String> {
+    let out = Command::new(&m.compiler)
         .arg("--version")
         .output()
-        .with_context(|| format!("cannot run the C compiler `{compiler}`: is it installed? (scripts/setup.sh installs gcc)"))?;
+        .with_context(|| cannot_run(m))?;
     Ok(String::from_utf8_lossy(&out.stdout)
         .lines()
         .next()
@@ -163,7 +172,7 @@ pub fn shared_object(
     let args = arguments(m, imp, target);
     let mut h = std::collections::hash_map::DefaultHasher::new();
     env!("CARGO_PKG_VERSION").hash(&mut h);
-    compiler_version(&m.compiler)?.hash(&mut h);
+    compiler_version(m)?.hash(&mut h);
     m.compiler.hash(&mut h);
     args.hash(&mut h);
     api_probe_source().hash(&mut h);
@@ -198,7 +207,7 @@ pub fn shared_object(
         .arg("-o")
         .arg(&tmp)
         .output()
-        .with_context(|| format!("cannot run the C compiler `{}`", m.compiler))?;
+        .with_context(|| cannot_run(m))?;
     if !out.status.success() {
         let msg = String::from_utf8_lossy(&out.stderr);
         let shown: Vec<&str> = msg.lines().take(30).collect();
@@ -234,7 +243,7 @@ pub fn assembly(
         .arg("-o")
         .arg(&asm)
         .output()
-        .with_context(|| format!("cannot run the C compiler `{}`", m.compiler))?;
+        .with_context(|| cannot_run(m))?;
     if !out.status.success() {
         bail!(
             "{}: cannot produce assembly for `{}`: {}",
