@@ -131,3 +131,116 @@ fn a_compiler_that_does_not_exist_is_named_with_the_manifest() {
         "manifest.toml: cannot run the C compiler `tcc9` (`compiler` in the manifest): is it installed?",
     );
 }
+
+/// Every function of the C API returns a status; a build whose function returns one that
+/// is not 0 is refused for that, not for the bytes it left in its buffers.
+#[test]
+fn a_c_function_that_returns_an_error_is_named_with_its_status() {
+    let env = Env::new();
+    let source = r#"#include "api.h"
+int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen) {
+    return -1;
+}
+int crypto_stream_xor(unsigned char *c, const unsigned char *m, unsigned long long mlen,
+                      const unsigned char *n, const unsigned char *k) {
+    return -2;
+}
+int crypto_core(unsigned char *out, const unsigned char *in, const unsigned char *k,
+                const unsigned char *c) {
+    return -3;
+}
+int crypto_aead_encrypt(unsigned char *c, unsigned long long *clen, const unsigned char *m,
+                        unsigned long long mlen, const unsigned char *ad, unsigned long long adlen,
+                        const unsigned char *nsec, const unsigned char *npub, const unsigned char *k) {
+    *clen = mlen + CRYPTO_ABYTES;
+    return -4;
+}
+int crypto_aead_decrypt(unsigned char *m, unsigned long long *mlen, unsigned char *nsec,
+                        const unsigned char *c, unsigned long long clen, const unsigned char *ad,
+                        unsigned long long adlen, const unsigned char *npub, const unsigned char *k) {
+    *mlen = clen - CRYPTO_ABYTES;
+    return 0;
+}
+int crypto_kem_keypair(unsigned char *pk, unsigned char *sk) { return -6; }
+int crypto_kem_enc(unsigned char *ct, unsigned char *ss, const unsigned char *pk) { return 0; }
+int crypto_kem_dec(unsigned char *ss, const unsigned char *ct, const unsigned char *sk) { return 0; }
+int crypto_scalarmult(unsigned char *q, const unsigned char *n, const unsigned char *p) { return 0; }
+int crypto_scalarmult_base(unsigned char *q, const unsigned char *n) { return -7; }
+"#;
+    let api = "#define CRYPTO_BYTES 32\n#define CRYPTO_KEYBYTES 32\n#define CRYPTO_NONCEBYTES 12\n\
+               #define CRYPTO_NPUBBYTES 12\n#define CRYPTO_ABYTES 16\n\
+               #define CRYPTO_OUTPUTBYTES 16\n#define CRYPTO_INPUTBYTES 16\n\
+               #define CRYPTO_PUBLICKEYBYTES 32\n#define CRYPTO_SECRETKEYBYTES 32\n\
+               #define CRYPTO_CIPHERTEXTBYTES 32\n#define CRYPTO_SCALARBYTES 32\n";
+    let manifest = r#"name = "failing"
+sources = ["toy.c"]
+targets = ["native"]
+
+[[implementation]]
+variant = "o2"
+algorithm = "sha-256"
+kind = "hash"
+
+[[implementation]]
+variant = "o2"
+algorithm = "chacha20"
+kind = "stream"
+
+[[implementation]]
+variant = "o2"
+algorithm = "toy-block"
+kind = "core"
+vectors = [{ input = "00000000000000000000000000000000", key = "", output = "00000000000000000000000000000000" }]
+
+[[implementation]]
+variant = "o2"
+algorithm = "toy-aead"
+kind = "aead"
+
+[[implementation]]
+variant = "o2"
+algorithm = "toy-kem"
+kind = "kem"
+
+[[implementation]]
+variant = "o2"
+algorithm = "toy-dh"
+kind = "scalarmult"
+"#;
+    let m = write(&env, source, api, manifest);
+    let out = run(&env, &m);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for (implementation, expect) in [
+        ("failing/sha-256/o2@native", "crypto_hash returned -1"),
+        (
+            "failing/chacha20/o2@native",
+            "crypto_stream_xor returned -2",
+        ),
+        ("failing/toy-block/o2@native", "crypto_core returned -3"),
+        (
+            "failing/toy-aead/o2@native",
+            "crypto_aead_encrypt returned -4",
+        ),
+        (
+            "failing/toy-kem/o2@native",
+            "crypto_kem_keypair returned -6",
+        ),
+        (
+            "failing/toy-dh/o2@native",
+            "crypto_scalarmult_base returned -7",
+        ),
+    ] {
+        let r = run["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["implementation"] == implementation)
+            .unwrap_or_else(|| panic!("no {implementation} in {run}"));
+        let message = r["message"].as_str().unwrap_or("");
+        assert_eq!(r["status"], "wrong", "{r}");
+        assert!(message.contains(expect), "expected `{expect}` in {r}");
+        assert!(!message.contains("differs"), "{r}");
+    }
+}

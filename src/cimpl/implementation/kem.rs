@@ -9,7 +9,7 @@
 
 use std::hint::black_box;
 
-use super::{CImplementation, Entry, KemDecFn, KemEncFn, KemKeypairFn};
+use super::{CImplementation, Entry, KemDecFn, KemEncFn, KemKeypairFn, refused, status};
 use crate::catalog::kinds::kem::{self as rust_kem, KemAlgorithm, accumulated};
 use crate::catalog::{Call, Mismatch};
 
@@ -52,27 +52,30 @@ impl CImplementation {
         }
     }
 
-    fn kem_keypair(&self) -> Pair {
+    fn kem_keypair(&self) -> Result<Pair, String> {
         let l = self.kem_lens();
         let (mut pk, mut sk) = (vec![0u8; l.pk], vec![0u8; l.sk]);
         // SAFETY: buffers have the api.h sizes.
-        unsafe { (self.kem_fns().0)(pk.as_mut_ptr(), sk.as_mut_ptr()) };
-        (pk, sk)
+        let r = unsafe { (self.kem_fns().0)(pk.as_mut_ptr(), sk.as_mut_ptr()) };
+        status("crypto_kem_keypair", r)?;
+        Ok((pk, sk))
     }
 
-    fn kem_enc(&self, pk: &[u8]) -> Option<Pair> {
+    fn kem_enc(&self, pk: &[u8]) -> Result<Pair, String> {
         let l = self.kem_lens();
         let (mut ct, mut ss) = (vec![0u8; l.ct], vec![0u8; l.ss]);
         // SAFETY: buffers have the api.h sizes; pk has CRYPTO_PUBLICKEYBYTES.
         let r = unsafe { (self.kem_fns().1)(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr()) };
-        (r == 0).then_some((ct, ss))
+        status("crypto_kem_enc", r)?;
+        Ok((ct, ss))
     }
 
-    fn kem_dec(&self, ct: &[u8], sk: &[u8]) -> Option<Vec<u8>> {
+    fn kem_dec(&self, ct: &[u8], sk: &[u8]) -> Result<Vec<u8>, String> {
         let mut ss = vec![0u8; self.kem_lens().ss];
         // SAFETY: ss has CRYPTO_BYTES; ct and sk have their api.h sizes.
         let r = unsafe { (self.kem_fns().2)(ss.as_mut_ptr(), ct.as_ptr(), sk.as_ptr()) };
-        (r == 0).then_some(ss)
+        status("crypto_kem_dec", r)?;
+        Ok(ss)
     }
 
     /// `f` with `randombytes` fed `bytes`; `None` if the build has its own `randombytes`.
@@ -103,17 +106,19 @@ impl CImplementation {
     }
 
     fn keypair_from(&self, seed: &[u8]) -> Result<Option<Pair>, Mismatch> {
-        self.fed(seed, "crypto_kem_keypair", || self.kem_keypair())
+        self.fed(seed, "crypto_kem_keypair", || self.kem_keypair())?
+            .transpose()
+            .map_err(refused("key generation from known randomness"))
     }
 
     fn enc_from(&self, pk: &[u8], m: &[u8]) -> Result<Option<Pair>, Mismatch> {
         match self.fed(m, "crypto_kem_enc", || self.kem_enc(pk))? {
             None => Ok(None),
-            Some(None) => Err(Mismatch::new(
+            Some(Err(e)) => Err(Mismatch::new(
                 "crypto_kem_enc",
-                "refused a public key from crypto_kem_keypair",
+                format!("refused a public key from crypto_kem_keypair ({e})"),
             )),
-            Some(Some(r)) => Ok(Some(r)),
+            Some(Ok(r)) => Ok(Some(r)),
         }
     }
 
@@ -167,16 +172,13 @@ impl CImplementation {
         let got = accumulated(alg.params, 100, |seed, m, random_ct| {
             let (pk, sk) = self.keypair_from(seed)?.ok_or_else(unfed)?;
             let (ct, ss) = self.enc_from(&pk, m)?.ok_or_else(unfed)?;
-            let back = self.kem_dec(&ct, &sk);
-            Mismatch::check_bytes(
-                "crypto_kem_dec(crypto_kem_enc(pk)) round trip",
-                back.as_deref().unwrap_or(b"<refused>"),
-                &ss,
-            )?;
-            let rejected = self.kem_dec(random_ct, &sk).ok_or_else(|| {
+            let what = "crypto_kem_dec(crypto_kem_enc(pk)) round trip";
+            let back = self.kem_dec(&ct, &sk).map_err(refused(what))?;
+            Mismatch::check_bytes(what, &back, &ss)?;
+            let rejected = self.kem_dec(random_ct, &sk).map_err(|e| {
                 Mismatch::new(
                     "implicit rejection",
-                    "crypto_kem_dec refused a random ciphertext; FIPS 203 returns J(z || c)",
+                    format!("{e} for a random ciphertext; FIPS 203 returns J(z || c)"),
                 )
             })?;
             Ok([pk, sk, ct, ss, rejected])
@@ -192,35 +194,50 @@ impl CImplementation {
 
     fn check_round_trip(&self, round: usize, known: Option<&KemAlgorithm>) -> Result<(), Mismatch> {
         let what = |s: &str| format!("key pair {round} from randombytes: {s}");
-        let (pk, sk) = self.kem_keypair();
-        let (ct, ss) = self
-            .kem_enc(&pk)
-            .ok_or_else(|| Mismatch::new(what("crypto_kem_enc"), "refused its own public key"))?;
-        Mismatch::check_bytes(
-            &what("crypto_kem_dec(crypto_kem_enc(pk)) round trip"),
-            self.kem_dec(&ct, &sk).as_deref().unwrap_or(b"<refused>"),
-            &ss,
-        )?;
+        let (pk, sk) = self
+            .kem_keypair()
+            .map_err(refused(format!("key pair {round} from randombytes")))?;
+        let (ct, ss) = self.kem_enc(&pk).map_err(|e| {
+            Mismatch::new(
+                what("crypto_kem_enc"),
+                format!("refused its own public key ({e})"),
+            )
+        })?;
+        let round_trip = what("crypto_kem_dec(crypto_kem_enc(pk)) round trip");
+        let back = self.kem_dec(&ct, &sk).map_err(refused(&round_trip))?;
+        Mismatch::check_bytes(&round_trip, &back, &ss)?;
         let mut bad = ct.clone();
         bad[(1 + 397 * round) % ct.len()] ^= 0x01;
-        if self.kem_dec(&bad, &sk).as_deref() == Some(&ss[..]) {
+        if self.kem_dec(&bad, &sk).as_deref() == Ok(&ss[..]) {
             return Err(Mismatch::new(
                 what("a changed ciphertext"),
                 "decapsulated to the same shared secret",
             ));
         }
         if let Some(alg) = known {
-            rust_kem::cross_check_with_reference(
+            // The first error crypto_kem_dec returns is reported instead of the
+            // comparison it spoils.
+            let refusal = std::cell::RefCell::new(None);
+            let checked = rust_kem::cross_check_with_reference(
                 alg.params,
                 &what,
                 round,
                 (&pk, &sk),
                 (&ct, &ss),
                 &|c| {
-                    self.kem_dec(c, &sk)
-                        .unwrap_or_else(|| b"<refused>".to_vec())
+                    self.kem_dec(c, &sk).unwrap_or_else(|e| {
+                        refusal.borrow_mut().get_or_insert(e);
+                        b"<refused>".to_vec()
+                    })
                 },
-            )?;
+            );
+            if let Some(e) = refusal.take() {
+                return Err(Mismatch::new(
+                    what("ciphertexts of the FIPS 203 reference"),
+                    e,
+                ));
+            }
+            checked?;
         }
         Ok(())
     }
@@ -256,7 +273,8 @@ impl CImplementation {
             .keypair_from(&KEY_SEED)
             .ok()
             .flatten()
-            .unwrap_or_else(|| self.kem_keypair());
+            .or_else(|| self.kem_keypair().ok())
+            .unwrap_or_else(|| (vec![0; l.pk], vec![0; l.sk]));
         match op {
             "keypair" => Box::new(KeypairCall {
                 f: keypair,
@@ -274,7 +292,7 @@ impl CImplementation {
                     .enc_from(&pk, &MESSAGE_SEED)
                     .ok()
                     .flatten()
-                    .or_else(|| self.kem_enc(&pk))
+                    .or_else(|| self.kem_enc(&pk).ok())
                     .unwrap_or_else(|| (vec![0; l.ct], vec![0; l.ss]));
                 Box::new(DecCall {
                     f: dec,

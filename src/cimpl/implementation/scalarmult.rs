@@ -4,7 +4,9 @@
 
 use std::hint::black_box;
 
-use super::{CImplementation, Entry, ScalarmultBaseFn, ScalarmultFn, bytes};
+use super::{
+    CImplementation, Entry, ScalarmultBaseFn, ScalarmultFn, bytes, refused, refused_there, status,
+};
 use crate::catalog::kinds::dh;
 use crate::catalog::{Call, Mismatch, pattern};
 
@@ -16,18 +18,20 @@ impl CImplementation {
         (m, b)
     }
 
-    fn scalarmult(&self, n: &[u8], p: &[u8]) -> Option<Vec<u8>> {
+    fn scalarmult(&self, n: &[u8], p: &[u8]) -> Result<Vec<u8>, String> {
         let mut q = vec![0u8; self.size("CRYPTO_BYTES")];
         // SAFETY: q has CRYPTO_BYTES; n and p have the api.h sizes (checked by callers).
         let r = unsafe { (self.scalarmult_fns().0)(q.as_mut_ptr(), n.as_ptr(), p.as_ptr()) };
-        (r == 0).then_some(q)
+        status("crypto_scalarmult", r)?;
+        Ok(q)
     }
 
-    fn scalarmult_base(&self, n: &[u8]) -> Vec<u8> {
+    fn scalarmult_base(&self, n: &[u8]) -> Result<Vec<u8>, String> {
         let mut q = vec![0u8; self.size("CRYPTO_BYTES")];
         // SAFETY: q has CRYPTO_BYTES, n CRYPTO_SCALARBYTES.
-        unsafe { (self.scalarmult_fns().1)(q.as_mut_ptr(), n.as_ptr()) };
-        q
+        let r = unsafe { (self.scalarmult_fns().1)(q.as_mut_ptr(), n.as_ptr()) };
+        status("crypto_scalarmult_base", r)?;
+        Ok(q)
     }
 
     fn shared_or_refusal(&self, what: &str, n: &[u8], p: &[u8]) -> Result<Vec<u8>, Mismatch> {
@@ -43,21 +47,33 @@ impl CImplementation {
                 ),
             ));
         }
-        self.scalarmult(n, p)
-            .ok_or_else(|| Mismatch::new(what, "crypto_scalarmult returned an error"))
+        self.scalarmult(n, p).map_err(refused(what))
     }
 
     pub(super) fn verify_scalarmult(&self) -> Result<(), Mismatch> {
         if let Some(alg) = dh::algorithm(&self.spec.algorithm) {
-            dh::check(alg, &|n| self.scalarmult_base(n), &|what, n, p| {
-                self.shared_or_refusal(what, n, p)
-            })?;
+            // The first error crypto_scalarmult_base returns is reported instead of the
+            // comparison it spoils.
+            let refusal = std::cell::RefCell::new(None);
+            let base = |n: &[u8]| {
+                self.scalarmult_base(n).unwrap_or_else(|e| {
+                    refusal.borrow_mut().get_or_insert(e);
+                    vec![0; self.size("CRYPTO_BYTES")]
+                })
+            };
+            let checked = dh::check(alg, &base, &|what, n, p| self.shared_or_refusal(what, n, p));
+            if let Some(e) = refusal.take() {
+                return Err(Mismatch::new(format!("{} known answers", alg.name), e));
+            }
+            checked?;
         }
         // Diffie-Hellman must commute, whatever the group.
         let sl = self.size("CRYPTO_SCALARBYTES");
         for i in 0..8u64 {
             let (a, b) = (bytes(sl, 300 + i), bytes(sl, 400 + i));
-            let (pa, pb) = (self.scalarmult_base(&a), self.scalarmult_base(&b));
+            let public = format!("key exchange {i}: public keys");
+            let pa = self.scalarmult_base(&a).map_err(refused(&public))?;
+            let pb = self.scalarmult_base(&b).map_err(refused(&public))?;
             let what = format!("key exchange {i}: shared secret of A equals that of B");
             Mismatch::check_bytes(
                 &what,
@@ -66,7 +82,9 @@ impl CImplementation {
             )?;
             if let Some(p) = &self.peer {
                 let against = |s: &str| format!("key exchange {i}: {s} against variant {}", p.name);
-                Mismatch::check_bytes(&against("public key"), &pa, &p.scalarmult_base(&a))?;
+                let public = against("public key");
+                let theirs = p.scalarmult_base(&a).map_err(refused_there(&public))?;
+                Mismatch::check_bytes(&public, &pa, &theirs)?;
                 let what = against("shared secret");
                 Mismatch::check_bytes(
                     &what,
@@ -87,7 +105,9 @@ impl CImplementation {
         }
         // As in the Rust catalog: the peer's key is a real public key.
         let peer_secret: Vec<u8> = n.iter().map(|b| b ^ 0xa5).collect();
-        let p = self.scalarmult_base(&peer_secret);
+        let p = self
+            .scalarmult_base(&peer_secret)
+            .unwrap_or_else(|_| q.clone());
         Box::new(SharedCall { f: mult, n, p, q })
     }
 }
