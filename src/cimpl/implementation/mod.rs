@@ -9,7 +9,7 @@ mod scalarmult;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
 use super::compile::{API_NAMES, API_SYMBOL};
 use super::kat;
@@ -113,6 +113,33 @@ fn required_sizes(kind: CKind) -> &'static [&'static str] {
     }
 }
 
+/// Whether a build's `api.h` sizes (0 where a macro is undefined) give what its kind
+/// needs and what the manifest expects; if not, why, naming the macro and the values.
+pub fn check_sizes(
+    kind: CKind,
+    expected: &BTreeMap<String, u64>,
+    sizes: &BTreeMap<&str, u64>,
+) -> Result<(), String> {
+    for (k, want) in expected {
+        let got = sizes.get(k.as_str()).copied();
+        if got != Some(*want) {
+            return Err(format!(
+                "api.h gives {k} = {}, the manifest says {want}; make them agree",
+                got.map_or("nothing".into(), |g| g.to_string())
+            ));
+        }
+    }
+    for k in required_sizes(kind) {
+        if sizes.get(k).copied().unwrap_or(0) == 0 {
+            return Err(format!(
+                "api.h defines no {k} (or defines it as 0); a {} build needs it",
+                format!("{kind:?}").to_lowercase()
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl CImplementation {
     /// Load the shared object (in a worker: this runs the library's constructors).
     pub fn load(spec: &CSpec) -> Result<CImplementation> {
@@ -136,23 +163,8 @@ impl CImplementation {
             // SAFETY: the build's generated probe defines an array of API_NAMES.len() u64s.
             sizes.insert(*n, unsafe { *table.add(i) });
         }
-        for (k, want) in &spec.expected_sizes {
-            let got = sizes.get(k.as_str()).copied();
-            if got != Some(*want) {
-                bail!(
-                    "{name}: api.h gives {k} = {}, the manifest says {want}; make them agree",
-                    got.map_or("nothing".into(), |g| g.to_string())
-                );
-            }
-        }
-        for k in required_sizes(spec.kind) {
-            if sizes.get(k).copied().unwrap_or(0) == 0 {
-                bail!(
-                    "{name}: api.h defines no {k} (or defines it as 0); a {:?} build needs it",
-                    spec.kind
-                );
-            }
-        }
+        // Without the case's name: the runner says which case could not be loaded.
+        check_sizes(spec.kind, &spec.expected_sizes, &sizes).map_err(anyhow::Error::msg)?;
         let symbol = |s: &str| lib.symbol(s);
         // SAFETY (all transmutes): the SUPERCOP API fixes these symbols' C signatures;
         // a library that exports them with other types breaks that contract, which is
@@ -744,5 +756,61 @@ impl Call for CoreCall {
                 self.c.as_ptr(),
             )
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A shared object that exports only the sizes table (CRYPTO_BYTES = 32) and
+    /// `crypto_hash`, built with `cc` in `dir`.
+    fn sizes_only_library(dir: &std::path::Path) -> PathBuf {
+        let c = dir.join("sizes.c");
+        std::fs::write(
+            &c,
+            format!(
+                "const unsigned long long {API_SYMBOL}[{}] = {{ 32 }};\n\
+                 int crypto_hash(void) {{ return 0; }}\n",
+                API_NAMES.len()
+            ),
+        )
+        .unwrap();
+        let so = dir.join("sizes.so");
+        let built = std::process::Command::new("cc")
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(&so)
+            .arg(&c)
+            .status()
+            .expect("cc runs");
+        assert!(built.success());
+        so
+    }
+
+    #[test]
+    fn a_size_the_manifest_disagrees_with_is_said_once_without_the_case_name() {
+        let d = tempfile::tempdir().unwrap();
+        let spec = CSpec {
+            provider: "toys".into(),
+            algorithm: "sha-256".into(),
+            variant: "o2".into(),
+            target: "native".into(),
+            kind: CKind::Hash,
+            library: sizes_only_library(d.path()),
+            unsupported: None,
+            kat: None,
+            caveats: Vec::new(),
+            vectors: Vec::new(),
+            expected_sizes: [("CRYPTO_BYTES".to_string(), 64)].into(),
+            peer: None,
+            estimate: None,
+        };
+        let Err(e) = CImplementation::load(&spec) else {
+            panic!("a disagreeing size was loaded")
+        };
+        assert_eq!(
+            format!("{e:#}"),
+            "api.h gives CRYPTO_BYTES = 32, the manifest says 64; make them agree"
+        );
     }
 }
