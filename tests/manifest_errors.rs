@@ -244,3 +244,42 @@ kind = "scalarmult"
         assert!(!message.contains("differs"), "{r}");
     }
 }
+
+/// Sizes the manifest states are checked against the build's `api.h` when it is built,
+/// before anything runs: a disagreement is a manifest error (status 2), not a failed case.
+#[test]
+fn a_size_that_disagrees_with_api_h_is_refused_before_measuring() {
+    let env = Env::new();
+    let m = write(
+        &env,
+        TOY_HASH,
+        "#define CRYPTO_BYTES 32\n",
+        &format!("{TOY_MANIFEST}sizes = {{ CRYPTO_BYTES = 64 }}\n"),
+    );
+    assert_bad_input(
+        &run(&env, &m),
+        "manifest.toml: `o2` (toy-hash) for target `native`: api.h gives CRYPTO_BYTES = 32, \
+         the manifest says 64; make them agree",
+    );
+}
+
+#[test]
+fn a_size_that_is_no_api_h_macro_is_refused_with_the_known_ones() {
+    let env = Env::new();
+    let m = write(
+        &env,
+        TOY_HASH,
+        "#define CRYPTO_BYTES 32\n",
+        &format!("{TOY_MANIFEST}sizes = {{ CRYPTO_BYTEZ = 32 }}\n"),
+    );
+    let out = run(&env, &m);
+    assert_bad_input(
+        &out,
+        "manifest.toml: implementation `o2`: `sizes` names `CRYPTO_BYTEZ`, which is not an api.h size cryptobench reads",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("CRYPTO_BYTES, CRYPTO_KEYBYTES"),
+        "the known ones are listed: {err}"
+    );
+}

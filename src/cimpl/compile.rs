@@ -4,6 +4,7 @@
 //! beside the manifest and in its include directories, so an edit anywhere rebuilds and
 //! nothing stale is ever measured.
 
+use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -224,6 +225,54 @@ pub fn shared_object(
     Ok(so)
 }
 
+/// The `api.h` sizes a build exports ([`API_SYMBOL`]), by name, read from the shared
+/// object's symbol table rather than by loading it: nothing of the build runs in this
+/// process (neither its constructors nor code for a target this CPU lacks). `None` where
+/// the file is not a little-endian 64-bit ELF file with the symbol; the worker then checks
+/// the sizes when it loads the build.
+pub fn api_sizes(so: &Path) -> Option<BTreeMap<&'static str, u64>> {
+    let elf = std::fs::read(so).ok()?;
+    let bytes = |at: u64, n: usize| elf.get(usize::try_from(at).ok()?..)?.get(..n);
+    let uint = |at: u64, n: usize| {
+        bytes(at, n).map(|b| b.iter().rev().fold(0u64, |v, &x| v << 8 | u64::from(x)))
+    };
+    // ELF magic, 64-bit, little-endian.
+    if bytes(0, 6)? != b"\x7fELF\x02\x01" {
+        return None;
+    }
+    let (shoff, shentsize, shnum) = (uint(0x28, 8)?, uint(0x3a, 2)?, uint(0x3c, 2)?);
+    let section = |i: u64| shoff + i * shentsize;
+    let name = [API_SYMBOL.as_bytes(), b"\0"].concat();
+    for table in (0..shnum).map(section) {
+        // SHT_SYMTAB or SHT_DYNSYM
+        if !matches!(uint(table + 4, 4)?, 2 | 11) {
+            continue;
+        }
+        let (first, size, entsize) = (
+            uint(table + 0x18, 8)?,
+            uint(table + 0x20, 8)?,
+            uint(table + 0x38, 8)?,
+        );
+        let strings = uint(section(uint(table + 0x28, 4)?) + 0x18, 8)?;
+        for sym in (0..size / entsize.max(1)).map(|k| first + k * entsize) {
+            if bytes(strings + uint(sym, 4)?, name.len()) != Some(&name[..]) {
+                continue;
+            }
+            let home = section(uint(sym + 6, 2)?);
+            let value = uint(sym + 8, 8)?;
+            // SHT_NOBITS: all zero (no macro defined).
+            let nobits = uint(home + 4, 4)? == 8;
+            let data = uint(home + 0x18, 8)? + value.checked_sub(uint(home + 0x10, 8)?)?;
+            return API_NAMES
+                .iter()
+                .zip(0u64..)
+                .map(|(n, k)| Some((*n, if nobits { 0 } else { uint(data + 8 * k, 8)? })))
+                .collect();
+        }
+    }
+    None
+}
+
 /// Assembly of the build (for static estimates), cached beside the shared object.
 pub fn assembly(
     m: &Manifest,
@@ -253,4 +302,47 @@ pub fn assembly(
         );
     }
     Ok(asm)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `source` built with `cc` into a shared object in `dir`.
+    fn library(dir: &Path, name: &str, source: &str) -> PathBuf {
+        let c = dir.join(format!("{name}.c"));
+        std::fs::write(&c, source).unwrap();
+        let so = dir.join(format!("{name}.so"));
+        let built = Command::new("cc")
+            .args(["-shared", "-fPIC", "-O2", "-o"])
+            .arg(&so)
+            .arg(&c)
+            .status()
+            .expect("cc runs");
+        assert!(built.success());
+        so
+    }
+
+    #[test]
+    fn the_sizes_are_read_from_the_build_without_loading_it() {
+        let d = tempfile::tempdir().unwrap();
+        let probe = api_probe_source().replace(
+            "#include \"api.h\"\n",
+            "#define CRYPTO_BYTES 32\n#define CRYPTO_SCALARBYTES (2 * 16 + 1)\n",
+        );
+        let sizes = api_sizes(&library(d.path(), "probe", &probe)).expect("sizes found");
+        assert_eq!(sizes.len(), API_NAMES.len());
+        assert_eq!(sizes["CRYPTO_BYTES"], 32);
+        assert_eq!(sizes["CRYPTO_SCALARBYTES"], 33);
+        assert_eq!(sizes["CRYPTO_KEYBYTES"], 0);
+        let none = api_probe_source().replace("#include \"api.h\"\n", "");
+        let sizes = api_sizes(&library(d.path(), "none", &none)).expect("sizes found");
+        assert!(sizes.values().all(|&v| v == 0), "{sizes:?}");
+        let without = library(d.path(), "without", "int crypto_hash(void) { return 0; }\n");
+        assert_eq!(api_sizes(&without), None);
+        let text = d.path().join("text.so");
+        std::fs::write(&text, "not an ELF file").unwrap();
+        assert_eq!(api_sizes(&text), None);
+        assert_eq!(api_sizes(&d.path().join("missing.so")), None);
+    }
 }

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
+use super::compile::API_NAMES;
 use super::target::{self, Target};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -220,6 +221,13 @@ impl Manifest {
                     target::KNOWN_FEATURES.join(", ")
                 );
             }
+            if let Some(k) = i.sizes.keys().find(|k| !API_NAMES.contains(&k.as_str())) {
+                bail!(
+                    "{}: {owner}: `sizes` names `{k}`, which is not an api.h size cryptobench reads ({})",
+                    file.display(),
+                    API_NAMES.join(", ")
+                );
+            }
             if i.kat.is_some() && i.kind != CKind::Aead {
                 bail!(
                     "{}: {owner}: `kat` files are read for aead implementations only",
@@ -332,6 +340,13 @@ flags = ["-O2"]
                     "kind = \"hash\"\nrequires = [\"avx9000\"]",
                 ),
                 "implementation `o2`: unknown CPU feature `avx9000` in `requires`; known features",
+            ),
+            (
+                GOOD.replace(
+                    "kind = \"hash\"",
+                    "kind = \"hash\"\nsizes = { CRYPTO_BYTES = 32, CRYPTO_BYTEZ = 32 }",
+                ),
+                "implementation `o2`: `sizes` names `CRYPTO_BYTEZ`, which is not an api.h size",
             ),
             (
                 GOOD.replace("kind = \"hash\"", "kind = \"sponge\""),

@@ -59,6 +59,18 @@ pub fn specs(
                 continue;
             }
             let library = compile::shared_object(manifest, imp, &t)?;
+            // A manifest error, found before anything runs (the worker checks again).
+            if let Some(sizes) = compile::api_sizes(&library) {
+                implementation::check_sizes(imp.kind, &imp.sizes, &sizes).map_err(|why| {
+                    anyhow::anyhow!(
+                        "{}: `{}` ({}) for target `{}`: {why}",
+                        manifest.path.display(),
+                        imp.variant,
+                        imp.algorithm,
+                        t.name
+                    )
+                })?;
+            }
             let estimate = if with_estimates {
                 let asm = compile::assembly(manifest, imp, &t, &library)?;
                 Some(estimate::estimate(&asm, imp.kind, &t))
