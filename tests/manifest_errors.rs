@@ -283,3 +283,50 @@ fn a_size_that_is_no_api_h_macro_is_refused_with_the_known_ones() {
         "the known ones are listed: {err}"
     );
 }
+
+/// Every kind refuses, before anything runs, an `api.h` without a size it cannot do
+/// without (it crashed in the gate, as if the C code were at fault).
+#[test]
+fn a_macro_missing_from_api_h_is_named_for_every_kind() {
+    let stubs = "int crypto_hash() { return 0; }\nint crypto_stream_xor() { return 0; }\n\
+                 int crypto_aead_encrypt() { return 0; }\nint crypto_aead_decrypt() { return 0; }\n\
+                 int crypto_core() { return 0; }\n";
+    for (kind, api, missing) in [
+        ("hash", "", "CRYPTO_BYTES"),
+        (
+            "stream",
+            "#define CRYPTO_KEYBYTES 32\n",
+            "CRYPTO_NONCEBYTES",
+        ),
+        (
+            "aead",
+            "#define CRYPTO_KEYBYTES 16\n#define CRYPTO_NPUBBYTES 16\n",
+            "CRYPTO_ABYTES",
+        ),
+        (
+            "core",
+            "#define CRYPTO_INPUTBYTES 16\n",
+            "CRYPTO_OUTPUTBYTES",
+        ),
+        (
+            "kem",
+            "#define CRYPTO_PUBLICKEYBYTES 32\n#define CRYPTO_SECRETKEYBYTES 32\n#define CRYPTO_BYTES 32\n",
+            "CRYPTO_CIPHERTEXTBYTES",
+        ),
+    ] {
+        let env = Env::new();
+        let m = write(
+            &env,
+            stubs,
+            api,
+            &TOY_MANIFEST.replace("kind = \"hash\"", &format!("kind = \"{kind}\"")),
+        );
+        assert_bad_input(
+            &run(&env, &m),
+            &format!(
+                "manifest.toml: `o2` (toy-hash) for target `native`: api.h defines no {missing} \
+                 (or defines it as 0); a {kind} build needs it"
+            ),
+        );
+    }
+}

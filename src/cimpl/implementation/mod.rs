@@ -99,9 +99,14 @@ pub fn operations(kind: CKind) -> &'static [Operation] {
     }
 }
 
-/// The `api.h` sizes a kind cannot do without.
+/// The `api.h` sizes a kind cannot do without: the buffers the gate and the timed calls
+/// give its functions. (A `core` build may have neither key nor constant.)
 fn required_sizes(kind: CKind) -> &'static [&'static str] {
     match kind {
+        CKind::Hash => &["CRYPTO_BYTES"],
+        CKind::Stream => &["CRYPTO_KEYBYTES", "CRYPTO_NONCEBYTES"],
+        CKind::Aead => &["CRYPTO_KEYBYTES", "CRYPTO_NPUBBYTES", "CRYPTO_ABYTES"],
+        CKind::Core => &["CRYPTO_OUTPUTBYTES", "CRYPTO_INPUTBYTES"],
         CKind::Kem => &[
             "CRYPTO_PUBLICKEYBYTES",
             "CRYPTO_SECRETKEYBYTES",
@@ -109,7 +114,6 @@ fn required_sizes(kind: CKind) -> &'static [&'static str] {
             "CRYPTO_BYTES",
         ],
         CKind::Scalarmult => &["CRYPTO_BYTES", "CRYPTO_SCALARBYTES"],
-        _ => &[],
     }
 }
 
