@@ -210,7 +210,8 @@ kind = "scalarmult"
     let m = write(&env, source, api, manifest);
     let out = run(&env, &m);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{err}");
+    // Every case refused: reported, stored, and the run ends with status 1.
+    assert_eq!(out.status.code(), Some(1), "{err}");
     let run: Value = serde_json::from_slice(&out.stdout).unwrap();
     for (implementation, expect) in [
         ("failing/sha-256/o2@native", "crypto_hash returned -1"),

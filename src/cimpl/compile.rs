@@ -228,49 +228,39 @@ pub fn shared_object(
 /// The `api.h` sizes a build exports ([`API_SYMBOL`]), by name, read from the shared
 /// object's symbol table rather than by loading it: nothing of the build runs in this
 /// process (neither its constructors nor code for a target this CPU lacks). `None` where
-/// the file is not a little-endian 64-bit ELF file with the symbol; the worker then checks
-/// the sizes when it loads the build.
+/// the file is not an ELF file with the symbol; the worker then checks the sizes when it
+/// loads the build.
 pub fn api_sizes(so: &Path) -> Option<BTreeMap<&'static str, u64>> {
-    let elf = std::fs::read(so).ok()?;
-    let bytes = |at: u64, n: usize| elf.get(usize::try_from(at).ok()?..)?.get(..n);
-    let uint = |at: u64, n: usize| {
-        bytes(at, n).map(|b| b.iter().rev().fold(0u64, |v, &x| v << 8 | u64::from(x)))
+    use object::{Object, ObjectSection, ObjectSymbol, SectionKind};
+    let data = std::fs::read(so).ok()?;
+    let file = object::File::parse(&*data).ok()?;
+    let symbol = file
+        .symbols()
+        .chain(file.dynamic_symbols())
+        .find(|s| s.name() == Ok(API_SYMBOL))?;
+    let section = file.section_by_index(symbol.section_index()?).ok()?;
+    let len = 8 * API_NAMES.len() as u64;
+    // In .bss (every macro undefined, so all zero) the table has no bytes in the file.
+    let table: Vec<u8> = if section.kind() == SectionKind::UninitializedData {
+        vec![0; len as usize]
+    } else {
+        section.data_range(symbol.address(), len).ok()??.to_vec()
     };
-    // ELF magic, 64-bit, little-endian.
-    if bytes(0, 6)? != b"\x7fELF\x02\x01" {
-        return None;
-    }
-    let (shoff, shentsize, shnum) = (uint(0x28, 8)?, uint(0x3a, 2)?, uint(0x3c, 2)?);
-    let section = |i: u64| shoff + i * shentsize;
-    let name = [API_SYMBOL.as_bytes(), b"\0"].concat();
-    for table in (0..shnum).map(section) {
-        // SHT_SYMTAB or SHT_DYNSYM
-        if !matches!(uint(table + 4, 4)?, 2 | 11) {
-            continue;
-        }
-        let (first, size, entsize) = (
-            uint(table + 0x18, 8)?,
-            uint(table + 0x20, 8)?,
-            uint(table + 0x38, 8)?,
-        );
-        let strings = uint(section(uint(table + 0x28, 4)?) + 0x18, 8)?;
-        for sym in (0..size / entsize.max(1)).map(|k| first + k * entsize) {
-            if bytes(strings + uint(sym, 4)?, name.len()) != Some(&name[..]) {
-                continue;
-            }
-            let home = section(uint(sym + 6, 2)?);
-            let value = uint(sym + 8, 8)?;
-            // SHT_NOBITS: all zero (no macro defined).
-            let nobits = uint(home + 4, 4)? == 8;
-            let data = uint(home + 0x18, 8)? + value.checked_sub(uint(home + 0x10, 8)?)?;
-            return API_NAMES
-                .iter()
-                .zip(0u64..)
-                .map(|(n, k)| Some((*n, if nobits { 0 } else { uint(data + 8 * k, 8)? })))
-                .collect();
-        }
-    }
-    None
+    Some(
+        API_NAMES
+            .iter()
+            .zip(table.chunks_exact(8))
+            .map(|(n, v)| {
+                let v: [u8; 8] = v.try_into().expect("chunks of 8");
+                let v = if file.is_little_endian() {
+                    u64::from_le_bytes(v)
+                } else {
+                    u64::from_be_bytes(v)
+                };
+                (*n, v)
+            })
+            .collect(),
+    )
 }
 
 /// Assembly of the build (for static estimates), cached beside the shared object.
