@@ -331,3 +331,54 @@ fn a_macro_missing_from_api_h_is_named_for_every_kind() {
         );
     }
 }
+
+/// An AEAD that round-trips and rejects a changed tag, but is no ChaCha20-Poly1305: the
+/// RFC's examples must refuse it by name, where a round trip alone would pass it.
+const XOR_AEAD: &str = r#"#include <string.h>
+#include "api.h"
+int crypto_aead_encrypt(unsigned char *c, unsigned long long *clen, const unsigned char *m,
+                        unsigned long long mlen, const unsigned char *ad, unsigned long long adlen,
+                        const unsigned char *nsec, const unsigned char *npub, const unsigned char *k) {
+    (void)ad; (void)adlen; (void)nsec; (void)npub;
+    for (unsigned long long i = 0; i < mlen; i++) c[i] = m[i] ^ k[i % 32];
+    memset(c + mlen, 0xa5, CRYPTO_ABYTES);
+    *clen = mlen + CRYPTO_ABYTES;
+    return 0;
+}
+int crypto_aead_decrypt(unsigned char *m, unsigned long long *mlen, unsigned char *nsec,
+                        const unsigned char *c, unsigned long long clen, const unsigned char *ad,
+                        unsigned long long adlen, const unsigned char *npub, const unsigned char *k) {
+    (void)nsec; (void)ad; (void)adlen; (void)npub;
+    if (clen < CRYPTO_ABYTES) return -1;
+    for (unsigned long long i = 0; i < CRYPTO_ABYTES; i++)
+        if (c[clen - CRYPTO_ABYTES + i] != 0xa5) return -1;
+    *mlen = clen - CRYPTO_ABYTES;
+    for (unsigned long long i = 0; i < *mlen; i++) m[i] = c[i] ^ k[i % 32];
+    return 0;
+}
+"#;
+
+#[test]
+fn a_c_aead_of_a_known_algorithm_meets_its_published_examples() {
+    let env = Env::new();
+    let api = "#define CRYPTO_KEYBYTES 32\n#define CRYPTO_NPUBBYTES 12\n#define CRYPTO_ABYTES 16\n";
+    let manifest = r#"name = "pretender"
+sources = ["toy.c"]
+targets = ["native"]
+
+[[implementation]]
+variant = "o2"
+algorithm = "chacha20-poly1305"
+kind = "aead"
+"#;
+    let m = write(&env, XOR_AEAD, api, manifest);
+    let out = run(&env, &m);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &run["results"][0];
+    assert_eq!(r["status"], "wrong", "{r}");
+    let message = r["message"].as_str().unwrap();
+    assert!(message.contains("chacha20-poly1305 (RFC 8439"), "{message}");
+    assert!(message.contains("encrypt"), "{message}");
+}

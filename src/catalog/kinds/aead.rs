@@ -37,6 +37,14 @@ pub struct AeadAlgorithm {
     pub reference: Seal,
 }
 
+/// The algorithm of this name whose known answers and reference any implementation of it
+/// (a C build included) is checked against.
+pub fn algorithm(name: &str) -> Option<&'static AeadAlgorithm> {
+    [&AES_128_GCM, &AES_256_GCM, &CHACHA20_POLY1305]
+        .into_iter()
+        .find(|a| a.name == name)
+}
+
 /// Encrypt `msg`: (ciphertext, tag).
 pub type Seal = fn(key: &[u8], nonce: &[u8], ad: &[u8], msg: &[u8]) -> (Vec<u8>, Vec<u8>);
 

@@ -129,6 +129,14 @@ pub static SHA3_256: HashAlgorithm = HashAlgorithm {
     reference: reference::keccak::sha3_256,
 };
 
+/// The algorithm of this name whose known answers and reference any implementation of it
+/// (a C build included) is checked against.
+pub fn algorithm(name: &str) -> Option<&'static HashAlgorithm> {
+    [&SHA_256, &SHA_512, &SHA3_256]
+        .into_iter()
+        .find(|a| a.name == name)
+}
+
 impl HashVector {
     pub fn message(&self) -> Vec<u8> {
         // Characters below 256 stand for single bytes, so 0xa3 can be written as text.

@@ -339,12 +339,16 @@ impl CImplementation {
     }
 
     fn verify_hash(&self) -> Result<(), Mismatch> {
-        type Digest = fn(&[u8]) -> Vec<u8>;
-        let reference: Option<Digest> = match self.spec.algorithm.as_str() {
-            "sha-256" => Some(|m| <sha2::Sha256 as sha2::Digest>::digest(m).to_vec()),
-            "sha-512" => Some(|m| <sha2::Sha512 as sha2::Digest>::digest(m).to_vec()),
-            _ => None,
-        };
+        let known = kinds::hash::algorithm(&self.spec.algorithm);
+        if let Some(alg) = known {
+            for v in alg.vectors {
+                let m = v.message();
+                let what = format!("{} of {} bytes ({})", alg.name, m.len(), v.source);
+                let got = self.hash(&m).map_err(refused(&what))?;
+                let want = hex::decode(v.digest).expect("valid hex in the catalog");
+                Mismatch::check_bytes(&what, &got, &want)?;
+            }
+        }
         for len in [
             0usize, 1, 3, 55, 56, 63, 64, 65, 111, 112, 127, 128, 129, 1000, 4096, 16_387,
         ] {
@@ -352,14 +356,14 @@ impl CImplementation {
             let got = self
                 .hash(&m)
                 .map_err(refused(format!("{} of {len} bytes", self.spec.algorithm)))?;
-            if let Some(r) = reference {
+            if let Some(alg) = known {
                 Mismatch::check_bytes(
                     &format!(
-                        "{} of {len} bytes against RustCrypto sha2",
-                        self.spec.algorithm
+                        "{} of {len} bytes against the reference written from the standard",
+                        alg.name
                     ),
                     &got,
-                    &r(&m),
+                    &(alg.reference)(&m),
                 )?;
             }
             if let Some(p) = &self.peer {
@@ -401,6 +405,19 @@ impl CImplementation {
         Ok(())
     }
 
+    /// The AEAD whose published examples and reference this build is checked against: a
+    /// known algorithm of this name whose sizes `api.h` agrees with.
+    fn known_aead(&self) -> Option<&'static kinds::aead::AeadAlgorithm> {
+        kinds::aead::algorithm(&self.spec.algorithm).filter(|a| {
+            (a.key_len, a.nonce_len, a.tag_len)
+                == (
+                    self.size("CRYPTO_KEYBYTES"),
+                    self.size("CRYPTO_NPUBBYTES"),
+                    self.size("CRYPTO_ABYTES"),
+                )
+        })
+    }
+
     fn verify_aead(&self) -> Result<(), Mismatch> {
         if let Some(path) = &self.spec.kat {
             let vectors =
@@ -425,6 +442,22 @@ impl CImplementation {
         }
         let (kl, nl) = (self.size("CRYPTO_KEYBYTES"), self.size("CRYPTO_NPUBBYTES"));
         let (key, npub) = (bytes(kl, 4), bytes(nl, 5));
+        // The published examples and the reference, where the algorithm is one we know
+        // and api.h gives its sizes (SUPERCOP's ciphertext is the encryption, then the tag).
+        let known = self.known_aead();
+        if let Some(alg) = known {
+            for v in alg.vectors {
+                let h = |x: &str| hex::decode(x).expect("valid hex in the catalog");
+                let (k, n, ad, p) = (h(v.key), h(v.nonce), h(v.ad), h(v.plaintext));
+                let want = [h(v.ciphertext), h(v.tag)].concat();
+                let what = format!("{} ({}, encrypt)", alg.name, v.source);
+                let c = self.encrypt(&p, &ad, &n, &k).map_err(refused(&what))?;
+                Mismatch::check_bytes(&what, &c, &want)?;
+                let what = format!("{} ({}, decrypt)", alg.name, v.source);
+                let back = self.decrypt(&want, &ad, &n, &k).map_err(refused(&what))?;
+                Mismatch::check_bytes(&what, &back, &p)?;
+            }
+        }
         for (len, adlen) in [
             (0usize, 0usize),
             (1, 0),
@@ -441,6 +474,17 @@ impl CImplementation {
             let c = self
                 .encrypt(&m, &ad, &npub, &key)
                 .map_err(refused(format!("encrypt of {len} bytes, {adlen} of AD")))?;
+            if let Some(alg) = known {
+                let (ct, tag) = (alg.reference)(&key, &npub, &ad, &m);
+                Mismatch::check_bytes(
+                    &format!(
+                        "{} of {len} bytes, {adlen} of AD, against the reference written from the standard",
+                        alg.name
+                    ),
+                    &c,
+                    &[ct, tag].concat(),
+                )?;
+            }
             let what = format!("decrypt(encrypt) of {len} bytes, {adlen} of AD");
             let back = self.decrypt(&c, &ad, &npub, &key).map_err(refused(&what))?;
             Mismatch::check_bytes(&what, &back, &m)?;
@@ -558,9 +602,9 @@ impl Implementation for CImplementation {
     fn caveats(&self) -> Vec<String> {
         let mut c = self.spec.caveats.clone();
         let has_reference = match self.spec.kind {
-            CKind::Hash => matches!(self.spec.algorithm.as_str(), "sha-256" | "sha-512"),
+            CKind::Hash => kinds::hash::algorithm(&self.spec.algorithm).is_some(),
             CKind::Stream => self.spec.algorithm == "chacha20",
-            CKind::Aead => self.spec.kat.is_some(),
+            CKind::Aead => self.spec.kat.is_some() || self.known_aead().is_some(),
             CKind::Core => !self.spec.vectors.is_empty(),
             CKind::Kem => crate::catalog::kinds::kem::algorithm(&self.spec.algorithm).is_some(),
             CKind::Scalarmult => {
