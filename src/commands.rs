@@ -157,6 +157,21 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(base) = &args.against {
         plan.compare_all_against(base)?;
     }
+    if plan.cases.is_empty() {
+        bail!(
+            "nothing to measure in `{}`: no implementation x target of its manifests can be built (see each variant's `requires` against its `targets`)",
+            plan.name
+        );
+    }
+    let spec = &plan.analysis;
+    let compares = !spec.comparisons.is_empty()
+        || !spec.algorithm_comparisons.is_empty()
+        || !spec.variant_comparisons.is_empty();
+    if args.fail_on_regression && !compares && args.baseline.is_none() {
+        bail!(
+            "--fail-on-regression: this run compares nothing, so the gate could only pass; add --against IMPLEMENTATION or --baseline NAME"
+        );
+    }
     if (args.estimate || args.kat_dir.is_some()) && plan.external.is_empty() {
         eprintln!(
             "warning: --estimate and --kat-dir apply to C implementations (manifests), and this run has none"

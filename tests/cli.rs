@@ -396,6 +396,10 @@ fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
     );
     assert_bad_input(&env.cmd(&["bulk", "--impl", ","]), "holds an empty filter");
     assert_bad_input(
+        &env.cmd(&["run", "rustcrypto/sha-256", "--fail-on-regression"]),
+        "this run compares nothing",
+    );
+    assert_bad_input(
         &env.cmd(&[
             "run",
             "rustcrypto/chacha20/",

@@ -382,3 +382,20 @@ kind = "aead"
     assert!(message.contains("chacha20-poly1305 (RFC 8439"), "{message}");
     assert!(message.contains("encrypt"), "{message}");
 }
+
+#[test]
+fn a_manifest_that_can_build_nothing_is_refused() {
+    let env = Env::new();
+    let manifest = r#"name = "toys"
+sources = ["toy.c"]
+targets = ["x86-64"]
+
+[[implementation]]
+variant = "o2"
+algorithm = "toy-hash"
+kind = "hash"
+requires = ["avx512f"]
+"#;
+    let m = write(&env, TOY_HASH, "#define CRYPTO_BYTES 32\n", manifest);
+    assert_bad_input(&run(&env, &m), "nothing to measure");
+}
