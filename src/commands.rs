@@ -19,7 +19,7 @@ use crate::output::{check_writable, emit, print, write_atomically};
 use crate::report;
 use crate::runner::{self, Progress, RunOptions};
 use crate::sample::SamplePlan;
-use crate::store::{RunHeader, Store};
+use crate::store::{RunHeader, Store, now};
 
 /// Exit status when `--fail-on-regression` finds a regression.
 const EXIT_REGRESSION: u8 = 3;
@@ -210,21 +210,12 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     };
 
     let machine = Machine::detect();
-    let header = RunHeader {
-        id: 0,
-        started_at: now(),
-        finished_at: None,
-        status: "running".into(),
-        experiment: plan.name.clone(),
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        git_revision: Some(env!("CRYPTOBENCH_GIT_REVISION").to_string()).filter(|r| !r.is_empty()),
-        counter: counter.to_string(),
-        unit: counter.unit().into(),
-        tsc_hz: machine.tsc_hz,
-        cpu_model: machine.cpu_identity(),
-        machine: serde_json::to_value(&machine)?,
-        options: serde_json::json!({ "run": options, "analysis": analysis_options }),
-    };
+    let header = RunHeader::measured_now(
+        &plan.name,
+        counter,
+        &machine,
+        serde_json::json!({ "run": options, "analysis": analysis_options }),
+    )?;
     let run_id = store.begin_run(&header)?;
     for (name, spec) in &plan.external {
         if let Some(e) = &spec.estimate {
@@ -417,10 +408,6 @@ fn open_existing(db: &Path) -> Result<Store> {
         );
     }
     Store::open(db)
-}
-
-fn now() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
 /// A progress bar on stderr when it is a terminal; plain notes otherwise.

@@ -83,6 +83,38 @@ pub struct RunHeader {
     pub options: serde_json::Value,
 }
 
+impl RunHeader {
+    /// A run measured here and now by this build of cryptobench, before its first case.
+    pub fn measured_now(
+        experiment: &str,
+        counter: crate::counter::CounterKind,
+        machine: &crate::machine::Machine,
+        options: serde_json::Value,
+    ) -> Result<RunHeader> {
+        Ok(RunHeader {
+            id: 0,
+            started_at: now(),
+            finished_at: None,
+            status: "running".into(),
+            experiment: experiment.into(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            git_revision: Some(env!("CRYPTOBENCH_GIT_REVISION").to_string())
+                .filter(|r| !r.is_empty()),
+            counter: counter.to_string(),
+            unit: counter.unit().into(),
+            tsc_hz: machine.tsc_hz,
+            cpu_model: machine.cpu_identity(),
+            machine: serde_json::to_value(machine)?,
+            options,
+        })
+    }
+}
+
+/// The time now, as runs record it (RFC 3339, seconds).
+pub fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CaseStatus {

@@ -166,20 +166,11 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
     machine::pin_to_cpu(cpus[0])?;
 
     let mut store = Store::open(&args.output.db)?;
-    let header = RunHeader {
-        id: 0,
-        started_at: now(),
-        finished_at: None,
-        status: "running".into(),
-        experiment: "bulk".into(),
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        git_revision: Some(env!("CRYPTOBENCH_GIT_REVISION").to_string()).filter(|r| !r.is_empty()),
-        counter: CounterKind::Ns.to_string(),
-        unit: CounterKind::Ns.unit().into(),
-        tsc_hz: machine.tsc_hz,
-        cpu_model: machine.cpu_identity(),
-        machine: serde_json::to_value(&machine)?,
-        options: serde_json::json!({ "bulk": {
+    let header = RunHeader::measured_now(
+        "bulk",
+        CounterKind::Ns,
+        &machine,
+        serde_json::json!({ "bulk": {
             "sizes": args.sizes,
             "threads": thread_counts,
             "runs": args.runs,
@@ -187,7 +178,7 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
             "cpu_order": cpus,
             "huge_pages": "asked for (madvise)",
         }}),
-    };
+    )?;
     let run_id = store.begin_run(&header)?;
 
     let mut combos = plan(&args.sizes, &ciphers, &thread_counts);
@@ -219,7 +210,7 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
             &mut store,
         )?;
     }
-    store.finish_run(run_id, &now())?;
+    store.finish_run(run_id, &crate::store::now())?;
 
     let stored = store.load_run(run_id)?;
     let text = report::render(&stored, args.output.format)?;
@@ -574,10 +565,6 @@ fn clock_seed() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64);
     nanos ^ u64::from(std::process::id()).rotate_left(32)
-}
-
-fn now() -> String {
-    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
 }
 
 #[cfg(test)]
