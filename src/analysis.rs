@@ -409,6 +409,8 @@ fn cluster_medians(c: &StoredCase) -> Vec<f64> {
 /// Compare two cases on their per-cluster medians: clusters (worker processes) are the
 /// independent units; samples within one are not. The names in the result are the
 /// cases' implementations; callers comparing across runs rename them.
+// Both outcomes are kept and both are large (the comparison more so): no box helps.
+#[allow(clippy::result_large_err)]
 fn compare_cases(
     base: &StoredCase,
     cand: &StoredCase,
