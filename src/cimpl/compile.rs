@@ -295,11 +295,11 @@ pub fn assembly(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// `source` built with `cc` into a shared object in `dir`.
-    fn library(dir: &Path, name: &str, source: &str) -> PathBuf {
+    pub(crate) fn library(dir: &Path, name: &str, source: &str) -> PathBuf {
         let c = dir.join(format!("{name}.c"));
         std::fs::write(&c, source).unwrap();
         let so = dir.join(format!("{name}.so"));

@@ -814,25 +814,12 @@ mod tests {
     /// A shared object that exports only the sizes table (CRYPTO_BYTES = 32) and
     /// `crypto_hash`, built with `cc` in `dir`.
     fn sizes_only_library(dir: &std::path::Path) -> PathBuf {
-        let c = dir.join("sizes.c");
-        std::fs::write(
-            &c,
-            format!(
-                "const unsigned long long {API_SYMBOL}[{}] = {{ 32 }};\n\
-                 int crypto_hash(void) {{ return 0; }}\n",
-                API_NAMES.len()
-            ),
-        )
-        .unwrap();
-        let so = dir.join("sizes.so");
-        let built = std::process::Command::new("cc")
-            .args(["-shared", "-fPIC", "-o"])
-            .arg(&so)
-            .arg(&c)
-            .status()
-            .expect("cc runs");
-        assert!(built.success());
-        so
+        let source = format!(
+            "const unsigned long long {API_SYMBOL}[{}] = {{ 32 }};\n\
+             int crypto_hash(void) {{ return 0; }}\n",
+            API_NAMES.len()
+        );
+        crate::cimpl::compile::tests::library(dir, "sizes", &source)
     }
 
     #[test]
