@@ -11,7 +11,7 @@
 use std::time::{Duration, Instant};
 
 use crate::catalog::Call;
-use crate::counter::{Calibration, Counter, calibrate};
+use crate::counter::{self, Calibration, Counter, CounterKind, calibrate};
 
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SamplePlan {
@@ -48,6 +48,25 @@ pub struct Samples {
 }
 
 /// Time `layouts` (the same call, differently placed) with counter `c`.
+/// [`collect`] with the counter of this kind, opened here: the one place a counter kind
+/// becomes a counter. The choice is made once, outside every timed region.
+pub fn collect_with(
+    kind: CounterKind,
+    layouts: &mut [Box<dyn Call>],
+    plan: &SamplePlan,
+) -> Result<Samples, String> {
+    Ok(match kind {
+        CounterKind::Tsc => collect(&mut counter::Tsc::open()?, layouts, plan),
+        CounterKind::Perf => collect(&mut counter::PerfCycles::open()?, layouts, plan),
+        // The run's counter choice checked the clock; one worker's unlucky probe must not
+        // fail its case.
+        CounterKind::TscCore => {
+            collect(&mut counter::TscCore::open_checked_elsewhere()?, layouts, plan)
+        }
+        CounterKind::Ns => collect(&mut counter::Nanoseconds, layouts, plan),
+    })
+}
+
 pub fn collect<C: Counter>(c: &mut C, layouts: &mut [Box<dyn Call>], plan: &SamplePlan) -> Samples {
     assert!(!layouts.is_empty(), "at least one layout");
     let calibration = calibrate(c);

@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 
 use crate::catalog::registry::Registry;
 use crate::catalog::{Call, Params, PrepareError};
-use crate::counter::{self, CounterKind};
+use crate::counter::CounterKind;
 use crate::sample::{self, SamplePlan, Samples};
 
 /// The hidden subcommand name.
@@ -260,26 +260,8 @@ fn handle(request: &Request) -> Result<Reply> {
                 }
                 Err(e) => return Err(e.into()),
             };
-            let samples = match counter {
-                CounterKind::Tsc => sample::collect(
-                    &mut counter::Tsc::open().map_err(anyhow::Error::msg)?,
-                    &mut calls.calls,
-                    plan,
-                ),
-                CounterKind::Perf => sample::collect(
-                    &mut counter::PerfCycles::open().map_err(anyhow::Error::msg)?,
-                    &mut calls.calls,
-                    plan,
-                ),
-                CounterKind::TscCore => sample::collect(
-                    &mut counter::TscCore::open_checked_elsewhere().map_err(anyhow::Error::msg)?,
-                    &mut calls.calls,
-                    plan,
-                ),
-                CounterKind::Ns => {
-                    sample::collect(&mut counter::Nanoseconds, &mut calls.calls, plan)
-                }
-            };
+            let samples = sample::collect_with(*counter, &mut calls.calls, plan)
+                .map_err(anyhow::Error::msg)?;
             Ok(Reply::Measured(samples))
         }
     }
