@@ -186,6 +186,8 @@ pub struct Slope {
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct LaneSpeedup {
     pub implementation: String,
+    /// What one lane computes, e.g. `shake128`: the single-lane implementations' algorithm.
+    pub algorithm: String,
     pub lanes: usize,
     pub params: Params,
     /// The fastest single-lane implementation at these parameters.
@@ -716,6 +718,7 @@ fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
         let clocks = stats::median(&single.core_clocks).zip(stats::median(&c.core_clocks));
         out.push(LaneSpeedup {
             implementation: c.implementation.clone(),
+            algorithm: algorithm.to_string(),
             lanes: n,
             params: c.params.clone(),
             single: single.implementation.clone(),

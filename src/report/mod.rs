@@ -519,8 +519,7 @@ fn clock_notes(comparisons: &[Comparison]) -> Vec<String> {
 /// time.
 fn lane_clock_notes(a: &Analysis, alg: &str) -> Vec<String> {
     let lanes = a.lanes.iter().filter_map(|l| {
-        let name = l.implementation.rsplit('/').next().unwrap_or("");
-        if !name.starts_with(&format!("{alg}-x")) {
+        if l.algorithm != alg {
             return None;
         }
         let changes = l.clock_change_pct.zip(l.speedup_in_time)?;
@@ -832,16 +831,7 @@ fn lane_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     let u = &a.short_unit;
     let mut algorithms: Vec<&str> = Vec::new();
     for l in &a.lanes {
-        push_unique(
-            &mut algorithms,
-            l.implementation
-                .rsplit('/')
-                .next()
-                .unwrap_or("")
-                .split("-x")
-                .next()
-                .unwrap_or(""),
-        );
+        push_unique(&mut algorithms, &l.algorithm);
     }
     for alg in algorithms {
         blocks.push(Block::Heading(format!(
@@ -850,12 +840,7 @@ fn lane_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
         let rows = a
             .lanes
             .iter()
-            .filter(|l| {
-                l.implementation
-                    .rsplit('/')
-                    .next()
-                    .is_some_and(|n| n.starts_with(&format!("{alg}-x")))
-            })
+            .filter(|l| l.algorithm == alg)
             .map(|l| {
                 vec![
                     l.params.get("out").map_or(String::new(), |v| v.to_string()),
