@@ -264,9 +264,8 @@ impl Analysis {
             .filter(|c| c.verdict == Verdict::Regressed)
             .map(|c| {
                 format!(
-                    "{} {} vs {}: {:+.2} % [{:+.2}, {:+.2}], p = {:.3}",
-                    c.candidate,
-                    c.params,
+                    "{} vs {}: {:+.2} % [{:+.2}, {:+.2}], p = {:.3}",
+                    with_params(&c.candidate, &c.params),
                     c.baseline,
                     c.change_pct.estimate,
                     c.change_pct.lo,
@@ -276,11 +275,24 @@ impl Analysis {
             })
             .chain(not_compared.filter(|n| n.blocks_gate).map(|n| {
                 format!(
-                    "{} {} vs {}: not compared: {}",
-                    n.candidate, n.params, n.baseline, n.why
+                    "{} vs {}: not compared: {}",
+                    with_params(&n.candidate, &n.params),
+                    n.baseline,
+                    n.why
                 )
             }))
             .collect()
+    }
+}
+
+/// A candidate's name with its parameters, which a comparison across runs has in its
+/// name already (a case id).
+pub fn with_params(candidate: &str, params: &Params) -> String {
+    let p = params.to_string();
+    if p.is_empty() || candidate.ends_with(&p) {
+        candidate.to_string()
+    } else {
+        format!("{candidate} {p}")
     }
 }
 
@@ -446,9 +458,11 @@ fn compare_cases(
                     "was not measured (interrupted?)".into()
                 }
             };
+            // Only a candidate that is now broken can hide a regression: a baseline that
+            // was broken leaves nothing to regress from (a change that fixes it must pass).
             return Err(not_compared(
                 format!("the {side} {what}"),
-                case.status != CaseStatus::Unsupported,
+                side == "candidate" && case.status != CaseStatus::Unsupported,
             ));
         }
     }
@@ -457,8 +471,9 @@ fn compare_cases(
     if !stats::interval_reachable(a.len(), b.len(), LEVEL) {
         return Err(not_compared(
             format!(
-                "{} and {} worker processes are too few for a {:.0} % interval of the change \
-                 (measure with --processes 4 or more)",
+                "{} and {} independent measurements (worker processes, bulk runs or imported \
+                 tables) are too few for a {:.0} % interval of the change: each side needs 4 or \
+                 more (run --processes, bulk --runs)",
                 a.len(),
                 b.len(),
                 100.0 * LEVEL
@@ -876,6 +891,41 @@ mod tests {
                 .collect(),
             core_clocks: core_clocks.to_vec(),
         }
+    }
+
+    #[test]
+    fn only_a_broken_candidate_or_too_few_processes_stop_the_gate() {
+        let fine = |name: &str| case(name, &[100.0, 101.0, 99.0, 100.0, 102.0], &[]);
+        let broken = |name: &str, status| StoredCase {
+            status,
+            message: Some("crashed (killed by signal 11 (SIGSEGV))".into()),
+            clusters: Vec::new(),
+            ..fine(name)
+        };
+        let gate = |base: &StoredCase, cand: &StoredCase| {
+            compare_cases(base, cand, &OPTS)
+                .map(|_| ())
+                .map_err(|n| (n.blocks_gate, n.why))
+        };
+        assert!(gate(&fine("a"), &fine("b")).is_ok());
+        let (blocks, why) = gate(&fine("a"), &broken("b", CaseStatus::Failed)).unwrap_err();
+        assert!(blocks && why.starts_with("the candidate crashed"), "{why}");
+        let (blocks, why) = gate(&fine("a"), &broken("b", CaseStatus::Wrong)).unwrap_err();
+        assert!(
+            blocks && why.starts_with("the candidate gave wrong output"),
+            "{why}"
+        );
+        // A baseline that was broken leaves nothing to regress from: a fix must pass.
+        let (blocks, why) = gate(&broken("a", CaseStatus::Failed), &fine("b")).unwrap_err();
+        assert!(!blocks && why.starts_with("the baseline crashed"), "{why}");
+        let (blocks, _) = gate(&fine("a"), &broken("b", CaseStatus::Unsupported)).unwrap_err();
+        assert!(!blocks, "a CPU that cannot run the candidate hides nothing");
+        let three = case("b", &[100.0, 101.0, 99.0], &[]);
+        let (blocks, why) = gate(&case("a", &[1.0, 2.0, 3.0], &[]), &three).unwrap_err();
+        assert!(
+            blocks && why.contains("3 and 3 independent measurements"),
+            "{why}"
+        );
     }
 
     /// A tsc-core run at a 2 GHz TSC.

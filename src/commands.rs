@@ -216,6 +216,32 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         &machine,
         serde_json::json!({ "run": options, "analysis": analysis_options }),
     )?;
+    // Found out after measuring, this would leave a run no report can show.
+    if let Some(id) = baseline_run
+        && !args.force
+    {
+        let base = store.load_run(id)?.header;
+        let differs: Vec<String> = [
+            ("counter", &base.counter, &header.counter),
+            ("CPU", &base.cpu_model, &header.cpu_model),
+            (
+                "cryptobench version",
+                &base.tool_version,
+                &header.tool_version,
+            ),
+        ]
+        .into_iter()
+        .filter(|(_, was, is)| was != is)
+        .map(|(what, was, is)| format!("{what} `{was}` there, `{is}` here"))
+        .collect();
+        if !differs.is_empty() {
+            bail!(
+                "--baseline {}: run {id} is not comparable with this run ({}); measure the baseline again, or use --force",
+                args.baseline.as_deref().unwrap_or_default(),
+                differs.join("; ")
+            );
+        }
+    }
     let run_id = store.begin_run(&header)?;
     for (name, spec) in &plan.external {
         if let Some(e) = &spec.estimate {
@@ -376,7 +402,7 @@ fn import_run(source: ImportSource) -> Result<ExitCode> {
     let mut store = Store::open(db)?;
     let run_id = import::store(&mut store, &parsed, &now())?;
     print(&format!(
-        "imported {} cases from {} as run {run_id} ({}) into {}",
+        "imported {} cases from {} as run {run_id} ({}) into {}\n",
         parsed.cases.len(),
         parsed.source,
         parsed.unit,

@@ -612,9 +612,8 @@ fn plan_cases(
     if targets.len() > 1
         && let Some(e) = targets.iter().find_map(|t| find(t))
     {
-        bail!(
-            "`{}` is an experiment, which runs alone with its own cases and tables (`cryptobench run {}`); to pick implementations, give filters only",
-            e.name,
+        eprintln!(
+            "note: `{}` is also an experiment; beside other targets it is a filter over implementation names (run it alone for the experiment's cases and tables)",
             e.name
         );
     }

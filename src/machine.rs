@@ -8,7 +8,7 @@ use anyhow::{Result, bail};
 use crate::counter::{CounterKind, tsc_frequency_hz};
 
 /// CPU flags worth knowing for cryptography, in the names /proc/cpuinfo uses.
-const CRYPTO_FLAGS: &[&str] = &[
+pub(crate) const CRYPTO_FLAGS: &[&str] = &[
     "aes",
     "vaes",
     "pclmulqdq",

@@ -45,6 +45,11 @@ pub fn check_writable(path: Option<&Path>, store: &Path) -> Result<()> {
             path.display()
         );
     }
+    // A pipe, a device or a link is written into at the end (opening a pipe here would
+    // wait for its reader).
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
+        return Ok(());
+    }
     // Only trying tells: permissions, read-only mounts and /proc all refuse differently.
     let probe = temporary_beside(path, "probe")?;
     std::fs::OpenOptions::new()
@@ -66,6 +71,11 @@ pub fn check_writable(path: Option<&Path>, store: &Path) -> Result<()> {
 /// Write through a temporary file in the same directory and rename it into place, so a
 /// reader never sees half a report and a failure leaves any previous file untouched.
 pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
+    // A pipe, a device or a link is written into, not replaced by a new file.
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
+        return std::fs::write(path, text)
+            .with_context(|| format!("cannot write `{}`", path.display()));
+    }
     let tmp = temporary_beside(path, "tmp")?;
     let written = std::fs::write(&tmp, text).and_then(|()| std::fs::rename(&tmp, path));
     if let Err(e) = written {
@@ -137,6 +147,28 @@ mod tests {
         assert!(err.to_string().contains("does not exist"), "{err}");
         let err = check_writable(Some(Path::new("/tmp")), store).unwrap_err();
         assert!(err.to_string().contains("it is a directory"), "{err}");
+    }
+
+    #[test]
+    fn a_link_or_a_pipe_is_written_into_not_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("target.md");
+        std::fs::write(&target, "old").unwrap();
+        let link = dir.path().join("link.md");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_atomically(&link, "through the link").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            std::fs::read_to_string(&target).unwrap(),
+            "through the link"
+        );
+        write_atomically(Path::new("/dev/null"), "gone").unwrap();
+        assert!(!Path::new("/dev/.null").exists());
     }
 
     #[test]

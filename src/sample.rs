@@ -47,7 +47,6 @@ pub struct Samples {
     pub core_clock: Option<f64>,
 }
 
-/// Time `layouts` (the same call, differently placed) with counter `c`.
 /// [`collect`] with the counter of this kind, opened here: the one place a counter kind
 /// becomes a counter. The choice is made once, outside every timed region.
 pub fn collect_with(
@@ -60,13 +59,16 @@ pub fn collect_with(
         CounterKind::Perf => collect(&mut counter::PerfCycles::open()?, layouts, plan),
         // The run's counter choice checked the clock; one worker's unlucky probe must not
         // fail its case.
-        CounterKind::TscCore => {
-            collect(&mut counter::TscCore::open_checked_elsewhere()?, layouts, plan)
-        }
+        CounterKind::TscCore => collect(
+            &mut counter::TscCore::open_checked_elsewhere()?,
+            layouts,
+            plan,
+        ),
         CounterKind::Ns => collect(&mut counter::Nanoseconds, layouts, plan),
     })
 }
 
+/// Time `layouts` (the same call, differently placed) with counter `c`.
 pub fn collect<C: Counter>(c: &mut C, layouts: &mut [Box<dyn Call>], plan: &SamplePlan) -> Samples {
     assert!(!layouts.is_empty(), "at least one layout");
     let calibration = calibrate(c);

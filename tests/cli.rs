@@ -253,7 +253,7 @@ fn a_comparison_that_cannot_be_made_says_why_and_stops_the_gate() {
     assert!(n["why"].as_str().unwrap().contains("too few"), "{n}");
     let text = env.run_ok(&three);
     assert!(
-        text.contains("Not compared: test-slower/chacha20 vs rustcrypto/chacha20"),
+        text.contains("Not compared: test-slower/chacha20 len=1024 vs rustcrypto/chacha20"),
         "{text}"
     );
 
@@ -387,10 +387,6 @@ fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
     let env = Env::new();
     assert_bad_input(&env.cmd(&["run", ""]), "an empty target");
     assert_bad_input(
-        &env.cmd(&["run", "chacha20-rng", "rustcrypto/sha-256"]),
-        "`chacha20-rng` is an experiment, which runs alone",
-    );
-    assert_bad_input(
         &env.cmd(&["run", "rustcrypto/sha-256", "--save-baseline", "5"]),
         "--save-baseline \"5\"",
     );
@@ -448,6 +444,42 @@ fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
         &env.cmd(&["compare", "1", "latest"]),
         "are the same run (1)",
     );
+
+    // A baseline taken with another counter is refused before measuring, not after.
+    let ns = [
+        &[
+            "run",
+            "rustcrypto/sha-256",
+            "--sizes",
+            "64",
+            "--counter",
+            "ns",
+        ],
+        &quick[..],
+    ]
+    .concat();
+    env.run_ok(&[ns.as_slice(), &["--save-baseline", "nsb"]].concat());
+    let before = env.json(&["history", "--format", "json"]);
+    assert_bad_input(
+        &env.cmd(
+            &[
+                &[
+                    "run",
+                    "rustcrypto/sha-256",
+                    "--sizes",
+                    "64",
+                    "--counter",
+                    "tsc",
+                    "--baseline",
+                    "nsb",
+                ],
+                &quick[..],
+            ]
+            .concat(),
+        ),
+        "is not comparable with this run (counter `ns` there, `tsc` here)",
+    );
+    assert_eq!(env.json(&["history", "--format", "json"]), before);
 }
 
 #[test]

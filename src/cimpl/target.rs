@@ -108,42 +108,80 @@ pub const KNOWN: &[Target] = &[
     },
 ];
 
-/// The CPU features a variant may `require`, as /proc/cpuinfo names them: every known
-/// target's, and others a `native` build may use.
+/// The CPU features a variant may `require`, as /proc/cpuinfo names them (x86-64 and
+/// AArch64): every known target's, and the others a `native` build may use. A fixed list,
+/// so that a manifest is valid or not whatever machine reads it.
 pub const KNOWN_FEATURES: &[&str] = &[
+    // x86-64
+    "abm",
     "adx",
     "aes",
+    "amx_bf16",
+    "amx_int8",
+    "amx_tile",
     "avx",
     "avx2",
+    "avx512_bf16",
+    "avx512_bitalg",
+    "avx512_fp16",
+    "avx512_vbmi2",
+    "avx512_vnni",
+    "avx512_vp2intersect",
+    "avx512_vpopcntdq",
     "avx512bw",
     "avx512cd",
     "avx512dq",
     "avx512f",
     "avx512ifma",
     "avx512vbmi",
-    "avx512vbmi2",
     "avx512vl",
+    "avx_vnni",
     "bmi1",
     "bmi2",
+    "clflushopt",
+    "clwb",
     "f16c",
     "fma",
+    "fsrm",
     "gfni",
+    "lzcnt",
     "movbe",
+    "movdir64b",
+    "movdiri",
     "pclmulqdq",
     "popcnt",
+    "rdpid",
     "rdrand",
     "rdseed",
     "sha_ni",
+    "sse",
     "sse2",
+    "sse3",
     "sse4_1",
     "sse4_2",
+    "sse4a",
     "ssse3",
     "vaes",
     "vpclmulqdq",
+    "xsave",
+    // AArch64
+    "asimd",
+    "asimddp",
+    "asimdhp",
+    "pmull",
+    "sha1",
+    "sha2",
+    "sha3",
+    "sha512",
+    "sm3",
+    "sm4",
+    "sve",
+    "sve2",
 ];
 
 /// Whether `requires` may name `feature`: a known feature, or a flag this CPU reports
-/// (`host`, which a `native` build may use).
+/// (`host`, which a `native` build may use; the fixed list should hold every flag worth
+/// requiring, so that this second test rarely decides).
 pub fn known_feature(feature: &str, host: &[String]) -> bool {
     KNOWN_FEATURES.contains(&feature) || host.iter().any(|h| h == feature)
 }
@@ -236,6 +274,15 @@ mod tests {
             }
         }
         assert!(known_feature("avx512f", &[]));
+        // As /proc/cpuinfo spells them, whatever this machine has.
+        assert!(known_feature("avx512_vbmi2", &[]) && known_feature("avx512_vnni", &[]));
+        assert!(!known_feature("avx512vbmi2", &[]));
+        for f in crate::machine::CRYPTO_FLAGS {
+            assert!(
+                KNOWN_FEATURES.contains(f),
+                "{f}, worth knowing, can be required"
+            );
+        }
         assert!(known_feature("avx9000", &["avx9000".into()]));
         assert!(!known_feature("avx9000", &host));
         assert!(

@@ -626,8 +626,10 @@ fn run_comparison_blocks(doc: &mut Document, rc: &RunComparison, unit: &str) {
 fn not_compared_lines(not_compared: &[NotCompared]) -> impl Iterator<Item = Block> + '_ {
     not_compared.iter().map(|n| {
         Block::Line(format!(
-            "Not compared: {} vs {} ({}): {}",
-            n.candidate, n.baseline, n.params, n.why
+            "Not compared: {} vs {}: {}",
+            crate::analysis::with_params(&n.candidate, &n.params),
+            n.baseline,
+            n.why
         ))
     })
 }

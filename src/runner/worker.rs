@@ -195,7 +195,7 @@ fn signal_name(sig: i32) -> &'static str {
 /// The worker's side: read a request, do it, write the reply. Any error here is a
 /// refusal, not a crash: crashes are what measured code does.
 pub fn serve() -> Result<()> {
-    let mut replies = reply_channel()?;
+    let mut replies = std::io::BufWriter::new(reply_channel()?);
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input)?;
     let request: Request = serde_json::from_str(&input).context("malformed worker request")?;

@@ -79,8 +79,14 @@ impl StreamCipher for CrashOnThirdCall {
         if buf.len() > GATE_MAX_PIECE {
             self.1 += 1;
             if self.1 == 3 {
-                // SAFETY: none; this is the point. Raise the signal a real wild pointer gives.
-                unsafe { libc::raise(libc::SIGSEGV) };
+                // SAFETY: none; this is the point. Die as a real wild pointer makes a
+                // process die: Rust's own SIGSEGV handler (for stack overflows) returns on
+                // a raised signal, which a faulting instruction would just repeat, so the
+                // default action is put back first.
+                unsafe {
+                    libc::signal(libc::SIGSEGV, libc::SIG_DFL);
+                    libc::raise(libc::SIGSEGV);
+                }
             }
         }
     }
