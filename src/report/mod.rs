@@ -224,9 +224,24 @@ fn status_cell(c: &CaseStats) -> String {
 
 /// The report of one run as titled tables: what `table` and `md` print and `html` shows.
 pub fn document(a: &Analysis) -> Document {
-    let h = &a.header;
-    let u = &a.short_unit;
+    let mut blocks = header_blocks(a);
+    case_blocks(&mut blocks, a);
+    ratio_blocks(&mut blocks, a);
+    comparison_blocks(&mut blocks, a);
+    matrix_blocks(&mut blocks, a);
+    slope_blocks(&mut blocks, a);
+    lane_blocks(&mut blocks, a);
+    let mut doc = Document { blocks };
+    if let Some(rc) = &a.against_baseline {
+        run_comparison_blocks(&mut doc, rc, &a.short_unit);
+    }
+    doc
+}
+
+/// The title, the counter and its clock, where and how the run was measured.
+fn header_blocks(a: &Analysis) -> Vec<Block> {
     let mut blocks = Vec::new();
+    let h = &a.header;
     blocks.push(Block::Heading(format!(
         "cryptobench run {} — {}",
         h.id, h.experiment
@@ -266,6 +281,13 @@ pub fn document(a: &Analysis) -> Document {
         ))),
     }
 
+    blocks
+}
+
+/// Every case's figures, then the reasons and notes that belong below them.
+fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
+    let h = &a.header;
+    let u = &a.short_unit;
     // Another tool's figures were not checked against known answers here.
     let imported = h.options["source"].is_string();
     let status = |c: &CaseStats| {
@@ -352,7 +374,11 @@ pub fn document(a: &Analysis) -> Document {
         Some((c.key.as_str(), spread))
     });
     blocks.extend(process_note(spreads).map(Block::Line));
+}
 
+/// Each member's cost over its reference's (an RNG over the cipher it is built on).
+fn ratio_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
+    let u = &a.short_unit;
     if !a.ratios.is_empty() {
         blocks.push(Block::Heading(format!(
             "{u}/byte over the reference's (the reference is the \"speed limit\")"
@@ -384,7 +410,10 @@ pub fn document(a: &Analysis) -> Document {
             rows,
         });
     }
+}
 
+/// The run's comparisons, with the test and thresholds they were judged by.
+fn comparison_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     if !a.comparisons.is_empty() || !a.not_compared.is_empty() {
         let v = a.verdict_options;
         blocks.push(Block::Heading(format!(
@@ -397,18 +426,10 @@ pub fn document(a: &Analysis) -> Document {
             v.map_or(1.0, |v| v.noise_threshold_pct)
         )));
         if !a.comparisons.is_empty() {
-            comparison_table(&mut blocks, &a.comparisons, u);
+            comparison_table(blocks, &a.comparisons, &a.short_unit);
         }
         blocks.extend(not_compared_lines(&a.not_compared));
     }
-    matrix_blocks(&mut blocks, a);
-    slope_blocks(&mut blocks, a);
-    lane_blocks(&mut blocks, a);
-    let mut doc = Document { blocks };
-    if let Some(rc) = &a.against_baseline {
-        run_comparison_blocks(&mut doc, rc, u);
-    }
-    doc
 }
 
 /// Where and by what a stored run was measured, whether it finished, and the machine's
