@@ -934,7 +934,7 @@ mod tests {
             id: 1,
             started_at: String::new(),
             finished_at: None,
-            status: "finished".into(),
+            status: crate::store::RunStatus::Complete,
             experiment: "t".into(),
             tool_version: "0".into(),
             git_revision: None,

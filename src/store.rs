@@ -17,7 +17,7 @@ CREATE TABLE IF NOT EXISTS runs (
     id            INTEGER PRIMARY KEY,
     started_at    TEXT NOT NULL,
     finished_at   TEXT,
-    status        TEXT NOT NULL,          -- running | complete
+    status        TEXT NOT NULL,          -- running | complete (RunStatus)
     experiment    TEXT NOT NULL,
     tool_version  TEXT NOT NULL,
     git_revision  TEXT,
@@ -71,7 +71,7 @@ pub struct RunHeader {
     pub id: i64,
     pub started_at: String,
     pub finished_at: Option<String>,
-    pub status: String,
+    pub status: RunStatus,
     pub experiment: String,
     pub tool_version: String,
     pub git_revision: Option<String>,
@@ -95,7 +95,7 @@ impl RunHeader {
             id: 0,
             started_at: now(),
             finished_at: None,
-            status: "running".into(),
+            status: RunStatus::Running,
             experiment: experiment.into(),
             tool_version: env!("CARGO_PKG_VERSION").into(),
             git_revision: Some(env!("CRYPTOBENCH_GIT_REVISION").to_string())
@@ -113,6 +113,30 @@ impl RunHeader {
 /// The time now, as runs record it (RFC 3339, seconds).
 pub fn now() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+/// Whether a run got to its end: one that stays `Running` was interrupted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    Running,
+    Complete,
+}
+
+impl RunStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Complete => "complete",
+        }
+    }
+    fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "running" => RunStatus::Running,
+            "complete" => RunStatus::Complete,
+            other => bail!("unknown run status `{other}` in the store"),
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -375,7 +399,7 @@ impl Store {
             params![
                 header.started_at,
                 header.finished_at,
-                header.status,
+                header.status.as_str(),
                 header.experiment,
                 header.tool_version,
                 header.git_revision,
@@ -530,7 +554,7 @@ impl Store {
                             id: r.get(0)?,
                             started_at: r.get(1)?,
                             finished_at: r.get(2)?,
-                            status: r.get(3)?,
+                            status: RunStatus::Running,
                             experiment: r.get(4)?,
                             tool_version: r.get(5)?,
                             git_revision: r.get(6)?,
@@ -543,12 +567,14 @@ impl Store {
                         },
                         r.get::<_, String>(11)?,
                         r.get::<_, String>(12)?,
+                        r.get::<_, String>(3)?,
                     ))
                 },
             )
             .optional()?
             .with_context(|| format!("no run {run_id} in `{}`", self.path.display()))?;
-        let (mut header, machine, options) = header;
+        let (mut header, machine, options, status) = header;
+        header.status = RunStatus::parse(&status)?;
         header.machine =
             serde_json::from_str(&machine).context("corrupt machine record in the store")?;
         header.options =
@@ -671,7 +697,7 @@ mod tests {
             id: 0,
             started_at: "2026-11-22T00:00:00Z".into(),
             finished_at: None,
-            status: "running".into(),
+            status: RunStatus::Running,
             experiment: "test".into(),
             tool_version: "0".into(),
             git_revision: None,

@@ -55,7 +55,7 @@ pub fn store(store: &mut Store, imported: &Imported, now: &str) -> Result<i64> {
         id: 0,
         started_at: when.clone(),
         finished_at: Some(when),
-        status: "complete".into(),
+        status: crate::store::RunStatus::Complete,
         experiment: format!("import:{}", imported.source),
         tool_version: env!("CARGO_PKG_VERSION").into(),
         git_revision: None,

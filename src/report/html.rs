@@ -410,7 +410,7 @@ mod tests {
             id: 0,
             started_at: "2026-01-01T00:00:00Z".into(),
             finished_at: None,
-            status: "complete".into(),
+            status: crate::store::RunStatus::Complete,
             experiment: format!("exp{EVIL}"),
             tool_version: "0".into(),
             git_revision: Some(EVIL.into()),

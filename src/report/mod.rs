@@ -439,7 +439,7 @@ pub(crate) fn provenance(h: &RunHeader, cpus: &str) -> Vec<Block> {
         .git_revision
         .as_deref()
         .map_or(String::new(), |r| format!(" ({r})"));
-    let incomplete = if h.status == "complete" {
+    let incomplete = if h.status == crate::store::RunStatus::Complete {
         ""
     } else {
         "; INCOMPLETE (interrupted?)"
