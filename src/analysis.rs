@@ -792,28 +792,29 @@ fn slopes_of(run: &StoredRun, short: u64, long: u64) -> Vec<Slope> {
     out
 }
 
+/// What two runs differ in that makes their cycle counts incomparable: (what, in `a`,
+/// in `b`) for the counter, the CPU model and the tool version.
+pub fn differences<'a>(
+    a: &'a RunHeader,
+    b: &'a RunHeader,
+) -> Vec<(&'static str, &'a str, &'a str)> {
+    [
+        ("counter", &a.counter, &b.counter),
+        ("CPU", &a.cpu_model, &b.cpu_model),
+        ("cryptobench version", &a.tool_version, &b.tool_version),
+    ]
+    .into_iter()
+    .filter(|(_, x, y)| x != y)
+    .map(|(what, x, y)| (what, x.as_str(), y.as_str()))
+    .collect()
+}
+
 /// Why two runs cannot be compared case by case.
 fn incomparability(a: &RunHeader, b: &RunHeader) -> Vec<String> {
-    let mut why = Vec::new();
-    if a.counter != b.counter {
-        why.push(format!(
-            "counter differs: run {} used `{}`, run {} used `{}`",
-            a.id, a.counter, b.id, b.counter
-        ));
-    }
-    if a.cpu_model != b.cpu_model {
-        why.push(format!(
-            "CPU differs: run {} ran on {}, run {} on {}",
-            a.id, a.cpu_model, b.id, b.cpu_model
-        ));
-    }
-    if a.tool_version != b.tool_version {
-        why.push(format!(
-            "tool version differs: run {} by cryptobench {}, run {} by {}",
-            a.id, a.tool_version, b.id, b.tool_version
-        ));
-    }
-    why
+    differences(a, b)
+        .into_iter()
+        .map(|(what, x, y)| format!("{what} differs: run {} `{x}`, run {} `{y}`", a.id, b.id))
+        .collect()
 }
 
 /// Compare every case of `b` with the same case (by key) of `a`.

@@ -221,19 +221,10 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         && !args.force
     {
         let base = store.load_run(id)?.header;
-        let differs: Vec<String> = [
-            ("counter", &base.counter, &header.counter),
-            ("CPU", &base.cpu_model, &header.cpu_model),
-            (
-                "cryptobench version",
-                &base.tool_version,
-                &header.tool_version,
-            ),
-        ]
-        .into_iter()
-        .filter(|(_, was, is)| was != is)
-        .map(|(what, was, is)| format!("{what} `{was}` there, `{is}` here"))
-        .collect();
+        let differs: Vec<String> = analysis::differences(&base, &header)
+            .into_iter()
+            .map(|(what, was, is)| format!("{what} `{was}` there, `{is}` here"))
+            .collect();
         if !differs.is_empty() {
             bail!(
                 "--baseline {}: run {id} is not comparable with this run ({}); measure the baseline again, or use --force",
