@@ -138,14 +138,6 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         check_baseline_name(name)?;
     }
     let processes = args.processes as usize;
-    if args.fail_on_regression
-        && !crate::stats::interval_reachable(processes, processes, analysis::LEVEL)
-    {
-        bail!(
-            "--fail-on-regression with --processes {processes}: that few worker processes per case cannot give a {:.0} % interval of a change, so no comparison could be made and the gate could pass nothing; use --processes 4 or more",
-            100.0 * analysis::LEVEL
-        );
-    }
     let registry = Registry::builtin();
     let mut plan = experiment::plan(
         &args.targets,
@@ -163,14 +155,8 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             plan.name
         );
     }
-    let spec = &plan.analysis;
-    let compares = !spec.comparisons.is_empty()
-        || !spec.algorithm_comparisons.is_empty()
-        || !spec.variant_comparisons.is_empty();
-    if args.fail_on_regression && !compares && args.baseline.is_none() {
-        bail!(
-            "--fail-on-regression: this run compares nothing, so the gate could only pass; add --against IMPLEMENTATION or --baseline NAME"
-        );
+    if args.fail_on_regression {
+        check_gate_can_decide(&plan.analysis, processes, args.baseline.is_some())?;
     }
     if (args.estimate || args.kat_dir.is_some()) && plan.external.is_empty() {
         eprintln!(
@@ -216,22 +202,10 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         &machine,
         serde_json::json!({ "run": options, "analysis": analysis_options }),
     )?;
-    // Found out after measuring, this would leave a run no report can show.
-    if let Some(id) = baseline_run
+    if let (Some(id), Some(name)) = (baseline_run, &args.baseline)
         && !args.force
     {
-        let base = store.load_run(id)?.header;
-        let differs: Vec<String> = analysis::differences(&base, &header)
-            .into_iter()
-            .map(|(what, was, is)| format!("{what} `{was}` there, `{is}` here"))
-            .collect();
-        if !differs.is_empty() {
-            bail!(
-                "--baseline {}: run {id} is not comparable with this run ({}); measure the baseline again, or use --force",
-                args.baseline.as_deref().unwrap_or_default(),
-                differs.join("; ")
-            );
-        }
+        check_baseline_comparable(&store, id, name, &header)?;
     }
     let run_id = store.begin_run(&header)?;
     for (name, spec) in &plan.external {
@@ -306,6 +280,44 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(EXIT_CASES_FAILED)
     })
+}
+
+/// A regression gate that could not fail must not be offered: refuse, before measuring,
+/// one whose run compares nothing or has too few processes for any interval.
+fn check_gate_can_decide(
+    spec: &experiment::AnalysisSpec,
+    processes: usize,
+    has_baseline: bool,
+) -> Result<()> {
+    if !crate::stats::interval_reachable(processes, processes, analysis::LEVEL) {
+        bail!(
+            "--fail-on-regression with --processes {processes}: that few worker processes per case cannot give a {:.0} % interval of a change, so no comparison could be made and the gate could pass nothing; use --processes 4 or more",
+            100.0 * analysis::LEVEL
+        );
+    }
+    if !spec.compares() && !has_baseline {
+        bail!(
+            "--fail-on-regression: this run compares nothing, so the gate could only pass; add --against IMPLEMENTATION or --baseline NAME"
+        );
+    }
+    Ok(())
+}
+
+/// Found out after measuring, an incomparable baseline would leave a run no report can
+/// show: refuse it first.
+fn check_baseline_comparable(store: &Store, id: i64, name: &str, header: &RunHeader) -> Result<()> {
+    let base = store.load_run(id)?.header;
+    let differs: Vec<String> = analysis::differences(&base, header)
+        .into_iter()
+        .map(|(what, was, is)| format!("{what} `{was}` there, `{is}` here"))
+        .collect();
+    if !differs.is_empty() {
+        bail!(
+            "--baseline {name}: run {id} is not comparable with this run ({}); measure the baseline again, or use --force",
+            differs.join("; ")
+        );
+    }
+    Ok(())
 }
 
 /// Each memory layout of a case holds its own message and output buffers, and a worker

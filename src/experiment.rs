@@ -34,6 +34,15 @@ pub struct AnalysisSpec {
     pub lane_speedups: bool,
 }
 
+impl AnalysisSpec {
+    /// Whether the run compares anything with anything (within itself).
+    pub fn compares(&self) -> bool {
+        !self.comparisons.is_empty()
+            || !self.algorithm_comparisons.is_empty()
+            || !self.variant_comparisons.is_empty()
+    }
+}
+
 pub struct Experiment {
     pub name: &'static str,
     pub description: &'static str,
