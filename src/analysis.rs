@@ -6,9 +6,10 @@
 use anyhow::{Result, bail};
 
 use crate::catalog::Params;
+use crate::counter::CounterKind;
 use crate::experiment::AnalysisSpec;
 use crate::stats::{self, Interval, Outliers, Summary, Verdict};
-use crate::store::{CaseStatus, RunHeader, StoredCase, StoredRun};
+use crate::store::{CaseStatus, RunCounter, RunHeader, RunOrigin, StoredCase, StoredRun};
 
 /// The confidence level of every interval the analysis gives.
 pub const LEVEL: f64 = 0.95;
@@ -231,7 +232,7 @@ pub struct RunComparison {
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Analysis {
     pub header: RunHeader,
-    pub counter: String,
+    pub counter: RunCounter,
     pub unit: String,
     pub short_unit: String,
     pub cases: Vec<CaseStats>,
@@ -307,26 +308,14 @@ fn median_of(xs: &[f64]) -> f64 {
     stats::median(xs).unwrap_or(f64::NAN)
 }
 
-/// The short unit of a run's counts: "cycles" or "ns". Imported runs name their own
-/// counter (e.g. `criterion-ns`), so their unit decides.
-pub fn short_unit(header: &RunHeader) -> &'static str {
-    match serde_json::from_value::<crate::counter::CounterKind>(serde_json::Value::String(
-        header.counter.clone(),
-    )) {
-        Ok(kind) => kind.short_unit(),
-        Err(_) if header.unit.contains("cycles") => "cycles",
-        Err(_) => "ns",
-    }
-}
-
 /// Counts per second, where the counter ticks at a known rate (TSC, nanoseconds), or
 /// at the core clock measured when the run started (estimated core cycles, for runs
 /// stored before each case kept the clock beside its samples).
 fn counts_per_second(header: &RunHeader) -> Option<f64> {
-    match header.counter.as_str() {
-        "tsc" => header.tsc_hz,
-        "tsc-core" => header.machine["core_clock_hz"].as_f64(),
-        _ if short_unit(header) == "ns" => Some(1e9),
+    match header.counter {
+        RunCounter::Measured(CounterKind::Tsc) => header.tsc_hz,
+        RunCounter::Measured(CounterKind::TscCore) => header.machine["core_clock_hz"].as_f64(),
+        counter if counter.short_unit() == "ns" => Some(1e9),
         _ => None,
     }
 }
@@ -535,16 +524,20 @@ pub struct Context {
 
 /// How a run asked to be analysed; `None` for runs that asked nothing (imported ones).
 pub fn options_of(header: &RunHeader) -> Result<Option<AnalysisOptions>> {
-    let stored = &header.options["analysis"];
-    if stored.is_null() {
-        return Ok(None);
+    match &header.options {
+        RunOrigin::Measured { analysis, .. } => Ok(Some(analysis.clone())),
+        RunOrigin::Bulk { .. } | RunOrigin::Imported(_) => Ok(None),
+        RunOrigin::Unreadable(stored) => {
+            // Read the part this needs once more, for serde's word on what is wrong.
+            let why = serde_json::from_value::<AnalysisOptions>(stored["analysis"].clone())
+                .err()
+                .map_or_else(|| "its run options".to_string(), |e| e.to_string());
+            bail!(
+                "run {}'s options cannot be read ({why}): was it stored by another version of cryptobench?",
+                header.id
+            )
+        }
     }
-    serde_json::from_value(stored.clone()).map(Some).map_err(|e| {
-        anyhow::anyhow!(
-            "run {}'s analysis options cannot be read ({e}): was it stored by another version of cryptobench?",
-            header.id
-        )
-    })
 }
 
 pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
@@ -648,9 +641,9 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
     }
     Ok(Analysis {
         header: header.clone(),
-        counter: header.counter.clone(),
+        counter: header.counter,
         unit: header.unit.clone(),
-        short_unit: short_unit(header).to_string(),
+        short_unit: header.counter.short_unit().to_string(),
         cases,
         ratios,
         slopes,
@@ -794,18 +787,18 @@ fn slopes_of(run: &StoredRun, short: u64, long: u64) -> Vec<Slope> {
 
 /// What two runs differ in that makes their cycle counts incomparable: (what, in `a`,
 /// in `b`) for the counter, the CPU model and the tool version.
-pub fn differences<'a>(
-    a: &'a RunHeader,
-    b: &'a RunHeader,
-) -> Vec<(&'static str, &'a str, &'a str)> {
+pub fn differences(a: &RunHeader, b: &RunHeader) -> Vec<(&'static str, String, String)> {
     [
-        ("counter", &a.counter, &b.counter),
-        ("CPU", &a.cpu_model, &b.cpu_model),
-        ("cryptobench version", &a.tool_version, &b.tool_version),
+        ("counter", a.counter.to_string(), b.counter.to_string()),
+        ("CPU", a.cpu_model.clone(), b.cpu_model.clone()),
+        (
+            "cryptobench version",
+            a.tool_version.clone(),
+            b.tool_version.clone(),
+        ),
     ]
     .into_iter()
     .filter(|(_, x, y)| x != y)
-    .map(|(what, x, y)| (what, x.as_str(), y.as_str()))
     .collect()
 }
 
@@ -939,12 +932,13 @@ mod tests {
             experiment: "t".into(),
             tool_version: "0".into(),
             git_revision: None,
-            counter: "tsc-core".into(),
+            counter: RunCounter::Measured(CounterKind::TscCore),
             unit: "core cycles".into(),
             tsc_hz: Some(2.0e9),
             cpu_model: "t".into(),
             machine,
-            options: serde_json::json!({}),
+            // Not read by these tests.
+            options: RunOrigin::Unreadable(serde_json::Value::Null),
         }
     }
 
@@ -1037,7 +1031,7 @@ mod tests {
         assert!((with_clock.throughput_bytes_per_s.unwrap() - 3.0e9).abs() < 1.0);
         let without = measure_case(&case("a", &[1000.0, 1000.0], &[]), &header).unwrap();
         assert!((without.throughput_bytes_per_s.unwrap() - 4.0e9).abs() < 1.0);
-        header.counter = "tsc".into();
+        header.counter = RunCounter::Measured(CounterKind::Tsc);
         let tsc = measure_case(&case("a", &[1000.0, 1000.0], &[]), &header).unwrap();
         assert!((tsc.throughput_bytes_per_s.unwrap() - 2.0e9).abs() < 1.0);
     }

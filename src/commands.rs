@@ -19,7 +19,7 @@ use crate::output::{check_writable, emit, print, write_atomically};
 use crate::report;
 use crate::runner::{self, Progress, RunOptions};
 use crate::sample::SamplePlan;
-use crate::store::{RunHeader, Store, now};
+use crate::store::{RunHeader, RunOrigin, Store, now};
 
 /// Exit status when `--fail-on-regression` finds a regression.
 const EXIT_REGRESSION: u8 = 3;
@@ -52,7 +52,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode> {
             let b = store.load_run(id_b)?;
             let opts = verdict.into();
             let cmp = analysis::compare_runs(&a, &b, &opts, force)?;
-            let unit = analysis::short_unit(&b.header);
+            let unit = b.header.counter.short_unit();
             emit(
                 output.file.as_deref(),
                 &report::render_comparison(&cmp, unit, &opts, output.format)?,
@@ -200,7 +200,10 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         &plan.name,
         counter,
         &machine,
-        serde_json::json!({ "run": options, "analysis": analysis_options }),
+        RunOrigin::Measured {
+            run: options.clone(),
+            analysis: analysis_options,
+        },
     )?;
     if let (Some(id), Some(name)) = (baseline_run, &args.baseline)
         && !args.force
@@ -408,7 +411,7 @@ fn import_run(source: ImportSource) -> Result<ExitCode> {
         "imported {} cases from {} as run {run_id} ({}) into {}\n",
         parsed.cases.len(),
         parsed.source,
-        parsed.unit,
+        parsed.counter.unit(),
         store.path().display()
     ))?;
     Ok(ExitCode::SUCCESS)

@@ -7,9 +7,8 @@
 
 use anyhow::{Result, bail};
 
-use crate::analysis;
 use crate::stats;
-use crate::store::{CaseStatus, RunHeader, Store};
+use crate::store::{CaseStatus, RunCounter, RunHeader, Store};
 
 /// One stored run that holds at least one matching measured case.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -19,7 +18,7 @@ pub struct RunInfo {
     pub git_revision: Option<String>,
     pub tool_version: String,
     pub experiment: String,
-    pub counter: String,
+    pub counter: RunCounter,
     pub unit: String,
     pub short_unit: String,
     pub cpu_model: String,
@@ -33,9 +32,9 @@ impl RunInfo {
             git_revision: h.git_revision.clone(),
             tool_version: h.tool_version.clone(),
             experiment: h.experiment.clone(),
-            counter: h.counter.clone(),
+            counter: h.counter,
             unit: h.unit.clone(),
-            short_unit: analysis::short_unit(h).to_string(),
+            short_unit: h.counter.short_unit().to_string(),
             cpu_model: h.cpu_model.clone(),
         }
     }

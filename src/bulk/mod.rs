@@ -42,7 +42,7 @@ use crate::counter::{self, Counter, CounterKind, Nanoseconds};
 use crate::machine::{self, Machine};
 use crate::runner::Case;
 use crate::sample::Samples;
-use crate::store::{CaseStatus, RunHeader, Store};
+use crate::store::{CaseStatus, RunHeader, RunOrigin, Store};
 use buffer::Buffer;
 use competitors::{BulkCipher, Secret};
 /// The bulk tables of a stored bulk run, as `bulk` printed them.
@@ -78,6 +78,22 @@ pub struct BulkArgs {
     pub paths: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// What a bulk run was asked, stored with it for its report.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct BulkOptions {
+    pub sizes: Vec<u64>,
+    pub threads: Vec<usize>,
+    pub runs: u64,
+    #[serde(rename = "impl")]
+    pub filters: Vec<String>,
+    /// `--paths`: every code path of our AES measured on its own (earlier builds did not store it).
+    #[serde(default)]
+    pub paths: bool,
+    /// The CPUs threads were pinned to, in the order they were taken.
+    pub cpu_order: Vec<usize>,
+    pub huge_pages: String,
 }
 
 /// What one case times: an implementation of an algorithm, or the ceiling.
@@ -170,14 +186,17 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
         "bulk",
         CounterKind::Ns,
         &machine,
-        serde_json::json!({ "bulk": {
-            "sizes": args.sizes,
-            "threads": thread_counts,
-            "runs": args.runs,
-            "impl": args.filters,
-            "cpu_order": cpus,
-            "huge_pages": "asked for (madvise)",
-        }}),
+        RunOrigin::Bulk {
+            bulk: BulkOptions {
+                sizes: args.sizes.clone(),
+                threads: thread_counts.clone(),
+                runs: args.runs,
+                filters: args.filters.clone(),
+                paths: args.paths,
+                cpu_order: cpus.to_vec(),
+                huge_pages: "asked for (madvise)".into(),
+            },
+        },
     )?;
     let run_id = store.begin_run(&header)?;
 

@@ -11,7 +11,7 @@ use crate::cli::Format;
 use crate::report::csv::{field, opt};
 use crate::report::{Block, Document, provenance};
 use crate::stats::{self, Summary};
-use crate::store::{CaseStatus, StoredCase, StoredRun};
+use crate::store::{CaseStatus, RunOrigin, StoredCase, StoredRun};
 
 /// Bytes per MB and per MiB, the two units rates are given in.
 const MB: f64 = 1e6;
@@ -281,7 +281,10 @@ fn percent(x: Option<f64>) -> String {
 
 fn document(run: &StoredRun, t: &Tables) -> Document {
     let h = &run.header;
-    let bulk = &h.options["bulk"];
+    let cpu_order = match &h.options {
+        RunOrigin::Bulk { bulk } => format!("{:?}", bulk.cpu_order).replace(' ', ""),
+        _ => "(not recorded)".into(),
+    };
     let mut blocks = vec![Block::Heading(format!("cryptobench bulk run {}", h.id))];
     blocks.extend(provenance(
         h,
@@ -289,7 +292,7 @@ fn document(run: &StoredRun, t: &Tables) -> Document {
     ));
     blocks.push(Block::Line(format!(
         "Threads: one per CPU, pinned, taking CPUs in the order {} (one per physical core first); the calling thread does the first chunk. Chunks start on 4 KiB boundaries; each CTR chunk starts at its own counter.",
-        bulk["cpu_order"]
+        cpu_order
     )));
     blocks.push(Block::Line(
         "Buffers: page-aligned (huge pages asked for), filled with random data and touched before anything is timed. Each run encrypts the buffer in place and decrypts it again, each on the wall clock (CLOCK_MONOTONIC_RAW), each after one untimed read of both buffers on its own threads (so that every operation starts from the same state of the caches); after timing, every chunk's first and last ciphertext block and 32 random ones are checked against the reference, and the decrypted buffer against the input.".into(),
@@ -490,7 +493,7 @@ fn json(run: &StoredRun, t: &Tables) -> String {
         "tool_version": h.tool_version,
         "git_revision": h.git_revision,
         "machine": h.machine,
-        "options": h.options,
+        "options": serde_json::to_value(&h.options).expect("options serialise"),
         "units": { "time": "ns (CLOCK_MONOTONIC_RAW)", "rate": "MB/s = 10^6 bytes/s" },
         "ceiling": CEILING,
         "runs": runs,

@@ -20,7 +20,7 @@ use super::{Imported, MAX_BYTES, PER_CALL};
 use crate::catalog::Params;
 use crate::cli::CriterionUnit;
 use crate::runner::Case;
-use crate::store::ImportedCase;
+use crate::store::{ImportedCase, ImportedCounter};
 
 #[derive(Deserialize)]
 struct BenchmarkId {
@@ -100,18 +100,14 @@ pub fn read(dir: &Path, unit: CriterionUnit) -> Result<Imported> {
         },
         given => (given, format!("unit {} as given by --unit", unit_name(given))),
     };
-    let (counter, unit_text) = match unit {
-        CriterionUnit::Cycles => (
-            "criterion-cycles",
-            "reference cycles (criterion-cycles-per-byte, rdtsc)",
-        ),
-        _ => ("criterion-ns", "ns (criterion wall clock)"),
+    let counter = match unit {
+        CriterionUnit::Cycles => ImportedCounter::CriterionCycles,
+        _ => ImportedCounter::CriterionNs,
     };
     Ok(Imported {
         source: "criterion",
         origin: dir.to_path_buf(),
-        counter: counter.into(),
-        unit: unit_text.into(),
+        counter,
         note: format!(
             "criterion.rs, {} benchmarks from {}; {why}; one process per benchmark, so intervals are of the samples alone",
             cases.len(),

@@ -15,7 +15,9 @@ use std::time::SystemTime;
 
 use anyhow::Result;
 
-use crate::store::{ImportedCase, RunHeader, Store};
+use crate::store::{
+    ImportedCase, ImportedCounter, ImportedFrom, RunCounter, RunHeader, RunOrigin, Store,
+};
 
 /// The largest message length or declared throughput an import takes, in bytes: 2^53,
 /// the largest whole number an f64 holds exactly (the figures are computed in f64).
@@ -35,8 +37,7 @@ pub struct Imported {
     pub source: &'static str,
     /// The directory or file it came from.
     pub origin: PathBuf,
-    pub counter: String,
-    pub unit: String,
+    pub counter: ImportedCounter,
     /// How the figures were obtained and their unit decided, for the report.
     pub note: String,
     /// When the other tool wrote its results, where the files say.
@@ -59,8 +60,8 @@ pub fn store(store: &mut Store, imported: &Imported, now: &str) -> Result<i64> {
         experiment: format!("import:{}", imported.source),
         tool_version: env!("CARGO_PKG_VERSION").into(),
         git_revision: None,
-        counter: imported.counter.clone(),
-        unit: imported.unit.clone(),
+        counter: RunCounter::Imported(imported.counter),
+        unit: imported.counter.unit().into(),
         tsc_hz: None,
         cpu_model: cpu_model.clone(),
         machine: serde_json::json!({
@@ -70,11 +71,11 @@ pub fn store(store: &mut Store, imported: &Imported, now: &str) -> Result<i64> {
                 imported.source
             )],
         }),
-        options: serde_json::json!({
-            "source": imported.source,
-            "path": imported.origin.display().to_string(),
-            "note": imported.note,
-            "imported_at": now,
+        options: RunOrigin::Imported(ImportedFrom {
+            source: imported.source.into(),
+            path: imported.origin.display().to_string(),
+            note: imported.note.clone(),
+            imported_at: now.into(),
         }),
     };
     store.import_run(&header, &imported.cases)

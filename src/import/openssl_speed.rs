@@ -15,7 +15,7 @@ use anyhow::{Context, Result, bail};
 use super::{Imported, MAX_BYTES, PER_CALL};
 use crate::catalog::Params;
 use crate::runner::Case;
-use crate::store::ImportedCase;
+use crate::store::{ImportedCase, ImportedCounter};
 
 pub fn read(file: &Path) -> Result<Imported> {
     let text =
@@ -147,8 +147,7 @@ pub fn read(file: &Path) -> Result<Imported> {
     Ok(Imported {
         source: "openssl-speed",
         origin: file.to_path_buf(),
-        counter: "openssl-speed".into(),
-        unit: "ns (openssl speed, from its bytes per second)".into(),
+        counter: ImportedCounter::OpensslSpeed,
         note: format!(
             "openssl speed -mr, {runs} table{} from {name}; each figure is one timed loop, so a single run has no interval{}",
             if runs == 1 { "" } else { "s" },

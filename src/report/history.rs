@@ -66,7 +66,7 @@ fn document(h: &History) -> Document {
                     run.started_at.clone(),
                     run.git_revision.clone().unwrap_or_default(),
                     run.tool_version.clone(),
-                    run.counter.clone(),
+                    run.counter.to_string(),
                     format!("{}{unit}", fmt_count(p.median)),
                     p.core_clock_hz
                         .map_or(String::new(), |hz| format!("{:.2} GHz", hz / 1e9)),
@@ -153,7 +153,7 @@ fn csv(h: &History) -> String {
                 csv_field(&r.started_at),
                 csv_field(r.git_revision.as_deref().unwrap_or("")),
                 csv_field(&r.tool_version),
-                csv_field(&r.counter),
+                csv_field(&r.counter.to_string()),
                 csv_field(&r.short_unit),
                 csv_field(&r.cpu_model),
                 p.median.to_string(),

@@ -397,7 +397,7 @@ mod tests {
     use super::*;
     use crate::catalog::Params;
     use crate::runner::Case;
-    use crate::store::{ImportedCase, Store};
+    use crate::store::{ImportedCase, ImportedCounter, ImportedFrom, RunCounter, RunOrigin, Store};
 
     const EVIL: &str = "<script>alert(1)</script>";
 
@@ -414,7 +414,7 @@ mod tests {
             experiment: format!("exp{EVIL}"),
             tool_version: "0".into(),
             git_revision: Some(EVIL.into()),
-            counter: "ns".into(),
+            counter: RunCounter::Imported(ImportedCounter::CriterionNs),
             unit: format!("ns{EVIL}"),
             tsc_hz: None,
             cpu_model: EVIL.into(),
@@ -422,7 +422,12 @@ mod tests {
                 "cpu_model": EVIL, "crypto_flags": [EVIL], "kernel": EVIL,
                 "warnings": [format!("hypervisor {EVIL}")],
             }),
-            options: serde_json::json!({ "source": EVIL, "note": EVIL }),
+            options: RunOrigin::Imported(ImportedFrom {
+                source: EVIL.into(),
+                path: EVIL.into(),
+                note: EVIL.into(),
+                imported_at: EVIL.into(),
+            }),
         };
         let samples = |base: f64| vec![(0..40).map(|i| base + (i % 7) as f64).collect()];
         let cases: Vec<ImportedCase> = [64, 1024]

@@ -43,7 +43,7 @@ pub fn render(a: &Analysis) -> String {
                 "params": c.params,
                 "status": c.status,
                 // Imported figures were not checked against known answers here.
-                "verified": c.measured.is_some() && a.header.options["source"].is_null(),
+                "verified": c.measured.is_some() && a.header.imported().is_none(),
             });
             if let Some(msg) = &c.message {
                 r["message"] = json!(msg);
@@ -86,7 +86,7 @@ pub fn render(a: &Analysis) -> String {
         "git_revision": a.header.git_revision,
         "machine": a.header.machine,
         "counter": { "kind": a.counter, "unit": a.unit, "tsc_hz": a.header.tsc_hz },
-        "options": a.header.options,
+        "options": serde_json::to_value(&a.header.options).expect("options serialise"),
         "results": results,
         "ratios": ratios,
         "comparisons": a.comparisons.iter().map(comparison).collect::<Vec<_>>(),

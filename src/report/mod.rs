@@ -22,7 +22,7 @@ use crate::cli::Format;
 use crate::counter::CounterKind;
 use crate::machine::Machine;
 use crate::stats::{Interval, Outliers};
-use crate::store::{CaseStatus, RunHeader};
+use crate::store::{CaseStatus, RunCounter, RunHeader, RunOrigin};
 
 /// A report as format-neutral pieces: lines of prose and titled tables.
 pub struct Document {
@@ -251,7 +251,7 @@ fn header_blocks(a: &Analysis) -> Vec<Block> {
         .map_or(String::new(), |hz| format!(", TSC at {:.1} MHz", hz / 1e6));
     if let Some(hz) = h.machine["core_clock_hz"]
         .as_f64()
-        .filter(|_| h.counter == "tsc-core")
+        .filter(|_| h.counter == RunCounter::Measured(CounterKind::TscCore))
     {
         tsc += &format!(", core clock {:.0} MHz at the start", hz / 1e6);
         if a.cases.iter().any(|c| {
@@ -269,16 +269,19 @@ fn header_blocks(a: &Analysis) -> Vec<Block> {
         a.counter, a.unit
     )));
     blocks.extend(provenance(h, ""));
-    let opts = &h.options["run"];
-    match h.options["source"].as_str() {
-        Some(source) => blocks.push(Block::Line(format!(
-            "Imported from {source} ({}); figures are medians per call, intervals 95 %.",
-            h.options["note"].as_str().unwrap_or("measured elsewhere")
+    match &h.options {
+        RunOrigin::Imported(from) => blocks.push(Block::Line(format!(
+            "Imported from {} ({}); figures are medians per call, intervals 95 %.",
+            from.source, from.note
         ))),
-        None => blocks.push(Block::Line(format!(
-            "Each case: {} worker processes x {} memory layouts, pinned to CPU {}; figures are medians per call, intervals 95 % (clusters resampled).",
-            opts["processes"], opts["layouts"], opts["cpu"]
+        RunOrigin::Measured { run, .. } => blocks.push(Block::Line(format!(
+            "Each case: {} worker processes x {} memory layouts, {}; figures are medians per call, intervals 95 % (clusters resampled).",
+            run.processes,
+            run.layouts,
+            run.cpu
+                .map_or("not pinned".to_string(), |c| format!("pinned to CPU {c}"))
         ))),
+        RunOrigin::Bulk { .. } | RunOrigin::Unreadable(_) => {}
     }
 
     blocks
@@ -289,7 +292,7 @@ fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     let h = &a.header;
     let u = &a.short_unit;
     // Another tool's figures were not checked against known answers here.
-    let imported = h.options["source"].is_string();
+    let imported = h.imported().is_some();
     let status = |c: &CaseStats| {
         if imported && c.measured.is_some() {
             "imported, not verified".to_string()

@@ -10,6 +10,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::catalog::Params;
 
+mod header;
+pub use header::{ImportedCounter, ImportedFrom, RunCounter, RunHeader, RunOrigin, RunStatus, now};
+
 const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = "
@@ -64,80 +67,6 @@ CREATE TABLE IF NOT EXISTS baselines (
     run_id  INTEGER NOT NULL REFERENCES runs(id)
 );
 ";
-
-/// What identifies a run and the conditions it was measured under.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct RunHeader {
-    pub id: i64,
-    pub started_at: String,
-    pub finished_at: Option<String>,
-    pub status: RunStatus,
-    pub experiment: String,
-    pub tool_version: String,
-    pub git_revision: Option<String>,
-    pub counter: String,
-    pub unit: String,
-    pub tsc_hz: Option<f64>,
-    pub cpu_model: String,
-    pub machine: serde_json::Value,
-    pub options: serde_json::Value,
-}
-
-impl RunHeader {
-    /// A run measured here and now by this build of cryptobench, before its first case.
-    pub fn measured_now(
-        experiment: &str,
-        counter: crate::counter::CounterKind,
-        machine: &crate::machine::Machine,
-        options: serde_json::Value,
-    ) -> Result<RunHeader> {
-        Ok(RunHeader {
-            id: 0,
-            started_at: now(),
-            finished_at: None,
-            status: RunStatus::Running,
-            experiment: experiment.into(),
-            tool_version: env!("CARGO_PKG_VERSION").into(),
-            git_revision: Some(env!("CRYPTOBENCH_GIT_REVISION").to_string())
-                .filter(|r| !r.is_empty()),
-            counter: counter.to_string(),
-            unit: counter.unit().into(),
-            tsc_hz: machine.tsc_hz,
-            cpu_model: machine.cpu_identity(),
-            machine: serde_json::to_value(machine)?,
-            options,
-        })
-    }
-}
-
-/// The time now, as runs record it (RFC 3339, seconds).
-pub fn now() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
-}
-
-/// Whether a run got to its end: one that stays `Running` was interrupted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RunStatus {
-    Running,
-    Complete,
-}
-
-impl RunStatus {
-    fn as_str(self) -> &'static str {
-        match self {
-            RunStatus::Running => "running",
-            RunStatus::Complete => "complete",
-        }
-    }
-    fn parse(s: &str) -> Result<Self> {
-        Ok(match s {
-            "running" => RunStatus::Running,
-            "complete" => RunStatus::Complete,
-            other => bail!("unknown run status `{other}` in the store"),
-        })
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -308,12 +237,12 @@ impl Store {
                 header.experiment,
                 header.tool_version,
                 header.git_revision,
-                header.counter,
+                header.counter.to_string(),
                 header.unit,
                 header.tsc_hz,
                 header.cpu_model,
                 header.machine.to_string(),
-                header.options.to_string(),
+                serde_json::to_string(&header.options)?,
             ],
         ).with_context(|| format!("cannot write to the result store `{}`", self.path.display()))?;
         Ok(self.conn.last_insert_rowid())
@@ -403,12 +332,12 @@ impl Store {
                 header.experiment,
                 header.tool_version,
                 header.git_revision,
-                header.counter,
+                header.counter.to_string(),
                 header.unit,
                 header.tsc_hz,
                 header.cpu_model,
                 header.machine.to_string(),
-                header.options.to_string(),
+                serde_json::to_string(&header.options)?,
             ],
         )
         .with_context(|| format!("cannot write to the result store `{path}`"))?;
@@ -549,36 +478,31 @@ impl Store {
                  FROM runs WHERE id = ?1",
                 [run_id],
                 |r| {
-                    Ok((
-                        RunHeader {
+                    let header = || -> Result<RunHeader> {
+                        Ok(RunHeader {
                             id: r.get(0)?,
                             started_at: r.get(1)?,
                             finished_at: r.get(2)?,
-                            status: RunStatus::Running,
+                            status: RunStatus::parse(&r.get::<_, String>(3)?)?,
                             experiment: r.get(4)?,
                             tool_version: r.get(5)?,
                             git_revision: r.get(6)?,
-                            counter: r.get(7)?,
+                            counter: RunCounter::parse(&r.get::<_, String>(7)?)?,
                             unit: r.get(8)?,
                             tsc_hz: r.get(9)?,
                             cpu_model: r.get(10)?,
-                            machine: serde_json::Value::Null,
-                            options: serde_json::Value::Null,
-                        },
-                        r.get::<_, String>(11)?,
-                        r.get::<_, String>(12)?,
-                        r.get::<_, String>(3)?,
-                    ))
+                            machine: serde_json::from_str(&r.get::<_, String>(11)?)
+                                .context("corrupt machine record in the store")?,
+                            options: serde_json::from_str(&r.get::<_, String>(12)?)
+                                .context("corrupt options record in the store")?,
+                        })
+                    };
+                    Ok(header())
                 },
             )
             .optional()?
-            .with_context(|| format!("no run {run_id} in `{}`", self.path.display()))?;
-        let (mut header, machine, options, status) = header;
-        header.status = RunStatus::parse(&status)?;
-        header.machine =
-            serde_json::from_str(&machine).context("corrupt machine record in the store")?;
-        header.options =
-            serde_json::from_str(&options).context("corrupt options record in the store")?;
+            .with_context(|| format!("no run {run_id} in `{}`", self.path.display()))?
+            .with_context(|| format!("run {run_id} in `{}`", self.path.display()))?;
 
         let mut stmt = self.conn.prepare(
             "SELECT id, case_key, implementation, operation, params_json, bytes, status, message, calls_per_sample, overhead
@@ -701,12 +625,12 @@ mod tests {
             experiment: "test".into(),
             tool_version: "0".into(),
             git_revision: None,
-            counter: "tsc-core".into(),
+            counter: RunCounter::Measured(crate::counter::CounterKind::TscCore),
             unit: "core cycles".into(),
             tsc_hz: Some(2.6e9),
             cpu_model: "test".into(),
             machine: serde_json::json!({}),
-            options: serde_json::json!({}),
+            options: RunOrigin::Unreadable(serde_json::json!({})),
         }
     }
 

@@ -1,0 +1,251 @@
+//! What the store keeps about a run besides its cases: when and where it was measured,
+//! with which counter, and how it was asked to measure and analyse. Typed, so that a
+//! report reading a field the run never stored fails to compile, not to print.
+
+use std::fmt;
+
+use anyhow::{Result, bail};
+
+use crate::analysis::AnalysisOptions;
+use crate::bulk::BulkOptions;
+use crate::counter::CounterKind;
+use crate::runner::RunOptions;
+
+/// What identifies a run and the conditions it was measured under.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct RunHeader {
+    pub id: i64,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub status: RunStatus,
+    pub experiment: String,
+    pub tool_version: String,
+    pub git_revision: Option<String>,
+    pub counter: RunCounter,
+    pub unit: String,
+    pub tsc_hz: Option<f64>,
+    pub cpu_model: String,
+    pub machine: serde_json::Value,
+    pub options: RunOrigin,
+}
+
+impl RunHeader {
+    /// A run measured here and now by this build of cryptobench, before its first case.
+    pub fn measured_now(
+        experiment: &str,
+        counter: CounterKind,
+        machine: &crate::machine::Machine,
+        options: RunOrigin,
+    ) -> Result<RunHeader> {
+        Ok(RunHeader {
+            id: 0,
+            started_at: now(),
+            finished_at: None,
+            status: RunStatus::Running,
+            experiment: experiment.into(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            git_revision: Some(env!("CRYPTOBENCH_GIT_REVISION").to_string())
+                .filter(|r| !r.is_empty()),
+            counter: RunCounter::Measured(counter),
+            unit: counter.unit().into(),
+            tsc_hz: machine.tsc_hz,
+            cpu_model: machine.cpu_identity(),
+            machine: serde_json::to_value(machine)?,
+            options,
+        })
+    }
+
+    /// Where another tool's figures came from, for an imported run.
+    pub fn imported(&self) -> Option<&ImportedFrom> {
+        match &self.options {
+            RunOrigin::Imported(from) => Some(from),
+            _ => None,
+        }
+    }
+}
+
+/// The time now, as runs record it (RFC 3339, seconds).
+pub fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+/// Whether a run got to its end: one that stays `Running` was interrupted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    Running,
+    Complete,
+}
+
+impl RunStatus {
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Complete => "complete",
+        }
+    }
+    pub(super) fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "running" => RunStatus::Running,
+            "complete" => RunStatus::Complete,
+            other => bail!("unknown run status `{other}` in the store"),
+        })
+    }
+}
+
+/// The counter a run's figures are in: one of ours, or the one an importer names for
+/// another tool's figures, so that runs in different counts are never put side by side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum RunCounter {
+    Measured(CounterKind),
+    Imported(ImportedCounter),
+}
+
+/// The counts of another tool's figures, as its importer read them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ImportedCounter {
+    CriterionNs,
+    CriterionCycles,
+    OpensslSpeed,
+}
+
+impl ImportedCounter {
+    /// The unit of one count, as printed beside every figure.
+    pub fn unit(self) -> &'static str {
+        match self {
+            ImportedCounter::CriterionNs => "ns (criterion wall clock)",
+            ImportedCounter::CriterionCycles => {
+                "reference cycles (criterion-cycles-per-byte, rdtsc)"
+            }
+            ImportedCounter::OpensslSpeed => "ns (openssl speed, from its bytes per second)",
+        }
+    }
+}
+
+impl RunCounter {
+    /// Short unit for table headers: "cycles" or "ns".
+    pub fn short_unit(self) -> &'static str {
+        match self {
+            RunCounter::Measured(kind) => kind.short_unit(),
+            RunCounter::Imported(ImportedCounter::CriterionCycles) => "cycles",
+            RunCounter::Imported(ImportedCounter::CriterionNs | ImportedCounter::OpensslSpeed) => {
+                "ns"
+            }
+        }
+    }
+
+    /// The counter named `name` in the store's `counter` column.
+    pub(super) fn parse(name: &str) -> Result<Self> {
+        serde_json::from_value(serde_json::Value::String(name.into())).map_err(|_| {
+            anyhow::anyhow!(
+                "unknown counter `{name}` in the store: was the run stored by a newer cryptobench?"
+            )
+        })
+    }
+}
+
+impl fmt::Display for RunCounter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunCounter::Measured(kind) => kind.fmt(f),
+            RunCounter::Imported(imported) => f.write_str(match imported {
+                ImportedCounter::CriterionNs => "criterion-ns",
+                ImportedCounter::CriterionCycles => "criterion-cycles",
+                ImportedCounter::OpensslSpeed => "openssl-speed",
+            }),
+        }
+    }
+}
+
+/// How a run came to be, stored with it (`options_json`) so that `report` repeats what
+/// `run` printed: the options it was measured and analysed with, or where an imported
+/// run's figures came from.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum RunOrigin {
+    /// `cryptobench run`.
+    Measured {
+        run: RunOptions,
+        analysis: AnalysisOptions,
+    },
+    /// `cryptobench bulk`.
+    Bulk { bulk: BulkOptions },
+    /// `cryptobench import`.
+    Imported(ImportedFrom),
+    /// Options this version cannot read (stored by another version): kept as stored, so
+    /// the run's cases can still be listed, and its analysis says why it cannot be done.
+    Unreadable(serde_json::Value),
+}
+
+/// Where an imported run's figures came from.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct ImportedFrom {
+    /// `criterion` or `openssl-speed`.
+    pub source: String,
+    /// The directory or file read.
+    pub path: String,
+    /// How the figures were obtained and their unit decided, for the report.
+    pub note: String,
+    pub imported_at: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counters_are_stored_by_the_names_the_schema_lists() {
+        for (name, counter) in [
+            ("tsc", RunCounter::Measured(CounterKind::Tsc)),
+            ("perf", RunCounter::Measured(CounterKind::Perf)),
+            ("tsc-core", RunCounter::Measured(CounterKind::TscCore)),
+            ("ns", RunCounter::Measured(CounterKind::Ns)),
+            (
+                "criterion-ns",
+                RunCounter::Imported(ImportedCounter::CriterionNs),
+            ),
+            (
+                "criterion-cycles",
+                RunCounter::Imported(ImportedCounter::CriterionCycles),
+            ),
+            (
+                "openssl-speed",
+                RunCounter::Imported(ImportedCounter::OpensslSpeed),
+            ),
+        ] {
+            assert_eq!(RunCounter::parse(name).unwrap(), counter);
+            assert_eq!(counter.to_string(), name);
+            assert_eq!(serde_json::to_value(counter).unwrap(), name);
+        }
+        let err = RunCounter::parse("rdpmc").unwrap_err().to_string();
+        assert!(err.contains("unknown counter `rdpmc`"), "{err}");
+    }
+
+    #[test]
+    fn each_origin_reads_back_as_itself_and_foreign_options_are_kept() {
+        let imported = serde_json::json!({
+            "source": "criterion", "path": "target/criterion",
+            "note": "n", "imported_at": "2026-11-23T00:00:00Z",
+        });
+        let origin: RunOrigin = serde_json::from_value(imported.clone()).unwrap();
+        assert!(matches!(&origin, RunOrigin::Imported(f) if f.source == "criterion"));
+        assert_eq!(serde_json::to_value(&origin).unwrap(), imported);
+
+        // Stored before `paths` was.
+        let bulk = serde_json::json!({ "bulk": {
+            "sizes": [1024], "threads": [1, 2], "runs": 3, "impl": ["openssl"],
+            "cpu_order": [1, 0], "huge_pages": "asked for (madvise)",
+        }});
+        let origin: RunOrigin = serde_json::from_value(bulk).unwrap();
+        assert!(
+            matches!(&origin, RunOrigin::Bulk { bulk } if bulk.cpu_order == [1, 0] && !bulk.paths)
+        );
+
+        let foreign = serde_json::json!({ "run": { "processes": "many" } });
+        let origin: RunOrigin = serde_json::from_value(foreign.clone()).unwrap();
+        assert!(matches!(&origin, RunOrigin::Unreadable(v) if *v == foreign));
+        assert_eq!(serde_json::to_value(&origin).unwrap(), foreign);
+    }
+}
