@@ -13,7 +13,7 @@
 //! | [`catalog`] | implementations: kind traits, providers, registry, correctness gates |
 //! | [`experiment`] | built-in experiments as data; plans |
 //! | [`runner`] | gate, then worker processes in interleaved rounds |
-//! | [`store`] | SQLite: runs, cases, raw samples |
+//! | [`store`] | SQLite: runs (a typed header of how each was measured), cases, raw samples |
 //! | [`stats`] | pure statistics, tested against known answers |
 //! | [`analysis`] | stored samples to figures and comparisons |
 //! | [`history`] | a case's median over the stored runs |
