@@ -314,7 +314,7 @@ fn median_of(xs: &[f64]) -> f64 {
 fn counts_per_second(header: &RunHeader) -> Option<f64> {
     match header.counter {
         RunCounter::Measured(CounterKind::Tsc) => header.tsc_hz,
-        RunCounter::Measured(CounterKind::TscCore) => header.machine["core_clock_hz"].as_f64(),
+        RunCounter::Measured(CounterKind::TscCore) => header.machine.core_clock_hz(),
         counter if counter.short_unit() == "ns" => Some(1e9),
         _ => None,
     }
@@ -866,6 +866,8 @@ pub fn compare_runs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::machine::Machine;
+    use crate::store::MachineRecord;
 
     fn case(implementation: &str, per_process: &[f64], core_clocks: &[f64]) -> StoredCase {
         StoredCase {
@@ -923,7 +925,7 @@ mod tests {
     }
 
     /// A tsc-core run at a 2 GHz TSC.
-    fn header(machine: serde_json::Value) -> RunHeader {
+    fn header(core_clock_hz: Option<f64>) -> RunHeader {
         RunHeader {
             id: 1,
             started_at: String::new(),
@@ -936,7 +938,7 @@ mod tests {
             unit: "core cycles".into(),
             tsc_hz: Some(2.0e9),
             cpu_model: "t".into(),
-            machine,
+            machine: MachineRecord::Measured(Box::new(Machine::example(core_clock_hz))),
             // Not read by these tests.
             options: RunOrigin::Unreadable(serde_json::Value::Null),
         }
@@ -968,7 +970,7 @@ mod tests {
         let spread = process_spread_pct(&three).unwrap();
         assert!((spread - 6.0).abs() < 1e-9, "{spread}");
         assert_eq!(process_spread_pct(&[100.0, 200.0, 300.0]), None);
-        let m = measure_case(&case("ours", &modes, &[]), &header(serde_json::json!({}))).unwrap();
+        let m = measure_case(&case("ours", &modes, &[]), &header(None)).unwrap();
         assert!((m.process_spread_pct.unwrap() - 10.0).abs() < 1e-9);
     }
 
@@ -1003,7 +1005,7 @@ mod tests {
         // Four lanes in 2000 cycles (2x) at a clock 10 % lower: 1.8x in time.
         let lanes = case("cryptobench/shake256-x4-avx2", &[8000.0; 4], &[1.26; 4]);
         let run = StoredRun {
-            header: header(serde_json::json!({})),
+            header: header(None),
             cases: vec![single, lanes],
         };
         let [l] = &lane_speedups(&run)[..] else {
@@ -1024,7 +1026,7 @@ mod tests {
 
     #[test]
     fn throughput_uses_the_clock_beside_the_samples() {
-        let mut header = header(serde_json::json!({ "core_clock_hz": 4.0e9 }));
+        let mut header = header(Some(4.0e9));
         // 1000 bytes in 1000 cycles at 1.5 x 2 GHz = 3 GB/s, not the 4 GHz of the start.
         let with_clock = measure_case(&case("a", &[1000.0, 1000.0], &[1.5, 1.5]), &header).unwrap();
         assert_eq!(with_clock.core_clock_hz, Some(3.0e9));

@@ -199,12 +199,12 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     let header = RunHeader::measured_now(
         &plan.name,
         counter,
-        &machine,
+        machine,
         RunOrigin::Measured {
             run: options.clone(),
             analysis: analysis_options,
         },
-    )?;
+    );
     if let (Some(id), Some(name)) = (baseline_run, &args.baseline)
         && !args.force
     {

@@ -209,6 +209,31 @@ impl Machine {
     pub fn cpu_identity(&self) -> String {
         format!("{} ({})", self.cpu_model, self.cpu_signature)
     }
+
+    /// A fixed machine for tests of what reads run records (detecting runs programs).
+    #[cfg(test)]
+    pub fn example(core_clock_hz: Option<f64>) -> Machine {
+        Machine {
+            cpu_model: "Example CPU".into(),
+            vendor: "GenuineIntel".into(),
+            cpu_signature: "6/167/1".into(),
+            arch: "x86_64".into(),
+            crypto_flags: vec!["aes".into(), "avx2".into()],
+            online_cpus: 2,
+            kernel: "Linux".into(),
+            rustc: "rustc".into(),
+            cc: None,
+            hypervisor: true,
+            governor: None,
+            turbo: None,
+            load_1min: None,
+            tsc_hz: Some(2.0e9),
+            core_clock_hz,
+            glibc_tunables: None,
+            counters: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
 }
 
 /// CPUs this process may run on (its affinity mask), in increasing order.

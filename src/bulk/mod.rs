@@ -185,7 +185,7 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
     let header = RunHeader::measured_now(
         "bulk",
         CounterKind::Ns,
-        &machine,
+        machine,
         RunOrigin::Bulk {
             bulk: BulkOptions {
                 sizes: args.sizes.clone(),
@@ -197,7 +197,7 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
                 huge_pages: "asked for (madvise)".into(),
             },
         },
-    )?;
+    );
     let run_id = store.begin_run(&header)?;
 
     let mut combos = plan(&args.sizes, &ciphers, &thread_counts);

@@ -288,7 +288,9 @@ fn document(run: &StoredRun, t: &Tables) -> Document {
     let mut blocks = vec![Block::Heading(format!("cryptobench bulk run {}", h.id))];
     blocks.extend(provenance(
         h,
-        &format!(", {} CPUs", h.machine["online_cpus"]),
+        &h.machine
+            .measured()
+            .map_or(String::new(), |m| format!(", {} CPUs", m.online_cpus)),
     ));
     blocks.push(Block::Line(format!(
         "Threads: one per CPU, pinned, taking CPUs in the order {} (one per physical core first); the calling thread does the first chunk. Chunks start on 4 KiB boundaries; each CTR chunk starts at its own counter.",

@@ -8,7 +8,8 @@
 
 use crate::analysis::{Analysis, RunComparison, VerdictOptions};
 use crate::history::History;
-use crate::store::RunHeader;
+use crate::machine::Machine;
+use crate::store::{MachineRecord, RunHeader};
 
 use super::charts::{self, Chart};
 use super::{Block, Document};
@@ -56,83 +57,29 @@ pub fn history_page(h: &History, doc: &Document) -> String {
 
 /// What the run's machine record says, as (label, value) rows; imported runs know less.
 fn machine_rows(h: &RunHeader) -> Vec<(&'static str, String)> {
-    let m = &h.machine;
-    let text = |k: &str| m[k].as_str().filter(|v| !v.is_empty()).map(str::to_string);
-    let mut rows: Vec<(&'static str, Option<String>)> = vec![
-        (
-            "CPU",
-            text("cpu_model").map(|model| {
-                let mut s = model;
-                if let Some(sig) = text("cpu_signature") {
-                    s += &format!(" [{sig}]");
-                }
-                if let Some(arch) = text("arch") {
-                    s += &format!(", {arch}");
-                }
-                s
-            }),
-        ),
-        (
-            "Crypto instruction sets",
-            m["crypto_flags"].as_array().map(|f| {
-                f.iter()
-                    .filter_map(|x| x.as_str())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            }),
-        ),
-        (
-            "CPUs",
-            m["online_cpus"]
-                .as_u64()
-                .map(|n| format!("{n} available to the process")),
-        ),
-        (
-            "Hypervisor",
-            m["hypervisor"]
-                .as_bool()
-                .map(|v| if v { "yes" } else { "no" }.to_string()),
-        ),
-        ("Kernel", text("kernel")),
-        (
-            "Compilers",
-            text("rustc").map(|r| match text("cc") {
-                Some(cc) => format!("{r}; cc: {cc}"),
-                None => r,
-            }),
-        ),
-        (
-            "Governor, turbo",
-            (text("governor").is_some() || text("turbo").is_some()).then(|| {
-                format!(
-                    "{}; turbo {}",
-                    text("governor").unwrap_or_else(|| "unknown".into()),
-                    text("turbo").unwrap_or_else(|| "unknown".into())
-                )
-            }),
-        ),
-        (
-            "Load (1 min)",
-            m["load_1min"].as_f64().map(|l| format!("{l:.2}")),
-        ),
-    ];
+    let mut rows = match &h.machine {
+        MachineRecord::Measured(m) => measured_machine_rows(m),
+        MachineRecord::Unrecorded { cpu_model, .. } => vec![("CPU", non_empty(cpu_model))],
+        MachineRecord::Unreadable(_) => Vec::new(),
+    };
     rows.push((
         "TSC frequency",
         h.tsc_hz.map(|hz| format!("{:.1} MHz", hz / 1e6)),
     ));
     rows.push(("Counter", Some(format!("{} — {}", h.counter, h.unit))));
-    if let Some(counters) = m["counters"].as_array() {
-        let list: Vec<String> = counters
+    if let Some(m) = h.machine.measured()
+        && !m.counters.is_empty()
+    {
+        let list: Vec<String> = m
+            .counters
             .iter()
-            .map(|c| {
-                let name = c["counter"].as_str().unwrap_or("?");
-                match c["available"].as_bool() {
-                    Some(true) => format!("{name}: available"),
-                    _ => format!(
-                        "{name}: not available ({})",
-                        c["reason"].as_str().unwrap_or("no reason given")
-                    ),
-                }
+            .map(|c| match (c.available, &c.reason) {
+                (true, _) => format!("{}: available", c.counter),
+                (false, reason) => format!(
+                    "{}: not available ({})",
+                    c.counter,
+                    reason.as_deref().unwrap_or("no reason given")
+                ),
             })
             .collect();
         rows.push(("Counters here", Some(list.join("; "))));
@@ -140,6 +87,57 @@ fn machine_rows(h: &RunHeader) -> Vec<(&'static str, String)> {
     rows.into_iter()
         .filter_map(|(k, v)| v.map(|v| (k, v)))
         .collect()
+}
+
+fn non_empty(text: &str) -> Option<String> {
+    Some(text.to_string()).filter(|t| !t.is_empty())
+}
+
+fn measured_machine_rows(m: &Machine) -> Vec<(&'static str, Option<String>)> {
+    let optional = |t: &Option<String>| t.as_deref().and_then(non_empty);
+    vec![
+        (
+            "CPU",
+            non_empty(&m.cpu_model).map(|model| {
+                let mut s = model;
+                if let Some(sig) = non_empty(&m.cpu_signature) {
+                    s += &format!(" [{sig}]");
+                }
+                if let Some(arch) = non_empty(&m.arch) {
+                    s += &format!(", {arch}");
+                }
+                s
+            }),
+        ),
+        ("Crypto instruction sets", Some(m.crypto_flags.join(" "))),
+        (
+            "CPUs",
+            Some(format!("{} available to the process", m.online_cpus)),
+        ),
+        (
+            "Hypervisor",
+            Some(if m.hypervisor { "yes" } else { "no" }.to_string()),
+        ),
+        ("Kernel", non_empty(&m.kernel)),
+        (
+            "Compilers",
+            non_empty(&m.rustc).map(|r| match optional(&m.cc) {
+                Some(cc) => format!("{r}; cc: {cc}"),
+                None => r,
+            }),
+        ),
+        (
+            "Governor, turbo",
+            (optional(&m.governor).is_some() || optional(&m.turbo).is_some()).then(|| {
+                format!(
+                    "{}; turbo {}",
+                    optional(&m.governor).unwrap_or_else(|| "unknown".into()),
+                    optional(&m.turbo).unwrap_or_else(|| "unknown".into())
+                )
+            }),
+        ),
+        ("Load (1 min)", m.load_1min.map(|l| format!("{l:.2}"))),
+    ]
 }
 
 const STYLE: &str = r#"
@@ -418,10 +416,13 @@ mod tests {
             unit: format!("ns{EVIL}"),
             tsc_hz: None,
             cpu_model: EVIL.into(),
-            machine: serde_json::json!({
-                "cpu_model": EVIL, "crypto_flags": [EVIL], "kernel": EVIL,
-                "warnings": [format!("hypervisor {EVIL}")],
-            }),
+            machine: MachineRecord::Measured(Box::new(Machine {
+                cpu_model: EVIL.into(),
+                crypto_flags: vec![EVIL.into()],
+                kernel: EVIL.into(),
+                warnings: vec![format!("hypervisor {EVIL}")],
+                ..Machine::example(None)
+            })),
             options: RunOrigin::Imported(ImportedFrom {
                 source: EVIL.into(),
                 path: EVIL.into(),

@@ -249,8 +249,9 @@ fn header_blocks(a: &Analysis) -> Vec<Block> {
     let mut tsc = h
         .tsc_hz
         .map_or(String::new(), |hz| format!(", TSC at {:.1} MHz", hz / 1e6));
-    if let Some(hz) = h.machine["core_clock_hz"]
-        .as_f64()
+    if let Some(hz) = h
+        .machine
+        .core_clock_hz()
         .filter(|_| h.counter == RunCounter::Measured(CounterKind::TscCore))
     {
         tsc += &format!(", core clock {:.0} MHz at the start", hz / 1e6);
@@ -451,13 +452,12 @@ pub(crate) fn provenance(h: &RunHeader, cpus: &str) -> Vec<Block> {
         "Machine: {}{cpus}; started {}; cryptobench {}{revision}{incomplete}",
         h.cpu_model, h.started_at, h.tool_version,
     ))];
-    if let Some(ws) = h.machine["warnings"].as_array() {
-        lines.extend(
-            ws.iter()
-                .filter_map(|w| w.as_str())
-                .map(|w| Block::Line(format!("Warning: {w}"))),
-        );
-    }
+    lines.extend(
+        h.machine
+            .warnings()
+            .iter()
+            .map(|w| Block::Line(format!("Warning: {w}"))),
+    );
     lines
 }
 

@@ -9,6 +9,7 @@ use anyhow::{Result, bail};
 use crate::analysis::AnalysisOptions;
 use crate::bulk::BulkOptions;
 use crate::counter::CounterKind;
+use crate::machine::Machine;
 use crate::runner::RunOptions;
 
 /// What identifies a run and the conditions it was measured under.
@@ -25,7 +26,7 @@ pub struct RunHeader {
     pub unit: String,
     pub tsc_hz: Option<f64>,
     pub cpu_model: String,
-    pub machine: serde_json::Value,
+    pub machine: MachineRecord,
     pub options: RunOrigin,
 }
 
@@ -34,10 +35,10 @@ impl RunHeader {
     pub fn measured_now(
         experiment: &str,
         counter: CounterKind,
-        machine: &crate::machine::Machine,
+        machine: Machine,
         options: RunOrigin,
-    ) -> Result<RunHeader> {
-        Ok(RunHeader {
+    ) -> RunHeader {
+        RunHeader {
             id: 0,
             started_at: now(),
             finished_at: None,
@@ -50,9 +51,9 @@ impl RunHeader {
             unit: counter.unit().into(),
             tsc_hz: machine.tsc_hz,
             cpu_model: machine.cpu_identity(),
-            machine: serde_json::to_value(machine)?,
+            machine: MachineRecord::Measured(Box::new(machine)),
             options,
-        })
+        }
     }
 
     /// Where another tool's figures came from, for an imported run.
@@ -159,6 +160,43 @@ impl fmt::Display for RunCounter {
     }
 }
 
+/// The machine a run was measured on: all we detected, or, for figures another tool
+/// measured, only the little its importer can say.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum MachineRecord {
+    Measured(Box<Machine>),
+    Unrecorded {
+        cpu_model: String,
+        warnings: Vec<String>,
+    },
+    /// A record this version cannot read (stored by another version), kept as stored.
+    Unreadable(serde_json::Value),
+}
+
+impl MachineRecord {
+    pub fn measured(&self) -> Option<&Machine> {
+        match self {
+            MachineRecord::Measured(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The core clock when the run started, where it was measured.
+    pub fn core_clock_hz(&self) -> Option<f64> {
+        self.measured().and_then(|m| m.core_clock_hz)
+    }
+
+    /// What makes the run's numbers less trustworthy, as detected or as imported.
+    pub fn warnings(&self) -> &[String] {
+        match self {
+            MachineRecord::Measured(m) => &m.warnings,
+            MachineRecord::Unrecorded { warnings, .. } => warnings,
+            MachineRecord::Unreadable(_) => &[],
+        }
+    }
+}
+
 /// How a run came to be, stored with it (`options_json`) so that `report` repeats what
 /// `run` printed: the options it was measured and analysed with, or where an imported
 /// run's figures came from.
@@ -221,6 +259,26 @@ mod tests {
         }
         let err = RunCounter::parse("rdpmc").unwrap_err().to_string();
         assert!(err.contains("unknown counter `rdpmc`"), "{err}");
+    }
+
+    #[test]
+    fn machine_records_read_back_as_what_they_were() {
+        let measured = MachineRecord::Measured(Box::new(Machine::example(Some(3.5e9))));
+        let back: MachineRecord =
+            serde_json::from_str(&serde_json::to_string(&measured).unwrap()).unwrap();
+        assert_eq!(back.core_clock_hz(), Some(3.5e9));
+        assert_eq!(back.measured().unwrap().cpu_signature, "6/167/1");
+
+        let imported = serde_json::json!({ "cpu_model": "unknown", "warnings": ["imported"] });
+        let back: MachineRecord = serde_json::from_value(imported).unwrap();
+        assert!(back.measured().is_none());
+        assert_eq!(back.warnings(), ["imported"]);
+        assert_eq!(back.core_clock_hz(), None);
+
+        let foreign = serde_json::json!({ "cpu": 7 });
+        let back: MachineRecord = serde_json::from_value(foreign).unwrap();
+        assert!(matches!(back, MachineRecord::Unreadable(_)));
+        assert!(back.warnings().is_empty());
     }
 
     #[test]

@@ -11,7 +11,9 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::catalog::Params;
 
 mod header;
-pub use header::{ImportedCounter, ImportedFrom, RunCounter, RunHeader, RunOrigin, RunStatus, now};
+pub use header::{
+    ImportedCounter, ImportedFrom, MachineRecord, RunCounter, RunHeader, RunOrigin, RunStatus, now,
+};
 
 const SCHEMA_VERSION: i64 = 2;
 
@@ -241,7 +243,7 @@ impl Store {
                 header.unit,
                 header.tsc_hz,
                 header.cpu_model,
-                header.machine.to_string(),
+                serde_json::to_string(&header.machine)?,
                 serde_json::to_string(&header.options)?,
             ],
         ).with_context(|| format!("cannot write to the result store `{}`", self.path.display()))?;
@@ -336,7 +338,7 @@ impl Store {
                 header.unit,
                 header.tsc_hz,
                 header.cpu_model,
-                header.machine.to_string(),
+                serde_json::to_string(&header.machine)?,
                 serde_json::to_string(&header.options)?,
             ],
         )
@@ -629,7 +631,7 @@ mod tests {
             unit: "core cycles".into(),
             tsc_hz: Some(2.6e9),
             cpu_model: "test".into(),
-            machine: serde_json::json!({}),
+            machine: MachineRecord::Unreadable(serde_json::Value::Null),
             options: RunOrigin::Unreadable(serde_json::json!({})),
         }
     }
