@@ -164,6 +164,33 @@ fn several_openssl_tables_are_several_clusters() {
     assert_eq!(r["clusters"], 2);
     let ci = r["median_ci95"].as_array().unwrap();
     assert!(ci[0].as_f64().unwrap() < ci[1].as_f64().unwrap(), "{r}");
+    let note = run["options"]["note"].as_str().unwrap();
+    assert!(
+        note.starts_with("openssl speed -mr, 2 tables from"),
+        "{note}"
+    );
+}
+
+#[test]
+fn a_table_of_several_algorithms_is_one_table() {
+    let env = Env::new();
+    let file = env.dir.path().join("two-algorithms.txt");
+    std::fs::write(
+        &file,
+        "+H:16:64\n+F:25:AES-128-GCM:47710793.85:150000000.00\n+F:26:AES-256-GCM:40000000.00:120000000.00\n",
+    )
+    .unwrap();
+    env.run_ok(&["import", "openssl-speed", file.to_str().unwrap()]);
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    let note = run["options"]["note"].as_str().unwrap();
+    assert!(
+        note.starts_with("openssl speed -mr, 1 table from"),
+        "{note}"
+    );
+    assert_eq!(
+        result(&run, "openssl/AES-256-GCM/speed len=64")["clusters"],
+        1
+    );
 }
 
 #[test]

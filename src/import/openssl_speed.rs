@@ -24,7 +24,8 @@ pub fn read(file: &Path) -> Result<Imported> {
     let mut lengths: Option<Vec<u64>> = None;
     // (algorithm, length) -> one value per +F line seen for it.
     let mut series: Vec<((String, u64), Vec<f64>)> = Vec::new();
-    let mut runs = 0;
+    // Each run of `openssl speed` prints one `+H:` line, then a `+F:` line per algorithm.
+    let mut tables = 0;
     let mut unmeasured: Vec<String> = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -57,6 +58,7 @@ pub fn read(file: &Path) -> Result<Imported> {
                 lens.push(len);
             }
             lengths = Some(lens);
+            tables += 1;
         } else if let Some(rest) = line.strip_prefix("+F:") {
             let lens = lengths.as_ref().with_context(|| {
                 format!(
@@ -80,7 +82,6 @@ pub fn read(file: &Path) -> Result<Imported> {
                     lens.len()
                 );
             }
-            runs += 1;
             for (&len, v) in lens.iter().zip(values) {
                 let v = v.trim();
                 let field = || format!("{}: the `{alg}` figure for {len} bytes, `{v}`,", at());
@@ -149,8 +150,8 @@ pub fn read(file: &Path) -> Result<Imported> {
         origin: file.to_path_buf(),
         counter: ImportedCounter::OpensslSpeed,
         note: format!(
-            "openssl speed -mr, {runs} table{} from {name}; each figure is one timed loop, so a single run has no interval{}",
-            if runs == 1 { "" } else { "s" },
+            "openssl speed -mr, {tables} table{} from {name}; each figure is one timed loop, so a single run has no interval{}",
+            if tables == 1 { "" } else { "s" },
             if unmeasured.is_empty() {
                 String::new()
             } else {
