@@ -11,6 +11,7 @@
 //! | [`counter`] | tsc / perf / tsc-core / ns, calibrated |
 //! | [`sample`] | samples of one prepared call on the pinned thread |
 //! | [`catalog`] | implementations: kind traits, providers, registry, correctness gates |
+//! | [`name`] | implementation names (`provider/algorithm/variant@target`) in their parts |
 //! | [`experiment`] | built-in experiments as data; plans |
 //! | [`runner`] | gate, then worker processes in interleaved rounds |
 //! | [`store`] | SQLite: runs (a typed header of how each was measured), cases, raw samples |
@@ -37,6 +38,7 @@ pub mod history;
 pub mod import;
 pub mod keccak;
 pub mod machine;
+pub mod name;
 pub mod output;
 pub mod report;
 pub mod runner;

@@ -1,0 +1,257 @@
+//! Implementation names in their parts, so that the names built (catalog, C builds,
+//! `bulk`) and the names read back from the store (reports, charts, analyses) share one
+//! grammar.
+
+use std::fmt;
+
+/// An implementation's name, borrowed from the string it was parsed from or from the
+/// parts it was built of. The shapes that exist:
+///
+/// - `provider/algorithm`: the catalog (`rustcrypto/chacha20`, `openssl/shake128`,
+///   `cryptobench/shake128-x4-avx2`) and `openssl speed` imports;
+/// - `provider/algorithm@target`: one code path of our AES in `bulk`
+///   (`cryptobench/aes-128-ctr@aesni`);
+/// - `provider/algorithm/variant@target`: a C build from a manifest
+///   (`spook/clyde-128/clyde_32bit@haswell`);
+/// - `algorithm`: no provider at all (`bulk`'s `memcpy`, a criterion group).
+///
+/// A name built from parts reads back as built while no part holds `/` or `@`, save a C
+/// build's algorithm (its variant and target follow it): manifests check providers and
+/// variants, and targets and the catalog's and `bulk`'s names are the project's own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImplName<'a> {
+    provider: Option<&'a str>,
+    algorithm: &'a str,
+    variant: Option<&'a str>,
+    target: Option<&'a str>,
+}
+
+impl<'a> ImplName<'a> {
+    pub fn new(provider: &'a str, algorithm: &'a str) -> ImplName<'a> {
+        ImplName {
+            provider: Some(provider),
+            algorithm,
+            variant: None,
+            target: None,
+        }
+    }
+
+    pub fn with_variant(self, variant: &'a str) -> ImplName<'a> {
+        ImplName {
+            variant: Some(variant),
+            ..self
+        }
+    }
+
+    pub fn at(self, target: &'a str) -> ImplName<'a> {
+        ImplName {
+            target: Some(target),
+            ..self
+        }
+    }
+
+    /// `[provider/]algorithm[/variant][@target]`, read in this order:
+    ///
+    /// 1. the target is what follows the last `@`, unless a `/` follows that `@` too;
+    /// 2. the provider is what precedes the first `/`; without a `/` there is none and
+    ///    the rest is all algorithm;
+    /// 3. the variant is what follows the last `/` after the provider, the algorithm
+    ///    what lies between: manifests keep `/` out of variants, not out of algorithms.
+    ///
+    /// Every string has exactly one reading, which [`Display`](fmt::Display) writes back
+    /// unchanged, so odd names parse too: `a/b/c` is a variant without a target,
+    /// `a/b/c/d` the algorithm `b/c` with the variant `d`, `a/b@` an empty target, and
+    /// the empty string an empty algorithm.
+    pub fn parse(name: &'a str) -> ImplName<'a> {
+        let (rest, target) = match name.rsplit_once('@') {
+            Some((rest, target)) if !target.contains('/') => (rest, Some(target)),
+            _ => (name, None),
+        };
+        let Some((provider, rest)) = rest.split_once('/') else {
+            return ImplName {
+                provider: None,
+                algorithm: rest,
+                variant: None,
+                target,
+            };
+        };
+        let (algorithm, variant) = match rest.rsplit_once('/') {
+            Some((algorithm, variant)) => (algorithm, Some(variant)),
+            None => (rest, None),
+        };
+        ImplName {
+            provider: Some(provider),
+            algorithm,
+            variant,
+            target,
+        }
+    }
+
+    pub fn provider(&self) -> Option<&'a str> {
+        self.provider
+    }
+
+    pub fn algorithm(&self) -> &'a str {
+        self.algorithm
+    }
+
+    pub fn variant(&self) -> Option<&'a str> {
+        self.variant
+    }
+
+    pub fn target(&self) -> Option<&'a str> {
+        self.target
+    }
+
+    /// `provider/algorithm`: what the variants and targets of one C algorithm share.
+    pub fn family(self) -> ImplName<'a> {
+        ImplName {
+            variant: None,
+            target: None,
+            ..self
+        }
+    }
+
+    /// The name within its provider, e.g. `aes-128-ctr@aesni`.
+    pub fn without_provider(self) -> ImplName<'a> {
+        ImplName {
+            provider: None,
+            ..self
+        }
+    }
+}
+
+impl fmt::Display for ImplName<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(p) = self.provider {
+            write!(f, "{p}/")?;
+        }
+        f.write_str(self.algorithm)?;
+        if let Some(v) = self.variant {
+            write!(f, "/{v}")?;
+        }
+        if let Some(t) = self.target {
+            write!(f, "@{t}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parts<'a>(
+        name: &ImplName<'a>,
+    ) -> (Option<&'a str>, &'a str, Option<&'a str>, Option<&'a str>) {
+        (
+            name.provider(),
+            name.algorithm(),
+            name.variant(),
+            name.target(),
+        )
+    }
+
+    #[test]
+    fn the_shapes_that_exist_parse_into_their_parts() {
+        let cases = [
+            (
+                "rustcrypto/chacha20",
+                (Some("rustcrypto"), "chacha20", None, None),
+            ),
+            (
+                "cryptobench/shake128-x4-avx2",
+                (Some("cryptobench"), "shake128-x4-avx2", None, None),
+            ),
+            (
+                "openssl/shake128",
+                (Some("openssl"), "shake128", None, None),
+            ),
+            (
+                "cryptobench/aes-128-ctr@aesni",
+                (Some("cryptobench"), "aes-128-ctr", None, Some("aesni")),
+            ),
+            (
+                "spook/clyde-128/clyde_32bit@haswell",
+                (
+                    Some("spook"),
+                    "clyde-128",
+                    Some("clyde_32bit"),
+                    Some("haswell"),
+                ),
+            ),
+            ("memcpy", (None, "memcpy", None, None)),
+        ];
+        for (name, expected) in cases {
+            assert_eq!(parts(&ImplName::parse(name)), expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn odd_names_parse_as_documented() {
+        let cases = [
+            ("", (None, "", None, None)),
+            ("@", (None, "", None, Some(""))),
+            ("/", (Some(""), "", None, None)),
+            ("sha256@x", (None, "sha256", None, Some("x"))),
+            ("a/b@", (Some("a"), "b", None, Some(""))),
+            ("a/b/c", (Some("a"), "b", Some("c"), None)),
+            ("a/b/c/d@t", (Some("a"), "b/c", Some("d"), Some("t"))),
+            ("a/b@x/c", (Some("a"), "b@x", Some("c"), None)),
+            ("a@t/b", (Some("a@t"), "b", None, None)),
+            ("a/b@c@d", (Some("a"), "b@c", None, Some("d"))),
+            ("a//@", (Some("a"), "", Some(""), Some(""))),
+        ];
+        for (name, expected) in cases {
+            assert_eq!(parts(&ImplName::parse(name)), expected, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn display_writes_back_what_was_parsed() {
+        for name in [
+            "rustcrypto/chacha20",
+            "cryptobench/aes-128-ctr@aesni",
+            "spook/clyde-128/clyde_32bit@haswell",
+            "memcpy",
+            "",
+            "@",
+            "/",
+            "a/b@",
+            "a/b/c/d@t",
+            "a/b@x/c",
+            "a@t/b",
+            "a//@",
+        ] {
+            assert_eq!(ImplName::parse(name).to_string(), name);
+        }
+    }
+
+    #[test]
+    fn built_names_read_back_as_built() {
+        let c = ImplName::new("spook", "clyde-128")
+            .with_variant("clyde_32bit")
+            .at("haswell");
+        assert_eq!(c.to_string(), "spook/clyde-128/clyde_32bit@haswell");
+        assert_eq!(ImplName::parse("spook/clyde-128/clyde_32bit@haswell"), c);
+        let bulk = ImplName::new("cryptobench", "aes-128-ctr").at("aesni");
+        assert_eq!(bulk.to_string(), "cryptobench/aes-128-ctr@aesni");
+        assert_eq!(
+            ImplName::new("openssl", "shake128").to_string(),
+            "openssl/shake128"
+        );
+    }
+
+    #[test]
+    fn family_and_name_without_provider() {
+        let c = ImplName::parse("spook/clyde-128/clyde_32bit@haswell");
+        assert_eq!(c.family().to_string(), "spook/clyde-128");
+        assert_eq!(c.family(), ImplName::new("spook", "clyde-128"));
+        let bulk = ImplName::parse("cryptobench/aes-128-ctr@aesni");
+        assert_eq!(bulk.without_provider().to_string(), "aes-128-ctr@aesni");
+        assert_eq!(
+            ImplName::parse("memcpy").without_provider().to_string(),
+            "memcpy"
+        );
+    }
+}
