@@ -9,6 +9,7 @@ use openssl::cipher::{Cipher, CipherRef};
 use openssl::cipher_ctx::CipherCtx;
 
 use super::threads::{for_each_chunk, for_each_pair};
+use crate::name::ImplName;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -102,22 +103,22 @@ pub fn all(secret: &Secret, paths: bool) -> Vec<Box<dyn BulkCipher>> {
 #[cfg(target_arch = "x86_64")]
 fn ours(out: &mut Vec<Box<dyn BulkCipher>>, alg: Algorithm, secret: &Secret, paths: bool) {
     use super::aes::{Aes, Path};
-    let mut add = |path: Path, suffix: String| {
+    let mut add = |path: Path, target: Option<&'static str>| {
         if let Some(aes) = Aes::new(secret.key(alg), path) {
             out.push(Box::new(Ours {
                 aes,
                 alg,
                 iv: secret.iv,
-                suffix,
+                target,
             }));
         }
     };
     if let Some(best) = Path::best() {
-        add(best, String::new());
+        add(best, None);
     }
     if paths {
         for path in Path::ALL {
-            add(path, format!("@{}", path.name()));
+            add(path, Some(path.name()));
         }
     }
 }
@@ -131,13 +132,16 @@ struct Ours {
     aes: super::aes::Aes,
     alg: Algorithm,
     iv: u128,
-    suffix: String,
+    /// The code path as the name's target, where it is one of several measured.
+    target: Option<&'static str>,
 }
 
 #[cfg(target_arch = "x86_64")]
 impl BulkCipher for Ours {
     fn name(&self) -> String {
-        format!("cryptobench/{}{}", self.alg.name(), self.suffix)
+        let alg = self.alg.name();
+        let name = ImplName::new("cryptobench", &alg);
+        self.target.map_or(name, |t| name.at(t)).to_string()
     }
     fn algorithm(&self) -> Algorithm {
         self.alg
@@ -185,7 +189,7 @@ impl OpenSsl {
 
 impl BulkCipher for OpenSsl {
     fn name(&self) -> String {
-        format!("openssl/{}", self.alg.name())
+        ImplName::new("openssl", &self.alg.name()).to_string()
     }
     fn algorithm(&self) -> Algorithm {
         self.alg
@@ -263,7 +267,7 @@ impl RustCrypto {
 
 impl BulkCipher for RustCrypto {
     fn name(&self) -> String {
-        format!("rustcrypto/{}", self.alg.name())
+        ImplName::new("rustcrypto", &self.alg.name()).to_string()
     }
     fn algorithm(&self) -> Algorithm {
         self.alg

@@ -142,7 +142,7 @@ pub trait Implementation: Send + Sync {
 
     /// `provider/algorithm`, the name users filter on.
     fn name(&self) -> String {
-        format!("{}/{}", self.provider(), self.algorithm())
+        crate::name::ImplName::new(self.provider(), self.algorithm()).to_string()
     }
 
     fn operation(&self, name: &str) -> Result<&Operation, PrepareError> {

@@ -14,6 +14,7 @@ use anyhow::{Context, Result, bail};
 
 use super::{Imported, MAX_BYTES, PER_CALL};
 use crate::catalog::Params;
+use crate::name::ImplName;
 use crate::runner::Case;
 use crate::store::{ImportedCase, ImportedCounter};
 
@@ -136,7 +137,7 @@ pub fn read(file: &Path) -> Result<Imported> {
         .into_iter()
         .map(|((alg, len), values)| ImportedCase {
             case: Case {
-                implementation: format!("openssl/{alg}"),
+                implementation: ImplName::new("openssl", &alg).to_string(),
                 operation: "speed".into(),
                 params: Params::new().with("len", len),
             },

@@ -21,6 +21,7 @@ use super::manifest::{CKind, CoreVector};
 use super::randomness::Hook;
 use crate::catalog::{Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError};
 use crate::catalog::{kinds, reference};
+use crate::name::ImplName;
 
 /// Everything a worker needs to load one compiled variant; travels in the worker request.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -47,10 +48,10 @@ pub struct CSpec {
 impl CSpec {
     /// `provider/algorithm/variant@target`, the name users filter on.
     pub fn name(&self) -> String {
-        format!(
-            "{}/{}/{}@{}",
-            self.provider, self.algorithm, self.variant, self.target
-        )
+        ImplName::new(&self.provider, &self.algorithm)
+            .with_variant(&self.variant)
+            .at(&self.target)
+            .to_string()
     }
 }
 
