@@ -684,12 +684,8 @@ fn counterpart_comparisons(
 /// The algorithm one lane computes and the lane count: from `cryptobench/shake128-x4-avx2`
 /// (N lanes) or a plain single-lane name such as `openssl/shake128`.
 fn lane_shape(implementation: &str) -> (&str, usize) {
-    crate::catalog::kinds::xof_lanes::lanes_of(implementation).unwrap_or_else(|| {
-        (
-            implementation.rsplit('/').next().unwrap_or(implementation),
-            1,
-        )
-    })
+    crate::catalog::kinds::xof_lanes::lanes_of(implementation)
+        .unwrap_or_else(|| (crate::name::ImplName::parse(implementation).algorithm(), 1))
 }
 
 fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {

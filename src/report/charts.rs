@@ -17,6 +17,7 @@ use crate::analysis::{Analysis, CaseStats, Comparison, LaneSpeedup};
 use crate::stats::{Interval, Verdict};
 
 use crate::history::History;
+use crate::name::ImplName;
 
 /// One figure: a title, a sentence on how to read it, and the SVG (or why it could not
 /// be drawn).
@@ -327,14 +328,10 @@ fn legend_width(labels: impl Iterator<Item = usize>) -> u32 {
     (labels.max().unwrap_or(10) as f64 * CHAR_PX + 60.0).clamp(160.0, 420.0) as u32
 }
 
-/// The algorithm part of `provider/algorithm[/variant@target]`, to split crowded charts.
-fn algorithm(implementation: &str) -> &str {
-    implementation.split('/').nth(1).unwrap_or(implementation)
-}
-
 /// One implementation's operation (and parameters other than the length) across lengths.
 struct Series {
     label: String,
+    /// The algorithm, by which a run with too many series for one chart is split.
     group: String,
     /// (length, estimate, lo, hi) per byte, by length.
     points: Vec<(u64, f64, f64, f64)>,
@@ -365,7 +362,7 @@ pub fn per_byte_by_length(a: &Analysis) -> Vec<Chart> {
             Some(s) => s.points.push(point),
             None => series.push(Series {
                 label,
-                group: algorithm(&c.implementation).to_string(),
+                group: ImplName::parse(&c.implementation).algorithm().to_string(),
                 points: vec![point],
             }),
         }
@@ -806,11 +803,7 @@ fn draw_lanes(lanes: &[LaneSpeedup]) -> Result<String, String> {
     let labels: Vec<String> = lanes
         .iter()
         .map(|l| {
-            let name = l
-                .implementation
-                .rsplit('/')
-                .next()
-                .unwrap_or(&l.implementation);
+            let name = ImplName::parse(&l.implementation).algorithm();
             let pair = match (l.params.get("out"), l.params.get("len")) {
                 (Some(out), Some(len)) => format!(" ({out} out, {len} in)"),
                 _ => String::new(),

@@ -21,6 +21,7 @@ use crate::analysis::{
 use crate::cli::Format;
 use crate::counter::CounterKind;
 use crate::machine::Machine;
+use crate::name::ImplName;
 use crate::stats::{Interval, Outliers};
 use crate::store::{CaseStatus, RunCounter, RunHeader, RunOrigin};
 
@@ -658,11 +659,11 @@ fn not_compared_lines(not_compared: &[NotCompared]) -> impl Iterator<Item = Bloc
     })
 }
 
-/// `provider/algorithm/variant@target` split into (`provider/algorithm`, variant, target).
-fn split_variant(name: &str) -> Option<(&str, &str, &str)> {
-    let (rest, target) = name.rsplit_once('@')?;
-    let (family, variant) = rest.rsplit_once('/')?;
-    Some((family, variant, target))
+/// A C build's `provider/algorithm/variant@target` as (`provider/algorithm`, variant,
+/// target); none for other names.
+fn split_variant(name: &str) -> Option<(ImplName<'_>, &str, &str)> {
+    let name = ImplName::parse(name);
+    Some((name.family(), name.variant()?, name.target()?))
 }
 
 fn push_unique<'a>(v: &mut Vec<&'a str>, x: &'a str) {
@@ -675,7 +676,7 @@ fn push_unique<'a>(v: &mut Vec<&'a str>, x: &'a str) {
 /// columns targets, one table per algorithm, operation and parameters.
 fn matrix_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     let u = &a.short_unit;
-    let mut groups: Vec<(&str, &str, String)> = Vec::new();
+    let mut groups: Vec<(ImplName, &str, String)> = Vec::new();
     for c in &a.cases {
         if let Some((family, _, _)) = split_variant(&c.implementation) {
             let g = (family, c.operation.as_str(), c.params.to_string());
@@ -801,7 +802,7 @@ fn slope_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     };
     let u = &a.short_unit;
     let (from, to) = (first.from_len, first.to_len);
-    let mut families: Vec<(&str, &str)> = Vec::new();
+    let mut families: Vec<(ImplName, &str)> = Vec::new();
     let mut plain = Vec::new();
     for s in &a.slopes {
         match split_variant(&s.implementation) {

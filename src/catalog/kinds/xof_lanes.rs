@@ -29,7 +29,7 @@ pub trait LaneXof: Clone + Send + Sync + 'static {
 /// The lane count in an implementation name such as `cryptobench/shake128-x4-avx2`, and
 /// the algorithm each lane computes (`shake128`); `None` for single-lane names.
 pub fn lanes_of(implementation: &str) -> Option<(&str, usize)> {
-    let algorithm = implementation.split_once('/')?.1;
+    let algorithm = crate::name::ImplName::parse(implementation).algorithm();
     let (base, rest) = algorithm.split_once("-x")?;
     let lanes = rest.split('-').next()?.parse().ok()?;
     Some((base, lanes))
