@@ -12,7 +12,7 @@ use crate::machine::Machine;
 use crate::store::{MachineRecord, RunHeader};
 
 use super::charts::{self, Chart};
-use super::{Block, Document};
+use super::{Block, Document, MatrixRow};
 
 /// Text as HTML text or attribute value: nothing in it can open a tag or end a quote.
 pub fn escape(s: &str) -> String {
@@ -209,20 +209,21 @@ fn page(doc: &Document, machine: &[(&str, String)], charts: &[Chart]) -> String 
                 titled = true;
                 body += &format!("<h{level}>{}</h{level}>\n", escape(h));
             }
-            Block::Line(l) => {
-                let warn = ["Warning:", "Not comparable", "Only in run"]
-                    .iter()
-                    .any(|w| l.starts_with(w))
-                    || l.contains("INCOMPLETE");
-                let class = if warn { " class=\"warn\"" } else { "" };
-                body += &format!("<p{class}>{}</p>\n", escape(l));
-            }
-            Block::Table { headers, rows } => {
+            Block::Line(l) => body += &format!("<p>{}</p>\n", escape(l)),
+            Block::Warning(l) => body += &format!("<p class=\"warn\">{}</p>\n", escape(l)),
+            Block::Table { .. } | Block::Matrix { .. } => {
                 if !machine_shown {
                     machine_shown = true;
                     body += &machine_block(machine);
                 }
-                body += &table(headers, rows);
+                body += &match block {
+                    Block::Matrix { headers, rows } => {
+                        let (headers, texts) = Block::matrix_as_table(headers, rows);
+                        table(&headers, &texts, heat(rows))
+                    }
+                    Block::Table { headers, rows } => table(headers, rows, None),
+                    _ => unreachable!("matched above"),
+                };
                 if let Some(h) = section.take() {
                     for c in placed.iter().filter(|c| c.title == h) {
                         body += &figure(c);
@@ -305,49 +306,42 @@ fn numeric(cell: &str) -> bool {
     t.starts_with(|c: char| c.is_ascii_digit()) && cell.chars().count() <= 28
 }
 
-/// The figure a cell starts with, e.g. 1.234 from "1.234 [1.2 1.3] (est. 2.0)".
-fn leading_number(cell: &str) -> Option<f64> {
-    cell.split_whitespace()
-        .next()?
-        .parse()
-        .ok()
-        .filter(|v: &f64| *v > 0.0)
-}
-
-/// Variant x target matrices (first column "Variant", see `variant_table` in the report
-/// module) are coloured from the fastest figure in the table (green) towards red, on a
-/// log scale. Full red is twice as slow, or the slowest where the spread is wider, so
-/// that a few percent never look like a chasm.
-fn heat(headers: &[String], rows: &[Vec<String>]) -> Option<Vec<Vec<Option<String>>>> {
-    if headers.first().map(String::as_str) != Some("Variant") {
-        return None;
-    }
-    let values = rows
-        .iter()
-        .flat_map(|r| r.iter().skip(1))
-        .filter_map(|c| leading_number(c));
-    let (lo, hi) = values.fold((f64::INFINITY, 0.0f64), |(l, h), v| (l.min(v), h.max(v)));
+/// A matrix's cells coloured from its fastest figure (green) towards red, on a log
+/// scale: full red is twice as slow, or the slowest where the spread is wider, so that a
+/// few percent never look like a chasm. The label column and cells without a figure stay
+/// white; none at all where no cell has a figure.
+fn heat(rows: &[MatrixRow]) -> Option<Vec<Vec<Option<String>>>> {
+    let figures = || {
+        rows.iter()
+            .flat_map(|r| r.cells.iter().filter_map(|(_, v)| *v))
+            .filter(|v| *v > 0.0 && v.is_finite())
+    };
+    let lo = figures().fold(f64::INFINITY, f64::min);
+    let hi = figures().fold(0.0, f64::max);
     if !lo.is_finite() {
         return None;
     }
-    Some(
-        rows.iter()
-            .map(|r| {
-                r.iter()
-                    .enumerate()
-                    .map(|(i, c)| {
-                        let v = leading_number(c).filter(|_| i > 0)?;
-                        let t = (v / lo).ln() / (hi / lo).max(2.0).ln();
-                        Some(format!("hsl({:.0}, 65%, 84%)", 120.0 * (1.0 - t)))
-                    })
-                    .collect()
-            })
-            .collect(),
-    )
+    let colours = rows
+        .iter()
+        .map(|r| {
+            std::iter::once(None)
+                .chain(r.cells.iter().map(|(_, v)| {
+                    let v = v.filter(|v| *v > 0.0 && v.is_finite())?;
+                    let t = (v / lo).ln() / (hi / lo).max(2.0).ln();
+                    Some(format!("hsl({:.0}, 65%, 84%)", 120.0 * (1.0 - t)))
+                }))
+                .collect()
+        })
+        .collect();
+    Some(colours)
 }
 
-fn table(headers: &[String], rows: &[Vec<String>]) -> String {
-    let colours = heat(headers, rows);
+/// `colours`, where given, is a background per cell.
+fn table(
+    headers: &[String],
+    rows: &[Vec<String>],
+    colours: Option<Vec<Vec<Option<String>>>>,
+) -> String {
     let verdict_col = headers.iter().position(|h| h == "Verdict");
     let mut s = String::from("<div class=\"table-wrap\"><table>\n<thead><tr>");
     for h in headers {
@@ -475,28 +469,50 @@ mod tests {
     }
 
     #[test]
-    fn matrices_are_coloured_from_fastest_to_slowest() {
-        let headers = vec!["Variant".to_string(), "t1".into(), "t2".into()];
-        let rows = vec![
-            vec!["a".to_string(), "1.0 [0.9 1.1]".into(), "4.0 [3 5]".into()],
-            vec![
-                "b".to_string(),
-                "not supported on this CPU".into(),
-                "2.0 [1 3]".into(),
+    fn warnings_stand_out_and_prose_does_not() {
+        let doc = Document {
+            blocks: vec![
+                Block::Heading("t".into()),
+                Block::Line("Warning: in prose, not a warning".into()),
+                Block::Warning("Not compared: a vs b: too few processes".into()),
             ],
+        };
+        let html = page(&doc, &[], &[]);
+        assert!(
+            html.contains("<p>Warning: in prose, not a warning</p>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<p class=\"warn\">Not compared: a vs b: too few processes</p>"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn matrices_are_coloured_from_fastest_to_slowest() {
+        let row = |label: &str, cells: &[Option<f64>]| MatrixRow {
+            label: label.into(),
+            cells: cells
+                .iter()
+                .map(|v| (v.map_or("failed".into(), |v| v.to_string()), *v))
+                .collect(),
+        };
+        let rows = [
+            row("a", &[Some(1.0), Some(4.0)]),
+            row("b", &[None, Some(2.0)]),
         ];
-        let h = heat(&headers, &rows).unwrap();
+        let h = heat(&rows).unwrap();
+        assert_eq!(h[0][0], None, "the label column stays white");
         assert_eq!(h[0][1].as_deref(), Some("hsl(120, 65%, 84%)"));
         assert_eq!(h[0][2].as_deref(), Some("hsl(0, 65%, 84%)"));
         assert_eq!(h[1][2].as_deref(), Some("hsl(60, 65%, 84%)"));
         assert_eq!(h[1][1], None);
-        let close = vec![vec!["a".to_string(), "1.00".into(), "1.07".into()]];
-        let h = heat(&headers, &close).unwrap();
+        let h = heat(&[row("a", &[Some(1.0), Some(1.07)])]).unwrap();
         assert_eq!(
             h[0][2].as_deref(),
             Some("hsl(108, 65%, 84%)"),
             "7 % slower is nearly green"
         );
-        assert!(heat(&["Implementation".into()], &rows).is_none());
+        assert!(heat(&[row("a", &[None, None])]).is_none());
     }
 }

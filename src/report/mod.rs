@@ -33,10 +33,44 @@ pub struct Document {
 pub enum Block {
     Heading(String),
     Line(String),
+    /// A line the reader must not miss: the machine's warnings, an interrupted run, runs
+    /// that are not comparable, cases that were not compared.
+    Warning(String),
     Table {
         headers: Vec<String>,
         rows: Vec<Vec<String>>,
     },
+    /// The seed's variant x target tables: one figure per cell, carried beside its text so
+    /// that a page can colour the cells from the fastest to the slowest.
+    Matrix {
+        /// The first column's header ("Variant"), then one per column.
+        headers: Vec<String>,
+        rows: Vec<MatrixRow>,
+    },
+}
+
+pub struct MatrixRow {
+    pub label: String,
+    /// (text, the figure it shows, for cells that show one), one per column.
+    pub cells: Vec<(String, Option<f64>)>,
+}
+
+impl Block {
+    /// A matrix as a plain table of its texts, for formats that do not colour.
+    pub fn matrix_as_table(
+        headers: &[String],
+        rows: &[MatrixRow],
+    ) -> (Vec<String>, Vec<Vec<String>>) {
+        let rows = rows
+            .iter()
+            .map(|r| {
+                std::iter::once(r.label.clone())
+                    .chain(r.cells.iter().map(|(text, _)| text.clone()))
+                    .collect()
+            })
+            .collect();
+        (headers.to_vec(), rows)
+    }
 }
 
 pub fn render(a: &Analysis, format: Format) -> String {
@@ -449,15 +483,20 @@ pub(crate) fn provenance(h: &RunHeader, cpus: &str) -> Vec<Block> {
     } else {
         "; INCOMPLETE (interrupted?)"
     };
-    let mut lines = vec![Block::Line(format!(
+    let machine = format!(
         "Machine: {}{cpus}; started {}; cryptobench {}{revision}{incomplete}",
         h.cpu_model, h.started_at, h.tool_version,
-    ))];
+    );
+    let mut lines = vec![if incomplete.is_empty() {
+        Block::Line(machine)
+    } else {
+        Block::Warning(machine)
+    }];
     lines.extend(
         h.machine
             .warnings()
             .iter()
-            .map(|w| Block::Line(format!("Warning: {w}"))),
+            .map(|w| Block::Warning(format!("Warning: {w}"))),
     );
     lines
 }
@@ -632,7 +671,7 @@ fn run_comparison_blocks(doc: &mut Document, rc: &RunComparison, unit: &str) {
     )));
     for c in &rc.caveats {
         doc.blocks
-            .push(Block::Line(format!("Not comparable (forced): {c}")));
+            .push(Block::Warning(format!("Not comparable (forced): {c}")));
     }
     if !rc.comparisons.is_empty() {
         comparison_table(&mut doc.blocks, &rc.comparisons, unit);
@@ -640,17 +679,17 @@ fn run_comparison_blocks(doc: &mut Document, rc: &RunComparison, unit: &str) {
     doc.blocks.extend(not_compared_lines(&rc.not_compared));
     for k in &rc.only_in_a {
         doc.blocks
-            .push(Block::Line(format!("Only in run {}: {k}", rc.run_a)));
+            .push(Block::Warning(format!("Only in run {}: {k}", rc.run_a)));
     }
     for k in &rc.only_in_b {
         doc.blocks
-            .push(Block::Line(format!("Only in run {}: {k}", rc.run_b)));
+            .push(Block::Warning(format!("Only in run {}: {k}", rc.run_b)));
     }
 }
 
 fn not_compared_lines(not_compared: &[NotCompared]) -> impl Iterator<Item = Block> + '_ {
     not_compared.iter().map(|n| {
-        Block::Line(format!(
+        Block::Warning(format!(
             "Not compared: {} vs {}: {}",
             crate::analysis::with_params(&n.candidate, &n.params),
             n.baseline,
@@ -705,18 +744,21 @@ fn matrix_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
         blocks.push(Block::Heading(
             format!("{family} {op} {params}: {what}, median [95 % CI]").replace("  ", " "),
         ));
-        let cells: Vec<(String, String)> = cases
+        let cells: Vec<(String, String, Option<f64>)> = cases
             .iter()
             .map(|c| {
-                let measured = match (&c.measured, c.status) {
-                    (Some(m), _) if per_call => fmt_interval(&m.median, fmt_count),
-                    (Some(m), _) => m
-                        .per_byte
-                        .as_ref()
-                        .map_or(String::new(), |pb| fmt_interval(pb, fmt_per_byte)),
-                    (None, CaseStatus::Unsupported) => "not supported on this CPU".into(),
-                    (None, CaseStatus::Wrong) => "WRONG OUTPUT".into(),
-                    (None, _) => "failed".into(),
+                let figure = match &c.measured {
+                    Some(m) if per_call => Some(&m.median),
+                    Some(m) => m.per_byte.as_ref(),
+                    None => None,
+                };
+                let measured = match (figure, &c.measured, c.status) {
+                    (Some(f), _, _) if per_call => fmt_interval(f, fmt_count),
+                    (Some(f), _, _) => fmt_interval(f, fmt_per_byte),
+                    (None, Some(_), _) => String::new(),
+                    (None, None, CaseStatus::Unsupported) => "not supported on this CPU".into(),
+                    (None, None, CaseStatus::Wrong) => "WRONG OUTPUT".into(),
+                    (None, None, _) => "failed".into(),
                 };
                 let cell = match a.estimates.get(&c.implementation) {
                     Some(e) if per_call => match (e.cycles, &e.note) {
@@ -729,7 +771,7 @@ fn matrix_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                     },
                     _ => measured,
                 };
-                (c.implementation.clone(), cell)
+                (c.implementation.clone(), cell, figure.map(|f| f.estimate))
             })
             .collect();
         blocks.push(variant_table(&cells));
@@ -767,10 +809,11 @@ fn matrix_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     }
 }
 
-/// Rows = variants, columns = targets, for cells keyed by `provider/algorithm/variant@target`.
-fn variant_table(cells: &[(String, String)]) -> Block {
+/// Rows = variants, columns = targets, for (name, text, figure) cells keyed by
+/// `provider/algorithm/variant@target`.
+fn variant_table(cells: &[(String, String, Option<f64>)]) -> Block {
     let (mut variants, mut targets) = (Vec::new(), Vec::new());
-    for (name, _) in cells {
+    for (name, _, _) in cells {
         if let Some((_, v, t)) = split_variant(name) {
             push_unique(&mut variants, v);
             push_unique(&mut targets, t);
@@ -778,20 +821,26 @@ fn variant_table(cells: &[(String, String)]) -> Block {
     }
     let rows = variants
         .iter()
-        .map(|v| {
-            let mut row = vec![v.to_string()];
-            for t in &targets {
-                let cell = cells.iter().find(|(n, _)| {
-                    split_variant(n).is_some_and(|(_, nv, nt)| nv == *v && nt == *t)
-                });
-                row.push(cell.map_or(String::new(), |(_, c)| c.clone()));
-            }
-            row
+        .map(|v| MatrixRow {
+            label: v.to_string(),
+            cells: targets
+                .iter()
+                .map(|t| {
+                    cells
+                        .iter()
+                        .find(|(n, _, _)| {
+                            split_variant(n).is_some_and(|(_, nv, nt)| nv == *v && nt == *t)
+                        })
+                        .map_or((String::new(), None), |(_, text, figure)| {
+                            (text.clone(), *figure)
+                        })
+                })
+                .collect(),
         })
         .collect();
     let mut headers = vec!["Variant".to_string()];
     headers.extend(targets.iter().map(|t| t.to_string()));
-    Block::Table { headers, rows }
+    Block::Matrix { headers, rows }
 }
 
 /// Cost per byte at maximum throughput (slopes), as variant x target matrices per
@@ -821,7 +870,7 @@ fn slope_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
         blocks.push(Block::Heading(format!(
             "{family} {op}: {u} per byte at maximum throughput (slope of the median from {from} to {to} bytes) [95 % CI]"
         )));
-        let cells: Vec<(String, String)> = a
+        let cells: Vec<(String, String, Option<f64>)> = a
             .slopes
             .iter()
             .filter(|s| {
@@ -832,6 +881,7 @@ fn slope_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                 (
                     s.implementation.clone(),
                     fmt_interval(&s.per_byte, fmt_per_byte),
+                    Some(s.per_byte.estimate),
                 )
             })
             .collect();
