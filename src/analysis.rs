@@ -596,6 +596,7 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
             }
         }
         for (baseline, candidate) in &opts.spec.comparisons {
+            let mut like_found = false;
             for cand in run.cases.iter().filter(|c| &c.implementation == candidate) {
                 // Like with like: the same operation at the same parameters.
                 if let Some(base) = run.cases.iter().find(|c| {
@@ -603,11 +604,15 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
                         && c.operation == cand.operation
                         && c.params == cand.params
                 }) {
+                    like_found = true;
                     match compare_cases(base, cand, &opts.verdict) {
                         Ok(cmp) => comparisons.push(cmp),
                         Err(n) => not_compared.push(n),
                     }
                 }
+            }
+            if !like_found {
+                not_compared.extend(unlike(run, baseline, candidate));
             }
         }
         if opts.spec.lane_speedups {
@@ -659,6 +664,48 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
 /// Each case whose name holds `candidate` against the case whose name holds `baseline`
 /// in its place (same operation and parameters): C builds `provider/algorithm/variant@target`
 /// compared across algorithms (`/a/` -> `/b/`) or compile variants (`/a@` -> `/b@`).
+/// A pair asked to be compared (`--against`) of which no case does what a case of the
+/// other does: said once, rather than left out in silence. Not a gate matter: nothing
+/// that could regress went unchecked.
+fn unlike(run: &StoredRun, baseline: &str, candidate: &str) -> Option<NotCompared> {
+    let distinct = |name: &str, shape: &dyn Fn(&StoredCase) -> String| {
+        let mut shapes: Vec<String> = Vec::new();
+        for c in run.cases.iter().filter(|c| c.implementation == name) {
+            let s = shape(c);
+            if !shapes.contains(&s) {
+                shapes.push(s);
+            }
+        }
+        shapes.join(", ")
+    };
+    let operation = |c: &StoredCase| c.operation.clone();
+    let (ours, theirs) = (
+        distinct(candidate, &operation),
+        distinct(baseline, &operation),
+    );
+    if ours.is_empty() || theirs.is_empty() {
+        return None;
+    }
+    let why = if ours != theirs {
+        format!("another operation ({ours}, not {theirs})")
+    } else {
+        let params = |c: &StoredCase| with_params(&c.operation, &c.params);
+        format!(
+            "no case at the same parameters ({}, not {})",
+            distinct(candidate, &params),
+            distinct(baseline, &params)
+        )
+    };
+    Some(NotCompared {
+        baseline: baseline.to_string(),
+        candidate: candidate.to_string(),
+        operation: ours,
+        params: Params::new(),
+        why,
+        blocks_gate: false,
+    })
+}
+
 fn counterpart_comparisons(
     run: &StoredRun,
     baseline: &str,

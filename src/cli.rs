@@ -111,7 +111,7 @@ pub struct RunArgs {
     /// Message lengths, comma-separated: bytes or with a unit (1024,16KiB); overrides the experiment's.
     #[arg(long, value_delimiter = ',', value_parser = parse_size)]
     pub sizes: Option<Vec<u64>>,
-    /// Samples per case, spread over all processes and memory layouts.
+    /// Samples per case, spread over all processes and memory layouts (rounded up to a whole number per layout: 2048 over 10 processes x 4 layouts is 2080).
     #[arg(long, default_value_t = 2048, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub samples: u64,
     /// Fresh worker processes per case; the interval includes the spread between them.
@@ -138,7 +138,7 @@ pub struct RunArgs {
     /// Directory of known-answer files named by manifests (`kat = ...`).
     #[arg(long, value_name = "DIR")]
     pub kat_dir: Option<PathBuf>,
-    /// Compare every other implementation in this run against this one, named in full as `list` shows it (e.g. `rustcrypto/chacha20`); measured interleaved, as every comparison is.
+    /// Compare every other implementation in this run against this one, case by case at the same operation and parameters; named in full as `list` shows it (e.g. `rustcrypto/chacha20`); measured interleaved, as every comparison is. One of another operation is listed as not compared.
     #[arg(long, value_name = "IMPLEMENTATION")]
     pub against: Option<String>,
     /// Keep this run as a named baseline for later `--baseline NAME` comparisons.

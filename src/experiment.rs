@@ -523,6 +523,17 @@ impl Plan {
                 "--against `{base}`: it is the only implementation in this run, so there is nothing to compare with it"
             );
         }
+        let like_base = |c: &Case| {
+            c.implementation != base
+                && self.cases.iter().any(|b| {
+                    b.implementation == base && b.operation == c.operation && b.params == c.params
+                })
+        };
+        if !self.cases.iter().any(like_base) {
+            bail!(
+                "--against `{base}`: no other implementation in this run does its operation at the same parameters, so nothing could be compared with it; add one that does (`cryptobench list` shows each one's operation)"
+            );
+        }
         self.analysis.comparisons = others.into_iter().map(|o| (base.to_string(), o)).collect();
         Ok(())
     }

@@ -414,6 +414,16 @@ fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
         ]),
         "the only implementation in this run",
     );
+    assert_bad_input(
+        &env.cmd(&[
+            "run",
+            "rustcrypto/sha-256",
+            "rustcrypto/chacha20/",
+            "--against",
+            "rustcrypto/sha-256",
+        ]),
+        "no other implementation in this run does its operation",
+    );
     // Nothing above was measured or stored.
     assert!(!env.db().exists());
 
@@ -440,10 +450,38 @@ fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
         .filter(|r| r["implementation"] == "rustcrypto/sha-256")
         .collect();
     assert_eq!(ours.len(), 1, "{run}");
+
     assert_bad_input(
         &env.cmd(&["compare", "1", "latest"]),
         "are the same run (1)",
     );
+
+    // --against with an implementation of another operation says so, not nothing.
+    let run = env.json(
+        &[
+            &[
+                "run",
+                "rustcrypto/chacha20/",
+                "rustcrypto/aes-128-ctr",
+                "rustcrypto/sha-256",
+                "--sizes",
+                "64",
+                "--against",
+                "rustcrypto/chacha20",
+            ],
+            &quick[..],
+        ]
+        .concat(),
+    );
+    let unlike: Vec<&Value> = run["not_compared"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["candidate"] == "rustcrypto/sha-256")
+        .collect();
+    assert_eq!(unlike.len(), 1, "{run}");
+    assert_eq!(unlike[0]["why"], "another operation (hash, not xor)");
+    assert_eq!(unlike[0]["blocks_gate"], false);
 
     // A baseline taken with another counter is refused before measuring, not after.
     let ns = [
