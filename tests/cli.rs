@@ -700,6 +700,29 @@ fn c_implementations_crash_hang_and_wrong_output_fail_alone() {
     );
 }
 
+/// A C hash is checked at the lengths the Rust catalog's are: every one up to two blocks.
+#[test]
+fn a_c_hash_wrong_at_one_boundary_length_is_refused() {
+    let env = Env::new();
+    let run = env.json_with_failures(&with_quick(&[
+        "run",
+        &repo("tests/c/faulty/boundary.toml"),
+        "--sizes",
+        "64",
+        "--format",
+        "json",
+    ]));
+    let wrong = result(&run, "faulty-boundary/sha-256/wrong-at-119@native");
+    assert_eq!(wrong["status"], "wrong", "{wrong}");
+    assert!(
+        wrong["message"]
+            .as_str()
+            .unwrap()
+            .contains("119-byte message against the reference implementation"),
+        "{wrong}"
+    );
+}
+
 #[test]
 fn c_examples_build_verify_and_print_the_variant_target_table() {
     let env = Env::new();

@@ -8,7 +8,7 @@ use super::super::reference;
 use super::super::{
     Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
 };
-use super::{boundary_lengths, param, unhex};
+use super::{boundary_lengths, param, refused, unhex};
 
 /// What a provider implements for a hash function.
 pub trait HashFunction: Send + 'static {
@@ -137,6 +137,29 @@ pub fn algorithm(name: &str) -> Option<&'static HashAlgorithm> {
         .find(|a| a.name == name)
 }
 
+/// The gate of every implementation of `alg`, the Rust catalog's and C builds alike: the
+/// published vectors, then every boundary length against the reference written from the
+/// standard. `hash` gives a message's digest, or why the implementation would not (a C
+/// function's name and return code).
+pub fn conformance(
+    alg: &HashAlgorithm,
+    mut hash: impl FnMut(&[u8]) -> Result<Vec<u8>, String>,
+) -> Result<(), Mismatch> {
+    for v in alg.vectors {
+        let msg = v.message();
+        let what = format!("{} of {} bytes ({})", alg.name, msg.len(), v.source);
+        let got = hash(&msg).map_err(refused(&what))?;
+        Mismatch::check_bytes(&what, &got, &unhex(v.digest))?;
+    }
+    for len in boundary_lengths(alg.block_len) {
+        let msg = pattern(len);
+        let what = format!("{len}-byte message against the reference implementation");
+        let got = hash(&msg).map_err(refused(&what))?;
+        Mismatch::check_bytes(&what, &got, &(alg.reference)(&msg))?;
+    }
+    Ok(())
+}
+
 impl HashVector {
     pub fn message(&self) -> Vec<u8> {
         // Characters below 256 stand for single bytes, so 0xa3 can be written as text.
@@ -181,24 +204,13 @@ impl<H: HashFunction> Implementation for Hash<H> {
     }
 
     fn verify(&self) -> Result<(), Mismatch> {
-        let alg = H::ALGORITHM;
         // One instance for everything: reusing it checks that it resets after each digest.
         let mut h = H::new();
-        let mut out = vec![0u8; alg.out_len];
-        for v in alg.vectors {
-            h.hash(&v.message(), &mut out);
-            Mismatch::check_bytes(v.source, &out, &unhex(v.digest))?;
-        }
-        for len in boundary_lengths(alg.block_len) {
-            let msg = pattern(len);
-            h.hash(&msg, &mut out);
-            Mismatch::check_bytes(
-                &format!("{len}-byte message against the reference implementation"),
-                &out,
-                &(alg.reference)(&msg),
-            )?;
-        }
-        Ok(())
+        conformance(H::ALGORITHM, |msg| {
+            let mut out = vec![0u8; H::ALGORITHM.out_len];
+            h.hash(msg, &mut out);
+            Ok(out)
+        })
     }
 
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
@@ -259,6 +271,23 @@ mod tests {
         }
     }
 
+    /// SHA-256 wrong for 119-byte messages only, the longest whose padding fits two
+    /// blocks (as the C test build `FAULT_AT_119`).
+    struct WrongAt119;
+
+    impl HashFunction for WrongAt119 {
+        const ALGORITHM: &'static HashAlgorithm = &SHA_256;
+        fn new() -> Self {
+            WrongAt119
+        }
+        fn hash(&mut self, msg: &[u8], out: &mut [u8]) {
+            out.copy_from_slice(&reference::sha2::sha256(msg));
+            if msg.len() == 119 {
+                out[31] ^= 1;
+            }
+        }
+    }
+
     /// The right function in the wrong state: the second digest continues the first.
     struct NoReset(Vec<u8>);
 
@@ -277,6 +306,8 @@ mod tests {
     fn the_gate_refuses_broken_hashes() {
         let err = Hash::<OffByOne>::new("test").verify().unwrap_err();
         assert!(err.check.starts_with("55-byte message"), "{err}");
+        let err = Hash::<WrongAt119>::new("test").verify().unwrap_err();
+        assert!(err.check.starts_with("119-byte message"), "{err}");
         let err = Hash::<NoReset>::new("test").verify().unwrap_err();
         assert!(err.check.contains("\"abc\""), "{err}");
     }

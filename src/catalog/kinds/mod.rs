@@ -11,7 +11,7 @@ pub mod stream;
 pub mod xof;
 pub mod xof_lanes;
 
-use super::{Implementation, Params, PrepareError};
+use super::{Implementation, Mismatch, Params, PrepareError};
 
 fn unhex(s: &str) -> Vec<u8> {
     hex::decode(s).expect("built-in test vectors are valid hex")
@@ -34,9 +34,15 @@ fn param(
         })
 }
 
+/// The gate's refusal, in `check`, of an implementation that would not compute: `why` is
+/// a C function's name and return code (a Rust implementation never refuses).
+fn refused(check: &str) -> impl FnOnce(String) -> Mismatch + '_ {
+    move |why| Mismatch::new(check, why)
+}
+
 /// Every length up to two blocks of `block` bytes (so every padding case of a hash and
 /// every partial block of a cipher), the third block's boundary, and a few long ones.
-fn boundary_lengths(block: usize) -> Vec<usize> {
+pub fn boundary_lengths(block: usize) -> Vec<usize> {
     let mut lens: Vec<usize> = (0..=2 * block + 1).collect();
     lens.extend([
         3 * block - 1,
@@ -48,3 +54,8 @@ fn boundary_lengths(block: usize) -> Vec<usize> {
     ]);
     lens
 }
+
+/// The block size to take for an algorithm the gate has no facts about (a C build of an
+/// algorithm of its own): its [`boundary_lengths`] take in every partial block of 8-,
+/// 16-, 32- and 64-byte blocks.
+pub const UNKNOWN_BLOCK_LEN: usize = 64;

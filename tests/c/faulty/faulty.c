@@ -1,5 +1,8 @@
 /* Deliberately faulty crypto_hash builds for cryptobench's tests, chosen by -D flags:
  * FAULT_WRONG: a wrong digest (must be refused by the gate);
+ * FAULT_AT_119: a wrong digest for 119-byte messages only, the longest whose padding
+ *   fits two blocks (must be refused by the gate, which checks every length up to two
+ *   blocks);
  * FAULT_CRASH: SIGSEGV on the third call after the gate's calls (must fail alone);
  * FAULT_HANG: loops forever on the third such call (must be killed by the timeout);
  * FAULT_EXIT: exit(0) on the third such call (a worker gone without a reply: fails alone);
@@ -75,6 +78,9 @@ int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long 
   }
 #ifdef FAULT_WRONG
   out[31] ^= 1;
+#endif
+#ifdef FAULT_AT_119
+  if (bits == 119 * 8) out[31] ^= 1;
 #endif
   return 0;
 }
