@@ -723,6 +723,27 @@ fn a_c_hash_wrong_at_one_boundary_length_is_refused() {
     );
 }
 
+/// A C stream cipher XORs a message, not zeros, against the reference at the Rust
+/// catalog's lengths: one that writes the bare keystream is refused.
+#[test]
+fn a_c_stream_cipher_that_ignores_the_message_is_refused() {
+    let env = Env::new();
+    let run = env.json_with_failures(&with_quick(&[
+        "run",
+        &repo("tests/c/stream/manifest.toml"),
+        "--sizes",
+        "64",
+        "--format",
+        "json",
+    ]));
+    let wrong = result(&run, "faulty-stream/chacha20/keystream-only@native");
+    assert_eq!(wrong["status"], "wrong", "{wrong}");
+    assert!(
+        wrong["message"].as_str().unwrap().contains("RFC 8439"),
+        "{wrong}"
+    );
+}
+
 #[test]
 fn c_examples_build_verify_and_print_the_variant_target_table() {
     let env = Env::new();

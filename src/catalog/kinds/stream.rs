@@ -11,7 +11,7 @@ use super::super::reference;
 use super::super::{
     Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
 };
-use super::{param, unhex};
+use super::{boundary_lengths, param, refused, unhex};
 
 /// What a provider implements for a stream cipher.
 pub trait StreamCipher: Send + 'static {
@@ -27,6 +27,8 @@ pub struct StreamAlgorithm {
     pub name: &'static str,
     pub key_len: usize,
     pub nonce_len: usize,
+    /// Size of the keystream's blocks: where partial-block bugs hide.
+    pub block_len: usize,
     /// Published vectors: (source, key, nonce, initial block counter, plaintext, ciphertext),
     /// hex-encoded.
     pub vectors: &'static [StreamVector],
@@ -44,22 +46,51 @@ pub struct StreamVector {
     pub ciphertext: &'static str,
 }
 
+const RFC_8439_KEY: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+const RFC_8439_PLAINTEXT: &str = "4c616469657320616e642047656e746c656d656e206f662074686520636c617373206f66202739393a204966204920636f756c64206f6666657220796f75206f6e6c79206f6e652074697020666f7220746865206675747572652c2073756e73637265656e20776f756c642062652069742e";
+const RFC_8439_CIPHERTEXT: &str = "6e2e359a2568f98041ba0728dd0d6981e97e7aec1d4360c20a27afccfd9fae0bf91b65c5524733ab8f593dabcd62b3571639d624e65152ab8f530c359f0861d807ca0dbf500d6a6156a38e088a22b65e52bc514d16ccf806818ce91ab77937365af90bbf74a35be6b40b8eedf2785e42874d";
+
 pub static CHACHA20: StreamAlgorithm = StreamAlgorithm {
     name: "chacha20",
     key_len: 32,
     nonce_len: 12,
+    block_len: 64,
     vectors: &[StreamVector {
         source: "RFC 8439 section 2.4.2",
-        key: "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+        key: RFC_8439_KEY,
         nonce: "000000000000004a00000000",
         skip: 64,
-        plaintext: "4c616469657320616e642047656e746c656d656e206f662074686520636c617373206f66202739393a204966204920636f756c64206f6666657220796f75206f6e6c79206f6e652074697020666f7220746865206675747572652c2073756e73637265656e20776f756c642062652069742e",
-        ciphertext: "6e2e359a2568f98041ba0728dd0d6981e97e7aec1d4360c20a27afccfd9fae0bf91b65c5524733ab8f593dabcd62b3571639d624e65152ab8f530c359f0861d807ca0dbf500d6a6156a38e088a22b65e52bc514d16ccf806818ce91ab77937365af90bbf74a35be6b40b8eedf2785e42874d",
+        plaintext: RFC_8439_PLAINTEXT,
+        ciphertext: RFC_8439_CIPHERTEXT,
     }],
     reference: |key, nonce, len| {
         let key: [u8; 32] = key.try_into().expect("chacha20 key is 32 bytes");
         let nonce: [u8; 12] = nonce.try_into().expect("chacha20 nonce is 12 bytes");
         reference::chacha20::keystream(&key, &nonce, 0, len)
+    },
+};
+
+/// ChaCha20 as djb wrote it and SUPERCOP's `crypto_stream_chacha20` has it: a 64-bit block
+/// counter and an 8-byte nonce. Below 2^32 blocks it is RFC 8439's ChaCha20 with the nonce
+/// behind four zero bytes (the counter's high word), so the RFC's vector holds for it.
+pub static CHACHA20_8_BYTE_NONCE: StreamAlgorithm = StreamAlgorithm {
+    name: "chacha20",
+    key_len: 32,
+    nonce_len: 8,
+    block_len: 64,
+    vectors: &[StreamVector {
+        source: "RFC 8439 section 2.4.2 (the last 8 bytes of its nonce)",
+        key: RFC_8439_KEY,
+        nonce: "0000004a00000000",
+        skip: 64,
+        plaintext: RFC_8439_PLAINTEXT,
+        ciphertext: RFC_8439_CIPHERTEXT,
+    }],
+    reference: |key, nonce, len| {
+        let key: [u8; 32] = key.try_into().expect("chacha20 key is 32 bytes");
+        let mut n12 = [0u8; 12];
+        n12[4..].copy_from_slice(nonce);
+        reference::chacha20::keystream(&key, &n12, 0, len)
     },
 };
 
@@ -74,6 +105,7 @@ pub static AES_128_CTR: StreamAlgorithm = StreamAlgorithm {
     name: "aes-128-ctr",
     key_len: 16,
     nonce_len: 16,
+    block_len: 16,
     vectors: &[StreamVector {
         source: "NIST SP 800-38A F.5.1 (CTR-AES128.Encrypt)",
         key: "2b7e151628aed2a6abf7158809cf4f3c",
@@ -89,6 +121,7 @@ pub static AES_256_CTR: StreamAlgorithm = StreamAlgorithm {
     name: "aes-256-ctr",
     key_len: 32,
     nonce_len: 16,
+    block_len: 16,
     vectors: &[StreamVector {
         source: "NIST SP 800-38A F.5.5 (CTR-AES256.Encrypt)",
         key: "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4",
@@ -103,6 +136,94 @@ pub static AES_256_CTR: StreamAlgorithm = StreamAlgorithm {
 fn aes_ctr_reference(key: &[u8], nonce: &[u8], len: usize) -> Vec<u8> {
     let counter: [u8; 16] = nonce.try_into().expect("AES-CTR nonce is 16 bytes");
     reference::aes::Aes::new(key).ctr_keystream(&counter, len)
+}
+
+/// The algorithm of this name and these sizes whose known answers and reference any
+/// implementation of it (a C build included) is checked against.
+pub fn algorithm(name: &str, key_len: usize, nonce_len: usize) -> Option<&'static StreamAlgorithm> {
+    [
+        &CHACHA20,
+        &CHACHA20_8_BYTE_NONCE,
+        &AES_128_CTR,
+        &AES_256_CTR,
+    ]
+    .into_iter()
+    .find(|a| (a.name, a.key_len, a.nonce_len) == (name, key_len, nonce_len))
+}
+
+/// The nonces the gate checks keystreams under: an ordinary one, and all ones, which
+/// makes every counter carry (8, 32, 64, 128 bits) happen at once.
+fn nonces(alg: &StreamAlgorithm) -> [Vec<u8>; 2] {
+    [
+        pattern(alg.nonce_len).iter().map(|b| b ^ 0x5a).collect(),
+        vec![0xff; alg.nonce_len],
+    ]
+}
+
+/// The gate of every implementation of `alg`, the Rust catalog's and C builds alike, in
+/// SUPERCOP's form: `xor(key, nonce, msg)` is `msg` XOR the keystream from its start, or
+/// why the implementation would not give it (a C function's name and return code). The
+/// published vectors, then every boundary length under each of [`nonces`] against the
+/// reference written from the standard.
+pub fn conformance(
+    alg: &StreamAlgorithm,
+    mut xor: impl FnMut(&[u8], &[u8], &[u8]) -> Result<Vec<u8>, String>,
+) -> Result<(), Mismatch> {
+    for v in alg.vectors {
+        // The keystream the vector skips is XORed into zeros ahead of its plaintext.
+        let msg = [vec![0u8; v.skip], unhex(v.plaintext)].concat();
+        let got = xor(&unhex(v.key), &unhex(v.nonce), &msg).map_err(refused(v.source))?;
+        let got = got.get(v.skip..).unwrap_or_default();
+        Mismatch::check_bytes(v.source, got, &unhex(v.ciphertext))?;
+    }
+    let key = pattern(alg.key_len);
+    let lengths = boundary_lengths(alg.block_len);
+    let longest = lengths.iter().copied().max().unwrap_or_default();
+    for nonce in nonces(alg) {
+        let keystream = (alg.reference)(&key, &nonce, longest);
+        for &len in &lengths {
+            let msg = pattern(len);
+            let what = format!(
+                "{len}-byte message, nonce {} against the reference implementation",
+                hex::encode(&nonce)
+            );
+            let got = xor(&key, &nonce, &msg).map_err(refused(&what))?;
+            let want: Vec<u8> = msg.iter().zip(&keystream).map(|(m, k)| m ^ k).collect();
+            Mismatch::check_bytes(&what, &got, &want)?;
+        }
+    }
+    Ok(())
+}
+
+/// A Rust cipher continues its keystream from one call to the next (C's
+/// `crypto_stream_xor` has no such state): uneven pieces catch buffering bugs at block
+/// boundaries that one long call hides.
+fn continues_across_calls<C: StreamCipher>() -> Result<(), Mismatch> {
+    let alg = C::ALGORITHM;
+    let key = pattern(alg.key_len);
+    for nonce in nonces(alg) {
+        let want = (alg.reference)(&key, &nonce, 70_000);
+        let mut got = vec![0u8; want.len()];
+        let mut c = C::new(&key, &nonce);
+        let mut at = 0;
+        for piece in [1usize, 63, 64, 65, 127, 1000, 4096].iter().cycle() {
+            let end = (at + piece).min(got.len());
+            c.apply_keystream(&mut got[at..end]);
+            at = end;
+            if at == got.len() {
+                break;
+            }
+        }
+        Mismatch::check_bytes(
+            &format!(
+                "keystream against the reference implementation, nonce {}",
+                hex::encode(&nonce)
+            ),
+            &got,
+            &want,
+        )?;
+    }
+    Ok(())
 }
 
 /// The operations every implementation of this kind offers (C builds included).
@@ -141,43 +262,13 @@ impl<C: StreamCipher> Implementation for Stream<C> {
     }
 
     fn verify(&self) -> Result<(), Mismatch> {
-        let alg = C::ALGORITHM;
-        for v in alg.vectors {
-            let mut c = C::new(&unhex(v.key), &unhex(v.nonce));
-            c.apply_keystream(&mut vec![0u8; v.skip]);
-            let mut buf = unhex(v.plaintext);
-            c.apply_keystream(&mut buf);
-            Mismatch::check_bytes(v.source, &buf, &unhex(v.ciphertext))?;
-        }
-        // Uneven pieces catch buffering bugs at block boundaries that one long call hides.
-        // The all-ones nonce makes every counter carry (8, 32, 64, 128 bits) happen at once.
-        let key = pattern(alg.key_len);
-        for nonce in [
-            pattern(alg.nonce_len).iter().map(|b| b ^ 0x5a).collect(),
-            vec![0xff; alg.nonce_len],
-        ] {
-            let want = (alg.reference)(&key, &nonce, 70_000);
-            let mut got = vec![0u8; want.len()];
-            let mut c = C::new(&key, &nonce);
-            let mut at = 0;
-            for piece in [1usize, 63, 64, 65, 127, 1000, 4096].iter().cycle() {
-                let end = (at + piece).min(got.len());
-                c.apply_keystream(&mut got[at..end]);
-                at = end;
-                if at == got.len() {
-                    break;
-                }
-            }
-            Mismatch::check_bytes(
-                &format!(
-                    "keystream against the reference implementation, nonce {}",
-                    hex::encode(&nonce)
-                ),
-                &got,
-                &want,
-            )?;
-        }
-        Ok(())
+        // A fresh instance per message: one call from the start of the keystream, as C's.
+        conformance(C::ALGORITHM, |key, nonce, msg| {
+            let mut buf = msg.to_vec();
+            C::new(key, nonce).apply_keystream(&mut buf);
+            Ok(buf)
+        })?;
+        continues_across_calls::<C>()
     }
 
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
@@ -207,7 +298,12 @@ impl<C: StreamCipher> Call for XorCall<C> {
 mod tests {
     use super::*;
 
-    const ALGORITHMS: [&StreamAlgorithm; 3] = [&CHACHA20, &AES_128_CTR, &AES_256_CTR];
+    const ALGORITHMS: [&StreamAlgorithm; 4] = [
+        &CHACHA20,
+        &CHACHA20_8_BYTE_NONCE,
+        &AES_128_CTR,
+        &AES_256_CTR,
+    ];
 
     #[test]
     fn references_reproduce_the_published_vectors() {

@@ -23,8 +23,9 @@ pub fn register(r: &mut Registry) {
     r.add(Stream::<HangOnThirdCall>::new("test-hang"));
 }
 
-/// The gate never passes more than this many bytes at once, so the planted faults below
-/// fire only in timed calls.
+/// The gate gives an instance at most one call longer than this (a fresh instance per
+/// message where it calls once), so the planted faults below, on an instance's third
+/// longer call, fire only in timed calls.
 const GATE_MAX_PIECE: usize = 4096;
 
 fn chacha(key: &[u8], nonce: &[u8]) -> chacha20::ChaCha20 {

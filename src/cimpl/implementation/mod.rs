@@ -19,8 +19,8 @@ use super::library::{
 };
 use super::manifest::{CKind, CoreVector};
 use super::randomness::Hook;
+use crate::catalog::kinds;
 use crate::catalog::{Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError};
-use crate::catalog::{kinds, reference};
 use crate::name::ImplName;
 
 /// Everything a worker needs to load one compiled variant; travels in the worker request.
@@ -360,29 +360,34 @@ impl CImplementation {
         Ok(())
     }
 
+    /// The stream cipher whose published examples and reference this build is checked
+    /// against: a known algorithm of this name and of the sizes `api.h` gives.
+    fn known_stream(&self) -> Option<&'static kinds::stream::StreamAlgorithm> {
+        kinds::stream::algorithm(
+            &self.spec.algorithm,
+            self.size("CRYPTO_KEYBYTES"),
+            self.size("CRYPTO_NONCEBYTES"),
+        )
+    }
+
     fn verify_stream(&self) -> Result<(), Mismatch> {
-        let (kl, nl) = (self.size("CRYPTO_KEYBYTES"), self.size("CRYPTO_NONCEBYTES"));
-        let key = bytes(kl, 2);
-        let nonce = bytes(nl, 3);
-        for len in [0usize, 1, 63, 64, 65, 1000, 4096, 16_387] {
+        let known = self.known_stream();
+        if let Some(alg) = known {
+            kinds::stream::conformance(alg, |k, n, m| self.stream_xor(m, n, k))?;
+        }
+        let key = bytes(self.size("CRYPTO_KEYBYTES"), 2);
+        let nonce = bytes(self.size("CRYPTO_NONCEBYTES"), 3);
+        // Without a reference every call must at least succeed; with a peer, agree with it.
+        let block_len = known.map_or(kinds::UNKNOWN_BLOCK_LEN, |a| a.block_len);
+        for len in kinds::boundary_lengths(block_len) {
+            let m = bytes(len, 4);
             let got = self
-                .stream_xor(&vec![0u8; len], &nonce, &key)
-                .map_err(refused(format!("{len} bytes of keystream")))?;
-            if self.spec.algorithm == "chacha20" && kl == 32 && (nl == 12 || nl == 8) {
-                let mut n12 = [0u8; 12];
-                n12[12 - nl..].copy_from_slice(&nonce);
-                let k: [u8; 32] = key.clone().try_into().expect("32 bytes");
-                let want = reference::chacha20::keystream(&k, &n12, 0, len);
-                Mismatch::check_bytes(
-                    &format!("ChaCha20 keystream of {len} bytes against the RFC 8439 reference"),
-                    &got,
-                    &want,
-                )?;
-            }
+                .stream_xor(&m, &nonce, &key)
+                .map_err(refused(format!("{len}-byte message")))?;
             if let Some(p) = &self.peer {
                 let what = format!("{len} bytes against variant {}", p.name);
                 let theirs = p
-                    .stream_xor(&vec![0u8; len], &nonce, &key)
+                    .stream_xor(&m, &nonce, &key)
                     .map_err(refused_there(&what))?;
                 Mismatch::check_bytes(&what, &got, &theirs)?;
             }
@@ -588,7 +593,7 @@ impl Implementation for CImplementation {
         let mut c = self.spec.caveats.clone();
         let has_reference = match self.spec.kind {
             CKind::Hash => kinds::hash::algorithm(&self.spec.algorithm).is_some(),
-            CKind::Stream => self.spec.algorithm == "chacha20",
+            CKind::Stream => self.known_stream().is_some(),
             CKind::Aead => self.spec.kat.is_some() || self.known_aead().is_some(),
             CKind::Core => !self.spec.vectors.is_empty(),
             CKind::Kem => crate::catalog::kinds::kem::algorithm(&self.spec.algorithm).is_some(),
