@@ -744,6 +744,40 @@ fn a_c_stream_cipher_that_ignores_the_message_is_refused() {
     );
 }
 
+/// A C AEAD faces the Rust catalog's forgeries: each of these opens its own ciphertexts
+/// and refuses a changed last tag byte, and is refused for the forgery it lets through.
+#[test]
+fn c_aeads_that_accept_forgeries_are_refused() {
+    let env = Env::new();
+    let run = env.json_with_failures(&with_quick(&[
+        "run",
+        &repo("tests/c/aead/manifest.toml"),
+        "--sizes",
+        "64",
+        "--format",
+        "json",
+    ]));
+    for name in [
+        "toy-aeads/toy-aead/o1@native",
+        "toy-aeads/toy-aead/o2@native",
+    ] {
+        let fine = result(&run, name);
+        assert_eq!(fine["verified"], true, "{fine}");
+    }
+    for (name, forgery) in [
+        ("unauthenticated-ad", "accepted changed associated data"),
+        ("unauthenticated-last-byte", "accepted a changed ciphertext"),
+        ("half-tag-compared", "accepted a tag with one bit flipped"),
+    ] {
+        let wrong = result(&run, &format!("toy-aeads/{name}/faulty@native"));
+        assert_eq!(wrong["status"], "wrong", "{wrong}");
+        assert!(
+            wrong["message"].as_str().unwrap().contains(forgery),
+            "{wrong}"
+        );
+    }
+}
+
 #[test]
 fn c_examples_build_verify_and_print_the_variant_target_table() {
     let env = Env::new();

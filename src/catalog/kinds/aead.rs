@@ -1,6 +1,7 @@
 //! Authenticated encryption: `encrypt` and `decrypt` a message of `len` bytes with `ad`
 //! bytes of associated data, in place, the tag kept apart.
 
+use std::cell::RefCell;
 use std::hint::black_box;
 use std::marker::PhantomData;
 
@@ -10,7 +11,7 @@ use super::super::reference;
 use super::super::{
     Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
 };
-use super::{boundary_lengths, param, unhex};
+use super::{boundary_lengths, param, refused, unhex};
 
 /// What a provider implements for an AEAD.
 pub trait AeadCipher: Send + 'static {
@@ -223,52 +224,182 @@ impl<A: AeadCipher> Aead<A> {
     }
 }
 
-/// Encrypt, then decrypt with the right tag and with corrupted inputs; `what` names the
-/// case in a refusal.
-fn check<A: AeadCipher>(
-    a: &mut A,
+/// An AEAD as the gate calls it, Rust or C alike, in SUPERCOP's form: every call takes
+/// the key, and a sealed message is the ciphertext followed by the tag.
+pub trait Sealer {
+    /// `case.msg` sealed, or why the implementation would not (a C function's name and
+    /// return code).
+    fn seal(&self, case: &Case) -> Result<Vec<u8>, String>;
+    /// The message in `sealed`, or why not: a refused tag, or a C function's error, which
+    /// C's `crypto_aead_decrypt` does not tell apart.
+    fn open(&self, case: &Case, sealed: &[u8]) -> Result<Vec<u8>, String>;
+}
+
+/// What one check seals: `msg` under `key`, `nonce` and associated data `ad`.
+pub struct Case<'a> {
+    pub key: &'a [u8],
+    pub nonce: &'a [u8],
+    pub ad: &'a [u8],
+    pub msg: &'a [u8],
+}
+
+/// The gate of every implementation of `alg`, the Rust catalog's and C builds alike: the
+/// published vectors, then [`lengths`] of message and AD against the reference written
+/// from the standard, each opened again and forged ([`authenticates`]).
+pub fn conformance(alg: &AeadAlgorithm, aead: &impl Sealer) -> Result<(), Mismatch> {
+    for v in alg.vectors {
+        let (key, nonce, ad, msg) = (
+            unhex(v.key),
+            unhex(v.nonce),
+            unhex(v.ad),
+            unhex(v.plaintext),
+        );
+        let case = Case {
+            key: &key,
+            nonce: &nonce,
+            ad: &ad,
+            msg: &msg,
+        };
+        let what = format!("{} ({})", alg.name, v.source);
+        check(aead, &what, &case, (&unhex(v.ciphertext), &unhex(v.tag)))?;
+    }
+    let key = pattern(alg.key_len);
+    let nonce: Vec<u8> = pattern(alg.nonce_len).iter().map(|b| b ^ 0xa5).collect();
+    for (len, ad_len) in lengths(alg.block_len) {
+        let ad: Vec<u8> = pattern(ad_len).iter().map(|b| b ^ 0x3c).collect();
+        let msg = pattern(len);
+        let case = Case {
+            key: &key,
+            nonce: &nonce,
+            ad: &ad,
+            msg: &msg,
+        };
+        let (ct, tag) = (alg.reference)(&key, &nonce, &ad, &msg);
+        let what =
+            format!("{len}-byte message, {ad_len}-byte ad against the reference implementation");
+        check(aead, &what, &case, (&ct, &tag))?;
+    }
+    Ok(())
+}
+
+/// The (message, AD) lengths of the gate for blocks of `block_len` bytes: every boundary
+/// length of the message with AD empty, short, and around one block.
+pub fn lengths(block_len: usize) -> impl Iterator<Item = (usize, usize)> {
+    boundary_lengths(block_len)
+        .into_iter()
+        .flat_map(move |len| [0, 1, 13, block_len, block_len + 1].map(|ad| (len, ad)))
+}
+
+/// Seal `case` and compare with the expected ciphertext and tag, then [`authenticates`].
+fn check(
+    aead: &impl Sealer,
     what: &str,
-    (nonce, ad): (&[u8], &[u8]),
-    msg: &[u8],
+    case: &Case,
     (ct, tag): (&[u8], &[u8]),
 ) -> Result<(), Mismatch> {
-    let mut buf = msg.to_vec();
-    let mut got_tag = vec![0u8; A::ALGORITHM.tag_len];
-    a.encrypt(nonce, ad, &mut buf, &mut got_tag);
-    Mismatch::check_bytes(&format!("{what}: ciphertext"), &buf, ct)?;
-    Mismatch::check_bytes(&format!("{what}: tag"), &got_tag, tag)?;
-    if !a.decrypt(nonce, ad, &mut buf, tag) {
-        return Err(Mismatch::new(what, "decryption refused the right tag"));
+    let sealed = aead.seal(case).map_err(refused(what))?;
+    let (got_ct, got_tag) = sealed.split_at(ct.len().min(sealed.len()));
+    Mismatch::check_bytes(&format!("{what}: encrypt, ciphertext"), got_ct, ct)?;
+    Mismatch::check_bytes(&format!("{what}: encrypt, tag"), got_tag, tag)?;
+    authenticates(aead, what, case, &sealed, tag.len())
+}
+
+/// `sealed`, what `case` seals to with a tag of `tag_len` bytes, must open to the message,
+/// and none of its [`forgeries`] may open.
+pub fn authenticates(
+    aead: &impl Sealer,
+    what: &str,
+    case: &Case,
+    sealed: &[u8],
+    tag_len: usize,
+) -> Result<(), Mismatch> {
+    if sealed.len() != case.msg.len() + tag_len {
+        return Err(Mismatch::new(
+            what,
+            format!(
+                "sealed to {} bytes: the message has {} and the tag {tag_len}",
+                sealed.len(),
+                case.msg.len()
+            ),
+        ));
     }
-    Mismatch::check_bytes(&format!("{what}: decryption"), &buf, msg)?;
-    let refuses = |a: &mut A, ad: &[u8], ct: &[u8], tag: &[u8], change: &str| {
-        let mut buf = ct.to_vec();
-        if a.decrypt(nonce, ad, &mut buf, tag) {
-            Err(Mismatch::new(what, format!("decryption accepted {change}")))
-        } else {
-            Ok(())
+    let opened = aead
+        .open(case, sealed)
+        .map_err(|why| Mismatch::new(what, format!("decryption refused the right tag ({why})")))?;
+    Mismatch::check_bytes(&format!("{what}: decrypt"), &opened, case.msg)?;
+    for (forged, ad, change) in forgeries(case, sealed) {
+        if aead.open(&Case { ad: &ad, ..*case }, &forged).is_ok() {
+            return Err(Mismatch::new(what, format!("decryption accepted {change}")));
         }
-    };
+    }
+    Ok(())
+}
+
+/// What `sealed` (`case` sealed) turns into when forged: (sealed, AD, what changed). A bit
+/// flipped in the tag's first byte, its last byte changed (a tag compared only in part
+/// lets one of the two through), a changed ciphertext, changed associated data.
+fn forgeries(case: &Case, sealed: &[u8]) -> Vec<(Vec<u8>, Vec<u8>, &'static str)> {
     let flip = |v: &[u8], i: usize| {
         let mut v = v.to_vec();
         v[i] ^= 0x01;
         v
     };
-    refuses(a, ad, ct, &flip(tag, 0), "a tag with one bit flipped")?;
-    refuses(
-        a,
-        ad,
-        ct,
-        &flip(tag, tag.len() - 1),
-        "a tag with its last byte changed",
-    )?;
-    if !ct.is_empty() {
-        refuses(a, ad, &flip(ct, ct.len() - 1), tag, "a changed ciphertext")?;
+    let ad = case.ad.to_vec();
+    let tag_at = case.msg.len();
+    let mut forged = vec![
+        (
+            flip(sealed, tag_at),
+            ad.clone(),
+            "a tag with one bit flipped",
+        ),
+        (
+            flip(sealed, sealed.len() - 1),
+            ad.clone(),
+            "a tag with its last byte changed",
+        ),
+    ];
+    if tag_at > 0 {
+        forged.push((flip(sealed, tag_at - 1), ad.clone(), "a changed ciphertext"));
     }
     if !ad.is_empty() {
-        refuses(a, &flip(ad, 0), ct, tag, "changed associated data")?;
+        forged.push((sealed.to_vec(), flip(&ad, 0), "changed associated data"));
     }
-    Ok(())
+    forged
+}
+
+/// An [`AeadCipher`] as a [`Sealer`]: one instance per key, kept from one message to the
+/// next to check that nothing leaks between them.
+struct Keyed<A>(RefCell<Option<(Vec<u8>, A)>>);
+
+impl<A: AeadCipher> Keyed<A> {
+    /// `f` on the instance for `key`.
+    fn with<R>(&self, key: &[u8], f: impl FnOnce(&mut A) -> R) -> R {
+        let mut keyed = self.0.borrow_mut();
+        if keyed.as_ref().is_none_or(|(k, _)| k != key) {
+            *keyed = Some((key.to_vec(), A::new(key)));
+        }
+        f(&mut keyed.as_mut().expect("made above").1)
+    }
+}
+
+impl<A: AeadCipher> Sealer for Keyed<A> {
+    fn seal(&self, case: &Case) -> Result<Vec<u8>, String> {
+        let mut sealed = case.msg.to_vec();
+        sealed.resize(case.msg.len() + A::ALGORITHM.tag_len, 0);
+        let (buf, tag) = sealed.split_at_mut(case.msg.len());
+        self.with(case.key, |a| a.encrypt(case.nonce, case.ad, buf, tag));
+        Ok(sealed)
+    }
+
+    fn open(&self, case: &Case, sealed: &[u8]) -> Result<Vec<u8>, String> {
+        let (ct, tag) = sealed.split_at(sealed.len() - A::ALGORITHM.tag_len);
+        let mut buf = ct.to_vec();
+        if self.with(case.key, |a| a.decrypt(case.nonce, case.ad, &mut buf, tag)) {
+            Ok(buf)
+        } else {
+            Err("decrypt returned false".into())
+        }
+    }
 }
 
 impl<A: AeadCipher> Implementation for Aead<A> {
@@ -286,39 +417,7 @@ impl<A: AeadCipher> Implementation for Aead<A> {
     }
 
     fn verify(&self) -> Result<(), Mismatch> {
-        let alg = A::ALGORITHM;
-        for v in alg.vectors {
-            let (key, nonce, ad) = (unhex(v.key), unhex(v.nonce), unhex(v.ad));
-            check(
-                &mut A::new(&key),
-                v.source,
-                (&nonce, &ad),
-                &unhex(v.plaintext),
-                (&unhex(v.ciphertext), &unhex(v.tag)),
-            )?;
-        }
-        // One instance for every length: reusing it checks that nothing leaks from one
-        // message to the next.
-        let key = pattern(alg.key_len);
-        let nonce: Vec<u8> = pattern(alg.nonce_len).iter().map(|b| b ^ 0xa5).collect();
-        let mut a = A::new(&key);
-        for len in boundary_lengths(alg.block_len) {
-            for ad_len in [0, 1, 13, alg.block_len, alg.block_len + 1] {
-                let ad: Vec<u8> = pattern(ad_len).iter().map(|b| b ^ 0x3c).collect();
-                let msg = pattern(len);
-                let (ct, tag) = (alg.reference)(&key, &nonce, &ad, &msg);
-                check(
-                    &mut a,
-                    &format!(
-                        "{len}-byte message, {ad_len}-byte ad against the reference implementation"
-                    ),
-                    (&nonce, &ad),
-                    &msg,
-                    (&ct, &tag),
-                )?;
-            }
-        }
-        Ok(())
+        conformance(A::ALGORITHM, &Keyed::<A>(RefCell::new(None)))
     }
 
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
