@@ -778,6 +778,34 @@ fn c_aeads_that_accept_forgeries_are_refused() {
     }
 }
 
+/// A C core named after an algorithm of the Rust catalog is checked against its known
+/// answers and reference, vectors in the manifest or not.
+#[test]
+fn a_c_core_of_a_known_algorithm_meets_its_known_answers() {
+    let env = Env::new();
+    let run = env.json_with_failures(&with_quick(&[
+        "run",
+        &repo("tests/c/core/manifest.toml"),
+        "--format",
+        "json",
+    ]));
+    let fine = result(&run, "keccak-cores/keccak-f1600/little-endian@native");
+    assert_eq!(fine["verified"], true, "{fine}");
+    assert!(
+        fine.get("message").is_none(),
+        "checked, so no caveat: {fine}"
+    );
+    let wrong = result(&run, "keccak-cores/keccak-f1600/big-endian@native");
+    assert_eq!(wrong["status"], "wrong", "{wrong}");
+    assert!(
+        wrong["message"]
+            .as_str()
+            .unwrap()
+            .contains("KeccakF-1600-IntermediateValues"),
+        "{wrong}"
+    );
+}
+
 #[test]
 fn c_examples_build_verify_and_print_the_variant_target_table() {
     let env = Env::new();

@@ -7,7 +7,7 @@ use super::super::reference;
 use super::super::{
     Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
 };
-use super::unhex;
+use super::{refused, unhex};
 
 /// What a provider implements for a block cipher or a permutation.
 pub trait CoreFunction: Send + 'static {
@@ -106,6 +106,41 @@ fn aes_reference(key: &[u8], block: &[u8]) -> Vec<u8> {
     reference::aes::Aes::new(key).encrypt_block(&block).to_vec()
 }
 
+/// The algorithm of this name whose known answers and reference any implementation of it
+/// (a C build included) is checked against.
+pub fn algorithm(name: &str) -> Option<&'static CoreAlgorithm> {
+    [&AES_128, &AES_256, &KECCAK_F1600]
+        .into_iter()
+        .find(|a| a.name == name)
+}
+
+/// Iterations of the chained check: each output is the next input, so one wrong bit
+/// anywhere carries through to the end.
+const CHAIN: usize = 1000;
+
+/// The gate of every implementation of `alg`, the Rust catalog's and C builds alike: the
+/// published vectors, then [`CHAIN`] chained calls against the reference written from the
+/// standard. `apply(key, block, calls)` is `block` after `calls` calls in a row, each on
+/// the last one's output, or why the implementation would not give it (a C function's
+/// name and return code).
+pub fn conformance(
+    alg: &CoreAlgorithm,
+    mut apply: impl FnMut(&[u8], &[u8], usize) -> Result<Vec<u8>, String>,
+) -> Result<(), Mismatch> {
+    for v in alg.vectors {
+        let got = apply(&unhex(v.key), &unhex(v.input), 1).map_err(refused(v.source))?;
+        Mismatch::check_bytes(v.source, &got, &unhex(v.output))?;
+    }
+    let key = pattern(alg.key_len);
+    let mut want = pattern(alg.block_len);
+    for _ in 0..CHAIN {
+        want = (alg.reference)(&key, &want);
+    }
+    let what = format!("{CHAIN} chained calls against the reference implementation");
+    let got = apply(&key, &pattern(alg.block_len), CHAIN).map_err(refused(&what))?;
+    Mismatch::check_bytes(&what, &got, &want)
+}
+
 /// Any [`CoreFunction`] as an [`Implementation`].
 pub struct Core<C> {
     provider: &'static str,
@@ -120,10 +155,6 @@ impl<C: CoreFunction> Core<C> {
         }
     }
 }
-
-/// Iterations of the chained check: each output is the next input, so one wrong bit
-/// anywhere carries through to the end.
-const CHAIN: usize = 1000;
 
 impl<C: CoreFunction> Implementation for Core<C> {
     fn provider(&self) -> &str {
@@ -140,29 +171,17 @@ impl<C: CoreFunction> Implementation for Core<C> {
     }
 
     fn verify(&self) -> Result<(), Mismatch> {
-        let alg = C::ALGORITHM;
-        let mut out = vec![0u8; alg.block_len];
-        for v in alg.vectors {
-            let c = C::new(&unhex(v.key));
-            let mut s = C::load(&unhex(v.input));
-            c.apply(&mut s);
+        // The calls run on the library's own form of the block, as the timed calls do.
+        conformance(C::ALGORITHM, |key, block, calls| {
+            let c = C::new(key);
+            let mut s = C::load(block);
+            for _ in 0..calls {
+                c.apply(&mut s);
+            }
+            let mut out = vec![0u8; C::ALGORITHM.block_len];
             C::store(&s, &mut out);
-            Mismatch::check_bytes(v.source, &out, &unhex(v.output))?;
-        }
-        let key = pattern(alg.key_len);
-        let c = C::new(&key);
-        let mut s = C::load(&pattern(alg.block_len));
-        let mut want = pattern(alg.block_len);
-        for _ in 0..CHAIN {
-            c.apply(&mut s);
-            want = (alg.reference)(&key, &want);
-        }
-        C::store(&s, &mut out);
-        Mismatch::check_bytes(
-            &format!("{CHAIN} chained calls against the reference implementation"),
-            &out,
-            &want,
-        )
+            Ok(out)
+        })
     }
 
     fn prepare(&self, operation: &str, _params: &Params) -> Result<Box<dyn Call>, PrepareError> {

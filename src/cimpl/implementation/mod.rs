@@ -472,6 +472,19 @@ impl CImplementation {
         Ok(())
     }
 
+    /// The block cipher or permutation whose published examples and reference this build
+    /// is checked against: a known algorithm of this name whose sizes `api.h` agrees with.
+    fn known_core(&self) -> Option<&'static kinds::core::CoreAlgorithm> {
+        kinds::core::algorithm(&self.spec.algorithm).filter(|a| {
+            (a.key_len, a.block_len, a.block_len)
+                == (
+                    self.size("CRYPTO_KEYBYTES"),
+                    self.size("CRYPTO_INPUTBYTES"),
+                    self.size("CRYPTO_OUTPUTBYTES"),
+                )
+        })
+    }
+
     fn verify_core(&self) -> Result<(), Mismatch> {
         for v in &self.spec.vectors {
             let input = hex::decode(&v.input).expect("validated hex");
@@ -487,6 +500,11 @@ impl CImplementation {
                 &got,
                 &hex::decode(&v.output).expect("validated hex"),
             )?;
+        }
+        if let Some(alg) = self.known_core() {
+            kinds::core::conformance(alg, |key, block, calls| {
+                (0..calls).try_fold(block.to_vec(), |b, _| self.core(&b, key))
+            })?;
         }
         if let Some(p) = &self.peer {
             for seed in 0..64u64 {
@@ -580,7 +598,7 @@ impl Implementation for CImplementation {
             CKind::Hash => kinds::hash::algorithm(&self.spec.algorithm).is_some(),
             CKind::Stream => self.known_stream().is_some(),
             CKind::Aead => self.spec.kat.is_some() || self.known_aead().is_some(),
-            CKind::Core => !self.spec.vectors.is_empty(),
+            CKind::Core => !self.spec.vectors.is_empty() || self.known_core().is_some(),
             CKind::Kem => crate::catalog::kinds::kem::algorithm(&self.spec.algorithm).is_some(),
             CKind::Scalarmult => {
                 crate::catalog::kinds::dh::algorithm(&self.spec.algorithm).is_some()
