@@ -81,14 +81,24 @@ pub struct History {
     pub runs: Vec<RunInfo>,
     /// In the order the cases first appear.
     pub cases: Vec<CaseHistory>,
+    /// Runs this version cannot read (stored by another one), each with why: left out,
+    /// so that one of them does not hide the history of all the others.
+    pub unreadable: Vec<String>,
 }
 
 /// The median of every case whose key contains `filter`, over every stored run.
 pub fn collect(store: &Store, filter: Option<&str>) -> Result<History> {
     let mut runs: Vec<RunInfo> = Vec::new();
     let mut cases: Vec<CaseHistory> = Vec::new();
+    let mut unreadable = Vec::new();
     for id in store.runs()? {
-        let run = store.load_run_where(id, |key| filter.is_none_or(|f| key.contains(f)))?;
+        let run = match store.load_run_where(id, |key| filter.is_none_or(|f| key.contains(f))) {
+            Ok(run) => run,
+            Err(e) => {
+                unreadable.push(format!("{e:#}"));
+                continue;
+            }
+        };
         let measured: Vec<(String, f64, Option<f64>)> = run
             .cases
             .iter()
@@ -123,6 +133,17 @@ pub fn collect(store: &Store, filter: Option<&str>) -> Result<History> {
             }
         }
     }
+    if runs.is_empty()
+        && let Some(first) = unreadable.first()
+    {
+        bail!(
+            "`{}`: no run to show, and {} run{} this version cannot read ({first}{})",
+            store.path().display(),
+            unreadable.len(),
+            if unreadable.len() == 1 { "" } else { "s" },
+            if unreadable.len() > 1 { "; ..." } else { "" }
+        );
+    }
     if runs.is_empty() {
         match filter {
             Some(f) => bail!(
@@ -153,5 +174,6 @@ pub fn collect(store: &Store, filter: Option<&str>) -> Result<History> {
         filter: filter.map(str::to_string),
         runs,
         cases,
+        unreadable,
     })
 }

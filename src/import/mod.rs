@@ -17,7 +17,7 @@ use anyhow::Result;
 
 use crate::store::{
     ImportedCase, ImportedCounter, ImportedFrom, MachineRecord, RunCounter, RunHeader, RunOrigin,
-    Store,
+    Store, UnrecordedMachine,
 };
 
 /// The largest message length or declared throughput an import takes, in bytes: 2^53,
@@ -65,13 +65,13 @@ pub fn store(store: &mut Store, imported: &Imported, now: &str) -> Result<i64> {
         unit: imported.counter.unit().into(),
         tsc_hz: None,
         cpu_model: cpu_model.clone(),
-        machine: MachineRecord::Unrecorded {
+        machine: MachineRecord::Unrecorded(UnrecordedMachine {
             cpu_model,
             warnings: vec![format!(
                 "imported from {}: the machine it ran on is not recorded, so this run is comparable only with runs imported the same way",
                 imported.source
             )],
-        },
+        }),
         options: RunOrigin::Imported(ImportedFrom {
             source: imported.source.into(),
             path: imported.origin.display().to_string(),

@@ -38,6 +38,11 @@ fn document(h: &History) -> Document {
     blocks.push(Block::Line(
         "Medians per call, oldest run first. Runs that counted with another counter or ran on another CPU model than a case's latest run are marked not comparable.".into(),
     ));
+    blocks.extend(
+        h.unreadable
+            .iter()
+            .map(|why| Block::Warning(format!("Left out: {why}"))),
+    );
     for c in &h.cases {
         let reference = &h.runs[c.reference()];
         blocks.push(Block::Heading(c.key.clone()));
@@ -136,6 +141,7 @@ fn json(h: &History) -> String {
         "filter": h.filter,
         "runs": runs,
         "cases": cases,
+        "unreadable_runs": h.unreadable,
     });
     serde_json::to_string_pretty(&doc).expect("JSON values serialise") + "\n"
 }

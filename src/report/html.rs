@@ -59,7 +59,7 @@ pub fn history_page(h: &History, doc: &Document) -> String {
 fn machine_rows(h: &RunHeader) -> Vec<(&'static str, String)> {
     let mut rows = match &h.machine {
         MachineRecord::Measured(m) => measured_machine_rows(m),
-        MachineRecord::Unrecorded { cpu_model, .. } => vec![("CPU", non_empty(cpu_model))],
+        MachineRecord::Unrecorded(m) => vec![("CPU", non_empty(&m.cpu_model))],
         MachineRecord::Unreadable(_) => Vec::new(),
     };
     rows.push((
@@ -202,39 +202,44 @@ fn page(doc: &Document, machine: &[(&str, String)], charts: &[Chart]) -> String 
     let mut machine_shown = machine.is_empty();
     let mut charts_shown = loose.is_empty();
     for block in &doc.blocks {
-        match block {
+        let rendered = match block {
             Block::Heading(h) => {
                 section = Some(h);
                 let level = if titled { 2 } else { 1 };
                 titled = true;
                 body += &format!("<h{level}>{}</h{level}>\n", escape(h));
+                continue;
             }
-            Block::Line(l) => body += &format!("<p>{}</p>\n", escape(l)),
-            Block::Warning(l) => body += &format!("<p class=\"warn\">{}</p>\n", escape(l)),
-            Block::Table { .. } | Block::Matrix { .. } => {
-                if !machine_shown {
-                    machine_shown = true;
-                    body += &machine_block(machine);
-                }
-                body += &match block {
-                    Block::Matrix { headers, rows } => {
-                        let (headers, texts) = Block::matrix_as_table(headers, rows);
-                        table(&headers, &texts, heat(rows))
-                    }
-                    Block::Table { headers, rows } => table(headers, rows, None),
-                    _ => unreachable!("matched above"),
-                };
-                if let Some(h) = section.take() {
-                    for c in placed.iter().filter(|c| c.title == h) {
-                        body += &figure(c);
-                    }
-                    placed.retain(|c| c.title != h);
-                }
-                if !charts_shown {
-                    charts_shown = true;
-                    body += &figures(&loose);
-                }
+            Block::Line(l) => {
+                body += &format!("<p>{}</p>\n", escape(l));
+                continue;
             }
+            Block::Warning(l) => {
+                body += &format!("<p class=\"warn\">{}</p>\n", escape(l));
+                continue;
+            }
+            Block::Table { headers, rows } => table(headers, rows, None),
+            Block::Matrix { headers, rows } => {
+                let (headers, texts) = Block::matrix_as_table(headers, rows);
+                table(&headers, &texts, heat(rows))
+            }
+        };
+        // The machine before the first table, a section's charts after its table, the
+        // loose charts after the first table (the main results).
+        if !machine_shown {
+            machine_shown = true;
+            body += &machine_block(machine);
+        }
+        body += &rendered;
+        if let Some(h) = section.take() {
+            for c in placed.iter().filter(|c| c.title == h) {
+                body += &figure(c);
+            }
+            placed.retain(|c| c.title != h);
+        }
+        if !charts_shown {
+            charts_shown = true;
+            body += &figures(&loose);
         }
     }
     if !machine_shown {

@@ -166,12 +166,19 @@ impl fmt::Display for RunCounter {
 #[serde(untagged)]
 pub enum MachineRecord {
     Measured(Box<Machine>),
-    Unrecorded {
-        cpu_model: String,
-        warnings: Vec<String>,
-    },
+    Unrecorded(UnrecordedMachine),
     /// A record this version cannot read (stored by another version), kept as stored.
     Unreadable(serde_json::Value),
+}
+
+/// What an importer can say of a machine it never saw. Exactly these fields: a detected
+/// machine this version cannot read has them too, and must read as unreadable, not as
+/// one that was never recorded.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnrecordedMachine {
+    pub cpu_model: String,
+    pub warnings: Vec<String>,
 }
 
 impl MachineRecord {
@@ -191,7 +198,7 @@ impl MachineRecord {
     pub fn warnings(&self) -> &[String] {
         match self {
             MachineRecord::Measured(m) => &m.warnings,
-            MachineRecord::Unrecorded { warnings, .. } => warnings,
+            MachineRecord::Unrecorded(m) => &m.warnings,
             MachineRecord::Unreadable(_) => &[],
         }
     }
@@ -279,6 +286,15 @@ mod tests {
         let back: MachineRecord = serde_json::from_value(foreign).unwrap();
         assert!(matches!(back, MachineRecord::Unreadable(_)));
         assert!(back.warnings().is_empty());
+
+        // A detected machine with a counter this version does not know: unreadable, not
+        // mistaken for an import's record (which has its cpu_model and warnings too).
+        let mut newer = serde_json::to_value(Machine::example(Some(3.5e9))).unwrap();
+        newer["counters"] = serde_json::json!([
+            { "counter": "rdpmc", "unit": "cycles", "available": true, "reason": null }
+        ]);
+        let back: MachineRecord = serde_json::from_value(newer).unwrap();
+        assert!(matches!(back, MachineRecord::Unreadable(_)), "{back:?}");
     }
 
     #[test]

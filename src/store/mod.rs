@@ -12,7 +12,8 @@ use crate::catalog::Params;
 
 mod header;
 pub use header::{
-    ImportedCounter, ImportedFrom, MachineRecord, RunCounter, RunHeader, RunOrigin, RunStatus, now,
+    ImportedCounter, ImportedFrom, MachineRecord, RunCounter, RunHeader, RunOrigin, RunStatus,
+    UnrecordedMachine, now,
 };
 
 const SCHEMA_VERSION: i64 = 2;
@@ -231,23 +232,13 @@ impl Store {
 
     /// Start a run; `header.id` is ignored and the new id returned.
     pub fn begin_run(&self, header: &RunHeader) -> Result<i64> {
-        self.conn.execute(
-            "INSERT INTO runs (started_at, status, experiment, tool_version, git_revision, counter, unit, tsc_hz, cpu_model, machine_json, options_json)
-             VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            params![
-                header.started_at,
-                header.experiment,
-                header.tool_version,
-                header.git_revision,
-                header.counter.to_string(),
-                header.unit,
-                header.tsc_hz,
-                header.cpu_model,
-                serde_json::to_string(&header.machine)?,
-                serde_json::to_string(&header.options)?,
-            ],
-        ).with_context(|| format!("cannot write to the result store `{}`", self.path.display()))?;
-        Ok(self.conn.last_insert_rowid())
+        let running = RunHeader {
+            status: RunStatus::Running,
+            finished_at: None,
+            ..header.clone()
+        };
+        insert_run(&self.conn, &running)
+            .with_context(|| format!("cannot write to the result store `{}`", self.path.display()))
     }
 
     pub fn finish_run(&self, run_id: i64, finished_at: &str) -> Result<()> {
@@ -324,26 +315,8 @@ impl Store {
             .conn
             .transaction()
             .with_context(|| format!("cannot write to the result store `{path}`"))?;
-        tx.execute(
-            "INSERT INTO runs (started_at, finished_at, status, experiment, tool_version, git_revision, counter, unit, tsc_hz, cpu_model, machine_json, options_json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            params![
-                header.started_at,
-                header.finished_at,
-                header.status.as_str(),
-                header.experiment,
-                header.tool_version,
-                header.git_revision,
-                header.counter.to_string(),
-                header.unit,
-                header.tsc_hz,
-                header.cpu_model,
-                serde_json::to_string(&header.machine)?,
-                serde_json::to_string(&header.options)?,
-            ],
-        )
-        .with_context(|| format!("cannot write to the result store `{path}`"))?;
-        let run_id = tx.last_insert_rowid();
+        let run_id = insert_run(&tx, header)
+            .with_context(|| format!("cannot write to the result store `{path}`"))?;
         for (seq, c) in cases.iter().enumerate() {
             tx.execute(
                 "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, bytes, status, message, calls_per_sample)
@@ -611,6 +584,29 @@ impl Store {
     }
 }
 
+/// Insert `header` as a new run (its `id` ignored); returns the new id.
+fn insert_run(conn: &Connection, header: &RunHeader) -> Result<i64> {
+    conn.execute(
+        "INSERT INTO runs (started_at, finished_at, status, experiment, tool_version, git_revision, counter, unit, tsc_hz, cpu_model, machine_json, options_json)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        params![
+            header.started_at,
+            header.finished_at,
+            header.status.as_str(),
+            header.experiment,
+            header.tool_version,
+            header.git_revision,
+            header.counter.to_string(),
+            header.unit,
+            header.tsc_hz,
+            header.cpu_model,
+            serde_json::to_string(&header.machine)?,
+            serde_json::to_string(&header.options)?,
+        ],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -651,6 +647,82 @@ mod tests {
             clusters: vec![vec![100.0, 101.0]],
             core_clock,
         }
+    }
+
+    fn imported_case() -> ImportedCase {
+        ImportedCase {
+            case: case(),
+            clusters: vec![vec![100.0, 101.0, 102.0]],
+            calls_per_sample: None,
+            message: None,
+        }
+    }
+
+    #[test]
+    fn typed_headers_read_back_as_written_and_a_begun_run_is_running() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let measured = RunHeader {
+            status: RunStatus::Complete,
+            finished_at: Some("2026-11-22T00:01:00Z".into()),
+            machine: MachineRecord::Measured(Box::new(crate::machine::Machine::example(Some(
+                3.5e9,
+            )))),
+            ..header()
+        };
+        let begun = store.load_run(store.begin_run(&measured).unwrap()).unwrap();
+        assert_eq!(begun.header.status, RunStatus::Running);
+        assert_eq!(begun.header.finished_at, None);
+        assert_eq!(begun.header.counter, measured.counter);
+        assert_eq!(begun.header.machine.core_clock_hz(), Some(3.5e9));
+
+        let imported = RunHeader {
+            status: RunStatus::Complete,
+            finished_at: Some("2026-11-22T00:01:00Z".into()),
+            counter: RunCounter::Imported(ImportedCounter::OpensslSpeed),
+            machine: MachineRecord::Unrecorded(UnrecordedMachine {
+                cpu_model: "unknown".into(),
+                warnings: vec!["imported".into()],
+            }),
+            options: RunOrigin::Imported(ImportedFrom {
+                source: "openssl-speed".into(),
+                path: "speed.txt".into(),
+                note: "one table".into(),
+                imported_at: "2026-11-22T00:02:00Z".into(),
+            }),
+            ..header()
+        };
+        let id = store.import_run(&imported, &[imported_case()]).unwrap();
+        let back = store.load_run(id).unwrap().header;
+        assert_eq!(back.status, RunStatus::Complete);
+        assert_eq!(back.finished_at.as_deref(), Some("2026-11-22T00:01:00Z"));
+        assert_eq!(back.counter, imported.counter);
+        assert_eq!(back.imported().unwrap().note, "one table");
+        assert_eq!(back.machine.warnings(), ["imported"]);
+    }
+
+    #[test]
+    fn history_leaves_out_a_run_it_cannot_read_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.db");
+        let mut store = Store::open(&path).unwrap();
+        for _ in 0..2 {
+            store.import_run(&header(), &[imported_case()]).unwrap();
+        }
+        Connection::open(&path)
+            .unwrap()
+            .execute("UPDATE runs SET counter = 'rdpmc' WHERE id = 1", [])
+            .unwrap();
+        let err = store.load_run(1).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("unknown counter `rdpmc`"),
+            "{err:#}"
+        );
+        let h = crate::history::collect(&store, None).unwrap();
+        assert_eq!(h.runs.len(), 1);
+        assert_eq!(h.runs[0].id, 2);
+        assert_eq!(h.unreadable.len(), 1);
+        assert!(h.unreadable[0].contains("run 1"), "{:?}", h.unreadable);
     }
 
     #[test]
