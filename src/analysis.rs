@@ -8,6 +8,7 @@ use anyhow::{Result, bail};
 use crate::catalog::Params;
 use crate::counter::CounterKind;
 use crate::experiment::AnalysisSpec;
+use crate::name::ImplName;
 use crate::stats::{self, Interval, Outliers, Summary, Verdict};
 use crate::store::{CaseStatus, RunCounter, RunHeader, RunOrigin, StoredCase, StoredRun};
 
@@ -527,16 +528,16 @@ pub fn options_of(header: &RunHeader) -> Result<Option<AnalysisOptions>> {
     match &header.options {
         RunOrigin::Measured { analysis, .. } => Ok(Some(analysis.clone())),
         RunOrigin::Bulk { .. } | RunOrigin::Imported(_) => Ok(None),
-        RunOrigin::Unreadable(stored) => {
-            // Read the part this needs once more, for serde's word on what is wrong.
-            let why = serde_json::from_value::<AnalysisOptions>(stored["analysis"].clone())
-                .err()
-                .map_or_else(|| "its run options".to_string(), |e| e.to_string());
-            bail!(
-                "run {}'s options cannot be read ({why}): was it stored by another version of cryptobench?",
-                header.id
-            )
-        }
+        // Another version's options: the analysis needs only its own part of them.
+        RunOrigin::Unreadable(stored) if stored["analysis"].is_null() => Ok(None),
+        RunOrigin::Unreadable(stored) => serde_json::from_value(stored["analysis"].clone())
+            .map(Some)
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "run {}'s analysis options cannot be read ({e}): was it stored by another version of cryptobench?",
+                    header.id
+                )
+            }),
     }
 }
 
@@ -621,19 +622,11 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
         if let Some((short, long)) = opts.spec.slope {
             slopes = slopes_of(run, short, long);
         }
-        let counterparts = opts
-            .spec
-            .algorithm_comparisons
-            .iter()
-            .map(|(a, b)| (format!("/{a}/"), format!("/{b}/")))
-            .chain(
-                opts.spec
-                    .variant_comparisons
-                    .iter()
-                    .map(|(a, b)| (format!("/{a}@"), format!("/{b}@"))),
-            );
-        for (baseline, candidate) in counterparts {
-            for compared in counterpart_comparisons(run, &baseline, &candidate, &opts.verdict) {
+        let counterparts = (opts.spec.algorithm_comparisons.iter())
+            .map(|pair| (Counterpart::Algorithm, pair))
+            .chain((opts.spec.variant_comparisons.iter()).map(|pair| (Counterpart::Variant, pair)));
+        for (part, (baseline, candidate)) in counterparts {
+            for compared in counterpart_comparisons(run, part, baseline, candidate, &opts.verdict) {
                 match compared {
                     Ok(cmp) => comparisons.push(cmp),
                     Err(n) => not_compared.push(n),
@@ -661,23 +654,19 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
     })
 }
 
-/// Each case whose name holds `candidate` against the case whose name holds `baseline`
-/// in its place (same operation and parameters): C builds `provider/algorithm/variant@target`
-/// compared across algorithms (`/a/` -> `/b/`) or compile variants (`/a@` -> `/b@`).
 /// A pair asked to be compared (`--against`) of which no case does what a case of the
 /// other does: said once, rather than left out in silence. Not a gate matter: nothing
 /// that could regress went unchecked.
 fn unlike(run: &StoredRun, baseline: &str, candidate: &str) -> Option<NotCompared> {
-    let distinct = |name: &str, shape: &dyn Fn(&StoredCase) -> String| {
-        let mut shapes: Vec<String> = Vec::new();
-        for c in run.cases.iter().filter(|c| c.implementation == name) {
-            let s = shape(c);
-            if !shapes.contains(&s) {
-                shapes.push(s);
-            }
-        }
-        shapes.join(", ")
+    use std::collections::BTreeSet;
+    let distinct = |name: &str, shape: &dyn Fn(&StoredCase) -> String| -> BTreeSet<String> {
+        run.cases
+            .iter()
+            .filter(|c| c.implementation == name)
+            .map(shape)
+            .collect()
     };
+    let list = |set: &BTreeSet<String>| set.iter().cloned().collect::<Vec<_>>().join(", ");
     let operation = |c: &StoredCase| c.operation.clone();
     let (ours, theirs) = (
         distinct(candidate, &operation),
@@ -686,39 +675,53 @@ fn unlike(run: &StoredRun, baseline: &str, candidate: &str) -> Option<NotCompare
     if ours.is_empty() || theirs.is_empty() {
         return None;
     }
-    let why = if ours != theirs {
-        format!("another operation ({ours}, not {theirs})")
+    let why = if ours.is_disjoint(&theirs) {
+        format!("another operation ({}, not {})", list(&ours), list(&theirs))
     } else {
         let params = |c: &StoredCase| with_params(&c.operation, &c.params);
         format!(
             "no case at the same parameters ({}, not {})",
-            distinct(candidate, &params),
-            distinct(baseline, &params)
+            list(&distinct(candidate, &params)),
+            list(&distinct(baseline, &params))
         )
     };
     Some(NotCompared {
         baseline: baseline.to_string(),
         candidate: candidate.to_string(),
-        operation: ours,
+        operation: list(&ours),
         params: Params::new(),
         why,
         blocks_gate: false,
     })
 }
 
+/// Each case whose name holds `candidate` against the case whose name holds `baseline`
+/// in its place (same operation and parameters): C builds `provider/algorithm/variant@target`
+/// compared across algorithms (`/a/` -> `/b/`) or compile variants (`/a@` -> `/b@`).
 fn counterpart_comparisons(
     run: &StoredRun,
+    part: Counterpart,
     baseline: &str,
     candidate: &str,
     verdict: &VerdictOptions,
 ) -> Vec<Result<Comparison, NotCompared>> {
     let mut out = Vec::new();
-    for cb in run
-        .cases
-        .iter()
-        .filter(|c| c.implementation.contains(candidate))
-    {
-        let name_a = cb.implementation.replacen(candidate, baseline, 1);
+    for cb in &run.cases {
+        let name = ImplName::parse(&cb.implementation);
+        // Only C builds have variants and targets to hold their counterparts apart.
+        if name.variant().is_none() || name.target().is_none() {
+            continue;
+        }
+        let name_a = match part {
+            Counterpart::Algorithm if name.algorithm() == candidate => {
+                name.with_algorithm(baseline)
+            }
+            Counterpart::Variant if name.variant() == Some(candidate) => {
+                name.with_variant(baseline)
+            }
+            _ => continue,
+        }
+        .to_string();
         if let Some(ca) = run.cases.iter().find(|c| {
             c.implementation == name_a && c.operation == cb.operation && c.params == cb.params
         }) {
@@ -728,11 +731,21 @@ fn counterpart_comparisons(
     out
 }
 
+/// The part of a C build's name that a counterpart comparison swaps.
+#[derive(Clone, Copy)]
+enum Counterpart {
+    /// Spook v1 -> v2: the same variant and target of another algorithm.
+    Algorithm,
+    /// The Jasmin seed's baseline -> variant: the same algorithm and target, another
+    /// compile variant.
+    Variant,
+}
+
 /// The algorithm one lane computes and the lane count: from `cryptobench/shake128-x4-avx2`
 /// (N lanes) or a plain single-lane name such as `openssl/shake128`.
 fn lane_shape(implementation: &str) -> (&str, usize) {
     crate::catalog::kinds::xof_lanes::lanes_of(implementation)
-        .unwrap_or_else(|| (crate::name::ImplName::parse(implementation).algorithm(), 1))
+        .unwrap_or_else(|| (ImplName::parse(implementation).algorithm(), 1))
 }
 
 fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
@@ -930,6 +943,41 @@ mod tests {
                 .collect(),
             core_clocks: core_clocks.to_vec(),
         }
+    }
+
+    #[test]
+    fn a_pair_with_nothing_alike_is_said_not_compared_and_why() {
+        let at = |name: &str, operation: &str, len: u64| StoredCase {
+            operation: operation.into(),
+            params: Params::new().with("len", len),
+            ..case(name, &[100.0], &[])
+        };
+        let run = |cases: Vec<StoredCase>| StoredRun {
+            header: header(None),
+            cases,
+        };
+        let other_op = run(vec![
+            at("base", "xor", 64),
+            at("hash", "hash", 64),
+            at("hash", "hash", 1024),
+        ]);
+        let n = unlike(&other_op, "base", "hash").unwrap();
+        assert_eq!(n.why, "another operation (hash, not xor)");
+        assert_eq!(n.operation, "hash");
+        assert!(!n.blocks_gate);
+        // Operations in common, parameters not: said as such, not as another operation.
+        let other_len = run(vec![
+            at("base", "encrypt", 64),
+            at("aead", "decrypt", 1024),
+            at("aead", "encrypt", 1024),
+        ]);
+        let n = unlike(&other_len, "base", "aead").unwrap();
+        assert_eq!(
+            n.why,
+            "no case at the same parameters (decrypt len=1024, encrypt len=1024, not encrypt len=64)"
+        );
+        // A side with no case at all (filtered out, never planned) says nothing.
+        assert!(unlike(&other_len, "base", "absent").is_none());
     }
 
     #[test]

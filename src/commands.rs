@@ -391,7 +391,7 @@ fn report_run(run: &str, output: &OutputArgs) -> Result<ExitCode> {
     // A bulk run in every format `bulk` prints, as it printed it; the exports (Bencher,
     // github-action-benchmark) take its cases like any run's.
     let bulk_format = crate::bulk::check_format(output.format).is_ok();
-    let text = if stored.header.experiment == "bulk" && bulk_format {
+    let text = if matches!(stored.header.options, RunOrigin::Bulk { .. }) && bulk_format {
         crate::bulk::render(&stored, output.format)?
     } else {
         report::render(&analyse_stored(&store, &stored)?, output.format)

@@ -36,6 +36,10 @@ impl<'a> ImplName<'a> {
         }
     }
 
+    pub fn with_algorithm(self, algorithm: &'a str) -> ImplName<'a> {
+        ImplName { algorithm, ..self }
+    }
+
     pub fn with_variant(self, variant: &'a str) -> ImplName<'a> {
         ImplName {
             variant: Some(variant),
