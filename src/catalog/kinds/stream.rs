@@ -373,4 +373,30 @@ mod tests {
         let err = Stream::<Ctr64>::new("test").verify().unwrap_err();
         assert!(err.check.contains("nonce ffff"), "{err}");
     }
+
+    /// The one-call gate, as C builds meet it: a cipher right on the published vectors
+    /// but that returns the bare keystream for long messages (ignoring the message, as a
+    /// C build that XORs into the wrong buffer would) is refused at the first such length.
+    #[test]
+    fn the_one_call_gate_checks_the_message_at_every_length() {
+        let alg = &CHACHA20;
+        let keystream_only_past_1000 = |key: &[u8], nonce: &[u8], msg: &[u8]| {
+            let ks = (alg.reference)(key, nonce, msg.len());
+            Ok(if msg.len() >= 1000 {
+                ks
+            } else {
+                msg.iter().zip(&ks).map(|(m, k)| m ^ k).collect()
+            })
+        };
+        let err = conformance(alg, keystream_only_past_1000).unwrap_err();
+        assert!(err.check.starts_with("1000-byte message, nonce"), "{err}");
+        let right = |key: &[u8], nonce: &[u8], msg: &[u8]| {
+            let ks = (alg.reference)(key, nonce, msg.len());
+            Ok(msg.iter().zip(&ks).map(|(m, k)| m ^ k).collect())
+        };
+        conformance(alg, right).unwrap();
+        let failing = |_: &[u8], _: &[u8], _: &[u8]| Err("crypto_stream_xor returned -1".into());
+        let err = conformance(alg, failing).unwrap_err();
+        assert!(err.to_string().contains("returned -1"), "{err}");
+    }
 }
