@@ -695,9 +695,9 @@ fn unlike(run: &StoredRun, baseline: &str, candidate: &str) -> Option<NotCompare
     })
 }
 
-/// Each case whose name holds `candidate` against the case whose name holds `baseline`
-/// in its place (same operation and parameters): C builds `provider/algorithm/variant@target`
-/// compared across algorithms (`/a/` -> `/b/`) or compile variants (`/a@` -> `/b@`).
+/// Each C build whose algorithm (or compile variant, as `part` says) is `candidate`
+/// against the build that differs from it only in having `baseline` there, at the same
+/// operation and parameters.
 fn counterpart_comparisons(
     run: &StoredRun,
     part: Counterpart,
