@@ -27,9 +27,9 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = InfoFormat::Text)]
         format: InfoFormat,
     },
-    /// List implementations and their operations (optionally only those whose name contains FILTER), and the built-in experiments.
+    /// List implementations and their operations (optionally only those whose name contains FILTER), and the built-in experiments; `list EXPERIMENT` shows what that experiment measures and compares, without measuring.
     List {
-        /// Show only the operations whose `provider/algorithm/operation` name contains this.
+        /// Show only the operations whose `provider/algorithm/operation` name contains this; an experiment's name shows its plan.
         filter: Option<String>,
     },
     /// Measure an experiment, or every implementation matching the filters, store the run and print it.

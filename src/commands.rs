@@ -92,6 +92,10 @@ fn info(format: InfoFormat) -> Result<ExitCode> {
 }
 
 fn list(filter: Option<&str>) -> Result<ExitCode> {
+    if let Some(e) = BUILTIN.iter().find(|e| Some(e.name) == filter) {
+        print(&experiment_plan(e))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let registry = Registry::builtin();
     let mut table = report::text_table(&["implementation", "kind", "operation", "parameters"]);
     let mut shown = 0;
@@ -122,6 +126,67 @@ fn list(filter: Option<&str>) -> Result<ExitCode> {
     }
     print(&text)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `run EXPERIMENT` would measure and compare, read from its definition: nothing is
+/// built or measured.
+fn experiment_plan(e: &experiment::Experiment) -> String {
+    // A group's members share its parameters: one row each, the parameters once.
+    let mut table = comfy_table::Table::new();
+    table
+        .load_style(comfy_table::presets::UTF8_HORIZONTAL_ONLY)
+        .set_header(["implementation (operation)", "parameters"]);
+    let mut cases = 0;
+    for g in e.groups {
+        let points = g.params.expand(None);
+        cases += points.len() * g.members.len();
+        let members: Vec<String> = g
+            .members
+            .iter()
+            .map(|(implementation, operation)| format!("{implementation} ({operation})"))
+            .collect();
+        let params: Vec<String> = points.iter().map(|p| p.to_string()).collect();
+        table.add_row(vec![members.join("\n"), params.join("\n")]);
+    }
+    let mut text = format!("{}: {}\n\n", e.name, e.description);
+    if cases > 0 {
+        text += &format!("{cases} cases of the catalog:\n{table}\n\n");
+    }
+    for m in e.manifests {
+        let lens: Vec<String> = m.lens.iter().map(u64::to_string).collect();
+        let operations = if m.operations.is_empty() {
+            "every operation".to_string()
+        } else {
+            m.operations.join(", ")
+        };
+        text += &format!(
+            "Every variant x target of {}: {operations}, len {}\n",
+            m.path,
+            if lens.is_empty() {
+                "none".into()
+            } else {
+                lens.join(", ")
+            }
+        );
+    }
+    let pairs = |what: &str, pairs: &[(&str, &str)], sep: &str| {
+        pairs
+            .iter()
+            .map(|(a, b)| format!("{what}: {b} {sep} {a}\n"))
+            .collect::<String>()
+    };
+    text += &pairs("Ratio", e.ratios, "over");
+    text += &pairs("Comparison", e.comparisons, "against");
+    text += &pairs("Across algorithms", e.algorithm_comparisons, "against");
+    text += &pairs("Across compile variants", e.variant_comparisons, "against");
+    if let Some((short, long)) = e.slope {
+        text +=
+            &format!("Slope: cost per byte at maximum throughput, from {short} to {long} bytes\n");
+    }
+    if e.lane_speedups {
+        text += "Lane speed-ups: each N-lane implementation against N calls of the fastest single-lane one\n";
+    }
+    text
 }
 
 fn run(args: RunArgs) -> Result<ExitCode> {

@@ -626,6 +626,15 @@ fn info_and_list_describe_the_machine_and_catalog() {
     ] {
         assert!(list.contains(name), "{name} missing from: {list}");
     }
+    // An experiment's name shows its plan, the cipher it compares against included.
+    let plan = env.run_ok(&["list", "chacha20-rng"]);
+    assert!(plan.contains("15 cases of the catalog"), "{plan}");
+    assert!(plan.contains("rustcrypto/chacha20 "), "{plan}");
+    assert!(
+        plan.contains("Comparison: rustcrypto/chacha20-rng against rand_chacha/chacha20-rng"),
+        "{plan}"
+    );
+    assert!(!env.db().exists(), "listing measures nothing");
 }
 
 fn repo(path: &str) -> String {
