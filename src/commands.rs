@@ -20,12 +20,17 @@ use crate::report;
 use crate::runner::{self, Progress, RunOptions};
 use crate::sample::SamplePlan;
 use crate::store::{RunHeader, RunOrigin, Store, now};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Exit status when `--fail-on-regression` finds a regression.
 const EXIT_REGRESSION: u8 = 3;
 /// Exit status when some case gave wrong output or failed; its report is still printed
 /// and stored. A regression gate's status 3 goes first: both fail a CI job.
 const EXIT_CASES_FAILED: u8 = 1;
+/// Exit status after Ctrl-C stopped a run (128 + SIGINT, as a shell reports it); what was
+/// measured is printed and stored first.
+const EXIT_INTERRUPTED: u8 = 130;
 
 pub fn dispatch(command: Command) -> Result<ExitCode> {
     match command {
@@ -281,19 +286,24 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             store.add_estimate(run_id, name, e)?;
         }
     }
+    let interrupted = stop_on_ctrl_c();
     let progress = Bar::new();
-    runner::execute(
+    let ended = runner::execute(
         &plan.cases,
         &plan.external,
         &options,
         &mut store,
         run_id,
         &progress,
+        &interrupted,
     )?;
     progress.finish();
-    store.finish_run(run_id, &now())?;
-    if let Some(name) = &args.save_baseline {
-        store.save_baseline(name, run_id)?;
+    let finished = ended == runner::Ended::Finished;
+    if finished {
+        store.finish_run(run_id, &now())?;
+        if let Some(name) = &args.save_baseline {
+            store.save_baseline(name, run_id)?;
+        }
     }
 
     let stored = store.load_run(run_id)?;
@@ -312,6 +322,20 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(path) = &args.html {
         write_atomically(path, &report::render(&analysed, Format::Html)).with_context(stored_as)?;
         eprintln!("wrote the HTML report to {}", path.display());
+    }
+    if !finished {
+        // Its report says INCOMPLETE; a part of a run is no baseline, and its cases that
+        // were never measured are not failures.
+        eprintln!(
+            "interrupted: run {run_id} keeps what was measured before Ctrl-C, marked incomplete ({}){}",
+            stored_as(),
+            if args.save_baseline.is_some() {
+                "; not saved as a baseline"
+            } else {
+                ""
+            }
+        );
+        return Ok(ExitCode::from(EXIT_INTERRUPTED));
     }
     if let Some(name) = &args.save_baseline {
         eprintln!(
@@ -348,6 +372,29 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(EXIT_CASES_FAILED)
     })
+}
+
+/// A flag that Ctrl-C sets, so that a run stops after the worker in flight and prints what
+/// it measured; a second Ctrl-C ends the process at once. A second signal within half a
+/// second is the same one delivered twice (`timeout` signals the process and its group).
+fn stop_on_ctrl_c() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let set = Arc::clone(&flag);
+    let mut first: Option<std::time::Instant> = None;
+    let installed = ctrlc::set_handler(move || match first {
+        None => {
+            first = Some(std::time::Instant::now());
+            set.store(true, Ordering::SeqCst);
+        }
+        Some(at) if at.elapsed() > Duration::from_millis(500) => {
+            std::process::exit(i32::from(EXIT_INTERRUPTED))
+        }
+        Some(_) => {}
+    });
+    if let Err(e) = installed {
+        eprintln!("warning: Ctrl-C will end the run without its report ({e})");
+    }
+    flag
 }
 
 /// A regression gate that could not fail must not be offered: refuse, before measuring,

@@ -8,6 +8,7 @@
 pub mod worker;
 
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Result;
@@ -72,8 +73,18 @@ pub trait Progress {
 /// Implementations built from manifests, by name: what a worker needs to load them.
 pub type External = BTreeMap<String, crate::cimpl::CSpec>;
 
-/// Measure `cases`, writing every result to `store` under `run_id` as it arrives.
-/// Checks the gate could not make are kept as the cases' messages.
+/// How a run's measuring ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ended {
+    Finished,
+    /// Ctrl-C: what was measured before it is stored; the worker it stopped is not
+    /// counted against its case.
+    Interrupted,
+}
+
+/// Measure `cases`, writing every result to `store` under `run_id` as it arrives, until
+/// done or until `interrupted` is set. Checks the gate could not make are kept as the
+/// cases' messages.
 pub fn execute(
     cases: &[Case],
     external: &External,
@@ -81,7 +92,13 @@ pub fn execute(
     store: &mut Store,
     run_id: i64,
     progress: &dyn Progress,
-) -> Result<()> {
+    interrupted: &AtomicBool,
+) -> Result<Ended> {
+    // Checked after each worker, before its outcome is recorded: a worker killed by the
+    // same Ctrl-C did not crash.
+    let stop = |outcome: &Outcome| {
+        matches!(outcome, Outcome::Interrupted) || interrupted.load(Ordering::SeqCst)
+    };
     let rows: Vec<i64> = cases
         .iter()
         .enumerate()
@@ -102,7 +119,11 @@ pub fn execute(
             cpu: opts.cpu,
             task: Task::Verify,
         };
-        *verdict = match worker::run(&request, opts.timeout)? {
+        let outcome = worker::run(&request, opts.timeout)?;
+        if stop(&outcome) {
+            return Ok(Ended::Interrupted);
+        }
+        *verdict = match outcome {
             Outcome::Replied(Reply::Verified(notes)) => {
                 for n in &notes {
                     progress.note(n);
@@ -168,7 +189,11 @@ pub fn execute(
                     seed: opts.seed ^ layout_seed(&case.key()),
                 },
             };
-            match worker::run(&request, opts.timeout)? {
+            let outcome = worker::run(&request, opts.timeout)?;
+            if stop(&outcome) {
+                return Ok(Ended::Interrupted);
+            }
+            match outcome {
                 Outcome::Replied(Reply::Measured(samples)) => {
                     store.add_samples(rows[i], round, &samples)?
                 }
@@ -186,7 +211,7 @@ pub fn execute(
         }
         live.retain(|i| !failed.contains(i));
     }
-    Ok(())
+    Ok(Ended::Finished)
 }
 
 fn describe(outcome: &Outcome) -> String {
@@ -195,6 +220,7 @@ fn describe(outcome: &Outcome) -> String {
         Outcome::Replied(r) => format!("unexpected reply {r:?}"),
         Outcome::Crashed(why) => format!("crashed ({why})"),
         Outcome::TimedOut(t) => format!("timed out after {:.1} s (hang?)", t.as_secs_f64()),
+        Outcome::Interrupted => "interrupted (Ctrl-C)".into(),
     }
 }
 

@@ -63,6 +63,9 @@ pub enum Outcome {
     Replied(Reply),
     Crashed(String),
     TimedOut(Duration),
+    /// Stopped by Ctrl-C, which the terminal sends to the worker as well as to us: the
+    /// user's doing, not the measured code's.
+    Interrupted,
 }
 
 /// Run `request` in a fresh worker process, killing it after `timeout`.
@@ -141,6 +144,9 @@ pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
         return Ok(Outcome::TimedOut(timeout));
     }
     use std::os::unix::process::ExitStatusExt;
+    if status.signal() == Some(libc::SIGINT) {
+        return Ok(Outcome::Interrupted);
+    }
     let why = match (status.signal(), status.code()) {
         (Some(sig), _) => format!("killed by signal {sig} ({})", signal_name(sig)),
         // The worker always replies before it exits; without a reply, the measured code
