@@ -20,17 +20,12 @@ use crate::report;
 use crate::runner::{self, Progress, RunOptions};
 use crate::sample::SamplePlan;
 use crate::store::{RunHeader, RunOrigin, Store, now};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Exit status when `--fail-on-regression` finds a regression.
 const EXIT_REGRESSION: u8 = 3;
 /// Exit status when some case gave wrong output or failed; its report is still printed
 /// and stored. A regression gate's status 3 goes first: both fail a CI job.
 const EXIT_CASES_FAILED: u8 = 1;
-/// Exit status after Ctrl-C stopped a run (128 + SIGINT, as a shell reports it); what was
-/// measured is printed and stored first.
-const EXIT_INTERRUPTED: u8 = 130;
 
 pub fn dispatch(command: Command) -> Result<ExitCode> {
     match command {
@@ -286,7 +281,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             store.add_estimate(run_id, name, e)?;
         }
     }
-    let interrupted = stop_on_ctrl_c();
+    let interrupted = crate::interrupt::on_ctrl_c();
     let progress = Bar::new();
     let ended = runner::execute(
         &plan.cases,
@@ -335,7 +330,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
                 ""
             }
         );
-        return Ok(ExitCode::from(EXIT_INTERRUPTED));
+        return Ok(ExitCode::from(crate::interrupt::EXIT_INTERRUPTED));
     }
     if let Some(name) = &args.save_baseline {
         eprintln!(
@@ -372,29 +367,6 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(EXIT_CASES_FAILED)
     })
-}
-
-/// A flag that Ctrl-C sets, so that a run stops after the worker in flight and prints what
-/// it measured; a second Ctrl-C ends the process at once. A second signal within half a
-/// second is the same one delivered twice (`timeout` signals the process and its group).
-fn stop_on_ctrl_c() -> Arc<AtomicBool> {
-    let flag = Arc::new(AtomicBool::new(false));
-    let set = Arc::clone(&flag);
-    let mut first: Option<std::time::Instant> = None;
-    let installed = ctrlc::set_handler(move || match first {
-        None => {
-            first = Some(std::time::Instant::now());
-            set.store(true, Ordering::SeqCst);
-        }
-        Some(at) if at.elapsed() > Duration::from_millis(500) => {
-            std::process::exit(i32::from(EXIT_INTERRUPTED))
-        }
-        Some(_) => {}
-    });
-    if let Err(e) = installed {
-        eprintln!("warning: Ctrl-C will end the run without its report ({e})");
-    }
-    flag
 }
 
 /// A regression gate that could not fail must not be offered: refuse, before measuring,

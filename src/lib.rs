@@ -19,6 +19,7 @@
 //! | [`analysis`] | stored samples to figures and comparisons |
 //! | [`history`] | a case's median over the stored runs |
 //! | [`import`] | criterion and `openssl speed` results stored as runs |
+//! | [`interrupt`] | Ctrl-C: stop after the work in flight, keep and print what was measured |
 //! | [`report`] | table, md, json, csv, html, bencher, github-action-benchmark |
 //! | [`output`] | reports to stdout or written whole to a file, never over the store |
 //! | [`bulk`] | multi-threaded AES over GiB buffers against OpenSSL and the memcpy ceiling |
@@ -36,6 +37,7 @@ pub mod counter;
 pub mod experiment;
 pub mod history;
 pub mod import;
+pub mod interrupt;
 pub mod keccak;
 pub mod machine;
 pub mod name;

@@ -30,6 +30,7 @@ pub mod size;
 mod threads;
 
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
@@ -218,18 +219,23 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
     gate(&mut combos, &secret, &store)?;
 
     let calibration = counter::calibrate(&mut Nanoseconds);
+    let interrupted = crate::interrupt::on_ctrl_c();
+    let session = Session {
+        secret: &secret,
+        fill_secret: &fill_secret,
+        calibration: &calibration,
+        interrupted: &interrupted,
+    };
     for &len in &args.sizes {
-        measure_size(
-            len,
-            args.runs as usize,
-            &mut combos,
-            &secret,
-            &fill_secret,
-            &calibration,
-            &mut store,
-        )?;
+        measure_size(len, args.runs as usize, &mut combos, &session, &mut store)?;
+        if interrupted.load(Ordering::SeqCst) {
+            break;
+        }
     }
-    store.finish_run(run_id, &crate::store::now())?;
+    let finished = !interrupted.load(Ordering::SeqCst);
+    if finished {
+        store.finish_run(run_id, &crate::store::now())?;
+    }
 
     let stored = store.load_run(run_id)?;
     let text = report::render(&stored, args.output.format)?;
@@ -239,6 +245,12 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
             store.path().display()
         )
     })?;
+    if !finished {
+        eprintln!(
+            "interrupted: run {run_id} keeps the timed runs made before Ctrl-C, marked incomplete (`cryptobench report {run_id}` prints them again)"
+        );
+        return Ok(ExitCode::from(crate::interrupt::EXIT_INTERRUPTED));
+    }
     let wrong = stored
         .cases
         .iter()
@@ -250,17 +262,32 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
     })
 }
 
+/// What every size of a bulk run shares.
+struct Session<'a> {
+    /// The key and IV every cipher encrypts with.
+    secret: &'a Secret,
+    /// The key of the keystream the buffers are filled with.
+    fill_secret: &'a Secret,
+    calibration: &'a counter::Calibration,
+    /// Set by Ctrl-C: stop after the timed run in flight.
+    interrupted: &'a AtomicBool,
+}
+
 /// Every run of every live combo of size `len`, in rounds: each round times every combo
 /// once, so that drift of the machine spreads over all of them.
 fn measure_size(
     len: u64,
     runs: usize,
     combos: &mut [Combo],
-    secret: &Secret,
-    fill_secret: &Secret,
-    calibration: &counter::Calibration,
+    session: &Session,
     store: &mut Store,
 ) -> Result<()> {
+    let Session {
+        secret,
+        fill_secret,
+        calibration,
+        interrupted,
+    } = *session;
     let everywhere = threads::cpu_order().len();
     let mut plain = Buffer::new(len as usize)?;
     let mut work = Buffer::new(len as usize)?;
@@ -282,6 +309,9 @@ fn measure_size(
             };
             let outcome = bench.measure(&combos[i]);
             record(store, &mut combos[i], round, outcome, calibration)?;
+            if interrupted.load(Ordering::SeqCst) {
+                return Ok(());
+            }
             if combos[i].dead {
                 competitors::memcpy(&mut work, &plain, everywhere);
             }

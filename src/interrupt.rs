@@ -1,0 +1,33 @@
+//! Ctrl-C during a measurement: stop after the work in flight, then print and keep what
+//! was measured, instead of dying with nothing printed.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Exit status after Ctrl-C stopped a run (128 + SIGINT, as a shell reports it); what was
+/// measured is printed and stored first.
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// A flag that Ctrl-C sets, for the measuring loop to check between one piece of work and
+/// the next; a second Ctrl-C ends the process at once. A second signal within half a
+/// second is the same one delivered twice (`timeout` signals the process and its group).
+pub fn on_ctrl_c() -> Arc<AtomicBool> {
+    let flag = Arc::new(AtomicBool::new(false));
+    let set = Arc::clone(&flag);
+    let mut first: Option<std::time::Instant> = None;
+    let installed = ctrlc::set_handler(move || match first {
+        None => {
+            first = Some(std::time::Instant::now());
+            set.store(true, Ordering::SeqCst);
+        }
+        Some(at) if at.elapsed() > Duration::from_millis(500) => {
+            std::process::exit(i32::from(EXIT_INTERRUPTED))
+        }
+        Some(_) => {}
+    });
+    if let Err(e) = installed {
+        eprintln!("warning: Ctrl-C will end the run without its report ({e})");
+    }
+    flag
+}
