@@ -216,10 +216,11 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
             seq += 1;
         }
     }
+    // From here on the run is in the store: Ctrl-C keeps it and prints what it holds.
+    let interrupted = crate::interrupt::on_ctrl_c();
     gate(&mut combos, &secret, &store)?;
 
     let calibration = counter::calibrate(&mut Nanoseconds);
-    let interrupted = crate::interrupt::on_ctrl_c();
     let session = Session {
         secret: &secret,
         fill_secret: &fill_secret,
@@ -227,10 +228,10 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
         interrupted: &interrupted,
     };
     for &len in &args.sizes {
-        measure_size(len, args.runs as usize, &mut combos, &session, &mut store)?;
         if interrupted.load(Ordering::SeqCst) {
             break;
         }
+        measure_size(len, args.runs as usize, &mut combos, &session, &mut store)?;
     }
     let finished = !interrupted.load(Ordering::SeqCst);
     if finished {
