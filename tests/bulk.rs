@@ -264,10 +264,9 @@ fn the_html_page_has_a_thread_scaling_chart_per_algorithm() {
 /// kept, the run is marked incomplete, the status is 130.
 #[test]
 fn ctrl_c_keeps_and_prints_the_runs_made() {
-    use std::os::unix::process::CommandExt;
     let env = Env::new();
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_cryptobench"))
-        .args([
+    let out = env.interrupt_when(
+        &[
             "bulk",
             "--sizes",
             "8MiB",
@@ -279,29 +278,9 @@ fn ctrl_c_keeps_and_prints_the_runs_made() {
             "openssl",
             "--format",
             "json",
-        ])
-        .env("CRYPTOBENCH_DB", env.db())
-        .current_dir(env.dir.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap();
-    let started = std::time::Instant::now();
-    loop {
-        let out = env.cmd(&["report", "latest", "--format", "json"]);
-        if out.status.success()
-            && serde_json::from_slice::<Value>(&out.stdout)
-                .is_ok_and(|r| r["runs"].as_array().is_some_and(|runs| !runs.is_empty()))
-        {
-            break;
-        }
-        assert!(started.elapsed().as_secs() < 120, "nothing was timed");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    // SAFETY: kill(2) of the process group the child leads; it has not been reaped.
-    assert_eq!(unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) }, 0);
-    let out = child.wait_with_output().unwrap();
+        ],
+        |run| run["runs"].as_array().is_some_and(|runs| !runs.is_empty()),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "stderr: {stderr}");
     assert!(

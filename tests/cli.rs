@@ -961,43 +961,24 @@ fn manifest_errors_name_the_file_and_exit_2() {
 /// prints and keeps what it measured, and no case is blamed for the worker it stopped.
 #[test]
 fn ctrl_c_keeps_and_prints_what_was_measured() {
-    use std::os::unix::process::CommandExt;
     let env = Env::new();
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_cryptobench"))
-        .args([
+    // Interrupted once the first samples are stored, long before its 40 rounds end.
+    let measured = |run: &Value| {
+        run["results"]
+            .as_array()
+            .is_some_and(|rs| rs.iter().any(|r| r["samples"].as_u64().unwrap_or(0) > 0))
+    };
+    let out = env.interrupt_when(
+        &[
             "run",
             "chacha20-rng",
             "--processes",
             "40",
             "--save-baseline",
             "partial",
-        ])
-        .env("CRYPTOBENCH_DB", env.db())
-        .current_dir(env.dir.path())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .process_group(0)
-        .spawn()
-        .unwrap();
-    // Signal once the first samples are stored (the handler is set before the first
-    // check), long before its 40 rounds end.
-    let started = std::time::Instant::now();
-    let measured = |run: &Value| {
-        run["results"]
-            .as_array()
-            .is_some_and(|rs| rs.iter().any(|r| r["samples"].as_u64().unwrap_or(0) > 0))
-    };
-    loop {
-        let out = env.cmd(&["report", "latest", "--format", "json"]);
-        if out.status.success() && measured(&serde_json::from_slice(&out.stdout).unwrap()) {
-            break;
-        }
-        assert!(started.elapsed().as_secs() < 120, "nothing was measured");
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    // SAFETY: kill(2) of the process group the child leads; it has not been reaped.
-    assert_eq!(unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) }, 0);
-    let out = child.wait_with_output().unwrap();
+        ],
+        measured,
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "stderr: {stderr}");
     assert!(

@@ -48,6 +48,39 @@ impl Env {
         serde_json::from_str(&self.run_ok(args)).expect("valid JSON")
     }
 
+    /// `args` started as a terminal starts a command (in a process group of its own), sent
+    /// one Ctrl-C to that whole group as a terminal does, once the latest stored run
+    /// satisfies `ready` (its JSON report); what it printed and how it ended.
+    pub fn interrupt_when(&self, args: &[&str], ready: impl Fn(&Value) -> bool) -> Output {
+        use std::os::unix::process::CommandExt;
+        let child = Command::new(env!("CARGO_BIN_EXE_cryptobench"))
+            .args(args)
+            .env("CRYPTOBENCH_DB", self.db())
+            .current_dir(self.dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .expect("run cryptobench");
+        let started = std::time::Instant::now();
+        loop {
+            let out = self.cmd(&["report", "latest", "--format", "json"]);
+            if out.status.success()
+                && serde_json::from_slice::<Value>(&out.stdout).is_ok_and(|r| ready(&r))
+            {
+                break;
+            }
+            assert!(
+                started.elapsed().as_secs() < 120,
+                "{args:?} never got ready"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        // SAFETY: kill(2) of the process group the child leads; it has not been reaped.
+        assert_eq!(unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) }, 0);
+        child.wait_with_output().expect("wait for cryptobench")
+    }
+
     /// A run in which some case gave wrong output or failed: its report is still whole,
     /// the failures are listed on stderr, and the exit status is 1.
     pub fn json_with_failures(&self, args: &[&str]) -> Value {
