@@ -9,7 +9,7 @@ use crate::catalog::Params;
 use crate::counter::CounterKind;
 use crate::experiment::AnalysisSpec;
 use crate::name::ImplName;
-use crate::stats::{self, Interval, Outliers, Summary, Verdict};
+use crate::stats::{self, BoxPlot, Interval, Outliers, Summary, Verdict};
 use crate::store::{CaseStatus, RunCounter, RunHeader, RunOrigin, StoredCase, StoredRun};
 
 /// The confidence level of every interval the analysis gives.
@@ -17,7 +17,7 @@ pub const LEVEL: f64 = 0.95;
 const RESAMPLES: usize = 2000;
 /// Outliers kept per side for a box plot: enough to show where they lie without
 /// carrying every sample of a heavy tail into the report.
-const MARKED_OUTLIERS: usize = 12;
+pub const MARKED_OUTLIERS: usize = 12;
 
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct VerdictOptions {
@@ -76,57 +76,9 @@ pub struct Measured {
     /// this spread; it tells whether the median hangs on how the processes fell.
     pub process_spread_pct: Option<f64>,
     pub outliers: Outliers,
-    /// The raw samples' shape, for box plots.
-    pub distribution: Distribution,
-}
-
-/// A box plot's worth of one case's raw samples (counts per call): small enough to
-/// keep with every case instead of the samples themselves.
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct Distribution {
-    pub q1: f64,
-    pub median: f64,
-    pub q3: f64,
-    /// The most extreme samples inside Tukey's inner fences (1.5 IQR beyond the
-    /// quartiles), as box plots draw their whiskers.
-    pub whisker_lo: f64,
-    pub whisker_hi: f64,
-    /// At most [`MARKED_OUTLIERS`] samples beyond each fence, spread evenly through
-    /// them and always including the most extreme; [`Measured::outliers`] counts them all.
-    pub outliers: Vec<f64>,
-}
-
-impl Distribution {
-    fn of(xs: &[f64]) -> Distribution {
-        let mut sorted = xs.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        let q1 = stats::quantile_sorted(&sorted, 0.25);
-        let q3 = stats::quantile_sorted(&sorted, 0.75);
-        let (lo_fence, hi_fence) = (q1 - 1.5 * (q3 - q1), q3 + 1.5 * (q3 - q1));
-        let inside = |x: &&f64| (lo_fence..=hi_fence).contains(*x);
-        let whisker_lo = sorted.iter().find(inside).copied().unwrap_or(q1);
-        let whisker_hi = sorted.iter().rev().find(inside).copied().unwrap_or(q3);
-        let low: Vec<f64> = sorted.iter().copied().filter(|&x| x < lo_fence).collect();
-        let high: Vec<f64> = sorted.iter().copied().filter(|&x| x > hi_fence).collect();
-        let mut outliers = spread(&low, MARKED_OUTLIERS);
-        outliers.extend(spread(&high, MARKED_OUTLIERS));
-        Distribution {
-            q1,
-            median: stats::quantile_sorted(&sorted, 0.5),
-            q3,
-            whisker_lo,
-            whisker_hi,
-            outliers,
-        }
-    }
-}
-
-/// At most `k` values of ascending `xs`, evenly spaced by rank, first and last included.
-fn spread(xs: &[f64], k: usize) -> Vec<f64> {
-    if xs.len() <= k {
-        return xs.to_vec();
-    }
-    (0..k).map(|i| xs[i * (xs.len() - 1) / (k - 1)]).collect()
+    /// The raw samples' shape, for box plots, with at most [`MARKED_OUTLIERS`] outliers
+    /// marked a side.
+    pub distribution: BoxPlot,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -389,7 +341,7 @@ fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measured> {
         core_clock_hz,
         process_spread_pct,
         outliers: stats::tukey(&all),
-        distribution: Distribution::of(&all),
+        distribution: BoxPlot::of(&all, MARKED_OUTLIERS),
     })
 }
 

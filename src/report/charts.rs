@@ -539,7 +539,8 @@ pub fn sample_distribution(a: &Analysis) -> Vec<Chart> {
         charts.push(Chart {
             title: format!("Distribution of the raw samples ({what})"),
             caption: format!(
-                "One row per case: the box spans the middle half of the samples, the thick line is the median, whiskers reach the most extreme sample within 1.5 IQR of the box, circles are outliers beyond (at most 12 shown per side; the table counts all), and a red arrowhead at the edge marks outliers beyond the axis. Counter: {}.",
+                "One row per case: the box spans the middle half of the samples, the thick line is the median, whiskers reach the most extreme sample within 1.5 IQR of the box, circles are outliers beyond (at most {} shown per side; the table counts all), and a red arrowhead at the edge marks outliers beyond the axis. Counter: {}.",
+                crate::analysis::MARKED_OUTLIERS,
                 a.unit
             ),
             svg: draw_boxes(&cases, &what),

@@ -28,7 +28,7 @@ pub use compare::{
     welch_t,
 };
 pub use interval::{Interval, median_ci};
-pub use outliers::{Outliers, tukey};
+pub use outliers::{BoxPlot, Outliers, tukey};
 pub use summary::{Summary, coefficient_of_variation, mean, median, quantile_sorted, std_dev};
 pub use units::{bytes_per_second, cycles_per_byte};
 pub use verdict::{Verdict, verdict};

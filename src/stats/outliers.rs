@@ -36,25 +36,102 @@ impl Outliers {
 pub fn tukey(xs: &[f64]) -> Outliers {
     let mut sorted: Vec<f64> = xs.iter().copied().filter(|x| !x.is_nan()).collect();
     sorted.sort_unstable_by(f64::total_cmp);
-    let q1 = quantile_sorted(&sorted, 0.25);
-    let q3 = quantile_sorted(&sorted, 0.75);
-    let iqr = q3 - q1;
-    let (low_severe, low_mild) = (q1 - 3.0 * iqr, q1 - 1.5 * iqr);
-    let (high_mild, high_severe) = (q3 + 1.5 * iqr, q3 + 3.0 * iqr);
-
+    let f = Fences::of_sorted(&sorted);
     let mut out = Outliers::default();
     for &x in &sorted {
-        if x < low_severe {
+        if x < f.low_outer {
             out.low_severe += 1;
-        } else if x < low_mild {
+        } else if x < f.low_inner {
             out.low_mild += 1;
-        } else if x > high_severe {
+        } else if x > f.high_outer {
             out.high_severe += 1;
-        } else if x > high_mild {
+        } else if x > f.high_inner {
             out.high_mild += 1;
         }
     }
     out
+}
+
+/// Tukey's fences of ascending `sorted`: inner at 1.5 IQR beyond the quartiles, outer
+/// at 3 IQR, quartiles as [`quantile_sorted`] gives them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fences {
+    pub q1: f64,
+    pub q3: f64,
+    pub low_outer: f64,
+    pub low_inner: f64,
+    pub high_inner: f64,
+    pub high_outer: f64,
+}
+
+impl Fences {
+    pub fn of_sorted(sorted: &[f64]) -> Fences {
+        let q1 = quantile_sorted(sorted, 0.25);
+        let q3 = quantile_sorted(sorted, 0.75);
+        let iqr = q3 - q1;
+        Fences {
+            q1,
+            q3,
+            low_outer: q1 - 3.0 * iqr,
+            low_inner: q1 - 1.5 * iqr,
+            high_inner: q3 + 1.5 * iqr,
+            high_outer: q3 + 3.0 * iqr,
+        }
+    }
+}
+
+/// A box plot's worth of a sample: small enough to keep with every case instead of the
+/// samples themselves.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct BoxPlot {
+    pub q1: f64,
+    pub median: f64,
+    pub q3: f64,
+    /// The most extreme values inside the inner fences, as box plots draw their whiskers
+    /// (the quartile itself where none is).
+    pub whisker_lo: f64,
+    pub whisker_hi: f64,
+    /// At most `marked` values beyond each inner fence, ascending, evenly spaced by rank
+    /// through them and always including the most extreme; [`tukey`] counts them all.
+    pub outliers: Vec<f64>,
+}
+
+impl BoxPlot {
+    /// The box plot of `xs` (any order, no NaN); `marked >= 2`.
+    pub fn of(xs: &[f64], marked: usize) -> BoxPlot {
+        let mut sorted = xs.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let f = Fences::of_sorted(&sorted);
+        let inside = |x: &&f64| (f.low_inner..=f.high_inner).contains(*x);
+        let low: Vec<f64> = sorted
+            .iter()
+            .copied()
+            .filter(|&x| x < f.low_inner)
+            .collect();
+        let high: Vec<f64> = sorted
+            .iter()
+            .copied()
+            .filter(|&x| x > f.high_inner)
+            .collect();
+        let mut outliers = evenly_by_rank(&low, marked);
+        outliers.extend(evenly_by_rank(&high, marked));
+        BoxPlot {
+            q1: f.q1,
+            median: quantile_sorted(&sorted, 0.5),
+            q3: f.q3,
+            whisker_lo: sorted.iter().find(inside).copied().unwrap_or(f.q1),
+            whisker_hi: sorted.iter().rev().find(inside).copied().unwrap_or(f.q3),
+            outliers,
+        }
+    }
+}
+
+/// At most `k` values of ascending `xs`, evenly spaced by rank, first and last included.
+fn evenly_by_rank(xs: &[f64], k: usize) -> Vec<f64> {
+    if xs.len() <= k {
+        return xs.to_vec();
+    }
+    (0..k).map(|i| xs[i * (xs.len() - 1) / (k - 1)]).collect()
 }
 
 #[cfg(test)]
@@ -111,5 +188,43 @@ mod tests {
             high_severe: 1,
         };
         assert_eq!(tukey(&xs), expected);
+    }
+
+    #[test]
+    fn box_plot_of_the_fence_sample() {
+        // numpy on XS: quartiles (0, 10), median 4; inner fences -15 and 25, so the
+        // whiskers are the values on them (-15, 25); beyond: -31, -30, -15.5 and 25.5,
+        // 40, 40.5.
+        let b = BoxPlot::of(&XS, 12);
+        assert_eq!((b.q1, b.median, b.q3), (0.0, 4.0, 10.0));
+        assert_eq!((b.whisker_lo, b.whisker_hi), (-15.0, 25.0));
+        assert_eq!(b.outliers, [-31.0, -30.0, -15.5, 25.5, 40.0, 40.5]);
+        let outliers = tukey(&XS);
+        assert_eq!(b.outliers.len(), outliers.total());
+    }
+
+    #[test]
+    fn box_plot_marks_at_most_k_outliers_a_side_keeping_the_extremes() {
+        // 0..=99 plus 20 high values 1000..1019: type-7 quartiles (numpy.quantile) at
+        // ranks 29.75 and 89.25 of 120, so 29.75 and 89.25; the inner fence is 178.5, and
+        // all 20 lie beyond it.
+        let mut xs: Vec<f64> = (0..100).map(f64::from).collect();
+        xs.extend((1000..1020).map(f64::from));
+        let b = BoxPlot::of(&xs, 5);
+        assert_eq!((b.q1, b.q3), (29.75, 89.25));
+        assert_eq!(b.whisker_hi, 99.0);
+        assert_eq!(b.whisker_lo, 0.0);
+        // Ranks 0, 4, 9, 14, 19 of the 20.
+        assert_eq!(b.outliers, [1000.0, 1004.0, 1009.0, 1014.0, 1019.0]);
+    }
+
+    #[test]
+    fn box_plot_of_a_constant_sample_is_a_point() {
+        let b = BoxPlot::of(&[3.0; 7], 12);
+        assert_eq!(
+            (b.q1, b.median, b.q3, b.whisker_lo, b.whisker_hi),
+            (3.0, 3.0, 3.0, 3.0, 3.0)
+        );
+        assert!(b.outliers.is_empty());
     }
 }
