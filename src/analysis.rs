@@ -700,6 +700,11 @@ fn lane_shape(implementation: &str) -> (&str, usize) {
         .unwrap_or_else(|| (ImplName::parse(implementation).algorithm(), 1))
 }
 
+/// What one lane of an N-lane XOF call takes in and gives out.
+fn lane_bytes(params: &Params) -> u64 {
+    params.get("len").unwrap_or(0) + params.get("out").unwrap_or(0)
+}
+
 fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
     let ok: Vec<&StoredCase> = run
         .cases
@@ -741,8 +746,9 @@ fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
             median_call,
             median_single: median_of(&single.clusters.concat()),
             speedup,
-            per_byte_per_lane: c
-                .bytes
+            // From the parameters, not the stored byte count: runs stored before that
+            // count took in every lane gave one lane's bytes.
+            per_byte_per_lane: Some(lane_bytes(&c.params))
                 .filter(|&b| b > 0)
                 .map(|b| median_call / (lanes * b as f64)),
             clock_change_pct: clocks.map(|(single, lane)| 100.0 * (lane / single - 1.0)),

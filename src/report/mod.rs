@@ -946,7 +946,7 @@ fn lane_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                 format!("One call ({u})"),
                 format!("N single calls ({u})"),
                 "Speed-up [95 % CI]".into(),
-                format!("{u}/byte per lane"),
+                format!("{u}/byte (in + out, all lanes)"),
             ],
             rows,
         });

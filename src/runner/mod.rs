@@ -38,13 +38,16 @@ impl Case {
         }
     }
 
-    /// The byte count cycles-per-byte divides by, where the operation has one: the message
-    /// (`len`), plus the output of an extendable-output function (`out`). Associated data
-    /// is not counted, as in SUPERCOP's and OpenSSL's figures.
+    /// The bytes one call processes, which cycles-per-byte divides by, where the operation
+    /// has them: the message (`len`), plus the output of an extendable-output function
+    /// (`out`), times the lanes of an N-lane implementation (each lane takes its own
+    /// message). Associated data is not counted, as in SUPERCOP's and OpenSSL's figures.
     pub fn bytes(&self) -> Option<u64> {
+        let lanes = crate::catalog::kinds::xof_lanes::lanes_of(&self.implementation)
+            .map_or(1, |(_, n)| n as u64);
         match (self.params.get("len"), self.params.get("out")) {
             (None, None) => None,
-            (len, out) => Some(len.unwrap_or(0) + out.unwrap_or(0)),
+            (len, out) => Some(lanes * (len.unwrap_or(0) + out.unwrap_or(0))),
         }
     }
 }
@@ -265,6 +268,18 @@ mod tests {
         };
         assert_eq!(c.key(), "openssl/aes-128-gcm/encrypt ad=0 len=16384");
         assert_eq!(c.bytes(), Some(16384));
+    }
+
+    #[test]
+    fn an_n_lane_call_processes_every_lanes_input_and_output() {
+        let xof = |implementation: &str| Case {
+            implementation: implementation.into(),
+            operation: "xof".into(),
+            params: Params::new().with("len", 672).with("out", 42),
+        };
+        assert_eq!(xof("rustcrypto/shake128").bytes(), Some(714));
+        assert_eq!(xof("cryptobench/shake128-x4-avx2").bytes(), Some(4 * 714));
+        assert_eq!(xof("libcrux/shake256-x4").bytes(), Some(4 * 714));
     }
 
     #[test]
