@@ -20,8 +20,11 @@ pub fn on_ctrl_c() -> Arc<AtomicBool> {
         None => {
             first = Some(std::time::Instant::now());
             set.store(true, Ordering::SeqCst);
+            // Workers run in process groups of their own, out of the terminal's reach.
+            crate::runner::worker::signal_in_flight(libc::SIGINT);
         }
         Some(at) if at.elapsed() > Duration::from_millis(500) => {
+            crate::runner::worker::signal_in_flight(libc::SIGKILL);
             std::process::exit(i32::from(EXIT_INTERRUPTED))
         }
         Some(_) => {}

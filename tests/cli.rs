@@ -645,6 +645,7 @@ fn repo(path: &str) -> String {
 fn c_implementations_crash_hang_and_wrong_output_fail_alone() {
     let env = Env::new();
     let manifest = repo("tests/c/faulty/manifest.toml");
+    let started = std::time::Instant::now();
     let out = env.cmd(&[
         "run",
         &manifest,
@@ -663,7 +664,14 @@ fn c_implementations_crash_hang_and_wrong_output_fail_alone() {
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "cases failed: {err}");
-    assert!(err.contains("4 cases gave wrong output or failed"), "{err}");
+    assert!(err.contains("5 cases gave wrong output or failed"), "{err}");
+    // The forked child sleeps for 60 s holding the worker's pipes: only killing the
+    // worker's whole process group ends the run before that.
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(45),
+        "the run waited for a child of the measured code: {:?}",
+        started.elapsed()
+    );
     let run: Value = serde_json::from_slice(&out.stdout).unwrap();
     let fine = result(&run, "faulty/sha-256/fine@native");
     assert_eq!(fine["verified"], true, "{fine}");
@@ -697,6 +705,15 @@ fn c_implementations_crash_hang_and_wrong_output_fail_alone() {
             .unwrap()
             .contains("before replying"),
         "{exit}"
+    );
+    let fork = result(&run, "faulty/sha-256/fork@native");
+    assert_eq!(fork["verified"], true, "{fork}");
+    // A SIGINT nobody typed is the measured code's crash: the run goes on.
+    let sigint = result(&run, "faulty/sha-256/sigint@native");
+    assert_eq!(sigint["status"], "failed", "{sigint}");
+    assert!(
+        sigint["message"].as_str().unwrap().contains("SIGINT"),
+        "{sigint}"
     );
     // What the C code prints on stdout does not corrupt the worker's reply.
     let print = result(&run, "faulty/sha-256/print@native");

@@ -6,6 +6,7 @@
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -63,32 +64,60 @@ pub enum Outcome {
     Replied(Reply),
     Crashed(String),
     TimedOut(Duration),
-    /// Stopped by Ctrl-C, which the terminal sends to the worker as well as to us: the
-    /// user's doing, not the measured code's.
-    Interrupted,
 }
 
-/// Run `request` in a fresh worker process, killing it after `timeout`.
+/// The process group of the worker in flight (0 when none), for the Ctrl-C handler: a
+/// worker in a group of its own does not get the terminal's signal.
+static IN_FLIGHT: AtomicI32 = AtomicI32::new(0);
+
+/// Sends `signal` to the worker in flight and to whatever its measured code started.
+pub fn signal_in_flight(signal: libc::c_int) {
+    let group = IN_FLIGHT.load(Ordering::SeqCst);
+    if group > 0 {
+        // SAFETY: kill(2) of a group this process created; see `run` for why the id
+        // cannot have been reused while it is set.
+        unsafe { libc::kill(-group, signal) };
+    }
+}
+
+/// How long the pipes may stay open after the worker's group is gone: only a process
+/// that left the group (setsid) still holds them, and its output is not worth a hang.
+const PIPE_GRACE: Duration = Duration::from_secs(2);
+
+/// Run `request` in a fresh worker process, killing it, and anything it started, after
+/// `timeout`.
 pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
     // The running executable itself, even if a rebuild has replaced the file at its path
     // since: a worker must run the code whose implementations the gate checked.
     let mut command = Command::new("/proc/self/exe");
-    // SAFETY: personality(2) is a single async-signal-safe syscall, fine between fork and
-    // exec. Without address-space randomisation every worker gets the same stack and heap
-    // addresses, so a figure cannot depend on where ASLR happened to put them; the sampler
-    // varies stack and heap offsets itself, the same way in every process. If the kernel
-    // refuses, the worker runs randomised and the spread between processes shows it.
+    let parent = std::process::id() as libc::pid_t;
+    // SAFETY: personality(2), prctl(2) and getppid(2) are single async-signal-safe
+    // syscalls, fine between fork and exec. Without address-space randomisation every
+    // worker gets the same stack and heap addresses, so a figure cannot depend on where
+    // ASLR happened to put them; the sampler varies stack and heap offsets itself, the
+    // same way in every process. If the kernel refuses, the worker runs randomised and
+    // the spread between processes shows it. The worker dies with us, so that no orphan
+    // keeps measuring, or hanging, after the run is gone.
     unsafe {
-        command.pre_exec(|| {
+        command.pre_exec(move || {
             let current = libc::personality(0xffff_ffff);
             if current != -1 {
                 libc::personality((current | libc::ADDR_NO_RANDOMIZE) as libc::c_ulong);
+            }
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if libc::getppid() != parent {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
             }
             Ok(())
         });
     }
     let spawned = command
         .arg(SUBCOMMAND)
+        // A group of its own: the timeout kills what the measured code forked as well,
+        // which would otherwise hold the pipes, and with them the run, open.
+        .process_group(0)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -103,50 +132,40 @@ pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
         }
     };
     let pid = child.id() as libc::pid_t;
+    IN_FLIGHT.store(pid, Ordering::SeqCst);
     let body = serde_json::to_vec(request)?;
     let mut stdin = child.stdin.take().expect("piped stdin");
     // A worker that dies at once closes its stdin; the outcome below says why.
     let _ = stdin.write_all(&body);
     drop(stdin);
 
-    let mut stdout = child.stdout.take().expect("piped stdout");
-    let mut stderr = child.stderr.take().expect("piped stderr");
-    let out_reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = stdout.read_to_end(&mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr.read_to_string(&mut s);
-        s
-    });
+    let out = read_in_background(child.stdout.take().expect("piped stdout"));
+    let err = read_in_background(child.stderr.take().expect("piped stderr"));
     // Wait in a thread so the parent sleeps instead of polling beside the measurement.
+    // The thread waits without reaping: until `child.wait()` below, the worker's pid, and
+    // with it the group id, cannot be reused, so killing the group cannot hit a stranger.
     let (tx, rx) = mpsc::channel();
-    let waiter = std::thread::spawn(move || {
-        let status = child.wait();
-        let _ = tx.send(());
-        status
+    std::thread::spawn(move || {
+        let _ = tx.send(wait_without_reaping(pid));
     });
-    let timed_out = rx.recv_timeout(timeout).is_err();
+    let timed_out = matches!(
+        rx.recv_timeout(timeout),
+        Err(mpsc::RecvTimeoutError::Timeout)
+    );
+    // SAFETY: kill(2) of the worker's own group, whose leader is not reaped yet.
+    unsafe { libc::kill(-pid, libc::SIGKILL) };
     if timed_out {
-        // SAFETY: plain kill(2) of our own child; it has not been reaped yet, because the
-        // waiter thread has not returned, so the pid cannot have been reused.
-        unsafe { libc::kill(pid, libc::SIGKILL) };
+        let _ = rx.recv();
     }
-    let status = waiter
-        .join()
-        .expect("waiter thread")
-        .context("waiting for a worker")?;
-    let out = out_reader.join().expect("stdout reader");
-    let err = err_reader.join().expect("stderr reader");
+    IN_FLIGHT.store(0, Ordering::SeqCst);
+    let status = child.wait().context("waiting for a worker")?;
+    let out = out.recv_timeout(PIPE_GRACE).unwrap_or_default();
+    let err =
+        String::from_utf8_lossy(&err.recv_timeout(PIPE_GRACE).unwrap_or_default()).into_owned();
     if timed_out {
         return Ok(Outcome::TimedOut(timeout));
     }
     use std::os::unix::process::ExitStatusExt;
-    if status.signal() == Some(libc::SIGINT) {
-        return Ok(Outcome::Interrupted);
-    }
     let why = match (status.signal(), status.code()) {
         (Some(sig), _) => format!("killed by signal {sig} ({})", signal_name(sig)),
         // The worker always replies before it exits; without a reply, the measured code
@@ -166,6 +185,36 @@ pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
     } else {
         format!("{why}: {said}")
     }))
+}
+
+/// Everything `pipe` gives until it closes, read in a thread of its own.
+fn read_in_background(mut pipe: impl Read + Send + 'static) -> mpsc::Receiver<Vec<u8>> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut all = Vec::new();
+        let _ = pipe.read_to_end(&mut all);
+        let _ = tx.send(all);
+    });
+    rx
+}
+
+/// Blocks until process `pid` has ended, leaving it to be reaped.
+fn wait_without_reaping(pid: libc::pid_t) {
+    loop {
+        // SAFETY: waitid(2) on our own child, into a zeroed siginfo_t it fills in.
+        let done = unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOWAIT,
+            )
+        };
+        if done == 0 || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return;
+        }
+    }
 }
 
 /// The end of a dead worker's stderr, where the reason usually is: its last three
@@ -194,6 +243,8 @@ fn signal_name(sig: i32) -> &'static str {
         libc::SIGFPE => "SIGFPE",
         libc::SIGABRT => "SIGABRT",
         libc::SIGKILL => "SIGKILL",
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
         _ => "signal",
     }
 }

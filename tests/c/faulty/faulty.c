@@ -7,13 +7,17 @@
  * FAULT_HANG: loops forever on the third such call (must be killed by the timeout);
  * FAULT_EXIT: exit(0) on the third such call (a worker gone without a reply: fails alone);
  * FAULT_PRINT: a correct hash that prints to stdout on every call (must not disturb
- *   the worker's reply, and is measured like the others).
+ *   the worker's reply, and is measured like the others);
+ * FAULT_FORK: forks a child that sleeps for a minute, holding the worker's pipes, on the
+ *   third such call, and goes on correctly (the case is measured, the run does not wait);
+ * FAULT_SIGINT: raises SIGINT on the third such call (a crash, not the user's Ctrl-C).
  * Otherwise it is a plain (slow, bytewise) SHA-256 that passes. */
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api.h"
 
@@ -57,6 +61,15 @@ int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long 
 #endif
 #ifdef FAULT_EXIT
     exit(0);
+#endif
+#ifdef FAULT_FORK
+    if (long_calls == 3 && fork() == 0) {
+      sleep(60);
+      _exit(0);
+    }
+#endif
+#ifdef FAULT_SIGINT
+    raise(SIGINT);
 #endif
   }
 #ifdef FAULT_PRINT
