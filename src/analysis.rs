@@ -824,6 +824,22 @@ fn incomparability(a: &RunHeader, b: &RunHeader) -> Vec<String> {
         .collect()
 }
 
+/// Counts in nanoseconds and counts in cycles have no ratio that means anything: no
+/// `--force` compares them.
+pub fn check_same_unit(a: &RunHeader, b: &RunHeader) -> Result<()> {
+    let (unit_a, unit_b) = (a.counter.short_unit(), b.counter.short_unit());
+    if unit_a != unit_b {
+        bail!(
+            "run {} counts {unit_a} ({}) and run {} counts {unit_b} ({}), which no --force makes comparable; measure one of them again with the other's --counter",
+            a.id,
+            a.counter,
+            b.id,
+            b.counter
+        );
+    }
+    Ok(())
+}
+
 /// Compare every case of `b` with the same case (by key) of `a`.
 pub fn compare_runs(
     a: &StoredRun,
@@ -831,6 +847,7 @@ pub fn compare_runs(
     opts: &VerdictOptions,
     force: bool,
 ) -> Result<RunComparison> {
+    check_same_unit(&a.header, &b.header)?;
     let caveats = incomparability(&a.header, &b.header);
     if !caveats.is_empty() && !force {
         bail!(

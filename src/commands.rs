@@ -52,6 +52,13 @@ pub fn dispatch(command: Command) -> Result<ExitCode> {
             let b = store.load_run(id_b)?;
             let opts = verdict.into();
             let cmp = analysis::compare_runs(&a, &b, &opts, force)?;
+            if cmp.comparisons.is_empty() && cmp.not_compared.is_empty() {
+                bail!(
+                    "runs {id_a} and {id_b} share no case, so there is nothing to compare (run {id_a} has {}; run {id_b} has {}); compare runs of the same implementations at the same sizes",
+                    some_of(&cmp.only_in_a),
+                    some_of(&cmp.only_in_b)
+                );
+            }
             let unit = b.header.counter.short_unit();
             emit(
                 output.file.as_deref(),
@@ -196,9 +203,15 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     check_writable(args.html.as_deref(), &args.output.db)?;
     let cpu = args.cpu.unwrap_or_else(machine::default_cpu);
     machine::check_cpu(cpu)?;
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        bail!("--timeout must be a positive number of seconds");
-    }
+    let timeout = Duration::try_from_secs_f64(args.timeout)
+        .ok()
+        .filter(|t| !t.is_zero())
+        .with_context(|| {
+            format!(
+                "--timeout {:?}: a worker's time limit must be a positive number of seconds (the default is 120)",
+                args.timeout
+            )
+        })?;
     if let Some(name) = &args.save_baseline {
         check_baseline_name(name)?;
     }
@@ -250,7 +263,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             samples: per_layout,
             ..SamplePlan::default()
         },
-        timeout: Duration::from_secs_f64(args.timeout),
+        timeout,
         seed: args.seed,
     };
     let analysis_options = AnalysisOptions {
@@ -270,10 +283,8 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             analysis: analysis_options,
         },
     );
-    if let (Some(id), Some(name)) = (baseline_run, &args.baseline)
-        && !args.force
-    {
-        check_baseline_comparable(&store, id, name, &header)?;
+    if let (Some(id), Some(name)) = (baseline_run, &args.baseline) {
+        check_baseline(&store, id, name, &header, &plan.cases, args.force)?;
     }
     let run_id = store.begin_run(&header)?;
     for (name, spec) in &plan.external {
@@ -390,21 +401,64 @@ fn check_gate_can_decide(
     Ok(())
 }
 
-/// Found out after measuring, an incomparable baseline would leave a run no report can
-/// show: refuse it first.
-fn check_baseline_comparable(store: &Store, id: i64, name: &str, header: &RunHeader) -> Result<()> {
-    let base = store.load_run(id)?.header;
-    let differs: Vec<String> = analysis::differences(&base, header)
+/// Found out after measuring, a baseline that cannot be compared with the run would leave
+/// a run no report can show, or a gate that looked at nothing: refuse it first.
+fn check_baseline(
+    store: &Store,
+    id: i64,
+    name: &str,
+    header: &RunHeader,
+    cases: &[runner::Case],
+    force: bool,
+) -> Result<()> {
+    let base = store.load_run(id)?;
+    let (there, here) = (base.header.counter, header.counter);
+    if there.short_unit() != here.short_unit() {
+        let way = match there {
+            crate::store::RunCounter::Measured(kind) => {
+                format!("run with --counter {kind}, or measure the baseline again")
+            }
+            crate::store::RunCounter::Imported(_) => {
+                "measure a baseline with cryptobench itself".into()
+            }
+        };
+        bail!(
+            "--baseline {name}: run {id} counts {} ({there}) and this run would count {} ({here}), which no --force makes comparable; {way}",
+            there.short_unit(),
+            here.short_unit()
+        );
+    }
+    let differs: Vec<String> = analysis::differences(&base.header, header)
         .into_iter()
         .map(|(what, was, is)| format!("{what} `{was}` there, `{is}` here"))
         .collect();
-    if !differs.is_empty() {
+    if !differs.is_empty() && !force {
         bail!(
             "--baseline {name}: run {id} is not comparable with this run ({}); measure the baseline again, or use --force",
             differs.join("; ")
         );
     }
+    let keys: Vec<String> = cases.iter().map(runner::Case::key).collect();
+    if !base.cases.iter().any(|c| keys.contains(&c.key)) {
+        let base_keys: Vec<String> = base.cases.iter().map(|c| c.key.clone()).collect();
+        bail!(
+            "--baseline {name}: run {id} measured none of this run's cases, so nothing could be compared with it (it has {}; this run would measure {}); measure the same implementations at the same --sizes",
+            some_of(&base_keys),
+            some_of(&keys)
+        );
+    }
     Ok(())
+}
+
+/// The first few of `keys`, for an error message.
+fn some_of(keys: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let shown: Vec<String> = keys.iter().take(SHOWN).map(|k| format!("`{k}`")).collect();
+    match keys.len() {
+        0 => "no case".into(),
+        n if n <= SHOWN => shown.join(", "),
+        n => format!("{} and {} more", shown.join(", "), n - SHOWN),
+    }
 }
 
 /// Each memory layout of a case holds its own message and output buffers, and a worker

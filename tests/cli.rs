@@ -424,6 +424,12 @@ fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
         ]),
         "no other implementation in this run does its operation",
     );
+    for timeout in ["1e20", "1e-300"] {
+        assert_bad_input(
+            &env.cmd(&["run", "rustcrypto/sha-256", "--timeout", timeout]),
+            &format!("--timeout {timeout}: a worker's time limit must be a positive number"),
+        );
+    }
     // Nothing above was measured or stored.
     assert!(!env.db().exists());
 
@@ -515,9 +521,50 @@ fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
             ]
             .concat(),
         ),
-        "is not comparable with this run (counter `ns` there, `tsc` here)",
+        "run 3 counts ns (ns) and this run would count cycles (tsc), which no --force makes comparable; run with --counter ns",
+    );
+    // Nor does --force make nanoseconds comparable with cycles, here or in `compare`.
+    let forced = [
+        &[
+            "run",
+            "rustcrypto/sha-256",
+            "--sizes",
+            "64",
+            "--baseline",
+            "nsb",
+            "--force",
+        ],
+        &quick[..],
+    ]
+    .concat();
+    assert_bad_input(&env.cmd(&forced), "which no --force makes comparable");
+    assert_bad_input(
+        &env.cmd(&["compare", "1", "nsb", "--force"]),
+        "run 1 counts cycles (tsc-core) and run 3 counts ns (ns), which no --force makes comparable",
+    );
+    // A baseline that shares no case with the run would leave the gate nothing to look at.
+    let other = [
+        &[
+            "run",
+            "rustcrypto/sha-512",
+            "--sizes",
+            "64",
+            "--counter",
+            "ns",
+        ],
+        &quick[..],
+    ]
+    .concat();
+    assert_bad_input(
+        &env.cmd(&[other.as_slice(), &["--baseline", "nsb"]].concat()),
+        "run 3 measured none of this run's cases, so nothing could be compared with it (it has `rustcrypto/sha-256/hash len=64`; this run would measure `rustcrypto/sha-512/hash len=64`)",
     );
     assert_eq!(env.json(&["history", "--format", "json"]), before);
+    env.run_ok(&other);
+    assert_bad_input(
+        &env.cmd(&["compare", "nsb", "latest"]),
+        "runs 3 and 4 share no case, so there is nothing to compare",
+    );
 }
 
 #[test]
