@@ -23,6 +23,7 @@ pub mod aes;
 mod aes_ctr;
 #[cfg(target_arch = "x86_64")]
 mod aes_ecb;
+mod analysis;
 pub(crate) mod buffer;
 pub mod competitors;
 mod report;

@@ -1,193 +1,20 @@
-//! The bulk tables, computed from the stored run alone: every run (the seed's table), a
-//! summary per implementation, operation, size and thread count, and scaling against one
-//! thread, OpenSSL on one thread and the memcpy ceiling.
+//! The bulk tables of a stored run, from its [`super::analysis`]: every run (the seed's
+//! table), the summary and the scaling, as table, md, json, csv or html.
 
 use anyhow::{Result, bail};
 use serde_json::{Value, json};
 
 use super::MEMCPY;
+use super::analysis::{self, BulkAnalysis, MB, MIB, Series, mb_per_s};
 use super::size::format_size;
 use crate::cli::Format;
 use crate::name::ImplName;
 use crate::report::csv::{field, opt};
 use crate::report::{Block, Document, provenance};
 use crate::stats::{self, Summary};
-use crate::store::{CaseStatus, RunOrigin, StoredCase, StoredRun};
-
-/// Bytes per MB and per MiB, the two units rates are given in.
-const MB: f64 = 1e6;
-const MIB: f64 = 1_048_576.0;
+use crate::store::{RunOrigin, StoredRun};
 
 const CEILING: &str = "Ceiling: the fastest memcpy of the same size (median of its runs, at the thread count where it is fastest). Copying N bytes reads N and writes N bytes; encrypting or decrypting N bytes in place reads N and writes N too, so both rates count N bytes per pass and compare like with like (memory traffic is twice the rate shown).";
-
-/// One stored case with the figures the tables use.
-struct Series<'a> {
-    case: &'a StoredCase,
-    len: u64,
-    threads: u64,
-    /// Nanoseconds of each run, in run order.
-    ns: Vec<f64>,
-}
-
-impl Series<'_> {
-    fn rates(&self) -> Vec<f64> {
-        self.ns.iter().map(|&ns| mb_per_s(self.len, ns)).collect()
-    }
-
-    fn median_rate(&self) -> Option<f64> {
-        stats::median(&self.rates())
-    }
-
-    fn ok(&self) -> bool {
-        self.case.status == CaseStatus::Ok
-    }
-}
-
-fn mb_per_s(bytes: u64, ns: f64) -> f64 {
-    bytes as f64 / (ns * 1e-9) / MB
-}
-
-struct RunRow<'a> {
-    series: &'a Series<'a>,
-    run: usize,
-    first_ns: f64,
-    /// Decryption's, beside encryption's; none for the copy.
-    second_ns: Option<f64>,
-}
-
-struct SummaryRow<'a> {
-    series: &'a Series<'a>,
-    rate: Summary,
-    median_ns: f64,
-}
-
-struct ScalingRow<'a> {
-    series: &'a Series<'a>,
-    median: f64,
-    speedup: Option<f64>,
-    vs_openssl: Option<f64>,
-    of_ceiling: Option<f64>,
-}
-
-struct Tables<'a> {
-    runs: Vec<RunRow<'a>>,
-    summary: Vec<SummaryRow<'a>>,
-    scaling: Vec<ScalingRow<'a>>,
-    /// Cases with no figures, and why.
-    problems: Vec<String>,
-}
-
-fn series(run: &StoredRun) -> Vec<Series<'_>> {
-    run.cases
-        .iter()
-        .map(|case| Series {
-            case,
-            len: case.params.get("len").unwrap_or(0),
-            threads: case.params.get("threads").unwrap_or(0),
-            ns: case
-                .clusters
-                .iter()
-                .filter_map(|c| c.first().copied())
-                .collect(),
-        })
-        .collect()
-}
-
-fn find<'a>(
-    all: &'a [Series<'a>],
-    implementation: &str,
-    operation: &str,
-    len: u64,
-    threads: u64,
-) -> Option<&'a Series<'a>> {
-    all.iter().find(|s| {
-        s.ok()
-            && s.case.implementation == implementation
-            && s.case.operation == operation
-            && s.len == len
-            && s.threads == threads
-    })
-}
-
-/// `openssl/aes-128-ctr` for `cryptobench/aes-128-ctr@aesni`; none for memcpy, which has
-/// no provider.
-fn openssl_twin(implementation: &str) -> Option<String> {
-    let name = ImplName::parse(implementation);
-    name.provider()
-        .map(|_| ImplName::new("openssl", name.algorithm()).to_string())
-}
-
-fn tables<'a>(all: &'a [Series<'a>]) -> Tables<'a> {
-    let mut t = Tables {
-        runs: Vec::new(),
-        summary: Vec::new(),
-        scaling: Vec::new(),
-        problems: Vec::new(),
-    };
-    for s in all {
-        if !s.ok() {
-            t.problems.push(format!(
-                "{} {} at {} with {} threads: {} — {}",
-                s.case.implementation,
-                s.case.operation,
-                format_size(s.len),
-                s.threads,
-                status_word(s.case.status),
-                s.case.message.as_deref().unwrap_or("no reason recorded")
-            ));
-            continue;
-        }
-        if s.case.operation != "decrypt" {
-            let partner = find(all, &s.case.implementation, "decrypt", s.len, s.threads);
-            for (run, &first_ns) in s.ns.iter().enumerate() {
-                t.runs.push(RunRow {
-                    series: s,
-                    run,
-                    first_ns,
-                    second_ns: partner.and_then(|p| p.ns.get(run).copied()),
-                });
-            }
-        }
-        if let (Some(rate), Some(median_ns)) = (Summary::of(&s.rates()), stats::median(&s.ns)) {
-            t.summary.push(SummaryRow {
-                series: s,
-                rate,
-                median_ns,
-            });
-        }
-        let Some(median) = s.median_rate() else {
-            continue;
-        };
-        let one_thread = |implementation: &str| {
-            find(all, implementation, &s.case.operation, s.len, 1).and_then(Series::median_rate)
-        };
-        let ceiling = all
-            .iter()
-            .filter(|m| m.ok() && m.case.implementation == MEMCPY && m.len == s.len)
-            .filter_map(Series::median_rate)
-            .reduce(f64::max);
-        t.scaling.push(ScalingRow {
-            series: s,
-            median,
-            speedup: one_thread(&s.case.implementation).map(|one| median / one),
-            vs_openssl: openssl_twin(&s.case.implementation)
-                .and_then(|o| one_thread(&o))
-                .map(|o| median / o),
-            of_ceiling: ceiling.map(|c| median / c),
-        });
-    }
-    t
-}
-
-fn status_word(status: CaseStatus) -> &'static str {
-    match status {
-        CaseStatus::Wrong => "WRONG OUTPUT, not shown",
-        CaseStatus::Failed => "FAILED",
-        CaseStatus::Unsupported => "not supported on this CPU",
-        CaseStatus::Pending => "not measured (interrupted)",
-        CaseStatus::Ok => "ok",
-    }
-}
 
 /// Refuse, before anything is measured, a format the bulk tables do not come in.
 pub fn check_format(format: Format) -> Result<()> {
@@ -202,14 +29,14 @@ pub fn check_format(format: Format) -> Result<()> {
 
 pub fn render(run: &StoredRun, format: Format) -> Result<String> {
     check_format(format)?;
-    let all = series(run);
-    let t = tables(&all);
+    let all = analysis::series(run);
+    let t = BulkAnalysis::of(&all);
     Ok(match format {
         Format::Md => crate::report::text::render(&document(run, &t), true),
         Format::Json => json(run, &t),
         Format::Csv => csv(&t),
         Format::Html => {
-            crate::report::html::bulk_page(&run.header, &document(run, &t), &scaling_charts(&all))
+            crate::report::html::bulk_page(&run.header, &document(run, &t), &scaling_charts(&t))
         }
         _ => crate::report::text::render(&document(run, &t), false),
     })
@@ -217,7 +44,8 @@ pub fn render(run: &StoredRun, format: Format) -> Result<String> {
 
 /// One chart per buffer size and algorithm: each implementation's encryption rate against
 /// threads, beside memcpy's copy rate of the same size (the ceiling).
-fn scaling_charts(all: &[Series]) -> Vec<crate::report::charts::Chart> {
+fn scaling_charts(t: &BulkAnalysis) -> Vec<crate::report::charts::Chart> {
+    let all = t.series;
     let line = |s: &Series| {
         let rates = s.rates();
         let summary = Summary::of(&rates)?;
@@ -284,7 +112,7 @@ fn percent(x: Option<f64>) -> String {
     x.map_or(String::new(), |x| format!("{:.1} %", 100.0 * x))
 }
 
-fn document(run: &StoredRun, t: &Tables) -> Document {
+fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
     let h = &run.header;
     let cpu_order = match &h.options {
         RunOrigin::Bulk { bulk } => format!("{:?}", bulk.cpu_order).replace(' ', ""),
@@ -444,7 +272,7 @@ fn series_json(s: &Series) -> Value {
     })
 }
 
-fn json(run: &StoredRun, t: &Tables) -> String {
+fn json(run: &StoredRun, t: &BulkAnalysis) -> String {
     let h = &run.header;
     let runs: Vec<Value> = t
         .runs
@@ -513,7 +341,7 @@ fn json(run: &StoredRun, t: &Tables) -> String {
 }
 
 /// Three sections (runs, summary, scaling), each with its header row, separated by a blank line.
-fn csv(t: &Tables) -> String {
+fn csv(t: &BulkAnalysis) -> String {
     let key = |s: &Series| {
         format!(
             "{},{},{},{}",
@@ -565,30 +393,4 @@ fn csv(t: &Tables) -> String {
         );
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rates_are_decimal_megabytes_per_second() {
-        // 1 GiB in one second.
-        assert_eq!(mb_per_s(1 << 30, 1e9), 1073.741824);
-        // A MB in a millisecond.
-        assert_eq!(mb_per_s(1_000_000, 1e6), 1000.0);
-    }
-
-    #[test]
-    fn openssl_twins() {
-        assert_eq!(
-            openssl_twin("cryptobench/aes-128-ctr@aesni").as_deref(),
-            Some("openssl/aes-128-ctr")
-        );
-        assert_eq!(
-            openssl_twin("rustcrypto/aes-256-ecb").as_deref(),
-            Some("openssl/aes-256-ecb")
-        );
-        assert_eq!(openssl_twin(MEMCPY), None);
-    }
 }

@@ -1,0 +1,214 @@
+//! The figures of a stored bulk run, computed from the store alone: every run, a summary
+//! per implementation, operation, size and thread count, and scaling against one thread,
+//! OpenSSL on one thread and the memcpy ceiling. [`super::report`] only formats them.
+
+use super::MEMCPY;
+use super::size::format_size;
+use crate::name::ImplName;
+use crate::stats::{self, Summary};
+use crate::store::{CaseStatus, StoredCase, StoredRun};
+
+/// Bytes per MB and per MiB, the two units rates are given in.
+pub const MB: f64 = 1e6;
+pub const MIB: f64 = 1_048_576.0;
+
+/// One stored case with the figures the tables use.
+pub struct Series<'a> {
+    pub case: &'a StoredCase,
+    pub len: u64,
+    pub threads: u64,
+    /// Nanoseconds of each run, in run order.
+    pub ns: Vec<f64>,
+}
+
+impl Series<'_> {
+    pub fn rates(&self) -> Vec<f64> {
+        self.ns.iter().map(|&ns| mb_per_s(self.len, ns)).collect()
+    }
+
+    fn median_rate(&self) -> Option<f64> {
+        stats::median(&self.rates())
+    }
+
+    pub fn ok(&self) -> bool {
+        self.case.status == CaseStatus::Ok
+    }
+}
+
+pub fn mb_per_s(bytes: u64, ns: f64) -> f64 {
+    bytes as f64 / (ns * 1e-9) / MB
+}
+
+pub struct RunRow<'a> {
+    pub series: &'a Series<'a>,
+    pub run: usize,
+    pub first_ns: f64,
+    /// Decryption's, beside encryption's; none for the copy.
+    pub second_ns: Option<f64>,
+}
+
+pub struct SummaryRow<'a> {
+    pub series: &'a Series<'a>,
+    pub rate: Summary,
+    pub median_ns: f64,
+}
+
+pub struct ScalingRow<'a> {
+    pub series: &'a Series<'a>,
+    pub median: f64,
+    pub speedup: Option<f64>,
+    pub vs_openssl: Option<f64>,
+    pub of_ceiling: Option<f64>,
+}
+
+/// The rows of the three tables, over the series of a run.
+pub struct BulkAnalysis<'a> {
+    /// Every case of the run, in store order (the charts draw from them).
+    pub series: &'a [Series<'a>],
+    pub runs: Vec<RunRow<'a>>,
+    pub summary: Vec<SummaryRow<'a>>,
+    pub scaling: Vec<ScalingRow<'a>>,
+    /// Cases with no figures, and why.
+    pub problems: Vec<String>,
+}
+
+pub fn series(run: &StoredRun) -> Vec<Series<'_>> {
+    run.cases
+        .iter()
+        .map(|case| Series {
+            case,
+            len: case.params.get("len").unwrap_or(0),
+            threads: case.params.get("threads").unwrap_or(0),
+            ns: case
+                .clusters
+                .iter()
+                .filter_map(|c| c.first().copied())
+                .collect(),
+        })
+        .collect()
+}
+
+fn find<'a>(
+    all: &'a [Series<'a>],
+    implementation: &str,
+    operation: &str,
+    len: u64,
+    threads: u64,
+) -> Option<&'a Series<'a>> {
+    all.iter().find(|s| {
+        s.ok()
+            && s.case.implementation == implementation
+            && s.case.operation == operation
+            && s.len == len
+            && s.threads == threads
+    })
+}
+
+/// `openssl/aes-128-ctr` for `cryptobench/aes-128-ctr@aesni`; none for memcpy, which has
+/// no provider.
+fn openssl_twin(implementation: &str) -> Option<String> {
+    let name = ImplName::parse(implementation);
+    name.provider()
+        .map(|_| ImplName::new("openssl", name.algorithm()).to_string())
+}
+
+impl<'a> BulkAnalysis<'a> {
+    pub fn of(all: &'a [Series<'a>]) -> Self {
+        let mut t = BulkAnalysis {
+            series: all,
+            runs: Vec::new(),
+            summary: Vec::new(),
+            scaling: Vec::new(),
+            problems: Vec::new(),
+        };
+        for s in all {
+            if !s.ok() {
+                t.problems.push(format!(
+                    "{} {} at {} with {} threads: {} — {}",
+                    s.case.implementation,
+                    s.case.operation,
+                    format_size(s.len),
+                    s.threads,
+                    status_word(s.case.status),
+                    s.case.message.as_deref().unwrap_or("no reason recorded")
+                ));
+                continue;
+            }
+            if s.case.operation != "decrypt" {
+                let partner = find(all, &s.case.implementation, "decrypt", s.len, s.threads);
+                for (run, &first_ns) in s.ns.iter().enumerate() {
+                    t.runs.push(RunRow {
+                        series: s,
+                        run,
+                        first_ns,
+                        second_ns: partner.and_then(|p| p.ns.get(run).copied()),
+                    });
+                }
+            }
+            if let (Some(rate), Some(median_ns)) = (Summary::of(&s.rates()), stats::median(&s.ns)) {
+                t.summary.push(SummaryRow {
+                    series: s,
+                    rate,
+                    median_ns,
+                });
+            }
+            let Some(median) = s.median_rate() else {
+                continue;
+            };
+            let one_thread = |implementation: &str| {
+                find(all, implementation, &s.case.operation, s.len, 1).and_then(Series::median_rate)
+            };
+            let ceiling = all
+                .iter()
+                .filter(|m| m.ok() && m.case.implementation == MEMCPY && m.len == s.len)
+                .filter_map(Series::median_rate)
+                .reduce(f64::max);
+            t.scaling.push(ScalingRow {
+                series: s,
+                median,
+                speedup: one_thread(&s.case.implementation).map(|one| median / one),
+                vs_openssl: openssl_twin(&s.case.implementation)
+                    .and_then(|o| one_thread(&o))
+                    .map(|o| median / o),
+                of_ceiling: ceiling.map(|c| median / c),
+            });
+        }
+        t
+    }
+}
+
+fn status_word(status: CaseStatus) -> &'static str {
+    match status {
+        CaseStatus::Wrong => "WRONG OUTPUT, not shown",
+        CaseStatus::Failed => "FAILED",
+        CaseStatus::Unsupported => "not supported on this CPU",
+        CaseStatus::Pending => "not measured (interrupted)",
+        CaseStatus::Ok => "ok",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_are_decimal_megabytes_per_second() {
+        // 1 GiB in one second.
+        assert_eq!(mb_per_s(1 << 30, 1e9), 1073.741824);
+        // A MB in a millisecond.
+        assert_eq!(mb_per_s(1_000_000, 1e6), 1000.0);
+    }
+
+    #[test]
+    fn openssl_twins() {
+        assert_eq!(
+            openssl_twin("cryptobench/aes-128-ctr@aesni").as_deref(),
+            Some("openssl/aes-128-ctr")
+        );
+        assert_eq!(
+            openssl_twin("rustcrypto/aes-256-ecb").as_deref(),
+            Some("openssl/aes-256-ecb")
+        );
+        assert_eq!(openssl_twin(MEMCPY), None);
+    }
+}
