@@ -1,0 +1,349 @@
+//! Timing: every run of a size in rounds, each checked after it is timed, and its figures
+//! stored as soon as it is verified.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use anyhow::Result;
+use rand_chacha::ChaCha8Rng;
+use rand_core::{Rng, SeedableRng};
+
+use super::buffer::Buffer;
+use super::competitors::{self, BulkCipher, Secret};
+use super::plan::{Combo, Subject};
+use super::{size, threads};
+use crate::counter::{self, Counter, Nanoseconds};
+use crate::sample::Samples;
+use crate::store::{CaseStatus, Store};
+
+/// What every size of a bulk run shares.
+pub struct Session<'a> {
+    /// The key and IV every cipher encrypts with.
+    pub secret: &'a Secret,
+    /// The key of the keystream the buffers are filled with.
+    pub fill_secret: &'a Secret,
+    pub calibration: &'a counter::Calibration,
+    /// Set by Ctrl-C: stop after the timed run in flight.
+    pub interrupted: &'a AtomicBool,
+}
+
+/// Every run of every live combo of size `len`, in rounds: each round times every combo
+/// once, so that drift of the machine spreads over all of them.
+pub fn measure_size(
+    len: u64,
+    runs: usize,
+    combos: &mut [Combo],
+    session: &Session,
+    store: &mut Store,
+) -> Result<()> {
+    let Session {
+        secret,
+        fill_secret,
+        calibration,
+        interrupted,
+    } = *session;
+    let everywhere = threads::cpu_order().len();
+    let mut plain = Buffer::new(len as usize)?;
+    let mut work = Buffer::new(len as usize)?;
+    eprintln!("bulk: {}: filling the buffers", size::format_size(len));
+    fill_random(&mut plain, fill_secret);
+    competitors::memcpy(&mut work, &plain, everywhere);
+    let mut live: Vec<usize> = (0..combos.len())
+        .filter(|&i| combos[i].len == len && !combos[i].dead)
+        .collect();
+    for round in 0..runs {
+        eprintln!("bulk: {}: run {}/{runs}", size::format_size(len), round + 1);
+        for &i in &live {
+            let mut bench = Bench {
+                plain: &plain,
+                work: &mut work,
+                secret,
+                calibration,
+                round,
+            };
+            let outcome = bench.measure(&combos[i]);
+            record(store, &mut combos[i], round, outcome, calibration)?;
+            if interrupted.load(Ordering::SeqCst) {
+                return Ok(());
+            }
+            if combos[i].dead {
+                competitors::memcpy(&mut work, &plain, everywhere);
+            }
+        }
+        live.retain(|&i| !combos[i].dead);
+        // The next round starts one further along, so that no combo always follows the
+        // same one (whose leftovers in the caches it would inherit).
+        if !live.is_empty() {
+            live.rotate_left(1);
+        }
+    }
+    Ok(())
+}
+
+/// What became of one run of one combo.
+enum Outcome {
+    /// Nanoseconds per operation, in the combo's operation order; verified.
+    Verified(Vec<f64>),
+    Wrong(String),
+    Failed(String),
+}
+
+/// Everything one timed run needs.
+struct Bench<'a> {
+    plain: &'a [u8],
+    work: &'a mut [u8],
+    secret: &'a Secret,
+    calibration: &'a counter::Calibration,
+    round: usize,
+}
+
+impl Bench<'_> {
+    /// Time the combo's operations on the working buffer (which holds the input), then
+    /// verify outside the timed regions.
+    ///
+    /// Before each timed operation both buffers are read on the operation's own threads and
+    /// split, as the check after it does: every operation then starts from the same state
+    /// of the caches, whatever ran before it (an encryption would otherwise start from the
+    /// previous case's leftovers and a decryption from the data its encryption just
+    /// cached; at sizes near the cache's, that alone made them differ twofold).
+    fn measure(&mut self, combo: &Combo) -> Outcome {
+        let threads = combo.threads;
+        match combo.subject {
+            Subject::Memcpy => {
+                // Without this the copy could do nothing and still leave equal buffers.
+                for page in self.work.chunks_mut(threads::CHUNK_ALIGN) {
+                    page[0] ^= 0xff;
+                }
+                self.settle(threads);
+                let plain = self.plain;
+                let ns = self.time(|w| {
+                    competitors::memcpy(w, plain, threads);
+                    Ok(())
+                });
+                match ns {
+                    Err(e) => Outcome::Failed(format!("{e:#}")),
+                    Ok(_) if !self.restored(threads) => {
+                        Outcome::Wrong(format!("run {}: the copy differs", self.round + 1))
+                    }
+                    Ok(ns) => Outcome::Verified(vec![ns]),
+                }
+            }
+            Subject::Cipher(cipher) => {
+                self.settle(threads);
+                let enc = match self.time(|w| cipher.encrypt(w, threads)) {
+                    Ok(ns) => ns,
+                    Err(e) => return Outcome::Failed(format!("encryption failed: {e:#}")),
+                };
+                if let Some(block) = self.wrong_block(cipher, threads) {
+                    return Outcome::Wrong(format!(
+                        "run {}: ciphertext block {block} differs from the reference",
+                        self.round + 1
+                    ));
+                }
+                self.settle(threads);
+                let dec = match self.time(|w| cipher.decrypt(w, threads)) {
+                    Ok(ns) => ns,
+                    Err(e) => return Outcome::Failed(format!("decryption failed: {e:#}")),
+                };
+                if !self.restored(threads) {
+                    return Outcome::Wrong(format!(
+                        "run {}: decryption did not restore the input",
+                        self.round + 1
+                    ));
+                }
+                Outcome::Verified(vec![enc, dec])
+            }
+        }
+    }
+
+    /// Wall-clock nanoseconds of `f` on the working buffer, the clock's own cost removed.
+    fn time(&mut self, f: impl FnOnce(&mut [u8]) -> Result<()>) -> Result<f64> {
+        let mut clock = Nanoseconds;
+        let t0 = clock.start();
+        let r = f(self.work);
+        let t1 = clock.stop();
+        r.map(|()| t1.wrapping_sub(t0) as f64 - self.calibration.overhead)
+    }
+
+    /// Whether the working buffer equals the input again, compared on `threads` threads.
+    fn restored(&mut self, threads: usize) -> bool {
+        threads::for_each_pair(self.work, self.plain, threads, |w, p| w == p)
+            .into_iter()
+            .all(|same| same)
+    }
+
+    /// The pass of [`Bench::restored`], for its effect on the caches alone.
+    fn settle(&mut self, threads: usize) {
+        std::hint::black_box(self.restored(threads));
+    }
+
+    /// A ciphertext block that differs from the reference, among the first and last block
+    /// of every thread's chunk and 32 blocks drawn at random.
+    fn wrong_block(&self, cipher: &dyn BulkCipher, threads: usize) -> Option<u64> {
+        let blocks = (self.work.len() / 16) as u64;
+        let mut rng = ChaCha8Rng::seed_from_u64(self.round as u64);
+        let mut picks: Vec<u64> = threads::split(self.work.len(), threads)
+            .into_iter()
+            .filter(|r| !r.is_empty())
+            .flat_map(|r| [r.start as u64 / 16, (r.end as u64 - 1) / 16])
+            .collect();
+        picks.extend((0..32).map(|_| rng.next_u64() % blocks));
+        picks.into_iter().find(|&b| {
+            let at = b as usize * 16;
+            let expected = competitors::reference_block(
+                cipher.algorithm(),
+                self.secret,
+                b,
+                &self.plain[at..at + 16],
+            );
+            self.work[at..at + 16] != expected
+        })
+    }
+}
+
+/// Store a verified run's figures as cluster `round` of each operation's case; mark the
+/// combo dead otherwise.
+fn record(
+    store: &mut Store,
+    combo: &mut Combo,
+    round: usize,
+    outcome: Outcome,
+    calibration: &counter::Calibration,
+) -> Result<()> {
+    let (status, why) = match outcome {
+        Outcome::Verified(ns) => {
+            for (&row, ns) in combo.rows.iter().zip(ns) {
+                let samples = Samples {
+                    calls_per_sample: 1,
+                    calibration: *calibration,
+                    clusters: vec![vec![ns]],
+                    core_clock: None,
+                };
+                store.add_samples(row, round, &samples)?;
+            }
+            return Ok(());
+        }
+        Outcome::Wrong(why) => (CaseStatus::Wrong, why),
+        Outcome::Failed(why) => (CaseStatus::Failed, why),
+    };
+    eprintln!(
+        "{} at {} with {} threads: {why}; not timed again",
+        combo.subject.name(),
+        size::format_size(combo.len),
+        combo.threads
+    );
+    for &row in &combo.rows {
+        store.set_status(row, status, Some(&why))?;
+    }
+    combo.dead = true;
+    Ok(())
+}
+
+/// Random bytes at memory speed on every CPU: the AES-CTR key stream (RustCrypto, not the
+/// code under test) XORed into the freshly mapped, zeroed buffer, which also takes every
+/// first-touch page fault before anything is timed.
+fn fill_random(buf: &mut [u8], secret: &Secret) {
+    let key = secret.key(competitors::Algorithm::new(256, competitors::Mode::Ctr));
+    threads::for_each_chunk(buf, threads::cpu_order().len(), |offset, chunk| {
+        competitors::rustcrypto_ctr(key, secret.iv, offset, chunk)
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bulk::gate::check;
+
+    /// Wraps a correct implementation and breaks it only on buffers larger than the gate's,
+    /// so that only the checks after each timed run can catch it.
+    struct BrokenWhenLarge {
+        inner: Box<dyn BulkCipher>,
+        break_decryption: bool,
+    }
+
+    impl BulkCipher for BrokenWhenLarge {
+        fn name(&self) -> String {
+            "broken-when-large".into()
+        }
+        fn algorithm(&self) -> competitors::Algorithm {
+            self.inner.algorithm()
+        }
+        fn encrypt(&self, buf: &mut [u8], threads: usize) -> Result<()> {
+            self.inner.encrypt(buf, threads)?;
+            if buf.len() > 4 << 20 && !self.break_decryption {
+                // One bit in the last block of the first thread's chunk.
+                buf[threads::split(buf.len(), threads)[0].end - 1] ^= 1;
+            }
+            Ok(())
+        }
+        fn decrypt(&self, buf: &mut [u8], threads: usize) -> Result<()> {
+            if buf.len() > 4 << 20 && self.break_decryption {
+                return Ok(());
+            }
+            self.inner.decrypt(buf, threads)
+        }
+    }
+
+    #[test]
+    fn every_run_is_checked_after_it_is_timed() {
+        let secret = Secret::new([5; 32], 1234);
+        let len = 8 << 20;
+        let mut plain = vec![0u8; len];
+        fill_random(&mut plain, &Secret::new([6; 32], 1));
+        let calibration = counter::calibrate(&mut Nanoseconds);
+        for break_decryption in [false, true] {
+            let broken = BrokenWhenLarge {
+                inner: competitors::all(&secret, false).remove(0),
+                break_decryption,
+            };
+            assert!(check(&broken, 2, &secret).is_ok(), "the gate cannot see it");
+            let mut work = plain.clone();
+            let mut bench = Bench {
+                plain: &plain,
+                work: &mut work,
+                secret: &secret,
+                calibration: &calibration,
+                round: 0,
+            };
+            let combo = Combo {
+                len: len as u64,
+                subject: Subject::Cipher(&broken),
+                threads: 2,
+                rows: Vec::new(),
+                dead: false,
+            };
+            let why = match bench.measure(&combo) {
+                Outcome::Wrong(why) => why,
+                Outcome::Verified(_) => panic!("a wrong run passed"),
+                Outcome::Failed(why) => panic!("failed instead: {why}"),
+            };
+            let expected = if break_decryption {
+                "decryption did not restore the input"
+            } else {
+                "ciphertext block 262143 differs"
+            };
+            assert!(why.contains(expected), "{why}");
+        }
+        // The same run of a correct implementation passes, and so does the ceiling.
+        let good = competitors::all(&secret, false).remove(0);
+        let mut work = plain.clone();
+        let mut bench = Bench {
+            plain: &plain,
+            work: &mut work,
+            secret: &secret,
+            calibration: &calibration,
+            round: 1,
+        };
+        for subject in [Subject::Cipher(&*good), Subject::Memcpy] {
+            let combo = Combo {
+                len: len as u64,
+                subject,
+                threads: 2,
+                rows: Vec::new(),
+                dead: false,
+            };
+            assert!(
+                matches!(bench.measure(&combo), Outcome::Verified(ns) if ns.iter().all(|&t| t > 0.0))
+            );
+        }
+    }
+}
