@@ -23,9 +23,9 @@ use crate::store::{RunHeader, RunOrigin, Store, now};
 
 /// Exit status when `--fail-on-regression` finds a regression.
 const EXIT_REGRESSION: u8 = 3;
-/// Exit status when some case gave wrong output or failed; its report is still printed
-/// and stored. A regression gate's status 3 goes first: both fail a CI job.
-const EXIT_CASES_FAILED: u8 = 1;
+/// Exit status when some case gave wrong output or failed (`run` and `bulk`); its report
+/// is still printed and stored. A regression gate's status 3 goes first: both fail a CI job.
+pub(crate) const EXIT_CASES_FAILED: u8 = 1;
 
 pub fn dispatch(command: Command) -> Result<ExitCode> {
     match command {

@@ -47,6 +47,7 @@ use rand_core::{Rng, SeedableRng};
 
 use crate::catalog::Params;
 use crate::cli::OutputArgs;
+use crate::commands::EXIT_CASES_FAILED;
 use crate::counter::{self, CounterKind, Nanoseconds};
 use crate::machine::{self, Machine};
 use crate::runner::Case;
@@ -57,9 +58,6 @@ use gate::gate;
 use plan::{plan, thread_counts};
 /// The bulk tables of a stored bulk run, as `bulk` printed them.
 pub use report::{check_format, render};
-
-/// Exit status when an implementation produced wrong output (its figures are not shown).
-const EXIT_WRONG: u8 = 1;
 
 /// The name memcpy, the ceiling, is stored under.
 pub const MEMCPY: &str = "memcpy";
@@ -233,7 +231,7 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
         .iter()
         .any(|c| matches!(c.status, CaseStatus::Wrong | CaseStatus::Failed));
     Ok(if wrong {
-        ExitCode::from(EXIT_WRONG)
+        ExitCode::from(EXIT_CASES_FAILED)
     } else {
         ExitCode::SUCCESS
     })
