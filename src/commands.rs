@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::analysis::{self, AnalysisOptions};
 use crate::catalog::registry::Registry;
 use crate::cli::{Command, Format, ImportSource, InfoFormat, OutputArgs, RunArgs};
+use crate::exit::Exit;
 use crate::experiment::{self, BUILTIN};
 use crate::history;
 use crate::import;
@@ -20,12 +21,6 @@ use crate::report;
 use crate::runner::{self, Progress, RunOptions};
 use crate::sample::SamplePlan;
 use crate::store::{RunHeader, RunOrigin, Store, now};
-
-/// Exit status when `--fail-on-regression` finds a regression.
-const EXIT_REGRESSION: u8 = 3;
-/// Exit status when some case gave wrong output or failed (`run` and `bulk`); its report
-/// is still printed and stored. A regression gate's status 3 goes first: both fail a CI job.
-pub(crate) const EXIT_CASES_FAILED: u8 = 1;
 
 pub fn dispatch(command: Command) -> Result<ExitCode> {
     match command {
@@ -341,7 +336,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
                 ""
             }
         );
-        return Ok(ExitCode::from(crate::interrupt::EXIT_INTERRUPTED));
+        return Ok(Exit::Interrupted.into());
     }
     if let Some(name) = &args.save_baseline {
         eprintln!(
@@ -370,13 +365,13 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             for r in regressed {
                 eprintln!("  {r}");
             }
-            return Ok(ExitCode::from(EXIT_REGRESSION));
+            return Ok(Exit::Regression.into());
         }
     }
     Ok(if unfit.is_empty() {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(EXIT_CASES_FAILED)
+        Exit::CasesFailed.into()
     })
 }
 
@@ -501,7 +496,7 @@ fn check_baseline_name(name: &str) -> Result<()> {
 }
 
 /// The cases that gave wrong output, crashed, hung or could not be loaded: a run with
-/// any of them ends with [`EXIT_CASES_FAILED`]. A case this CPU cannot run is not one.
+/// any of them ends with [`Exit::CasesFailed`]. A case this CPU cannot run is not one.
 fn unfit_cases(run: &crate::store::StoredRun) -> Vec<String> {
     use crate::store::CaseStatus;
     run.cases

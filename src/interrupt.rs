@@ -5,10 +5,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-/// Exit status after Ctrl-C stopped a run (128 + SIGINT, as a shell reports it); what was
-/// measured is printed and stored first.
-pub const EXIT_INTERRUPTED: u8 = 130;
-
 /// A flag that Ctrl-C sets, for the measuring loop to check between one piece of work and
 /// the next; a second Ctrl-C ends the process at once. A second signal within half a
 /// second is the same one delivered twice (`timeout` signals the process and its group).
@@ -25,7 +21,7 @@ pub fn on_ctrl_c() -> Arc<AtomicBool> {
         }
         Some(at) if at.elapsed() > Duration::from_millis(500) => {
             crate::runner::worker::signal_in_flight(libc::SIGKILL);
-            std::process::exit(i32::from(EXIT_INTERRUPTED))
+            std::process::exit(i32::from(crate::exit::Exit::Interrupted.code()))
         }
         Some(_) => {}
     });

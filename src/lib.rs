@@ -34,6 +34,7 @@ pub mod cimpl;
 pub mod cli;
 pub mod commands;
 pub mod counter;
+pub mod exit;
 pub mod experiment;
 pub mod history;
 pub mod import;

@@ -1,12 +1,8 @@
 use std::process::ExitCode;
 
 use clap::Parser;
+use cryptobench::exit::Exit;
 use cryptobench::{cli, commands, runner};
-
-/// Exit status for an error that stops a command: bad input (arguments, files, names),
-/// as clap uses for usage errors, and the rare failure around it (a store that cannot be
-/// written). Failed cases (1) and regressions (3) have their own statuses.
-const EXIT_ERROR: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
@@ -23,7 +19,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(EXIT_ERROR)
+            Exit::Error.into()
         }
     }
 }

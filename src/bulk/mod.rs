@@ -47,8 +47,8 @@ use rand_core::{Rng, SeedableRng};
 
 use crate::catalog::Params;
 use crate::cli::OutputArgs;
-use crate::commands::EXIT_CASES_FAILED;
 use crate::counter::{self, CounterKind, Nanoseconds};
+use crate::exit::Exit;
 use crate::machine::{self, Machine};
 use crate::runner::Case;
 use crate::store::{CaseStatus, RunHeader, RunOrigin, Store};
@@ -224,14 +224,14 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
         eprintln!(
             "interrupted: run {run_id} keeps the timed runs made before Ctrl-C, marked incomplete (`cryptobench report {run_id}` prints them again)"
         );
-        return Ok(ExitCode::from(crate::interrupt::EXIT_INTERRUPTED));
+        return Ok(Exit::Interrupted.into());
     }
     let wrong = stored
         .cases
         .iter()
         .any(|c| matches!(c.status, CaseStatus::Wrong | CaseStatus::Failed));
     Ok(if wrong {
-        ExitCode::from(EXIT_CASES_FAILED)
+        Exit::CasesFailed.into()
     } else {
         ExitCode::SUCCESS
     })
