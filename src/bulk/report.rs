@@ -74,8 +74,7 @@ fn scaling_charts(t: &BulkAnalysis) -> Vec<crate::report::charts::Chart> {
             }
         }
         for alg in algorithms {
-            let mut lines: Vec<crate::report::charts::ScalingLine> =
-                vec![("memcpy (the ceiling)".into(), memcpy.clone())];
+            let mut lines: Vec<crate::report::charts::ScalingLine> = Vec::new();
             for s in at_len.iter().filter(|s| {
                 s.case.operation == "encrypt"
                     && ImplName::parse(&s.case.implementation).without_provider() == alg
@@ -85,6 +84,13 @@ fn scaling_charts(t: &BulkAnalysis) -> Vec<crate::report::charts::Chart> {
                     Some((_, points)) => points.push(point),
                     None => lines.push((s.case.implementation.clone(), vec![point])),
                 }
+            }
+            // A run stopped early has sizes whose series have too few runs for a point.
+            if lines.is_empty() {
+                continue;
+            }
+            if !memcpy.is_empty() {
+                lines.insert(0, ("memcpy (the ceiling)".into(), memcpy.clone()));
             }
             for (_, points) in lines.iter_mut() {
                 points.sort_by_key(|p| p.0);
@@ -393,4 +399,57 @@ fn csv(t: &BulkAnalysis) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Params;
+    use crate::store::{CaseStatus, StoredCase};
+
+    fn case(implementation: &str, runs_ns: &[f64]) -> StoredCase {
+        StoredCase {
+            row: 0,
+            key: String::new(),
+            implementation: implementation.into(),
+            operation: "encrypt".into(),
+            params: Params::new().with("len", 1 << 20).with("threads", 1),
+            bytes: Some(1 << 20),
+            status: CaseStatus::Ok,
+            message: None,
+            calls_per_sample: Some(1),
+            overhead: None,
+            clusters: runs_ns.iter().map(|&ns| vec![ns]).collect(),
+            core_clocks: Vec::new(),
+        }
+    }
+
+    fn series(cases: &[StoredCase]) -> Vec<Series<'_>> {
+        cases
+            .iter()
+            .map(|case| Series {
+                case,
+                len: 1 << 20,
+                threads: 1,
+                ns: case.clusters.iter().map(|c| c[0]).collect(),
+            })
+            .collect()
+    }
+
+    /// A run stopped by Ctrl-C after one timed run of a size has no line to draw there.
+    #[test]
+    fn a_size_with_too_few_runs_for_a_line_gets_no_chart() {
+        let one_run = [case(MEMCPY, &[1e5]), case("openssl/aes-128-ctr", &[2e5])];
+        let all = series(&one_run);
+        assert!(scaling_charts(&BulkAnalysis::of(&all)).is_empty());
+
+        let two_runs = [
+            case(MEMCPY, &[1e5, 1.1e5]),
+            case("openssl/aes-128-ctr", &[2e5, 2.2e5]),
+        ];
+        let all = series(&two_runs);
+        let charts = scaling_charts(&BulkAnalysis::of(&all));
+        assert_eq!(charts.len(), 1);
+        assert!(charts[0].svg.is_ok(), "{:?}", charts[0].svg);
+    }
 }

@@ -442,6 +442,9 @@ fn draw_lines(
         l.dedup();
         l
     };
+    if lens.is_empty() {
+        return Err("no line has a point to draw".into());
+    }
     let lo = lines
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.2))
