@@ -195,9 +195,11 @@ pub fn shared_object(
         return Ok(so);
     }
     let probe = cache.join(format!("{stem}-api.c"));
-    std::fs::write(&probe, api_probe_source())?;
+    std::fs::write(&probe, api_probe_source())
+        .with_context(|| format!("cannot write `{}`", probe.display()))?;
     let randombytes = cache.join(format!("{stem}-randombytes.c"));
-    std::fs::write(&randombytes, randombytes_source())?;
+    std::fs::write(&randombytes, randombytes_source())
+        .with_context(|| format!("cannot write `{}`", randombytes.display()))?;
     let tmp = cache.join(format!("{stem}.{}.tmp", std::process::id()));
     let out = Command::new(&m.compiler)
         .args(["-shared", "-fPIC"])
@@ -221,7 +223,8 @@ pub fn shared_object(
             shown.join("\n")
         );
     }
-    std::fs::rename(&tmp, &so)?;
+    std::fs::rename(&tmp, &so)
+        .with_context(|| format!("cannot move `{}` to `{}`", tmp.display(), so.display()))?;
     Ok(so)
 }
 
