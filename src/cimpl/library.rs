@@ -55,6 +55,25 @@ impl Library {
         }
         Ok(p)
     }
+
+    /// `name` as a function pointer of type `F`, or an error naming the symbol and the
+    /// file.
+    ///
+    /// # Safety
+    ///
+    /// `F` must be the `extern "C"` function pointer type that `name` was defined with.
+    pub unsafe fn function<F: Copy>(&self, name: &str) -> Result<F> {
+        const {
+            assert!(
+                size_of::<F>() == size_of::<*mut c_void>(),
+                "a symbol's address converts only to a pointer-sized type"
+            )
+        };
+        let p = self.symbol(name)?;
+        // SAFETY: F is pointer-sized (asserted above) and, the caller promises, the type
+        // of the function at p.
+        Ok(unsafe { std::mem::transmute_copy::<*mut c_void, F>(&p) })
+    }
 }
 
 impl Drop for Library {

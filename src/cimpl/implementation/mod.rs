@@ -170,48 +170,26 @@ impl CImplementation {
         }
         // Without the case's name: the runner says which case could not be loaded.
         check_sizes(spec.kind, &spec.expected_sizes, &sizes).map_err(anyhow::Error::msg)?;
-        let symbol = |s: &str| lib.symbol(s);
-        // SAFETY (all transmutes): the SUPERCOP API fixes these symbols' C signatures;
-        // a library that exports them with other types breaks that contract, which is
-        // what running it in an isolated worker is for.
+        // SAFETY: the SUPERCOP API fixes these symbols' C signatures; a library that
+        // exports them with other types breaks that contract, which is what running it in
+        // an isolated worker is for.
         let entry = unsafe {
             match spec.kind {
-                CKind::Hash => Entry::Hash(std::mem::transmute::<*mut std::ffi::c_void, HashFn>(
-                    lib.symbol("crypto_hash")?,
-                )),
-                CKind::Stream => Entry::Stream(std::mem::transmute::<
-                    *mut std::ffi::c_void,
-                    StreamXorFn,
-                >(lib.symbol("crypto_stream_xor")?)),
+                CKind::Hash => Entry::Hash(lib.function("crypto_hash")?),
+                CKind::Stream => Entry::Stream(lib.function("crypto_stream_xor")?),
                 CKind::Aead => Entry::Aead(
-                    std::mem::transmute::<*mut std::ffi::c_void, AeadEncryptFn>(
-                        lib.symbol("crypto_aead_encrypt")?,
-                    ),
-                    std::mem::transmute::<*mut std::ffi::c_void, AeadDecryptFn>(
-                        lib.symbol("crypto_aead_decrypt")?,
-                    ),
+                    lib.function("crypto_aead_encrypt")?,
+                    lib.function("crypto_aead_decrypt")?,
                 ),
-                CKind::Core => Entry::Core(std::mem::transmute::<*mut std::ffi::c_void, CoreFn>(
-                    lib.symbol("crypto_core")?,
-                )),
+                CKind::Core => Entry::Core(lib.function("crypto_core")?),
                 CKind::Kem => Entry::Kem(
-                    std::mem::transmute::<*mut std::ffi::c_void, KemKeypairFn>(symbol(
-                        "crypto_kem_keypair",
-                    )?),
-                    std::mem::transmute::<*mut std::ffi::c_void, KemEncFn>(symbol(
-                        "crypto_kem_enc",
-                    )?),
-                    std::mem::transmute::<*mut std::ffi::c_void, KemDecFn>(symbol(
-                        "crypto_kem_dec",
-                    )?),
+                    lib.function("crypto_kem_keypair")?,
+                    lib.function("crypto_kem_enc")?,
+                    lib.function("crypto_kem_dec")?,
                 ),
                 CKind::Scalarmult => Entry::Scalarmult(
-                    std::mem::transmute::<*mut std::ffi::c_void, ScalarmultFn>(symbol(
-                        "crypto_scalarmult",
-                    )?),
-                    std::mem::transmute::<*mut std::ffi::c_void, ScalarmultBaseFn>(symbol(
-                        "crypto_scalarmult_base",
-                    )?),
+                    lib.function("crypto_scalarmult")?,
+                    lib.function("crypto_scalarmult_base")?,
                 ),
             }
         };
