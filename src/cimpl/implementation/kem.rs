@@ -9,9 +9,24 @@
 
 use std::hint::black_box;
 
-use super::{CImplementation, Entry, KemDecFn, KemEncFn, KemKeypairFn, refused, status};
+use anyhow::Result;
+
+use super::{Api, Build, KindInfo, Wanted, load, refused, status};
 use crate::catalog::kinds::kem::{self as rust_kem, KemAlgorithm, accumulated};
-use crate::catalog::{Call, Mismatch};
+use crate::catalog::{Call, Kind, Mismatch, PrepareError};
+use crate::cimpl::library::{KemDecFn, KemEncFn, KemKeypairFn, Library};
+
+pub(super) static INFO: KindInfo = KindInfo {
+    kind: Kind::Kem,
+    operations: rust_kem::OPERATIONS,
+    required_sizes: &[
+        "CRYPTO_PUBLICKEYBYTES",
+        "CRYPTO_SECRETKEYBYTES",
+        "CRYPTO_CIPHERTEXTBYTES",
+        "CRYPTO_BYTES",
+    ],
+    load: load::<KemApi>,
+};
 
 /// Fixed seeds for the timed calls, so every process measures the same keys.
 const KEY_SEED: [u8; 64] = {
@@ -35,14 +50,38 @@ struct Lens {
     ss: usize,
 }
 
-impl CImplementation {
-    fn kem_fns(&self) -> (KemKeypairFn, KemEncFn, KemDecFn) {
-        let Entry::Kem(k, e, d) = self.entry else {
-            unreachable!("kind checked")
-        };
-        (k, e, d)
+pub(super) struct KemApi {
+    keypair: KemKeypairFn,
+    enc: KemEncFn,
+    dec: KemDecFn,
+}
+
+impl Api for KemApi {
+    fn load(lib: &Library) -> Result<Self> {
+        // SAFETY: the signatures the API fixes (see `Api::load`).
+        unsafe {
+            Ok(KemApi {
+                keypair: lib.function("crypto_kem_keypair")?,
+                enc: lib.function("crypto_kem_enc")?,
+                dec: lib.function("crypto_kem_dec")?,
+            })
+        }
     }
 
+    fn has_reference(build: &Build<Self>) -> bool {
+        rust_kem::algorithm(&build.spec.algorithm).is_some()
+    }
+
+    fn verify(build: &Build<Self>) -> Result<(), Mismatch> {
+        build.verify_kem()
+    }
+
+    fn prepare(build: &Build<Self>, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
+        Ok(build.prepare_kem(wanted.operation))
+    }
+}
+
+impl Build<KemApi> {
     fn kem_lens(&self) -> Lens {
         Lens {
             pk: self.size("CRYPTO_PUBLICKEYBYTES"),
@@ -56,7 +95,7 @@ impl CImplementation {
         let l = self.kem_lens();
         let (mut pk, mut sk) = (vec![0u8; l.pk], vec![0u8; l.sk]);
         // SAFETY: buffers have the api.h sizes.
-        let r = unsafe { (self.kem_fns().0)(pk.as_mut_ptr(), sk.as_mut_ptr()) };
+        let r = unsafe { (self.api.keypair)(pk.as_mut_ptr(), sk.as_mut_ptr()) };
         status("crypto_kem_keypair", r)?;
         Ok((pk, sk))
     }
@@ -65,7 +104,7 @@ impl CImplementation {
         let l = self.kem_lens();
         let (mut ct, mut ss) = (vec![0u8; l.ct], vec![0u8; l.ss]);
         // SAFETY: buffers have the api.h sizes; pk has CRYPTO_PUBLICKEYBYTES.
-        let r = unsafe { (self.kem_fns().1)(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr()) };
+        let r = unsafe { (self.api.enc)(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr()) };
         status("crypto_kem_enc", r)?;
         Ok((ct, ss))
     }
@@ -73,7 +112,7 @@ impl CImplementation {
     fn kem_dec(&self, ct: &[u8], sk: &[u8]) -> Result<Vec<u8>, String> {
         let mut ss = vec![0u8; self.kem_lens().ss];
         // SAFETY: ss has CRYPTO_BYTES; ct and sk have their api.h sizes.
-        let r = unsafe { (self.kem_fns().2)(ss.as_mut_ptr(), ct.as_ptr(), sk.as_ptr()) };
+        let r = unsafe { (self.api.dec)(ss.as_mut_ptr(), ct.as_ptr(), sk.as_ptr()) };
         status("crypto_kem_dec", r)?;
         Ok(ss)
     }
@@ -85,11 +124,7 @@ impl CImplementation {
         what: &str,
         f: impl FnOnce() -> R,
     ) -> Result<Option<R>, Mismatch> {
-        let hook = self
-            .randomness
-            .as_ref()
-            .expect("loaded builds have the hook");
-        let (r, requests) = hook.feeding(bytes, f);
+        let (r, requests) = self.randomness.feeding(bytes, f);
         let asked: u64 = requests.iter().sum();
         match asked {
             0 => Ok(None),
@@ -126,7 +161,7 @@ impl CImplementation {
         self.gate_notes.lock().expect("not poisoned").push(n);
     }
 
-    pub(super) fn verify_kem(&self) -> Result<(), Mismatch> {
+    fn verify_kem(&self) -> Result<(), Mismatch> {
         let known = rust_kem::algorithm(&self.spec.algorithm);
         if let Some(alg) = known {
             self.check_fips203_sizes(alg)?;
@@ -243,7 +278,7 @@ impl CImplementation {
     }
 
     /// Variants fed the same randomness must give the same bytes.
-    fn check_against_peer(&self, peer: &CImplementation) -> Result<(), Mismatch> {
+    fn check_against_peer(&self, peer: &Build<KemApi>) -> Result<(), Mismatch> {
         for round in 0..4u8 {
             let seed: Vec<u8> = (0..64).map(|i: u8| i.wrapping_mul(13) ^ round).collect();
             let m: Vec<u8> = (0..32).map(|i: u8| i.wrapping_mul(7) ^ round).collect();
@@ -266,8 +301,8 @@ impl CImplementation {
         Ok(())
     }
 
-    pub(super) fn prepare_kem(&self, op: &str) -> Box<dyn Call> {
-        let (keypair, enc, dec) = self.kem_fns();
+    fn prepare_kem(&self, op: &str) -> Box<dyn Call> {
+        let KemApi { keypair, enc, dec } = self.api;
         let l = self.kem_lens();
         let (pk, sk) = self
             .keypair_from(&KEY_SEED)

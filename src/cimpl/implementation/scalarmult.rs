@@ -4,24 +4,54 @@
 
 use std::hint::black_box;
 
-use super::{
-    CImplementation, Entry, ScalarmultBaseFn, ScalarmultFn, bytes, refused, refused_there, status,
-};
-use crate::catalog::kinds::dh;
-use crate::catalog::{Call, Mismatch, pattern};
+use anyhow::Result;
 
-impl CImplementation {
-    fn scalarmult_fns(&self) -> (ScalarmultFn, ScalarmultBaseFn) {
-        let Entry::Scalarmult(m, b) = self.entry else {
-            unreachable!("kind checked")
-        };
-        (m, b)
+use super::{Api, Build, KindInfo, Wanted, bytes, load, refused, refused_there, status};
+use crate::catalog::kinds::dh;
+use crate::catalog::{Call, Kind, Mismatch, PrepareError, pattern};
+use crate::cimpl::library::{Library, ScalarmultBaseFn, ScalarmultFn};
+
+pub(super) static INFO: KindInfo = KindInfo {
+    kind: Kind::Dh,
+    operations: dh::OPERATIONS,
+    required_sizes: &["CRYPTO_BYTES", "CRYPTO_SCALARBYTES"],
+    load: load::<ScalarmultApi>,
+};
+
+pub(super) struct ScalarmultApi {
+    mult: ScalarmultFn,
+    base: ScalarmultBaseFn,
+}
+
+impl Api for ScalarmultApi {
+    fn load(lib: &Library) -> Result<Self> {
+        // SAFETY: the signatures the API fixes (see `Api::load`).
+        unsafe {
+            Ok(ScalarmultApi {
+                mult: lib.function("crypto_scalarmult")?,
+                base: lib.function("crypto_scalarmult_base")?,
+            })
+        }
     }
 
+    fn has_reference(build: &Build<Self>) -> bool {
+        dh::algorithm(&build.spec.algorithm).is_some()
+    }
+
+    fn verify(build: &Build<Self>) -> Result<(), Mismatch> {
+        build.verify_scalarmult()
+    }
+
+    fn prepare(build: &Build<Self>, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
+        Ok(build.prepare_scalarmult(wanted.operation))
+    }
+}
+
+impl Build<ScalarmultApi> {
     fn scalarmult(&self, n: &[u8], p: &[u8]) -> Result<Vec<u8>, String> {
         let mut q = vec![0u8; self.size("CRYPTO_BYTES")];
         // SAFETY: q has CRYPTO_BYTES; n and p have the api.h sizes (checked by callers).
-        let r = unsafe { (self.scalarmult_fns().0)(q.as_mut_ptr(), n.as_ptr(), p.as_ptr()) };
+        let r = unsafe { (self.api.mult)(q.as_mut_ptr(), n.as_ptr(), p.as_ptr()) };
         status("crypto_scalarmult", r)?;
         Ok(q)
     }
@@ -29,7 +59,7 @@ impl CImplementation {
     fn scalarmult_base(&self, n: &[u8]) -> Result<Vec<u8>, String> {
         let mut q = vec![0u8; self.size("CRYPTO_BYTES")];
         // SAFETY: q has CRYPTO_BYTES, n CRYPTO_SCALARBYTES.
-        let r = unsafe { (self.scalarmult_fns().1)(q.as_mut_ptr(), n.as_ptr()) };
+        let r = unsafe { (self.api.base)(q.as_mut_ptr(), n.as_ptr()) };
         status("crypto_scalarmult_base", r)?;
         Ok(q)
     }
@@ -50,7 +80,7 @@ impl CImplementation {
         self.scalarmult(n, p).map_err(refused(what))
     }
 
-    pub(super) fn verify_scalarmult(&self) -> Result<(), Mismatch> {
+    fn verify_scalarmult(&self) -> Result<(), Mismatch> {
         if let Some(alg) = dh::algorithm(&self.spec.algorithm) {
             // The first error crypto_scalarmult_base returns is reported instead of the
             // comparison it spoils.
@@ -96,8 +126,8 @@ impl CImplementation {
         Ok(())
     }
 
-    pub(super) fn prepare_scalarmult(&self, op: &str) -> Box<dyn Call> {
-        let (mult, base) = self.scalarmult_fns();
+    fn prepare_scalarmult(&self, op: &str) -> Box<dyn Call> {
+        let ScalarmultApi { mult, base } = self.api;
         let n = pattern(self.size("CRYPTO_SCALARBYTES"));
         let q = vec![0u8; self.size("CRYPTO_BYTES")];
         if op == "base" {

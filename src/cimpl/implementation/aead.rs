@@ -1,0 +1,250 @@
+//! `crypto_aead_encrypt` and `crypto_aead_decrypt`: the gate (NIST LWC known-answer
+//! files, the Rust catalog's known answers, round trips and forgeries) and the timed
+//! calls.
+
+use anyhow::Result;
+
+use super::{Api, Build, KindInfo, Wanted, bytes, load, refused, refused_there, status};
+use crate::catalog::kinds::{self, aead::Case};
+use crate::catalog::{Call, Kind, Mismatch, PrepareError};
+use crate::cimpl::kat;
+use crate::cimpl::library::{AeadDecryptFn, AeadEncryptFn, Library};
+
+pub(super) static INFO: KindInfo = KindInfo {
+    kind: Kind::Aead,
+    operations: kinds::aead::OPERATIONS,
+    required_sizes: &["CRYPTO_KEYBYTES", "CRYPTO_NPUBBYTES", "CRYPTO_ABYTES"],
+    load: load::<AeadApi>,
+};
+
+pub(super) struct AeadApi {
+    encrypt: AeadEncryptFn,
+    decrypt: AeadDecryptFn,
+}
+
+impl Api for AeadApi {
+    fn load(lib: &Library) -> Result<Self> {
+        // SAFETY: the signatures the API fixes (see `Api::load`).
+        unsafe {
+            Ok(AeadApi {
+                encrypt: lib.function("crypto_aead_encrypt")?,
+                decrypt: lib.function("crypto_aead_decrypt")?,
+            })
+        }
+    }
+
+    fn has_reference(build: &Build<Self>) -> bool {
+        build.spec.kat.is_some() || build.known_aead().is_some()
+    }
+
+    fn verify(build: &Build<Self>) -> Result<(), Mismatch> {
+        build.verify_aead()
+    }
+
+    fn prepare(build: &Build<Self>, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
+        let (len, adlen) = (wanted.param("len")?, wanted.param("ad")?);
+        let k = bytes(build.size("CRYPTO_KEYBYTES"), 3);
+        let npub = bytes(build.size("CRYPTO_NPUBBYTES"), 2);
+        let m = bytes(len, 1);
+        let ad = bytes(adlen, 4);
+        // The gate saw encryption succeed; should it fail at this size, decrypt
+        // is timed on an empty ciphertext, as before statuses were read.
+        let c = build.encrypt(&m, &ad, &npub, &k).unwrap_or_default();
+        Ok(Box::new(AeadCall {
+            enc: build.api.encrypt,
+            dec: build.api.decrypt,
+            decrypt: wanted.operation == "decrypt",
+            out: vec![0; len + build.size("CRYPTO_ABYTES")],
+            m,
+            c,
+            ad,
+            npub,
+            k,
+        }))
+    }
+}
+
+impl Build<AeadApi> {
+    fn encrypt(&self, m: &[u8], ad: &[u8], npub: &[u8], k: &[u8]) -> Result<Vec<u8>, String> {
+        let mut c = vec![0u8; m.len() + self.size("CRYPTO_ABYTES")];
+        let mut clen = 0u64;
+        // SAFETY: c has room for the message and the tag (CRYPTO_ABYTES).
+        let r = unsafe {
+            (self.api.encrypt)(
+                c.as_mut_ptr(),
+                &mut clen,
+                m.as_ptr(),
+                m.len() as u64,
+                ad.as_ptr(),
+                ad.len() as u64,
+                std::ptr::null(),
+                npub.as_ptr(),
+                k.as_ptr(),
+            )
+        };
+        status("crypto_aead_encrypt", r)?;
+        c.truncate(clen as usize);
+        Ok(c)
+    }
+
+    /// The plaintext, or why not (a refusal is a rejected tag, or an error).
+    fn decrypt(&self, c: &[u8], ad: &[u8], npub: &[u8], k: &[u8]) -> Result<Vec<u8>, String> {
+        let mut m = vec![0u8; c.len()];
+        let mut mlen = 0u64;
+        // SAFETY: m has room for clen bytes, more than the plaintext.
+        let r = unsafe {
+            (self.api.decrypt)(
+                m.as_mut_ptr(),
+                &mut mlen,
+                std::ptr::null_mut(),
+                c.as_ptr(),
+                c.len() as u64,
+                ad.as_ptr(),
+                ad.len() as u64,
+                npub.as_ptr(),
+                k.as_ptr(),
+            )
+        };
+        status("crypto_aead_decrypt", r)?;
+        m.truncate(mlen as usize);
+        Ok(m)
+    }
+
+    /// The AEAD whose published examples and reference this build is checked against: a
+    /// known algorithm of this name whose sizes `api.h` agrees with.
+    fn known_aead(&self) -> Option<&'static kinds::aead::AeadAlgorithm> {
+        kinds::aead::algorithm(&self.spec.algorithm).filter(|a| {
+            (a.key_len, a.nonce_len, a.tag_len)
+                == (
+                    self.size("CRYPTO_KEYBYTES"),
+                    self.size("CRYPTO_NPUBBYTES"),
+                    self.size("CRYPTO_ABYTES"),
+                )
+        })
+    }
+
+    fn verify_aead(&self) -> Result<(), Mismatch> {
+        if let Some(path) = &self.spec.kat {
+            self.check_kat(path)?;
+        }
+        let known = self.known_aead();
+        if let Some(alg) = known {
+            kinds::aead::conformance(alg, self)?;
+            // Round trips and forgeries were part of it; a peer still has to agree.
+            if self.peer.is_none() {
+                return Ok(());
+            }
+        }
+        self.check_round_trips(known.map_or(kinds::UNKNOWN_BLOCK_LEN, |a| a.block_len))
+    }
+
+    /// Round trips and forgeries at the gate's lengths for blocks of `block_len` bytes:
+    /// all that can be checked without a reference; with a peer, agreement too.
+    fn check_round_trips(&self, block_len: usize) -> Result<(), Mismatch> {
+        let key = bytes(self.size("CRYPTO_KEYBYTES"), 4);
+        let nonce = bytes(self.size("CRYPTO_NPUBBYTES"), 5);
+        let tag_len = self.size("CRYPTO_ABYTES");
+        for (len, ad_len) in kinds::aead::lengths(block_len) {
+            let (msg, ad) = (bytes(len, 6), bytes(ad_len, 7));
+            let case = Case {
+                key: &key,
+                nonce: &nonce,
+                ad: &ad,
+                msg: &msg,
+            };
+            let what = format!("{len}-byte message, {ad_len}-byte ad");
+            let sealed = self
+                .encrypt(&msg, &ad, &nonce, &key)
+                .map_err(refused(&what))?;
+            kinds::aead::authenticates(self, &what, &case, &sealed, tag_len)?;
+            if let Some(p) = &self.peer {
+                let what = format!("{what} against variant {}", p.name);
+                let theirs = p
+                    .encrypt(&msg, &ad, &nonce, &key)
+                    .map_err(refused_there(&what))?;
+                Mismatch::check_bytes(&what, &sealed, &theirs)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every entry of a NIST LWC known-answer file, encrypted and decrypted.
+    fn check_kat(&self, path: &std::path::Path) -> Result<(), Mismatch> {
+        let vectors = kat::read(path).map_err(|e| Mismatch::new("KAT file", format!("{e:#}")))?;
+        for v in &vectors {
+            let src = format!(
+                "{} entry {}",
+                path.file_name().unwrap_or_default().to_string_lossy(),
+                v.count
+            );
+            let what = format!("{src} (encrypt)");
+            let c = self
+                .encrypt(&v.plaintext, &v.ad, &v.nonce, &v.key)
+                .map_err(refused(&what))?;
+            Mismatch::check_bytes(&what, &c, &v.ciphertext)?;
+            let what = format!("{src} (decrypt)");
+            let m = self
+                .decrypt(&v.ciphertext, &v.ad, &v.nonce, &v.key)
+                .map_err(refused(&what))?;
+            Mismatch::check_bytes(&what, &m, &v.plaintext)?;
+        }
+        Ok(())
+    }
+}
+
+/// SUPERCOP's `crypto_aead_encrypt` and `crypto_aead_decrypt` already seal as the gate
+/// expects: the ciphertext, then the tag.
+impl kinds::aead::Sealer for Build<AeadApi> {
+    fn seal(&self, case: &Case) -> Result<Vec<u8>, String> {
+        self.encrypt(case.msg, case.ad, case.nonce, case.key)
+    }
+
+    fn open(&self, case: &Case, sealed: &[u8]) -> Result<Vec<u8>, String> {
+        self.decrypt(sealed, case.ad, case.nonce, case.key)
+    }
+}
+
+struct AeadCall {
+    enc: AeadEncryptFn,
+    dec: AeadDecryptFn,
+    decrypt: bool,
+    m: Vec<u8>,
+    c: Vec<u8>,
+    ad: Vec<u8>,
+    npub: Vec<u8>,
+    k: Vec<u8>,
+    out: Vec<u8>,
+}
+impl Call for AeadCall {
+    fn call(&mut self) {
+        let mut len = 0u64;
+        // SAFETY: buffers sized from api.h in `prepare`; `c` is a valid ciphertext.
+        unsafe {
+            if self.decrypt {
+                (self.dec)(
+                    self.out.as_mut_ptr(),
+                    &mut len,
+                    std::ptr::null_mut(),
+                    self.c.as_ptr(),
+                    self.c.len() as u64,
+                    self.ad.as_ptr(),
+                    self.ad.len() as u64,
+                    self.npub.as_ptr(),
+                    self.k.as_ptr(),
+                );
+            } else {
+                (self.enc)(
+                    self.out.as_mut_ptr(),
+                    &mut len,
+                    self.m.as_ptr(),
+                    self.m.len() as u64,
+                    self.ad.as_ptr(),
+                    self.ad.len() as u64,
+                    std::ptr::null(),
+                    self.npub.as_ptr(),
+                    self.k.as_ptr(),
+                );
+            }
+        }
+    }
+}

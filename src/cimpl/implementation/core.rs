@@ -1,0 +1,139 @@
+//! `crypto_core`: the gate (the manifest's vectors, the Rust catalog's known answers) and
+//! the timed call.
+
+use anyhow::Result;
+
+use super::{Api, Build, KindInfo, Wanted, bytes, load, refused, refused_there, status};
+use crate::catalog::kinds;
+use crate::catalog::{Call, Kind, Mismatch, Operation, PrepareError};
+use crate::cimpl::library::{CoreFn, Library};
+
+pub(super) static INFO: KindInfo = KindInfo {
+    kind: Kind::Core,
+    operations: OPERATIONS,
+    // A `core` build may have neither key nor constant.
+    required_sizes: &["CRYPTO_OUTPUTBYTES", "CRYPTO_INPUTBYTES"],
+    load: load::<CoreApi>,
+};
+
+/// `core` is SUPERCOP's name for one fixed-size call, which the Rust kind names after
+/// what it does (`encrypt`, `permute`).
+const OPERATIONS: &[Operation] = &[Operation {
+    name: "core",
+    params: &[],
+}];
+
+pub(super) struct CoreApi {
+    core: CoreFn,
+}
+
+impl Api for CoreApi {
+    fn load(lib: &Library) -> Result<Self> {
+        // SAFETY: the signature the API fixes (see `Api::load`).
+        let core = unsafe { lib.function("crypto_core")? };
+        Ok(CoreApi { core })
+    }
+
+    fn has_reference(build: &Build<Self>) -> bool {
+        !build.spec.vectors.is_empty() || build.known_core().is_some()
+    }
+
+    fn verify(build: &Build<Self>) -> Result<(), Mismatch> {
+        build.verify_core()
+    }
+
+    fn prepare(build: &Build<Self>, _: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
+        Ok(Box::new(CoreCall {
+            f: build.api.core,
+            input: bytes(build.size("CRYPTO_INPUTBYTES"), 1),
+            out: vec![0; build.size("CRYPTO_OUTPUTBYTES")],
+            k: bytes(build.size("CRYPTO_KEYBYTES").max(1), 3),
+            c: vec![0; build.size("CRYPTO_CONSTBYTES").max(1)],
+        }))
+    }
+}
+
+impl Build<CoreApi> {
+    fn core(&self, input: &[u8], k: &[u8]) -> Result<Vec<u8>, String> {
+        let mut out = vec![0u8; self.size("CRYPTO_OUTPUTBYTES")];
+        let c = vec![0u8; self.size("CRYPTO_CONSTBYTES").max(1)];
+        let k = if k.is_empty() {
+            vec![0u8; 1]
+        } else {
+            k.to_vec()
+        };
+        // SAFETY: buffers have the api.h sizes (at least one byte, so never dangling).
+        status("crypto_core", unsafe {
+            (self.api.core)(out.as_mut_ptr(), input.as_ptr(), k.as_ptr(), c.as_ptr())
+        })?;
+        Ok(out)
+    }
+
+    /// The block cipher or permutation whose published examples and reference this build
+    /// is checked against: a known algorithm of this name whose sizes `api.h` agrees with.
+    fn known_core(&self) -> Option<&'static kinds::core::CoreAlgorithm> {
+        kinds::core::algorithm(&self.spec.algorithm).filter(|a| {
+            (a.key_len, a.block_len, a.block_len)
+                == (
+                    self.size("CRYPTO_KEYBYTES"),
+                    self.size("CRYPTO_INPUTBYTES"),
+                    self.size("CRYPTO_OUTPUTBYTES"),
+                )
+        })
+    }
+
+    fn verify_core(&self) -> Result<(), Mismatch> {
+        for v in &self.spec.vectors {
+            let input = hex::decode(&v.input).expect("validated hex");
+            let key = hex::decode(&v.key).expect("validated hex");
+            let source = if v.source.is_empty() {
+                "manifest vector"
+            } else {
+                &v.source
+            };
+            let got = self.core(&input, &key).map_err(refused(source))?;
+            Mismatch::check_bytes(
+                source,
+                &got,
+                &hex::decode(&v.output).expect("validated hex"),
+            )?;
+        }
+        if let Some(alg) = self.known_core() {
+            kinds::core::conformance(alg, |key, block, calls| {
+                (0..calls).try_fold(block.to_vec(), |b, _| self.core(&b, key))
+            })?;
+        }
+        if let Some(p) = &self.peer {
+            for seed in 0..64u64 {
+                let input = bytes(self.size("CRYPTO_INPUTBYTES"), 100 + seed);
+                let key = bytes(self.size("CRYPTO_KEYBYTES"), 200 + seed);
+                let what = format!("random input {seed} against variant {}", p.name);
+                let ours = self.core(&input, &key).map_err(refused(&what))?;
+                let theirs = p.core(&input, &key).map_err(refused_there(&what))?;
+                Mismatch::check_bytes(&what, &ours, &theirs)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct CoreCall {
+    f: CoreFn,
+    input: Vec<u8>,
+    out: Vec<u8>,
+    k: Vec<u8>,
+    c: Vec<u8>,
+}
+impl Call for CoreCall {
+    fn call(&mut self) {
+        // SAFETY: buffers sized from api.h in `prepare`.
+        unsafe {
+            (self.f)(
+                self.out.as_mut_ptr(),
+                self.input.as_ptr(),
+                self.k.as_ptr(),
+                self.c.as_ptr(),
+            )
+        };
+    }
+}

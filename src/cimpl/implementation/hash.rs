@@ -1,0 +1,98 @@
+//! `crypto_hash`: the gate and the timed call.
+
+use anyhow::Result;
+
+use super::{Api, Build, KindInfo, Wanted, bytes, load, refused, refused_there, status};
+use crate::catalog::kinds;
+use crate::catalog::{Call, Kind, Mismatch, PrepareError};
+use crate::cimpl::library::{HashFn, Library};
+
+pub(super) static INFO: KindInfo = KindInfo {
+    kind: Kind::Hash,
+    operations: kinds::hash::OPERATIONS,
+    required_sizes: &["CRYPTO_BYTES"],
+    load: load::<HashApi>,
+};
+
+pub(super) struct HashApi {
+    hash: HashFn,
+}
+
+impl Api for HashApi {
+    fn load(lib: &Library) -> Result<Self> {
+        // SAFETY: the signature the API fixes (see `Api::load`).
+        let hash = unsafe { lib.function("crypto_hash")? };
+        Ok(HashApi { hash })
+    }
+
+    fn has_reference(build: &Build<Self>) -> bool {
+        kinds::hash::algorithm(&build.spec.algorithm).is_some()
+    }
+
+    fn verify(build: &Build<Self>) -> Result<(), Mismatch> {
+        build.verify_hash()
+    }
+
+    fn prepare(build: &Build<Self>, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
+        Ok(Box::new(HashCall {
+            f: build.api.hash,
+            input: bytes(wanted.param("len")?, 1),
+            out: vec![0; build.size("CRYPTO_BYTES")],
+        }))
+    }
+}
+
+impl Build<HashApi> {
+    fn hash(&self, input: &[u8]) -> Result<Vec<u8>, String> {
+        let mut out = vec![0u8; self.size("CRYPTO_BYTES")];
+        // SAFETY: out has CRYPTO_BYTES bytes, input its own length.
+        status("crypto_hash", unsafe {
+            (self.api.hash)(out.as_mut_ptr(), input.as_ptr(), input.len() as u64)
+        })?;
+        Ok(out)
+    }
+
+    fn verify_hash(&self) -> Result<(), Mismatch> {
+        let known = kinds::hash::algorithm(&self.spec.algorithm);
+        if let Some(alg) = known {
+            kinds::hash::conformance(alg, |m| self.hash(m))?;
+        }
+        // What the gate can still ask of an algorithm it has no reference for: that every
+        // call succeeds, and that a peer variant agrees. Without a peer, a known algorithm
+        // has been asked all of that already.
+        if known.is_some() && self.peer.is_none() {
+            return Ok(());
+        }
+        let block_len = known.map_or(kinds::UNKNOWN_BLOCK_LEN, |a| a.block_len);
+        for len in kinds::boundary_lengths(block_len) {
+            let m = bytes(len, 1);
+            let got = self
+                .hash(&m)
+                .map_err(refused(format!("{} of {len} bytes", self.spec.algorithm)))?;
+            if let Some(p) = &self.peer {
+                let what = format!("{len} bytes against variant {}", p.name);
+                let theirs = p.hash(&m).map_err(refused_there(&what))?;
+                Mismatch::check_bytes(&what, &got, &theirs)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct HashCall {
+    f: HashFn,
+    input: Vec<u8>,
+    out: Vec<u8>,
+}
+impl Call for HashCall {
+    fn call(&mut self) {
+        // SAFETY: buffers sized from api.h in `prepare`.
+        unsafe {
+            (self.f)(
+                self.out.as_mut_ptr(),
+                self.input.as_ptr(),
+                self.input.len() as u64,
+            )
+        };
+    }
+}

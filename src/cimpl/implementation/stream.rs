@@ -1,0 +1,122 @@
+//! `crypto_stream_xor`: the gate and the timed call.
+
+use anyhow::Result;
+
+use super::{Api, Build, KindInfo, Wanted, bytes, load, refused, refused_there, status};
+use crate::catalog::kinds;
+use crate::catalog::{Call, Kind, Mismatch, PrepareError};
+use crate::cimpl::library::{Library, StreamXorFn};
+
+pub(super) static INFO: KindInfo = KindInfo {
+    kind: Kind::Stream,
+    operations: kinds::stream::OPERATIONS,
+    required_sizes: &["CRYPTO_KEYBYTES", "CRYPTO_NONCEBYTES"],
+    load: load::<StreamApi>,
+};
+
+pub(super) struct StreamApi {
+    xor: StreamXorFn,
+}
+
+impl Api for StreamApi {
+    fn load(lib: &Library) -> Result<Self> {
+        // SAFETY: the signature the API fixes (see `Api::load`).
+        let xor = unsafe { lib.function("crypto_stream_xor")? };
+        Ok(StreamApi { xor })
+    }
+
+    fn has_reference(build: &Build<Self>) -> bool {
+        build.known_stream().is_some()
+    }
+
+    fn verify(build: &Build<Self>) -> Result<(), Mismatch> {
+        build.verify_stream()
+    }
+
+    fn prepare(build: &Build<Self>, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
+        Ok(Box::new(StreamCall {
+            f: build.api.xor,
+            m: bytes(wanted.param("len")?, 1),
+            c: vec![0; wanted.param("len")?],
+            n: bytes(build.size("CRYPTO_NONCEBYTES"), 2),
+            k: bytes(build.size("CRYPTO_KEYBYTES"), 3),
+        }))
+    }
+}
+
+impl Build<StreamApi> {
+    fn stream_xor(&self, m: &[u8], n: &[u8], k: &[u8]) -> Result<Vec<u8>, String> {
+        let mut c = vec![0u8; m.len()];
+        // SAFETY: c and m have mlen bytes; n and k have the api.h sizes.
+        status("crypto_stream_xor", unsafe {
+            (self.api.xor)(
+                c.as_mut_ptr(),
+                m.as_ptr(),
+                m.len() as u64,
+                n.as_ptr(),
+                k.as_ptr(),
+            )
+        })?;
+        Ok(c)
+    }
+
+    /// The stream cipher whose published examples and reference this build is checked
+    /// against: a known algorithm of this name and of the sizes `api.h` gives.
+    fn known_stream(&self) -> Option<&'static kinds::stream::StreamAlgorithm> {
+        kinds::stream::algorithm(
+            &self.spec.algorithm,
+            self.size("CRYPTO_KEYBYTES"),
+            self.size("CRYPTO_NONCEBYTES"),
+        )
+    }
+
+    fn verify_stream(&self) -> Result<(), Mismatch> {
+        let known = self.known_stream();
+        if let Some(alg) = known {
+            kinds::stream::conformance(alg, |k, n, m| self.stream_xor(m, n, k))?;
+        }
+        // As for hashes: success at every length, and agreement with a peer.
+        if known.is_some() && self.peer.is_none() {
+            return Ok(());
+        }
+        let key = bytes(self.size("CRYPTO_KEYBYTES"), 2);
+        let nonce = bytes(self.size("CRYPTO_NONCEBYTES"), 3);
+        let block_len = known.map_or(kinds::UNKNOWN_BLOCK_LEN, |a| a.block_len);
+        for len in kinds::boundary_lengths(block_len) {
+            let m = bytes(len, 4);
+            let got = self
+                .stream_xor(&m, &nonce, &key)
+                .map_err(refused(format!("{len}-byte message")))?;
+            if let Some(p) = &self.peer {
+                let what = format!("{len} bytes against variant {}", p.name);
+                let theirs = p
+                    .stream_xor(&m, &nonce, &key)
+                    .map_err(refused_there(&what))?;
+                Mismatch::check_bytes(&what, &got, &theirs)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct StreamCall {
+    f: StreamXorFn,
+    m: Vec<u8>,
+    c: Vec<u8>,
+    n: Vec<u8>,
+    k: Vec<u8>,
+}
+impl Call for StreamCall {
+    fn call(&mut self) {
+        // SAFETY: buffers sized from api.h in `prepare`.
+        unsafe {
+            (self.f)(
+                self.c.as_mut_ptr(),
+                self.m.as_ptr(),
+                self.m.len() as u64,
+                self.n.as_ptr(),
+                self.k.as_ptr(),
+            )
+        };
+    }
+}
