@@ -67,7 +67,7 @@ pub fn estimate(asm_path: &Path, kind: CKind, target: &Target) -> Estimate {
     let Ok(asm) = std::fs::read_to_string(asm_path) else {
         return fail(format!("no assembly at {}", asm_path.display()));
     };
-    let symbol = kind.entry_symbol();
+    let symbol = super::implementation::info(kind).estimated;
     let Some(body) = function_body(&asm, symbol) else {
         return fail(format!(
             "`{symbol}` not found in the first source's assembly (is it defined there?)"

@@ -34,20 +34,6 @@ pub enum CKind {
     Scalarmult,
 }
 
-impl CKind {
-    /// The function whose code a static estimate reads.
-    pub fn entry_symbol(self) -> &'static str {
-        match self {
-            CKind::Hash => "crypto_hash",
-            CKind::Stream => "crypto_stream_xor",
-            CKind::Aead => "crypto_aead_encrypt",
-            CKind::Core => "crypto_core",
-            CKind::Kem => "crypto_kem_enc",
-            CKind::Scalarmult => "crypto_scalarmult",
-        }
-    }
-}
-
 /// A known answer for a `core` (block cipher or permutation) build, in hex.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -22,8 +22,6 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use manifest::CKind;
-
 /// Every buildable variant x target of `manifest`, compiled (or taken from the cache).
 ///
 /// A variant whose `requires` a target lacks is skipped: an empty cell, not an error. A
@@ -117,23 +115,13 @@ pub fn plan(
     kat_dir: Option<&Path>,
     with_estimates: bool,
 ) -> Result<(Vec<crate::runner::Case>, crate::runner::External)> {
-    use crate::catalog::Params;
     let manifest = Manifest::load(path)?;
     let mut cases = Vec::new();
     let mut external = crate::runner::External::new();
     for spec in specs(&manifest, kat_dir, with_estimates)? {
-        let param_sets: Vec<Params> = match spec.kind {
-            CKind::Hash | CKind::Stream => sizes
-                .iter()
-                .map(|&l| Params::new().with("len", l))
-                .collect(),
-            CKind::Aead => sizes
-                .iter()
-                .map(|&l| Params::new().with("len", l).with("ad", 0))
-                .collect(),
-            CKind::Core | CKind::Kem | CKind::Scalarmult => vec![Params::new()],
-        };
-        for op in implementation::operations(spec.kind).iter().map(|o| o.name) {
+        let kind = implementation::info(spec.kind);
+        let param_sets = (kind.params)(sizes);
+        for op in kind.operations.iter().map(|o| o.name) {
             for p in &param_sets {
                 cases.push(crate::runner::Case {
                     implementation: spec.name(),

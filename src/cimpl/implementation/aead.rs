@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::{Api, Build, KindInfo, Wanted, bytes, load, refused, refused_there, status};
 use crate::catalog::kinds::{self, aead::Case};
-use crate::catalog::{Call, Kind, Mismatch, PrepareError};
+use crate::catalog::{Call, Kind, Mismatch, Params, PrepareError};
 use crate::cimpl::kat;
 use crate::cimpl::library::{AeadDecryptFn, AeadEncryptFn, Library};
 
@@ -14,6 +14,13 @@ pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Aead,
     operations: kinds::aead::OPERATIONS,
     required_sizes: &["CRYPTO_KEYBYTES", "CRYPTO_NPUBBYTES", "CRYPTO_ABYTES"],
+    estimated: "crypto_aead_encrypt",
+    params: |lengths| {
+        lengths
+            .iter()
+            .map(|&l| Params::new().with("len", l).with("ad", 0))
+            .collect()
+    },
     load: load::<AeadApi>,
 };
 

@@ -3,7 +3,9 @@
 
 use anyhow::Result;
 
-use super::{Api, Build, KindInfo, Wanted, bytes, load, refused, refused_there, status};
+use super::{
+    Api, Build, KindInfo, Wanted, bytes, fixed_size, load, refused, refused_there, status,
+};
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, Operation, PrepareError};
 use crate::cimpl::library::{CoreFn, Library};
@@ -13,6 +15,8 @@ pub(super) static INFO: KindInfo = KindInfo {
     operations: OPERATIONS,
     // A `core` build may have neither key nor constant.
     required_sizes: &["CRYPTO_OUTPUTBYTES", "CRYPTO_INPUTBYTES"],
+    estimated: "crypto_core",
+    params: fixed_size,
     load: load::<CoreApi>,
 };
 

@@ -2,7 +2,9 @@
 
 use anyhow::Result;
 
-use super::{Api, Build, KindInfo, Wanted, bytes, load, refused, refused_there, status};
+use super::{
+    Api, Build, KindInfo, Wanted, bytes, load, per_length, refused, refused_there, status,
+};
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
 use crate::cimpl::library::{HashFn, Library};
@@ -11,6 +13,8 @@ pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Hash,
     operations: kinds::hash::OPERATIONS,
     required_sizes: &["CRYPTO_BYTES"],
+    estimated: "crypto_hash",
+    params: per_length,
     load: load::<HashApi>,
 };
 

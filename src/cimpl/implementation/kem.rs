@@ -11,7 +11,7 @@ use std::hint::black_box;
 
 use anyhow::Result;
 
-use super::{Api, Build, KindInfo, Wanted, load, refused, status};
+use super::{Api, Build, KindInfo, Wanted, fixed_size, load, refused, status};
 use crate::catalog::kinds::kem::{self as rust_kem, KemAlgorithm, accumulated};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
 use crate::cimpl::library::{KemDecFn, KemEncFn, KemKeypairFn, Library};
@@ -25,6 +25,8 @@ pub(super) static INFO: KindInfo = KindInfo {
         "CRYPTO_CIPHERTEXTBYTES",
         "CRYPTO_BYTES",
     ],
+    estimated: "crypto_kem_enc",
+    params: fixed_size,
     load: load::<KemApi>,
 };
 

@@ -67,6 +67,10 @@ pub struct KindInfo {
     /// The `api.h` sizes the kind cannot do without: the buffers the gate and the timed
     /// calls give its functions.
     required_sizes: &'static [&'static str],
+    /// The function whose code a static estimate reads.
+    pub estimated: &'static str,
+    /// The parameters of its cases, given the lengths asked for.
+    pub params: fn(&[u64]) -> Vec<Params>,
     load: fn(&CSpec) -> Result<Box<dyn Loaded>>,
 }
 
@@ -82,9 +86,17 @@ pub fn info(kind: CKind) -> &'static KindInfo {
     }
 }
 
-/// The operations of a kind (what cases a manifest's builds get).
-pub fn operations(kind: CKind) -> &'static [Operation] {
-    info(kind).operations
+/// [`KindInfo::params`] of a kind timed at every length.
+fn per_length(lengths: &[u64]) -> Vec<Params> {
+    lengths
+        .iter()
+        .map(|&l| Params::new().with("len", l))
+        .collect()
+}
+
+/// [`KindInfo::params`] of a kind with one fixed-size case per operation.
+fn fixed_size(_: &[u64]) -> Vec<Params> {
+    vec![Params::new()]
 }
 
 /// Whether a build's `api.h` sizes (0 where a macro is undefined) give what its kind

@@ -6,7 +6,9 @@ use std::hint::black_box;
 
 use anyhow::Result;
 
-use super::{Api, Build, KindInfo, Wanted, bytes, load, refused, refused_there, status};
+use super::{
+    Api, Build, KindInfo, Wanted, bytes, fixed_size, load, refused, refused_there, status,
+};
 use crate::catalog::kinds::dh;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError, pattern};
 use crate::cimpl::library::{Library, ScalarmultBaseFn, ScalarmultFn};
@@ -15,6 +17,8 @@ pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Dh,
     operations: dh::OPERATIONS,
     required_sizes: &["CRYPTO_BYTES", "CRYPTO_SCALARBYTES"],
+    estimated: "crypto_scalarmult",
+    params: fixed_size,
     load: load::<ScalarmultApi>,
 };
 
