@@ -829,12 +829,20 @@ fn incomparability(a: &RunHeader, b: &RunHeader) -> Vec<String> {
 pub fn check_same_unit(a: &RunHeader, b: &RunHeader) -> Result<()> {
     let (unit_a, unit_b) = (a.counter.short_unit(), b.counter.short_unit());
     if unit_a != unit_b {
+        let imported = [a.counter, b.counter]
+            .iter()
+            .any(|c| matches!(c, RunCounter::Imported(_)));
         bail!(
-            "run {} counts {unit_a} ({}) and run {} counts {unit_b} ({}), which no --force makes comparable; measure one of them again with the other's --counter",
+            "run {} counts {unit_a} ({}) and run {} counts {unit_b} ({}), which no --force makes comparable{}",
             a.id,
             a.counter,
             b.id,
-            b.counter
+            b.counter,
+            if imported {
+                ""
+            } else {
+                "; measure one of them again with the other's --counter"
+            }
         );
     }
     Ok(())

@@ -1,7 +1,6 @@
 //! One function per subcommand: validate, call the pipeline, print.
 
 use std::io::IsTerminal;
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -36,7 +35,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode> {
             output,
         } => {
             check_writable(output.file.as_deref(), &output.db)?;
-            let store = open_existing(&output.db)?;
+            let store = Store::open_existing(&output.db)?;
             let (id_a, id_b) = (store.resolve_run(&run_a)?, store.resolve_run(&run_b)?);
             if id_a == id_b {
                 bail!(
@@ -63,7 +62,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode> {
         }
         Command::History { filter, output } => {
             check_writable(output.file.as_deref(), &output.db)?;
-            let store = open_existing(&output.db)?;
+            let store = Store::open_existing(&output.db)?;
             let h = history::collect(&store, filter.as_deref())?;
             emit(
                 output.file.as_deref(),
@@ -297,7 +296,13 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         run_id,
         &progress,
         &interrupted,
-    )?;
+    )
+    .with_context(|| {
+        format!(
+            "run {run_id} stopped; the cases measured before are kept in `{}` (`cryptobench report {run_id}` prints them)",
+            store.path().display()
+        )
+    })?;
     progress.finish();
     let finished = ended == runner::Ended::Finished;
     if finished {
@@ -519,7 +524,7 @@ fn unfit_cases(run: &crate::store::StoredRun) -> Vec<String> {
 
 fn report_run(run: &str, output: &OutputArgs) -> Result<ExitCode> {
     check_writable(output.file.as_deref(), &output.db)?;
-    let store = open_existing(&output.db)?;
+    let store = Store::open_existing(&output.db)?;
     let stored = store.load_run(store.resolve_run(run)?)?;
     // A bulk run in every format `bulk` prints, as it printed it; the exports (Bencher,
     // github-action-benchmark) take its cases like any run's.
@@ -565,15 +570,6 @@ fn analyse_stored(store: &Store, run: &crate::store::StoredRun) -> Result<analys
 }
 
 /// A store that must already hold runs: reading must not create an empty one.
-fn open_existing(db: &Path) -> Result<Store> {
-    if !db.exists() {
-        bail!(
-            "no result store at `{}`: run `cryptobench run` first, or point --db at one",
-            db.display()
-        );
-    }
-    Store::open(db)
-}
 
 /// A progress bar on stderr when it is a terminal; plain notes otherwise.
 struct Bar(Option<ProgressBar>);

@@ -609,6 +609,23 @@ fn reports_never_overwrite_the_store_and_unwritable_outputs_are_found_first() {
         &env.cmd(&["history", "--db", other.to_str().unwrap()]),
         "another program's SQLite database (tables users)",
     );
+    // Reading leaves a file that is not a store as it was, even one with a `runs` table.
+    let theirs = env.dir.path().join("theirs.db");
+    let conn = rusqlite::Connection::open(&theirs).unwrap();
+    conn.execute_batch("CREATE TABLE runs (lap REAL)").unwrap();
+    drop(conn);
+    let empty = env.dir.path().join("empty.db");
+    std::fs::write(&empty, b"").unwrap();
+    for (file, expect) in [
+        (&theirs, "another program's SQLite database (tables runs)"),
+        (&empty, "is empty, not a cryptobench store"),
+    ] {
+        let before = std::fs::read(file).unwrap();
+        for command in ["report", "history"] {
+            assert_bad_input(&env.cmd(&[command, "--db", file.to_str().unwrap()]), expect);
+        }
+        assert_eq!(std::fs::read(file).unwrap(), before, "{}", file.display());
+    }
     // A full disk is an error in words; a reader that goes away is none.
     let full = Command::new(env!("CARGO_BIN_EXE_cryptobench"))
         .args(["report", "--db", db.to_str().unwrap()])

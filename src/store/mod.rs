@@ -138,6 +138,25 @@ pub struct ImportedCase {
     pub message: Option<String>,
 }
 
+/// How long a command waits for another process's write to the store before it gives up.
+const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    Read,
+    Write,
+}
+
+/// A cluster's samples as stored: little-endian f64s, back to back.
+fn encode_samples(samples: &[f64]) -> Vec<u8> {
+    samples.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn decode_samples(blob: &[u8]) -> impl Iterator<Item = f64> + '_ {
+    blob.chunks_exact(8)
+        .map(|b| f64::from_le_bytes(b.try_into().expect("chunks of 8 bytes")))
+}
+
 pub struct Store {
     conn: Connection,
     path: PathBuf,
@@ -146,6 +165,22 @@ pub struct Store {
 impl Store {
     /// Open (creating if needed) the store at `path`.
     pub fn open(path: &Path) -> Result<Store> {
+        Store::open_as(path, Purpose::Write)
+    }
+
+    /// Open the store at `path` to read its runs: a file that holds none (empty, or
+    /// another program's database) is refused, never turned into a store.
+    pub fn open_existing(path: &Path) -> Result<Store> {
+        if !path.exists() {
+            bail!(
+                "no result store at `{}`: run `cryptobench run` first, or point --db at one",
+                path.display()
+            );
+        }
+        Store::open_as(path, Purpose::Read)
+    }
+
+    fn open_as(path: &Path, purpose: Purpose) -> Result<Store> {
         if path.is_dir() {
             bail!(
                 "the result store `{}` is a directory; --db names the store's file, e.g. `{}`",
@@ -160,24 +195,25 @@ impl Store {
             )
         })?;
         // A `report` beside a running `run` waits for its write instead of failing.
-        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.busy_timeout(BUSY_WAIT)?;
         let store = Store {
             conn,
             path: path.to_path_buf(),
         };
-        store.migrate()?;
+        store.migrate(purpose)?;
         Ok(store)
     }
 
-    fn migrate(&self) -> Result<()> {
+    fn migrate(&self, purpose: Purpose) -> Result<()> {
         let version: i64 = self
             .conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
-            .with_context(|| {
-                format!(
+            .map_err(|e| match self.locked(&e) {
+                Some(locked) => locked,
+                None => anyhow::Error::new(e).context(format!(
                     "`{}` is not a cryptobench store (not an SQLite database)",
                     self.path.display()
-                )
+                )),
             })?;
         if version > SCHEMA_VERSION {
             bail!(
@@ -195,11 +231,22 @@ impl Store {
                 .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
                 .and_then(|mut q| q.query_map([], |r| r.get(0))?.collect())
                 .with_context(|| format!("cannot read `{}`", self.path.display()))?;
-            if !tables.is_empty() && !tables.iter().any(|t| t == "runs") {
+            // Our own tables without a version: a store whose first write stopped between
+            // the two. Only `run` and `import` finish one; a reader leaves a file as it was.
+            let half_made = ["runs", "cases", "clusters"]
+                .iter()
+                .all(|t| tables.iter().any(|have| have == t));
+            if !tables.is_empty() && (purpose == Purpose::Read || !half_made) {
                 bail!(
                     "`{}` is another program's SQLite database (tables {}), not a cryptobench store; choose another --db",
                     self.path.display(),
                     tables.join(", ")
+                );
+            }
+            if purpose == Purpose::Read {
+                bail!(
+                    "`{}` is empty, not a cryptobench store: run `cryptobench run` first, or point --db at a store it wrote",
+                    self.path.display()
                 );
             }
         }
@@ -230,6 +277,27 @@ impl Store {
         &self.path
     }
 
+    /// SQLite's "database is locked", after [`BUSY_WAIT`], as what it means here.
+    fn locked(&self, e: &rusqlite::Error) -> Option<anyhow::Error> {
+        (e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)).then(|| {
+            anyhow::anyhow!(
+                "the result store `{}` stayed locked by another process for {} s (another cryptobench writing to it, or a program holding it open?)",
+                self.path.display(),
+                BUSY_WAIT.as_secs()
+            )
+        })
+    }
+
+    /// A failed write, naming the store.
+    fn cannot_write(&self, e: rusqlite::Error) -> anyhow::Error {
+        self.locked(&e).unwrap_or_else(|| {
+            anyhow::Error::new(e).context(format!(
+                "cannot write to the result store `{}`",
+                self.path.display()
+            ))
+        })
+    }
+
     /// Start a run; `header.id` is ignored and the new id returned.
     pub fn begin_run(&self, header: &RunHeader) -> Result<i64> {
         let running = RunHeader {
@@ -242,10 +310,12 @@ impl Store {
     }
 
     pub fn finish_run(&self, run_id: i64, finished_at: &str) -> Result<()> {
-        self.conn.execute(
-            "UPDATE runs SET status = 'complete', finished_at = ?2 WHERE id = ?1",
-            params![run_id, finished_at],
-        )?;
+        self.conn
+            .execute(
+                "UPDATE runs SET status = 'complete', finished_at = ?2 WHERE id = ?1",
+                params![run_id, finished_at],
+            )
+            .map_err(|e| self.cannot_write(e))?;
         Ok(())
     }
 
@@ -263,7 +333,8 @@ impl Store {
                 serde_json::to_string(&case.params)?,
                 case.bytes().map(|b| b as i64),
             ],
-        )?;
+        )
+        .map_err(|e| self.cannot_write(e))?;
         Ok(self.conn.last_insert_rowid())
     }
 
@@ -273,10 +344,12 @@ impl Store {
         status: CaseStatus,
         message: Option<&str>,
     ) -> Result<()> {
-        self.conn.execute(
-            "UPDATE cases SET status = ?2, message = ?3 WHERE id = ?1",
-            params![case_row, status.as_str(), message],
-        )?;
+        self.conn
+            .execute(
+                "UPDATE cases SET status = ?2, message = ?3 WHERE id = ?1",
+                params![case_row, status.as_str(), message],
+            )
+            .map_err(|e| self.cannot_write(e))?;
         Ok(())
     }
 
@@ -287,24 +360,31 @@ impl Store {
         process: usize,
         samples: &crate::sample::Samples,
     ) -> Result<()> {
-        let tx = self.conn.transaction()?;
-        for (layout, cluster) in samples.clusters.iter().enumerate() {
-            let blob: Vec<u8> = cluster.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let write = |conn: &mut Connection| -> rusqlite::Result<()> {
+            let tx = conn.transaction()?;
+            for (layout, cluster) in samples.clusters.iter().enumerate() {
+                tx.execute(
+                    "INSERT INTO clusters (case_id, process, layout, samples, core_clock) VALUES (?1, ?2, ?3, ?4, ?5)",
+                    params![
+                        case_row,
+                        process as i64,
+                        layout as i64,
+                        encode_samples(cluster),
+                        samples.core_clock
+                    ],
+                )?;
+            }
             tx.execute(
-                "INSERT INTO clusters (case_id, process, layout, samples, core_clock) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![case_row, process as i64, layout as i64, blob, samples.core_clock],
+                "UPDATE cases SET status = 'ok', calls_per_sample = ?2, overhead = ?3 WHERE id = ?1",
+                params![
+                    case_row,
+                    samples.calls_per_sample as i64,
+                    samples.calibration.overhead
+                ],
             )?;
-        }
-        tx.execute(
-            "UPDATE cases SET status = 'ok', calls_per_sample = ?2, overhead = ?3 WHERE id = ?1",
-            params![
-                case_row,
-                samples.calls_per_sample as i64,
-                samples.calibration.overhead
-            ],
-        )?;
-        tx.commit()?;
-        Ok(())
+            tx.commit()
+        };
+        write(&mut self.conn).map_err(|e| self.cannot_write(e))
     }
 
     /// Store a run measured elsewhere, whole or not at all: one transaction, so a bad
@@ -338,10 +418,9 @@ impl Store {
             // Each independent series is stored as a process of its own: processes are
             // what the statistics resample.
             for (process, cluster) in c.clusters.iter().enumerate() {
-                let blob: Vec<u8> = cluster.iter().flat_map(|x| x.to_le_bytes()).collect();
                 tx.execute(
                     "INSERT INTO clusters (case_id, process, layout, samples) VALUES (?1, ?2, 0, ?3)",
-                    params![case_row, process as i64, blob],
+                    params![case_row, process as i64, encode_samples(cluster)],
                 )?;
             }
         }
@@ -393,10 +472,12 @@ impl Store {
         implementation: &str,
         e: &crate::cimpl::estimate::Estimate,
     ) -> Result<()> {
-        self.conn.execute(
-            "INSERT OR REPLACE INTO estimates (run_id, implementation, cycles, model, note) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![run_id, implementation, e.cycles, e.model, e.note],
-        )?;
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO estimates (run_id, implementation, cycles, model, note) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![run_id, implementation, e.cycles, e.model, e.note],
+            )
+            .map_err(|e| self.cannot_write(e))?;
         Ok(())
     }
 
@@ -422,10 +503,12 @@ impl Store {
     }
 
     pub fn save_baseline(&self, name: &str, run_id: i64) -> Result<()> {
-        self.conn.execute(
-            "INSERT INTO baselines (name, run_id) VALUES (?1, ?2) ON CONFLICT(name) DO UPDATE SET run_id = excluded.run_id",
-            params![name, run_id],
-        )?;
+        self.conn
+            .execute(
+                "INSERT INTO baselines (name, run_id) VALUES (?1, ?2) ON CONFLICT(name) DO UPDATE SET run_id = excluded.run_id",
+                params![name, run_id],
+            )
+            .map_err(|e| self.cannot_write(e))?;
         Ok(())
     }
 
@@ -555,10 +638,7 @@ impl Store {
                 current = Some(process);
             }
             let cluster = out.last_mut().expect("pushed above");
-            cluster.extend(
-                blob.chunks_exact(8)
-                    .map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes"))),
-            );
+            cluster.extend(decode_samples(&blob));
         }
         Ok(out)
     }
