@@ -855,7 +855,6 @@ pub fn compare_runs(
     opts: &VerdictOptions,
     force: bool,
 ) -> Result<RunComparison> {
-    check_same_unit(&a.header, &b.header)?;
     let caveats = incomparability(&a.header, &b.header);
     if !caveats.is_empty() && !force {
         bail!(
@@ -865,6 +864,7 @@ pub fn compare_runs(
             caveats.join("; ")
         );
     }
+    check_same_unit(&a.header, &b.header)?;
     let mut comparisons = Vec::new();
     let mut not_compared = Vec::new();
     let mut only_in_b = Vec::new();

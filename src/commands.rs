@@ -412,6 +412,16 @@ fn check_baseline(
     force: bool,
 ) -> Result<()> {
     let base = store.load_run(id)?;
+    let differs: Vec<String> = analysis::differences(&base.header, header)
+        .into_iter()
+        .map(|(what, was, is)| format!("{what} `{was}` there, `{is}` here"))
+        .collect();
+    if !differs.is_empty() && !force {
+        bail!(
+            "--baseline {name}: run {id} is not comparable with this run ({}); measure the baseline again, or use --force",
+            differs.join("; ")
+        );
+    }
     let (there, here) = (base.header.counter, header.counter);
     if there.short_unit() != here.short_unit() {
         let way = match there {
@@ -426,16 +436,6 @@ fn check_baseline(
             "--baseline {name}: run {id} counts {} ({there}) and this run would count {} ({here}), which no --force makes comparable; {way}",
             there.short_unit(),
             here.short_unit()
-        );
-    }
-    let differs: Vec<String> = analysis::differences(&base.header, header)
-        .into_iter()
-        .map(|(what, was, is)| format!("{what} `{was}` there, `{is}` here"))
-        .collect();
-    if !differs.is_empty() && !force {
-        bail!(
-            "--baseline {name}: run {id} is not comparable with this run ({}); measure the baseline again, or use --force",
-            differs.join("; ")
         );
     }
     let keys: Vec<String> = cases.iter().map(runner::Case::key).collect();

@@ -521,7 +521,7 @@ fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
             ]
             .concat(),
         ),
-        "run 3 counts ns (ns) and this run would count cycles (tsc), which no --force makes comparable; run with --counter ns",
+        "is not comparable with this run (counter `ns` there, `tsc` here)",
     );
     // Nor does --force make nanoseconds comparable with cycles, here or in `compare`.
     let forced = [
