@@ -117,6 +117,11 @@ pub struct Comparison {
     pub stdev_baseline: f64,
     pub stdev_candidate: f64,
     pub p_value: f64,
+    /// The independent measurements (processes) on each side, baseline first.
+    pub processes: [usize; 2],
+    /// The smallest p-value the test can give with that many ([`stats::mann_whitney_p_floor`];
+    /// `None` for Welch's t, which has none).
+    pub p_floor: Option<f64>,
     pub verdict: Verdict,
     /// Where the counter measured the core clock (tsc-core): the candidate's clock
     /// against the baseline's, in %, and the change in time (reference cycles) that
@@ -447,6 +452,11 @@ fn compare_cases(
         stdev_baseline: stats::std_dev(&a).unwrap_or(0.0),
         stdev_candidate: stats::std_dev(&b).unwrap_or(0.0),
         p_value,
+        processes: [a.len(), b.len()],
+        p_floor: match opts.test {
+            Test::MannWhitney => stats::mann_whitney_p_floor(a.len(), b.len()),
+            Test::Welch => None,
+        },
         verdict: stats::verdict(
             &change,
             p_value,

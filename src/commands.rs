@@ -136,7 +136,7 @@ fn experiment_plan(e: &experiment::Experiment) -> String {
     let mut table = comfy_table::Table::new();
     table
         .load_style(comfy_table::presets::UTF8_HORIZONTAL_ONLY)
-        .set_header(["implementation (operation)", "parameters"]);
+        .set_header(["implementations (operation)", "each measured at"]);
     let mut cases = 0;
     for g in e.groups {
         let points = g.params.expand(None);

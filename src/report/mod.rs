@@ -172,10 +172,22 @@ pub fn machine_text(m: &Machine, chosen: CounterKind) -> String {
     s
 }
 
+/// "1 worker process", "10 worker processes".
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 fn fmt_count(x: f64) -> String {
-    if x >= 1000.0 {
+    fmt_count_as(x, x)
+}
+
+/// `x` with the decimals [`fmt_count`] gives `like`: a difference printed as precisely as
+/// the counts it is the difference of.
+fn fmt_count_as(x: f64, like: f64) -> String {
+    let like = like.abs();
+    if like >= 1000.0 {
         format!("{x:.0}")
-    } else if x >= 10.0 {
+    } else if like >= 10.0 {
         format!("{x:.1}")
     } else {
         format!("{x:.2}")
@@ -311,9 +323,9 @@ fn header_blocks(a: &Analysis) -> Vec<Block> {
             from.source, from.note
         ))),
         RunOrigin::Measured { run, .. } => blocks.push(Block::Line(format!(
-            "Each case: {} worker processes x {} memory layouts, {}; figures are medians per call, intervals 95 % (clusters resampled).",
-            run.processes,
-            run.layouts,
+            "Each case: {} x {}, {}; figures are medians per call, intervals 95 % (clusters resampled).",
+            counted(run.processes, "worker process", "worker processes"),
+            counted(run.layouts, "memory layout", "memory layouts"),
             run.cpu
                 .map_or("not pinned".to_string(), |c| format!("pinned to CPU {c}"))
         ))),
@@ -393,6 +405,20 @@ fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
         ],
         rows,
     });
+    if a.cases.iter().any(|c| c.params.get("out").is_some()) {
+        let lanes = a
+            .cases
+            .iter()
+            .any(|c| crate::catalog::kinds::xof_lanes::lanes_of(&c.implementation).is_some());
+        blocks.push(Block::Line(format!(
+            "Bytes: what one call processes; for an XOF, its input plus its output{}.",
+            if lanes {
+                ", times the lanes of an N-lane one"
+            } else {
+                ""
+            }
+        )));
+    }
     // Reasons once per implementation, below the table, instead of a column too wide to read.
     let mut reasons: Vec<String> = Vec::new();
     for c in &a.cases {
@@ -456,7 +482,7 @@ fn comparison_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     if !a.comparisons.is_empty() || !a.not_compared.is_empty() {
         let v = a.verdict_options;
         blocks.push(Block::Heading(format!(
-            "Comparison against the baseline (measured interleaved; {} test on per-process medians, significance {}, noise threshold {} %)",
+            "Comparison against the baseline (measured interleaved; medians and stdevs of the per-process medians, which the {} test compares; significance {}, noise threshold {} %)",
             match v.map(|v| v.test).unwrap_or_default() {
                 crate::analysis::Test::MannWhitney => "Mann-Whitney U",
                 crate::analysis::Test::Welch => "Welch t",
@@ -524,7 +550,10 @@ fn comparison_table(blocks: &mut Vec<Block>, comparisons: &[Comparison], unit: &
                     fmt_count(c.median_baseline),
                     fmt_count(c.median_candidate)
                 ),
-                fmt_count(c.difference),
+                fmt_count_as(
+                    c.difference,
+                    c.median_baseline.abs().min(c.median_candidate.abs()),
+                ),
                 fmt_pct(&c.change_pct),
                 format!(
                     "{} / {}",
@@ -545,7 +574,7 @@ fn comparison_table(blocks: &mut Vec<Block>, comparisons: &[Comparison], unit: &
                 "Params".into()
             },
             format!("Baseline / Candidate ({unit})"),
-            "Difference".into(),
+            format!("Difference ({unit})"),
             "Overhead [95 % CI]".into(),
             "Stdev baseline / candidate".into(),
             "p".into(),
@@ -554,6 +583,37 @@ fn comparison_table(blocks: &mut Vec<Block>, comparisons: &[Comparison], unit: &
         rows,
     });
     blocks.extend(clock_notes(comparisons).into_iter().map(Block::Line));
+    blocks.extend(p_floor_notes(comparisons).into_iter().map(Block::Line));
+}
+
+/// Where a p-value is the smallest the test can give with so few processes, and that floor
+/// shows in the table (below 0.001 it reads "< 0.001" anyway): the test could not say
+/// more, however large the difference.
+fn p_floor_notes(comparisons: &[Comparison]) -> Vec<String> {
+    let mut at_floor: Vec<([usize; 2], f64, usize)> = Vec::new();
+    for c in comparisons {
+        let Some(floor) = c
+            .p_floor
+            .filter(|&f| f >= 0.001 && c.p_value <= f * (1.0 + 1e-9))
+        else {
+            continue;
+        };
+        match at_floor.iter_mut().find(|(n, _, _)| *n == c.processes) {
+            Some((_, _, count)) => *count += 1,
+            None => at_floor.push((c.processes, floor, 1)),
+        }
+    }
+    at_floor
+        .into_iter()
+        .map(|([n, m], floor, count)| {
+            format!(
+                "p: {} comparison{} at p {}, the smallest a Mann-Whitney test of {n} against {m} processes can give (every process of one side beyond every one of the other); more --processes let the test say more.",
+                count,
+                if count == 1 { " is" } else { "s are" },
+                fmt_p(floor)
+            )
+        })
+        .collect()
 }
 
 /// Where candidate and baseline ran at core clocks more than [`CLOCK_NOTE_PCT`] apart,
@@ -741,9 +801,13 @@ fn matrix_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
         } else {
             format!("{u} per byte")
         };
-        blocks.push(Block::Heading(
-            format!("{family} {op} {params}: {what}, median [95 % CI]").replace("  ", " "),
-        ));
+        let family = family.to_string();
+        let title = [family.as_str(), op, params.as_str()]
+            .into_iter()
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        blocks.push(Block::Heading(format!("{title}: {what}, median [95 % CI]")));
         let cells: Vec<(String, String, Option<f64>)> = cases
             .iter()
             .map(|c| {
@@ -758,6 +822,7 @@ fn matrix_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                     (None, Some(_), _) => String::new(),
                     (None, None, CaseStatus::Unsupported) => "not supported on this CPU".into(),
                     (None, None, CaseStatus::Wrong) => "WRONG OUTPUT".into(),
+                    (None, None, CaseStatus::Pending) => "not measured (interrupted)".into(),
                     (None, None, _) => "failed".into(),
                 };
                 let cell = match a.estimates.get(&c.implementation) {
@@ -978,10 +1043,32 @@ mod tests {
             stdev_baseline: 0.1,
             stdev_candidate: 0.1,
             p_value: 0.001,
+            processes: [10, 10],
+            p_floor: crate::stats::mann_whitney_p_floor(10, 10),
             verdict: crate::stats::verdict(&change, 0.001, 0.05, 1.0, true),
             clock_change_pct: clock,
             time_change_pct: time,
         }
+    }
+
+    #[test]
+    fn p_values_at_the_floor_of_few_processes_are_explained_once() {
+        let floor = crate::stats::mann_whitney_p_floor(4, 4);
+        let at = |p: f64| Comparison {
+            processes: [4, 4],
+            p_floor: floor,
+            p_value: p,
+            ..comparison("theirs", None, None)
+        };
+        let notes = p_floor_notes(&[at(floor.unwrap()), at(floor.unwrap()), at(0.2)]);
+        assert_eq!(
+            notes,
+            [
+                "p: 2 comparisons are at p 0.029, the smallest a Mann-Whitney test of 4 against 4 processes can give (every process of one side beyond every one of the other); more --processes let the test say more."
+            ]
+        );
+        // With 10 processes a side the floor reads "< 0.001" in the table: nothing to say.
+        assert!(p_floor_notes(&[comparison("theirs", None, None)]).is_empty());
     }
 
     #[test]

@@ -222,6 +222,20 @@ impl Ranks {
     }
 }
 
+/// The smallest two-sided p-value [`mann_whitney`] can give for samples of `n1` and `n2`
+/// values: `2 / C(n1 + n2, n1)`, when every value of one sample lies beyond every value
+/// of the other (with no ties). With few samples the test cannot be surer than this,
+/// however large the difference. `None` for an empty sample.
+pub fn mann_whitney_p_floor(n1: usize, n2: usize) -> Option<f64> {
+    if n1 == 0 || n2 == 0 {
+        return None;
+    }
+    // C(n1 + n2, k) as a product of ratios, exact enough in f64 and free of overflow.
+    let k = n1.min(n2);
+    let ways = (1..=k).fold(1.0, |c, i| c * (n1 + n2 - k + i) as f64 / i as f64);
+    Some((2.0 / ways).min(1.0))
+}
+
 /// Whether samples of `n1` and `n2` values can give a [`hodges_lehmann`] interval at
 /// `level` at all: 3 + 3 cannot at 95 %, whatever the values (the full range of the
 /// differences covers only 90 %).
@@ -252,6 +266,23 @@ fn moses_rank_normal(n1: usize, n2: usize, tail: f64) -> usize {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn p_floor_is_the_p_of_two_samples_that_do_not_overlap() {
+        // 2 / C(8, 4) = 2 / 70; scipy.stats.mannwhitneyu([1,2,3,4], [5,6,7,8],
+        // method="exact").pvalue = 0.02857142857142857.
+        assert!((mann_whitney_p_floor(4, 4).unwrap() - 2.0 / 70.0).abs() < 1e-15);
+        let separated = mann_whitney(&[1.0, 2.0, 3.0, 4.0], &[5.0, 6.0, 7.0, 8.0]).unwrap();
+        assert!((separated.p_value - mann_whitney_p_floor(4, 4).unwrap()).abs() < 1e-15);
+        // 2 / C(20, 10) = 2 / 184756.
+        assert!((mann_whitney_p_floor(10, 10).unwrap() - 2.0 / 184_756.0).abs() < 1e-18);
+        assert_eq!(mann_whitney_p_floor(3, 5), mann_whitney_p_floor(5, 3));
+        // 2 / C(3, 1) would be 2/3; 2 / C(2, 1) = 1.
+        assert!((mann_whitney_p_floor(1, 2).unwrap() - 2.0 / 3.0).abs() < 1e-15);
+        assert_eq!(mann_whitney_p_floor(1, 1), Some(1.0));
+        assert_eq!(mann_whitney_p_floor(0, 4), None);
+    }
+
     use super::*;
 
     // Reference data. The formula-generated sets have no ties: 7919 and 6007

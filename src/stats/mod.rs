@@ -24,8 +24,8 @@ mod test_rng;
 
 pub use bootstrap::{cluster_bootstrap_ci, cluster_bootstrap_ratio_ci, cluster_bootstrap_two_ci};
 pub use compare::{
-    MannWhitney, Method, Welch, hodges_lehmann, interval_reachable, mann_whitney, relative_change,
-    welch_t,
+    MannWhitney, Method, Welch, hodges_lehmann, interval_reachable, mann_whitney,
+    mann_whitney_p_floor, relative_change, welch_t,
 };
 pub use interval::{Interval, median_ci};
 pub use outliers::{BoxPlot, Outliers, tukey};
