@@ -812,7 +812,7 @@ fn slopes_of(run: &StoredRun, short: u64, long: u64) -> Vec<Slope> {
 /// What two runs differ in that makes their cycle counts incomparable: (what, in `a`,
 /// in `b`) for the counter, the CPU model and the tool version.
 pub fn differences(a: &RunHeader, b: &RunHeader) -> Vec<(&'static str, String, String)> {
-    [
+    let mut all = vec![
         ("counter", a.counter.to_string(), b.counter.to_string()),
         ("CPU", a.cpu_model.clone(), b.cpu_model.clone()),
         (
@@ -820,10 +820,20 @@ pub fn differences(a: &RunHeader, b: &RunHeader) -> Vec<(&'static str, String, S
             a.tool_version.clone(),
             b.tool_version.clone(),
         ),
-    ]
-    .into_iter()
-    .filter(|(_, x, y)| x != y)
-    .collect()
+    ];
+    // What the environment tells the C library or OpenSSL to run: glibc's memcpy alone
+    // moves ChaCha20 RNGs by 15 % (docs/validation.md).
+    if let (Some(ma), Some(mb)) = (a.machine.measured(), b.machine.measured()) {
+        let shown = |v: Option<&str>| v.map_or("unset".to_string(), str::to_string);
+        for ((name, va), (_, vb)) in ma
+            .measuring_environment()
+            .into_iter()
+            .zip(mb.measuring_environment())
+        {
+            all.push((name, shown(va), shown(vb)));
+        }
+    }
+    all.into_iter().filter(|(_, x, y)| x != y).collect()
 }
 
 /// Why two runs cannot be compared case by case.
@@ -1026,6 +1036,40 @@ mod tests {
             // Not read by these tests.
             options: RunOrigin::Unreadable(serde_json::Value::Null),
         }
+    }
+
+    #[test]
+    fn runs_measured_in_another_environment_are_not_comparable() {
+        let a = header(None);
+        let mut b = header(None);
+        assert!(differences(&a, &b).is_empty());
+        if let MachineRecord::Measured(m) = &mut b.machine {
+            m.glibc_tunables = Some("glibc.cpu.hwcaps=-AVX512F".into());
+        }
+        assert_eq!(
+            differences(&a, &b),
+            [(
+                "GLIBC_TUNABLES",
+                "unset".to_string(),
+                "glibc.cpu.hwcaps=-AVX512F".to_string()
+            )]
+        );
+        let both = StoredRun {
+            header: b.clone(),
+            cases: Vec::new(),
+        };
+        let one = StoredRun {
+            header: a,
+            cases: Vec::new(),
+        };
+        let refused = compare_runs(&one, &both, &OPTS, false).unwrap_err();
+        assert!(
+            refused.to_string().contains(
+                "GLIBC_TUNABLES differs: run 1 `unset`, run 1 `glibc.cpu.hwcaps=-AVX512F`"
+            ),
+            "{refused}"
+        );
+        assert!(compare_runs(&one, &both, &OPTS, true).is_ok());
     }
 
     const OPTS: VerdictOptions = VerdictOptions {

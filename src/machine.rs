@@ -74,6 +74,9 @@ pub struct Machine {
     /// speed of code that copies between AVX2 work: docs/validation.md).
     #[serde(default)]
     pub glibc_tunables: Option<String>,
+    /// `OPENSSL_ia32cap`, which masks the instructions OpenSSL may use.
+    #[serde(default)]
+    pub openssl_ia32cap: Option<String>,
     pub counters: Vec<CounterStatus>,
     pub warnings: Vec<String>,
 }
@@ -146,7 +149,13 @@ impl Machine {
             .map(|(mut c, hz)| c.ratio() * hz);
 
         let glibc_tunables = std::env::var("GLIBC_TUNABLES").ok();
+        let openssl_ia32cap = std::env::var("OPENSSL_ia32cap").ok();
         let mut warnings = Vec::new();
+        if let Some(cap) = &openssl_ia32cap {
+            warnings.push(format!(
+                "OPENSSL_ia32cap={cap} is set: OpenSSL runs the code paths it leaves enabled, not the fastest this CPU has"
+            ));
+        }
         if let Some(t) = &glibc_tunables {
             warnings.push(format!(
                 "GLIBC_TUNABLES={t} is set: the C library's choice of memcpy and string functions differs from the default, and so may the figures"
@@ -200,9 +209,19 @@ impl Machine {
             tsc_hz,
             core_clock_hz,
             glibc_tunables,
+            openssl_ia32cap,
             counters,
             warnings,
         }
+    }
+
+    /// The variables of the environment a run was measured in that change what the
+    /// measured code does, as `(name, value)`; unset ones as `None`.
+    pub fn measuring_environment(&self) -> [(&'static str, Option<&str>); 2] {
+        [
+            ("GLIBC_TUNABLES", self.glibc_tunables.as_deref()),
+            ("OPENSSL_ia32cap", self.openssl_ia32cap.as_deref()),
+        ]
     }
 
     /// The model as comparisons key on it: model name plus signature.
@@ -230,6 +249,7 @@ impl Machine {
             tsc_hz: Some(2.0e9),
             core_clock_hz,
             glibc_tunables: None,
+            openssl_ia32cap: None,
             counters: Vec::new(),
             warnings: Vec::new(),
         }
