@@ -77,6 +77,10 @@ pub struct Machine {
     /// `OPENSSL_ia32cap`, which masks the instructions OpenSSL may use.
     #[serde(default)]
     pub openssl_ia32cap: Option<String>,
+    /// The largest cache the kernel lists for CPU 0 (a guest sees what the hypervisor
+    /// says): below it, a bulk rate is the cache's, not memory's.
+    #[serde(default)]
+    pub last_level_cache_bytes: Option<u64>,
     pub counters: Vec<CounterStatus>,
     pub warnings: Vec<String>,
 }
@@ -210,6 +214,7 @@ impl Machine {
             core_clock_hz,
             glibc_tunables,
             openssl_ia32cap,
+            last_level_cache_bytes: last_level_cache_bytes(),
             counters,
             warnings,
         }
@@ -250,6 +255,7 @@ impl Machine {
             core_clock_hz,
             glibc_tunables: None,
             openssl_ia32cap: None,
+            last_level_cache_bytes: None,
             counters: Vec::new(),
             warnings: Vec::new(),
         }
@@ -309,9 +315,50 @@ pub fn pin_to_cpu(cpu: usize) -> Result<()> {
     Ok(())
 }
 
+/// The size of the highest-level cache in /sys for CPU 0 (`491520K`, `32M`).
+fn last_level_cache_bytes() -> Option<u64> {
+    let caches = fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+    caches
+        .filter_map(|entry| {
+            let dir = entry.ok()?.path();
+            let level: u32 = fs::read_to_string(dir.join("level"))
+                .ok()?
+                .trim()
+                .parse()
+                .ok()?;
+            Some((
+                level,
+                cache_size(&fs::read_to_string(dir.join("size")).ok()?)?,
+            ))
+        })
+        .max()
+        .map(|(_, bytes)| bytes)
+}
+
+/// A cache size as the kernel writes it.
+fn cache_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (digits, scale) = match text.strip_suffix('K') {
+        Some(d) => (d, 1 << 10),
+        None => match text.strip_suffix('M') {
+            Some(d) => (d, 1 << 20),
+            None => (text, 1),
+        },
+    };
+    digits.parse::<u64>().ok().map(|n| n * scale)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cache_sizes_as_the_kernel_writes_them() {
+        assert_eq!(cache_size("491520K\n"), Some(480 << 20));
+        assert_eq!(cache_size("32M"), Some(32 << 20));
+        assert_eq!(cache_size("512"), Some(512));
+        assert_eq!(cache_size("big"), None);
+    }
 
     #[test]
     fn cpuinfo_fields_are_found_by_exact_key() {

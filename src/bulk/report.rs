@@ -228,6 +228,10 @@ fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
             .into(),
     ));
     blocks.push(Block::Line(CEILING.into()));
+    let cache = h.machine.measured().and_then(|m| m.last_level_cache_bytes);
+    if let Some(note) = cache.and_then(|c| cache_note(c, t.series.iter().map(|s| s.len))) {
+        blocks.push(Block::Warning(note));
+    }
     blocks.push(Block::Table {
         headers: [
             "Implementation",
@@ -267,6 +271,25 @@ fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
         blocks.extend(t.problems.iter().map(|p| Block::Line(format!("Note: {p}"))));
     }
     Document { blocks }
+}
+
+/// Sizes that fit in the last-level cache measure the cache, where in-place work (one
+/// buffer) can pass a copy (two): the ceiling is memory's only beyond it.
+fn cache_note(cache: u64, sizes: impl Iterator<Item = u64>) -> Option<String> {
+    let mut within: Vec<u64> = sizes.filter(|&len| len <= cache).collect();
+    within.sort_unstable();
+    within.dedup();
+    let largest = *within.last()?;
+    Some(format!(
+        "Cache: {} fit{} in the {} last-level cache this machine reports; there the rates are the cache's, not memory's, and in-place work can pass memcpy's. Sizes well beyond it measure memory.",
+        if within.len() == 1 {
+            format_size(largest)
+        } else {
+            format!("sizes up to {}", format_size(largest))
+        },
+        if within.len() == 1 { "s" } else { "" },
+        format_size(cache)
+    ))
 }
 
 fn series_json(s: &Series) -> Value {
@@ -434,6 +457,22 @@ mod tests {
                 ns: case.clusters.iter().map(|c| c[0]).collect(),
             })
             .collect()
+    }
+
+    #[test]
+    fn sizes_within_the_last_level_cache_are_named() {
+        let l3 = 32 << 20;
+        assert_eq!(cache_note(l3, [64 << 20, 1 << 30].into_iter()), None);
+        let one = cache_note(l3, [16 << 20, 16 << 20, 1 << 30].into_iter()).unwrap();
+        assert!(
+            one.starts_with("Cache: 16 MiB fits in the 32 MiB last-level cache"),
+            "{one}"
+        );
+        let some = cache_note(l3, [1 << 20, 32 << 20, 1 << 30].into_iter()).unwrap();
+        assert!(
+            some.starts_with("Cache: sizes up to 32 MiB fit in the 32 MiB"),
+            "{some}"
+        );
     }
 
     /// A run stopped by Ctrl-C after one timed run of a size has no line to draw there.

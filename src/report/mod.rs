@@ -148,6 +148,12 @@ pub fn machine_text(m: &Machine, chosen: CounterKind) -> String {
             hz / 1e6
         );
     }
+    if let Some(bytes) = m.last_level_cache_bytes {
+        s += &format!(
+            "Cache:      {} last level (as reported; bulk sizes within it measure the cache)\n",
+            crate::size::format_size(bytes)
+        );
+    }
     s += &format!(
         "Governor:   {}; turbo: {}\n",
         m.governor.as_deref().unwrap_or("unknown"),
