@@ -136,12 +136,14 @@ fn openssl_speed_lines_become_one_case_per_length() {
         .collect();
     assert_eq!(lens, [16, 64, 256, 1024, 8192, 16384]);
     // The file's +F line says 47710793.85 bytes per second at 16 bytes.
-    let r = result(&run, "openssl/AES-128-GCM/speed len=16");
+    let r = result(&run, "openssl/aes-128-gcm/speed len=16");
     let ns = r["median_ns"].as_f64().unwrap();
     assert!((ns - 16.0 / 47_710_793.85 * 1e9).abs() < 1e-6, "{r}");
     assert_eq!(r["samples"], 1);
     let tp = r["throughput_bytes_per_s"].as_f64().unwrap();
     assert!((tp - 47_710_793.85).abs() < 1e-3, "{r}");
+    // Named as the catalog names OpenSSL's algorithms, whatever case openssl prints.
+    assert_eq!(r["implementation"], "openssl/aes-128-gcm");
 }
 
 #[test]
@@ -159,7 +161,7 @@ fn several_openssl_tables_are_several_clusters() {
     .unwrap();
     env.run_ok(&["import", "openssl-speed", twice.to_str().unwrap()]);
     let run = env.json(&["report", "latest", "--format", "json"]);
-    let r = result(&run, "openssl/AES-128-GCM/speed len=16");
+    let r = result(&run, "openssl/aes-128-gcm/speed len=16");
     assert_eq!(r["samples"], 2);
     assert_eq!(r["clusters"], 2);
     let ci = r["median_ci95"].as_array().unwrap();
@@ -188,7 +190,7 @@ fn a_table_of_several_algorithms_is_one_table() {
         "{note}"
     );
     assert_eq!(
-        result(&run, "openssl/AES-256-GCM/speed len=64")["clusters"],
+        result(&run, "openssl/aes-256-gcm/speed len=64")["clusters"],
         1
     );
 }
@@ -562,5 +564,42 @@ fn openssl_zero_figures_are_left_out_and_said() {
             "left out, as openssl printed 0 (measured nothing): sha256 at 64 bytes (line 2)"
         ),
         "{text}"
+    );
+}
+
+#[test]
+fn openssl_a_byte_order_mark_is_not_part_of_the_first_line() {
+    let env = Env::new();
+    let file = env.dir.path().join("bom.txt");
+    std::fs::write(&file, "\u{feff}+H:16\n+F:25:AES-128-GCM:47710793.85\n").unwrap();
+    let said = env.run_ok(&["import", "openssl-speed", file.to_str().unwrap()]);
+    assert!(said.contains("imported 1 case"), "{said}");
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    result(&run, "openssl/aes-128-gcm/speed len=16");
+}
+
+#[test]
+fn openssl_a_second_figure_line_for_an_algorithm_in_one_table_is_refused() {
+    assert_openssl_refused(
+        "dup.txt",
+        "+H:16:64\n+F:6:sha256:100:200\n+F:7:sha512:100:200\n+F:6:sha256:300:400\n",
+        &[
+            "line 4:",
+            "a second `+F:` line for `sha256` in the table of line 1 (the first is line 2)",
+            "re-run `openssl speed -mr`",
+        ],
+    );
+    // The same algorithm, as openssl spells it in two places (the names are lowered).
+    assert_openssl_refused(
+        "dup-case.txt",
+        "+H:16\n+F:6:AES-128-GCM:100\n+F:6:aes-128-gcm:300\n",
+        &["line 3:", "a second `+F:` line for `aes-128-gcm`"],
+    );
+    // A table per run is fine (several_openssl_tables_are_several_clusters); a repeat
+    // within the second is refused all the same, naming that table.
+    assert_openssl_refused(
+        "dup-second-table.txt",
+        "+H:16\n+F:6:sha256:100\n+H:16\n+F:6:sha256:110\n+F:6:sha256:120\n",
+        &["line 5:", "in the table of line 3 (the first is line 4)"],
     );
 }

@@ -6,6 +6,10 @@
 //! cluster per run, so the interval says how much they differ.
 //!
 //! Only `+F:` is read: `+F2:`, `+F3:`... are the public-key tables, in other units.
+//!
+//! Algorithms are named in lower case (`openssl/aes-128-gcm`), as the catalog names
+//! OpenSSL's: openssl prints `AES-128-GCM` for `-evp aes-128-gcm`, and `history`'s
+//! filter and the case keys compare names exactly.
 
 use std::fs;
 use std::path::Path;
@@ -21,8 +25,16 @@ use crate::store::{ImportedCase, ImportedCounter};
 pub fn read(file: &Path) -> Result<Imported> {
     let text =
         fs::read_to_string(file).with_context(|| format!("cannot read `{}`", file.display()))?;
+    // Editors on Windows save UTF-8 with a byte-order mark; left on, it hides the first
+    // `+H:` and every `+F:` would be "before any `+H:` line".
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let name = file.display();
     let mut lengths: Option<Vec<u64>> = None;
+    // The current table's `+H:` line and, per algorithm, the line of its `+F:`: one run
+    // prints one `+F:` per algorithm, so a second under the same `+H:` is damage, where
+    // a second table (concatenated runs) is another cluster.
+    let mut table_line = 0;
+    let mut in_table: Vec<(String, usize)> = Vec::new();
     // (algorithm, length) -> one value per +F line seen for it.
     let mut series: Vec<((String, u64), Vec<f64>)> = Vec::new();
     // Each run of `openssl speed` prints one `+H:` line, then a `+F:` line per algorithm.
@@ -60,6 +72,8 @@ pub fn read(file: &Path) -> Result<Imported> {
             }
             lengths = Some(lens);
             tables += 1;
+            table_line = n + 1;
+            in_table.clear();
         } else if let Some(rest) = line.strip_prefix("+F:") {
             let lens = lengths.as_ref().with_context(|| {
                 format!(
@@ -75,6 +89,7 @@ pub fn read(file: &Path) -> Result<Imported> {
                     at()
                 ),
             };
+            let key = alg.to_ascii_lowercase();
             if values.len() != lens.len() {
                 bail!(
                     "{}: {} figures for {} lengths in `+H:`: `{line}`",
@@ -113,12 +128,20 @@ pub fn read(file: &Path) -> Result<Imported> {
                         PER_CALL.end()
                     );
                 }
-                let key = (alg.to_string(), len);
+                let key = (key.clone(), len);
                 match series.iter_mut().find(|(k, _)| *k == key) {
                     Some((_, v)) => v.push(ns_per_call),
                     None => series.push((key, vec![ns_per_call])),
                 }
             }
+            // After the figures, so that a line that is wrong in itself is named as such.
+            if let Some((_, first)) = in_table.iter().find(|(a, _)| *a == key) {
+                bail!(
+                    "{}: a second `+F:` line for `{alg}` in the table of line {table_line} (the first is line {first}): one run of openssl speed prints one per algorithm, so the file is damaged; re-run `openssl speed -mr` (concatenated runs each begin with their own `+H:` line)",
+                    at()
+                );
+            }
+            in_table.push((key, n + 1));
         }
     }
     if series.is_empty() && !unmeasured.is_empty() {
