@@ -603,3 +603,183 @@ fn openssl_a_second_figure_line_for_an_algorithm_in_one_table_is_refused() {
         &["line 5:", "in the table of line 3 (the first is line 4)"],
     );
 }
+
+/// A copy of the fixture directory `name` in the scratch directory of `env`, to damage.
+fn copy_of(env: &Env, name: &str) -> std::path::PathBuf {
+    fn copy(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        }
+    }
+    let to = env.dir.path().join(format!("copy-{name}"));
+    copy(std::path::Path::new(&data(name)), &to);
+    to
+}
+
+#[test]
+fn criterion_samples_without_their_benchmark_json_are_refused() {
+    let env = Env::new();
+    env.run_ok(&["import", "criterion", &data("criterion")]);
+    let root = copy_of(&env, "criterion");
+    std::fs::remove_file(root.join("sha256/new/benchmark.json")).unwrap();
+    let out = env.cmd(&["import", "criterion", root.to_str().unwrap()]);
+    assert_bad_input(
+        &out,
+        &format!(
+            "`{}` holds criterion's `sample.json` but no `benchmark.json`",
+            root.join("sha256/new").display()
+        ),
+    );
+    assert_bad_input(
+        &out,
+        &format!("remove its directory `{}`", root.join("sha256").display()),
+    );
+    // estimates.json alone says as much: criterion measured something there.
+    std::fs::remove_file(root.join("sha256/new/sample.json")).unwrap();
+    assert_bad_input(
+        &env.cmd(&["import", "criterion", root.to_str().unwrap()]),
+        "holds criterion's `estimates.json` but no `benchmark.json`",
+    );
+    assert_eq!(runs(&env), 1, "nothing was stored");
+
+    // A group named `new` is a directory `new/` without samples: searched, not refused.
+    std::fs::remove_dir_all(root.join("sha256")).unwrap();
+    let group = root.join("new/f/new");
+    std::fs::create_dir_all(&group).unwrap();
+    std::fs::write(
+        group.join("benchmark.json"),
+        r#"{"group_id": "new", "function_id": "f", "value_str": null, "throughput": null}"#,
+    )
+    .unwrap();
+    std::fs::write(group.join("sample.json"), SAMPLE).unwrap();
+    let said = env.run_ok(&["import", "criterion", root.to_str().unwrap()]);
+    assert!(said.contains("imported 3 cases"), "{said}");
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    result(&run, "new/f");
+}
+
+fn with_throughput(throughput: &str) -> String {
+    format!(
+        r#"{{"group_id": "chacha20", "function_id": "xor", "value_str": "1024", "throughput": {throughput}}}"#
+    )
+}
+
+#[test]
+fn criterion_unreadable_throughput_is_refused_not_dropped() {
+    for (throughput, expect) in [
+        (
+            r#"{"Bytes": "1024"}"#,
+            r#"`throughput` is `{"Bytes":"1024"}`, not a throughput criterion writes"#,
+        ),
+        (
+            r#"{"Bytes": -1024}"#,
+            r#"`throughput` is `{"Bytes":-1024}`, not a throughput criterion writes"#,
+        ),
+        (r#"{"Kilobytes": 1}"#, "unknown variant `Kilobytes`"),
+        (
+            r#"{"Bytes": 0}"#,
+            r#"`throughput` is `{"Bytes":0}`, 0 bytes per iteration, so no figure per byte follows"#,
+        ),
+        (
+            "1024",
+            "`throughput` is `1024`, not a throughput criterion writes",
+        ),
+    ] {
+        assert_criterion_refused(
+            "xor",
+            &with_throughput(throughput),
+            SAMPLE,
+            "benchmark.json",
+            expect,
+        );
+    }
+}
+
+#[test]
+fn criterion_throughput_in_every_variant_criterion_writes() {
+    let env = Env::new();
+    let root = env.dir.path().join("variants");
+    for (bench, throughput) in [
+        ("bytes", r#"{"Bytes": 1024}"#),
+        ("decimal", r#"{"BytesDecimal": 1024}"#),
+        ("bits", r#"{"Bits": 8192}"#),
+        (
+            "both",
+            r#"{"ElementsAndBytes": {"elements": 16, "bytes": 1024}}"#,
+        ),
+        ("elements", r#"{"Elements": 16}"#),
+        ("odd-bits", r#"{"Bits": 12}"#),
+    ] {
+        let new = root.join(bench).join("new");
+        std::fs::create_dir_all(&new).unwrap();
+        std::fs::write(
+            new.join("benchmark.json"),
+            format!(
+                r#"{{"group_id": "{bench}", "function_id": "f", "value_str": "1024", "throughput": {throughput}}}"#
+            ),
+        )
+        .unwrap();
+        // Enough samples for an interval, so that the figures are there to check.
+        std::fs::write(
+            new.join("sample.json"),
+            r#"{"iters": [1, 2, 3, 4, 5, 6, 7, 8], "times": [10, 21, 29, 42, 48, 61, 69, 82]}"#,
+        )
+        .unwrap();
+    }
+    env.run_ok(&["import", "criterion", root.to_str().unwrap()]);
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    for bytes in ["bytes", "decimal", "bits", "both"] {
+        let r = result(&run, &format!("{bytes}/f len=1024"));
+        assert!(r["ns_per_byte"].as_f64().is_some(), "{r}");
+    }
+    // Elements are not bytes: the parameter stays in the name, no per-byte figure.
+    for none in ["elements", "odd-bits"] {
+        let r = result(&run, &format!("{none}/f/1024"));
+        assert!(r.get("ns_per_byte").is_none(), "{r}");
+    }
+    let note = run["options"]["note"].as_str().unwrap();
+    assert!(
+        note.ends_with(
+            "no byte count, as the throughput declared is in bits that make no whole byte: odd-bits/f/1024 (12 bits)"
+        ),
+        "{note}"
+    );
+}
+
+#[test]
+fn criterion_a_unit_against_the_report_is_refused() {
+    let env = Env::new();
+    let out = env.cmd(&[
+        "import",
+        "criterion",
+        &data("criterion-cycles"),
+        "--unit",
+        "ns",
+    ]);
+    assert_bad_input(
+        &out,
+        &format!(
+            "--unit ns contradicts `{}`, criterion's report of that benchmark, which prints its figures in cycles",
+            data("criterion-cycles/aes-ctr/encrypt/4096/report/index.html")
+        ),
+    );
+    assert_bad_input(&out, "leave --unit out");
+    assert_eq!(runs(&env), 0);
+    // Saying what the report says is fine.
+    env.run_ok(&[
+        "import",
+        "criterion",
+        &data("criterion-cycles"),
+        "--unit",
+        "cycles",
+    ]);
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    assert_eq!(run["counter"]["kind"], "criterion-cycles");
+}

@@ -30,6 +30,30 @@ struct BenchmarkId {
     throughput: Option<serde_json::Value>,
 }
 
+/// criterion's `Throughput` as its benchmark.json holds it (serde's external tagging:
+/// `{"Bytes": 1024}`). `Bits` and `ElementsAndBytes` are newer than criterion 0.5.
+// Counts of elements are read only so that a damaged one is refused, never used.
+#[allow(dead_code)]
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+enum Throughput {
+    Bits(u64),
+    Bytes(u64),
+    BytesDecimal(u64),
+    Elements(u64),
+    ElementsAndBytes { elements: u64, bytes: u64 },
+}
+
+/// What a benchmark's declared throughput says about its message length.
+#[derive(Debug, PartialEq)]
+enum Declared {
+    /// Nothing (none declared, or elements, which are not bytes).
+    Nothing,
+    Bytes(u64),
+    /// Bits that make no whole number of bytes: kept without a byte count, and said.
+    OddBits(u64),
+}
+
 #[derive(Deserialize)]
 struct SampleFile {
     iters: Vec<f64>,
@@ -56,8 +80,9 @@ pub fn read(dir: &Path, unit: CriterionUnit) -> Result<Imported> {
     let mut sources: Vec<&Path> = Vec::new();
     let mut detected: Vec<(CriterionUnit, PathBuf)> = Vec::new();
     let mut measured_at: Option<SystemTime> = None;
+    let mut in_bits: Vec<String> = Vec::new();
     for new in &found {
-        let case = read_benchmark(new)?;
+        let (case, odd_bits) = read_benchmark(new)?;
         let key = case.case.key();
         if let Some(i) = cases.iter().position(|c| c.case.key() == key) {
             bail!(
@@ -72,6 +97,9 @@ pub fn read(dir: &Path, unit: CriterionUnit) -> Result<Imported> {
         let modified = fs::metadata(new.join("sample.json")).and_then(|m| m.modified());
         if let Ok(t) = modified {
             measured_at = Some(measured_at.map_or(t, |m| m.max(t)));
+        }
+        if let Some(b) = odd_bits {
+            in_bits.push(format!("{key} ({b} bits)"));
         }
         cases.push(case);
         sources.push(new);
@@ -98,7 +126,20 @@ pub fn read(dir: &Path, unit: CriterionUnit) -> Result<Imported> {
                 )
             }
         },
-        given => (given, format!("unit {} as given by --unit", unit_name(given))),
+        given => {
+            // The report prints what criterion measured: a --unit against it would store
+            // cycles as nanoseconds (or the reverse) without a word. One left from an
+            // earlier measurement, with HTML reports since turned off, can be deleted.
+            if let Some((said, path)) = detected.iter().find(|(u, _)| *u != given) {
+                bail!(
+                    "--unit {} contradicts `{}`, criterion's report of that benchmark, which prints its figures in {}: leave --unit out to take the report's unit, or delete the report if it is left from an earlier measurement",
+                    unit_name(given),
+                    path.display(),
+                    unit_name(*said)
+                );
+            }
+            (given, format!("unit {} as given by --unit", unit_name(given)))
+        }
     };
     let counter = match unit {
         CriterionUnit::Cycles => ImportedCounter::CriterionCycles,
@@ -109,9 +150,18 @@ pub fn read(dir: &Path, unit: CriterionUnit) -> Result<Imported> {
         origin: dir.to_path_buf(),
         counter,
         note: format!(
-            "criterion.rs, {} benchmarks from {}; {why}; one process per benchmark, so intervals are of the samples alone",
+            "criterion.rs, {} benchmark{} from {}; {why}; one process per benchmark, so intervals are of the samples alone{}",
             cases.len(),
-            dir.display()
+            if cases.len() == 1 { "" } else { "s" },
+            dir.display(),
+            if in_bits.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; no byte count, as the throughput declared is in bits that make no whole byte: {}",
+                    in_bits.join(", ")
+                )
+            }
         ),
         measured_at,
         cases,
@@ -128,9 +178,26 @@ fn unit_name(u: CriterionUnit) -> &'static str {
 /// Every `new/` directory with a `benchmark.json` at or below `dir`. Saved baselines
 /// (`base/`, named ones) are older measurements of the same benchmarks: left out.
 fn find_benchmarks(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    if dir.file_name().is_some_and(|n| n == "new") && dir.join("benchmark.json").is_file() {
-        out.push(dir.to_path_buf());
-        return Ok(());
+    if dir.file_name().is_some_and(|n| n == "new") {
+        if dir.join("benchmark.json").is_file() {
+            out.push(dir.to_path_buf());
+            return Ok(());
+        }
+        // The id cannot be rebuilt from the path: criterion's directory names replace
+        // characters and do not say which part is the function and which the value, and
+        // the throughput is nowhere else. Skipped, the benchmark would be lost unseen.
+        // (A `new/` with neither file is a group named `new`: searched below.)
+        if let Some(file) = ["sample.json", "estimates.json"]
+            .into_iter()
+            .find(|f| dir.join(f).is_file())
+        {
+            let bench = dir.parent().unwrap_or(dir);
+            bail!(
+                "`{}` holds criterion's `{file}` but no `benchmark.json`, which names the benchmark and its throughput: re-run the benchmark (criterion writes both), or remove its directory `{}` to import the others",
+                dir.display(),
+                bench.display()
+            );
+        }
     }
     let entries = fs::read_dir(dir)
         .with_context(|| format!("cannot read the directory `{}`", dir.display()))?;
@@ -151,7 +218,9 @@ fn parse<T: for<'de> Deserialize<'de>>(path: &Path, what: &str) -> Result<T> {
         .map_err(|e| anyhow::anyhow!("`{}` is not criterion's {what}: {e}", path.display()))
 }
 
-fn read_benchmark(new: &Path) -> Result<ImportedCase> {
+/// The benchmark in `new/` as a case, with the bits per iteration it declares where
+/// they make no whole byte (kept without a byte count).
+fn read_benchmark(new: &Path) -> Result<(ImportedCase, Option<u64>)> {
     let id_path = new.join("benchmark.json");
     let id: BenchmarkId = parse(
         &id_path,
@@ -218,7 +287,20 @@ fn read_benchmark(new: &Path) -> Result<ImportedCase> {
             new.parent().unwrap_or(new).display()
         );
     }
-    let bytes = id.throughput.as_ref().and_then(throughput_bytes);
+    let declared = match &id.throughput {
+        None | Some(serde_json::Value::Null) => Declared::Nothing,
+        Some(t) => declared(t).map_err(|why| {
+            anyhow::anyhow!(
+                "`{}`: `throughput` is `{t}`, {why}; re-run the benchmark, or remove its directory `{}`",
+                id_path.display(),
+                new.parent().unwrap_or(new).display()
+            )
+        })?,
+    };
+    let bytes = match declared {
+        Declared::Bytes(b) => Some(b),
+        Declared::Nothing | Declared::OddBits(_) => None,
+    };
     if let Some(b) = bytes.filter(|&b| b > MAX_BYTES) {
         bail!(
             "`{}`: `throughput` declares {b} bytes per iteration, more than 2^53: not a benchmark's message length",
@@ -233,7 +315,11 @@ fn read_benchmark(new: &Path) -> Result<ImportedCase> {
         operation = format!("{operation}/{v}");
     }
     let params = bytes.map_or_else(Params::new, |b| Params::new().with("len", b));
-    Ok(ImportedCase {
+    let odd_bits = match declared {
+        Declared::OddBits(b) => Some(b),
+        _ => None,
+    };
+    let case = ImportedCase {
         case: Case {
             implementation: id.group_id,
             operation,
@@ -242,17 +328,32 @@ fn read_benchmark(new: &Path) -> Result<ImportedCase> {
         clusters: vec![per_iteration],
         calls_per_sample: None,
         message: None,
-    })
+    };
+    Ok((case, odd_bits))
 }
 
-/// Bytes per iteration from criterion's `throughput`: `{"Bytes": n}`, `{"BytesDecimal": n}`
-/// or `{"ElementsAndBytes": {"elements": e, "bytes": n}}`; elements alone are not bytes.
-fn throughput_bytes(t: &serde_json::Value) -> Option<u64> {
-    t.get("Bytes")
-        .or_else(|| t.get("BytesDecimal"))
-        .or_else(|| t.get("ElementsAndBytes").and_then(|e| e.get("bytes")))
-        .and_then(serde_json::Value::as_u64)
-        .filter(|&b| b > 0)
+/// The message length criterion's `throughput` declares, or why it is unreadable.
+/// Elements are not bytes; bits are, eight to one.
+fn declared(t: &serde_json::Value) -> Result<Declared, String> {
+    let t: Throughput = serde_json::from_value(t.clone())
+        .map_err(|e| format!("not a throughput criterion writes ({e})"))?;
+    let bytes = match t {
+        Throughput::Elements(_) => return Ok(Declared::Nothing),
+        Throughput::Bits(b) if b % 8 != 0 => return Ok(Declared::OddBits(b)),
+        Throughput::Bits(b) => b / 8,
+        Throughput::Bytes(b)
+        | Throughput::BytesDecimal(b)
+        | Throughput::ElementsAndBytes { bytes: b, .. } => b,
+    };
+    // criterion divides by it without a word; here it would be a case of no bytes,
+    // with no per-byte figure and a throughput of 0.
+    if bytes == 0 {
+        return Err(
+            "0 bytes per iteration, so no figure per byte follows (a benchmark of no input declares no throughput)"
+                .into(),
+        );
+    }
+    Ok(Declared::Bytes(bytes))
 }
 
 /// The unit criterion's HTML report for this benchmark prints its figures in, if any.
@@ -273,15 +374,51 @@ fn unit_in_report(new: &Path) -> Option<(CriterionUnit, PathBuf)> {
 mod tests {
     use super::*;
 
+    fn declared_by(json: &str) -> Result<Declared, String> {
+        declared(&serde_json::from_str(json).unwrap())
+    }
+
     #[test]
     fn throughput_in_bytes_in_every_shape_criterion_writes() {
-        let j = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap();
-        assert_eq!(throughput_bytes(&j(r#"{"Bytes": 1024}"#)), Some(1024));
-        assert_eq!(throughput_bytes(&j(r#"{"BytesDecimal": 64}"#)), Some(64));
+        assert_eq!(declared_by(r#"{"Bytes": 1024}"#), Ok(Declared::Bytes(1024)));
         assert_eq!(
-            throughput_bytes(&j(r#"{"ElementsAndBytes": {"elements": 1, "bytes": 32}}"#)),
-            Some(32)
+            declared_by(r#"{"BytesDecimal": 64}"#),
+            Ok(Declared::Bytes(64))
         );
-        assert_eq!(throughput_bytes(&j(r#"{"Elements": 8}"#)), None);
+        assert_eq!(
+            declared_by(r#"{"ElementsAndBytes": {"elements": 1, "bytes": 32}}"#),
+            Ok(Declared::Bytes(32))
+        );
+        assert_eq!(declared_by(r#"{"Bits": 256}"#), Ok(Declared::Bytes(32)));
+        assert_eq!(declared_by(r#"{"Bits": 12}"#), Ok(Declared::OddBits(12)));
+        assert_eq!(declared_by(r#"{"Elements": 8}"#), Ok(Declared::Nothing));
+    }
+
+    #[test]
+    fn unreadable_throughput_is_an_error_not_nothing() {
+        for (json, says) in [
+            (r#"{"Bytes": "1024"}"#, "invalid type: string"),
+            (r#"{"Bytes": -1024}"#, "invalid value: integer `-1024`"),
+            (r#"{"Bytes": 1.5}"#, "invalid type: floating point"),
+            (r#"{"Kilobytes": 1}"#, "unknown variant `Kilobytes`"),
+            (
+                r#"{"ElementsAndBytes": {"elements": 1}}"#,
+                "missing field `bytes`",
+            ),
+            (
+                r#"{"Bytes": 1, "Elements": 1}"#,
+                "not a throughput criterion writes",
+            ),
+            ("1024", "not a throughput criterion writes"),
+            (r#"{"Bytes": 0}"#, "0 bytes per iteration"),
+            (r#"{"Bits": 0}"#, "0 bytes per iteration"),
+            (
+                r#"{"ElementsAndBytes": {"elements": 4, "bytes": 0}}"#,
+                "0 bytes",
+            ),
+        ] {
+            let why = declared_by(json).expect_err(json);
+            assert!(why.contains(says), "{json}: {why}");
+        }
     }
 }
