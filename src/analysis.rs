@@ -279,7 +279,8 @@ fn counts_per_second(header: &RunHeader) -> Option<f64> {
 }
 
 /// A single measurement (e.g. one `openssl speed` figure) is shown as it is: its
-/// interval is the point itself, since nothing was repeated to estimate the spread.
+/// interval is the point itself, since nothing was repeated to estimate the spread;
+/// reports print none for it ([`Measured::has_interval`]).
 fn single_sample(x: f64) -> Option<(Summary, Interval)> {
     x.is_finite().then_some((
         Summary {
@@ -348,6 +349,14 @@ fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measured> {
         outliers: stats::tukey(&all),
         distribution: BoxPlot::of(&all, MARKED_OUTLIERS),
     })
+}
+
+impl Measured {
+    /// Whether the figures come with an interval: a single measurement has none, and
+    /// its zero-width one printed as `±0.00 %` would claim a precision nobody measured.
+    pub fn has_interval(&self) -> bool {
+        self.samples > 1
+    }
 }
 
 fn process_spread_pct(per_process: &[f64]) -> Option<f64> {

@@ -144,6 +144,25 @@ fn openssl_speed_lines_become_one_case_per_length() {
     assert!((tp - 47_710_793.85).abs() < 1e-3, "{r}");
     // Named as the catalog names OpenSSL's algorithms, whatever case openssl prints.
     assert_eq!(r["implementation"], "openssl/aes-128-gcm");
+    // One figure has no interval: none is printed, rather than a zero-width one.
+    assert!(r["median_ci95"].is_null(), "{r}");
+    assert!(r["ns_per_byte_ci95"].is_null(), "{r}");
+    let text = env.run_ok(&["report", "latest"]);
+    let row = text
+        .lines()
+        .find(|l| l.contains("openssl/aes-128-gcm") && l.contains(" 16 "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(row.contains(" — "), "{row}");
+    assert!(!row.contains('±') && !row.contains('['), "{row}");
+    let csv = env.run_ok(&["report", "latest", "--format", "csv"]);
+    let mut rows = csv.lines().map(|l| l.split(',').collect::<Vec<_>>());
+    let header = rows.next().unwrap();
+    let first = rows.next().unwrap();
+    let cell = |name: &str| first[header.iter().position(|h| *h == name).unwrap()];
+    for end in ["median_lo", "median_hi", "per_byte_lo", "per_byte_hi"] {
+        assert_eq!(cell(end), "", "{csv}");
+    }
+    assert!(!cell("per_byte").is_empty(), "{csv}");
 }
 
 #[test]

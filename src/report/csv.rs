@@ -25,6 +25,9 @@ pub fn render(a: &Analysis) -> String {
     for c in &a.cases {
         let m = c.measured.as_ref();
         let pb = m.and_then(|m| m.per_byte);
+        // A single measurement has no interval: its ends are left empty, not the point.
+        let ci = m.filter(|m| m.has_interval());
+        let pb_ci = ci.and_then(|m| m.per_byte);
         let case = [
             a.header.id.to_string(),
             field(&c.key),
@@ -35,11 +38,11 @@ pub fn render(a: &Analysis) -> String {
             format!("{:?}", c.status).to_lowercase(),
             field(&a.short_unit),
             opt(m.map(|m| m.median.estimate)),
-            opt(m.map(|m| m.median.lo)),
-            opt(m.map(|m| m.median.hi)),
+            opt(ci.map(|m| m.median.lo)),
+            opt(ci.map(|m| m.median.hi)),
             opt(pb.map(|p| p.estimate)),
-            opt(pb.map(|p| p.lo)),
-            opt(pb.map(|p| p.hi)),
+            opt(pb_ci.map(|p| p.lo)),
+            opt(pb_ci.map(|p| p.hi)),
             opt(m.and_then(|m| m.throughput_bytes_per_s)),
             m.map_or(String::new(), |m| m.samples.to_string()),
             m.map_or(String::new(), |m| m.outliers.total().to_string()),

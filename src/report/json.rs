@@ -50,10 +50,12 @@ pub fn render(a: &Analysis) -> String {
             }
             if let Some(m) = &c.measured {
                 r[median_key] = json!(m.median.estimate);
-                r["median_ci95"] = json!([m.median.lo, m.median.hi]);
+                // A single measurement has no interval: null, not [x, x].
+                let ci = |i: &crate::stats::Interval| m.has_interval().then(|| json!([i.lo, i.hi]));
+                r["median_ci95"] = json!(ci(&m.median));
                 if let Some(pb) = &m.per_byte {
                     r[per_byte_key] = json!(pb.estimate);
-                    r[ci_key] = json!([pb.lo, pb.hi]);
+                    r[ci_key] = json!(ci(pb));
                 }
                 r["throughput_bytes_per_s"] = json!(m.throughput_bytes_per_s);
                 r["core_clock_hz"] = json!(m.core_clock_hz);

@@ -367,10 +367,16 @@ fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                     c.params.to_string()
                 },
                 fmt_count(m.median.estimate),
-                m.per_byte
-                    .as_ref()
-                    .map_or(String::new(), |pb| fmt_interval(pb, fmt_per_byte)),
-                fmt_rel(&m.median),
+                match &m.per_byte {
+                    Some(pb) if m.has_interval() => fmt_interval(pb, fmt_per_byte),
+                    Some(pb) => fmt_per_byte(pb.estimate),
+                    None => String::new(),
+                },
+                if m.has_interval() {
+                    fmt_rel(&m.median)
+                } else {
+                    "—".into()
+                },
                 match (m.throughput_bytes_per_s, m.core_clock_hz) {
                     (Some(tp), Some(hz)) => {
                         format!("{} at {:.2} GHz", fmt_throughput(tp), hz / 1e9)
