@@ -546,8 +546,9 @@ fn import_run(source: ImportSource) -> Result<ExitCode> {
     let mut store = Store::open(db)?;
     let run_id = import::store(&mut store, &parsed, &now())?;
     print(&format!(
-        "imported {} cases from {} as run {run_id} ({}) into {}\n",
+        "imported {} case{} from {} as run {run_id} ({}) into {}\n",
         parsed.cases.len(),
+        if parsed.cases.len() == 1 { "" } else { "s" },
         parsed.source,
         parsed.counter.unit(),
         store.path().display()

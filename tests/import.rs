@@ -471,7 +471,7 @@ fn criterion_names_must_not_be_blank() {
     let ok = criterion_dir(&env, "g", &bench(r#""g""#, r#""f""#, r#""v""#), SAMPLE);
     assert!(
         env.run_ok(&["import", "criterion", ok.to_str().unwrap()])
-            .contains("imported 1 cases")
+            .contains("imported 1 case from")
     );
 
     for (benchmark, field) in [
