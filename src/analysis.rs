@@ -27,6 +27,21 @@ pub struct VerdictOptions {
     pub test: Test,
 }
 
+impl VerdictOptions {
+    /// criterion's defaults, which `run` and `compare` take unless told otherwise.
+    pub const DEFAULT: VerdictOptions = VerdictOptions {
+        significance: 0.05,
+        noise_threshold_pct: 1.0,
+        test: Test::MannWhitney,
+    };
+}
+
+impl Default for VerdictOptions {
+    fn default() -> Self {
+        VerdictOptions::DEFAULT
+    }
+}
+
 /// The two-sample test behind a comparison's p-value.
 #[derive(
     Clone,
@@ -44,6 +59,15 @@ pub enum Test {
     #[default]
     MannWhitney,
     Welch,
+}
+
+impl std::fmt::Display for Test {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Test::MannWhitney => "Mann-Whitney U",
+            Test::Welch => "Welch t",
+        })
+    }
 }
 
 /// What a run asked to be analysed, stored with it so that `report` repeats it.
@@ -200,7 +224,8 @@ pub struct Analysis {
     pub comparisons: Vec<Comparison>,
     pub not_compared: Vec<NotCompared>,
     pub against_baseline: Option<RunComparison>,
-    pub verdict_options: Option<VerdictOptions>,
+    /// What the run's comparisons were judged by (the defaults where a run has none).
+    pub verdict_options: VerdictOptions,
     /// llvm-mca estimates of C builds, by implementation (with `--estimate`).
     pub estimates: std::collections::BTreeMap<String, crate::cimpl::estimate::Estimate>,
 }
@@ -620,7 +645,7 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
         comparisons,
         not_compared,
         against_baseline,
-        verdict_options: options.map(|o| o.verdict),
+        verdict_options: options.map(|o| o.verdict).unwrap_or_default(),
         estimates: context.estimates.clone(),
     })
 }

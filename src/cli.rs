@@ -165,13 +165,13 @@ pub struct RunArgs {
 #[derive(Args, Debug, Clone, Copy)]
 pub struct VerdictArgs {
     /// A difference counts only when its p-value is below this.
-    #[arg(long, default_value_t = 0.05, value_parser = parse_probability)]
+    #[arg(long, default_value_t = crate::analysis::VerdictOptions::DEFAULT.significance, value_parser = parse_probability)]
     pub significance: f64,
     /// Significant changes smaller than this many percent are reported as within noise.
-    #[arg(long, default_value_t = 1.0, value_parser = parse_percent)]
+    #[arg(long, default_value_t = crate::analysis::VerdictOptions::DEFAULT.noise_threshold_pct, value_parser = parse_percent)]
     pub noise_threshold: f64,
     /// The test behind the p-value: Mann-Whitney U (no assumption on the distribution) or Welch's t (means, unequal variances).
-    #[arg(long, value_enum, default_value_t = crate::analysis::Test::MannWhitney)]
+    #[arg(long, value_enum, default_value_t = crate::analysis::VerdictOptions::DEFAULT.test)]
     pub test: crate::analysis::Test,
 }
 

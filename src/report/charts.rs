@@ -690,7 +690,7 @@ fn rows_axis<'f>(n: usize, label: &'f dyn Fn(&f64) -> String, label_area: u32) -
 
 /// Comparisons within the run (`--against`, or the experiment's own) as a forest plot.
 pub fn comparison_forest(a: &Analysis) -> Vec<Chart> {
-    let noise = a.verdict_options.map_or(1.0, |v| v.noise_threshold_pct);
+    let noise = a.verdict_options.noise_threshold_pct;
     forest(
         "Comparisons: change of each candidate against its baseline",
         &a.comparisons,
@@ -705,7 +705,7 @@ pub fn baseline_forest(a: &Analysis) -> Vec<Chart> {
     let Some(rc) = &a.against_baseline else {
         return Vec::new();
     };
-    let noise = a.verdict_options.map_or(1.0, |v| v.noise_threshold_pct);
+    let noise = a.verdict_options.noise_threshold_pct;
     forest(
         &format!("Run {} against baseline run {}", rc.run_b, rc.run_a),
         &rc.comparisons,

@@ -495,12 +495,7 @@ fn comparison_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
         let v = a.verdict_options;
         blocks.push(Block::Heading(format!(
             "Comparison against the baseline (measured interleaved; medians and stdevs of the per-process medians, which the {} test compares; significance {}, noise threshold {} %)",
-            match v.map(|v| v.test).unwrap_or_default() {
-                crate::analysis::Test::MannWhitney => "Mann-Whitney U",
-                crate::analysis::Test::Welch => "Welch t",
-            },
-            v.map_or(0.05, |v| v.significance),
-            v.map_or(1.0, |v| v.noise_threshold_pct)
+            v.test, v.significance, v.noise_threshold_pct
         )));
         if !a.comparisons.is_empty() {
             comparison_table(blocks, &a.comparisons, &a.short_unit);
