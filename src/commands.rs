@@ -570,8 +570,6 @@ fn analyse_stored(store: &Store, run: &crate::store::StoredRun) -> Result<analys
     analysis::analyse(run, &context)
 }
 
-/// A store that must already hold runs: reading must not create an empty one.
-
 /// A progress bar on stderr when it is a terminal; plain notes otherwise.
 struct Bar(Option<ProgressBar>);
 

@@ -146,7 +146,8 @@ pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
     // with it the group id, cannot be reused, so killing the group cannot hit a stranger.
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let _ = tx.send(wait_without_reaping(pid));
+        wait_without_reaping(pid);
+        let _ = tx.send(());
     });
     let timed_out = matches!(
         rx.recv_timeout(timeout),

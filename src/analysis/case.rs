@@ -1,0 +1,152 @@
+//! One case's statistics: its median and interval per call and per byte, throughput,
+//! outliers, the spread between processes and the box plot of its raw samples.
+
+use super::*;
+
+/// Statistics of one measured case.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Measured {
+    pub samples: usize,
+    pub clusters: usize,
+    pub calls_per_sample: Option<u64>,
+    pub summary: Summary,
+    /// Median counts per call with its 95 % interval (clusters resampled).
+    pub median: Interval,
+    pub per_byte: Option<Interval>,
+    /// Where the counter ticks at a known rate (TSC, ns), or measured the core clock
+    /// beside the samples (tsc-core).
+    pub throughput_bytes_per_s: Option<f64>,
+    /// The core clock beside the samples (tsc-core): median over the processes.
+    pub core_clock_hz: Option<f64>,
+    /// How far apart the worker processes' own medians lie: the third quartile of them
+    /// over the first, in % (`None` with fewer than 4 processes). A lone wild process
+    /// does not move it; processes split into modes do. The interval already includes
+    /// this spread; it tells whether the median hangs on how the processes fell.
+    pub process_spread_pct: Option<f64>,
+    pub outliers: Outliers,
+    /// The raw samples' shape, for box plots, with at most [`MARKED_OUTLIERS`] outliers
+    /// marked a side.
+    pub distribution: BoxPlot,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct CaseStats {
+    pub key: String,
+    pub implementation: String,
+    pub operation: String,
+    pub params: Params,
+    pub bytes: Option<u64>,
+    pub status: CaseStatus,
+    pub message: Option<String>,
+    pub measured: Option<Measured>,
+}
+
+/// Counts per second, where the counter ticks at a known rate (TSC, nanoseconds), or
+/// at the core clock measured when the run started (estimated core cycles, for runs
+/// stored before each case kept the clock beside its samples).
+pub(super) fn counts_per_second(header: &RunHeader) -> Option<f64> {
+    match header.counter {
+        RunCounter::Measured(CounterKind::Tsc) => header.tsc_hz,
+        RunCounter::Measured(CounterKind::TscCore) => header.machine.core_clock_hz(),
+        counter if counter.short_unit() == "ns" => Some(1e9),
+        _ => None,
+    }
+}
+
+/// A single measurement (e.g. one `openssl speed` figure) is shown as it is: its
+/// interval is the point itself, since nothing was repeated to estimate the spread;
+/// reports print none for it ([`Measured::has_interval`]).
+pub(super) fn single_sample(x: f64) -> Option<(Summary, Interval)> {
+    x.is_finite().then_some((
+        Summary {
+            n: 1,
+            min: x,
+            q1: x,
+            median: x,
+            q3: x,
+            max: x,
+            mean: x,
+            std_dev: 0.0,
+            cv: 0.0,
+        },
+        Interval {
+            estimate: x,
+            lo: x,
+            hi: x,
+            level: LEVEL,
+        },
+    ))
+}
+
+pub(super) fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measured> {
+    if c.status != CaseStatus::Ok || c.clusters.is_empty() {
+        return None;
+    }
+    let all: Vec<f64> = c.clusters.iter().flatten().copied().collect();
+    let (summary, median) = match all[..] {
+        [x] => single_sample(x)?,
+        _ => {
+            let refs: Vec<&[f64]> = c.clusters.iter().map(Vec::as_slice).collect();
+            let median = if refs.len() >= 2 {
+                stats::cluster_bootstrap_ci(&refs, median_of, RESAMPLES, LEVEL, seed_of(&c.key))?
+            } else {
+                let mut sorted = all.clone();
+                sorted.sort_by(f64::total_cmp);
+                stats::median_ci(&sorted, LEVEL)?
+            };
+            (Summary::of(&all)?, median)
+        }
+    };
+    let per_byte = c.bytes.filter(|&b| b > 0).map(|b| Interval {
+        estimate: median.estimate / b as f64,
+        lo: median.lo / b as f64,
+        hi: median.hi / b as f64,
+        level: median.level,
+    });
+    let core_clock_hz = stats::median(&c.core_clocks)
+        .zip(header.tsc_hz)
+        .map(|(ratio, tsc_hz)| ratio * tsc_hz);
+    let throughput_bytes_per_s = c
+        .bytes
+        .zip(core_clock_hz.or_else(|| counts_per_second(header)))
+        .map(|(b, hz)| stats::bytes_per_second(median.estimate, b, hz));
+    let process_spread_pct = process_spread_pct(&cluster_medians(c));
+    Some(Measured {
+        samples: all.len(),
+        clusters: c.clusters.len(),
+        calls_per_sample: c.calls_per_sample,
+        summary,
+        median,
+        per_byte,
+        throughput_bytes_per_s,
+        core_clock_hz,
+        process_spread_pct,
+        outliers: stats::tukey(&all),
+        distribution: BoxPlot::of(&all, MARKED_OUTLIERS),
+    })
+}
+
+impl Measured {
+    /// Whether the figures come with an interval: a single measurement has none, and
+    /// its zero-width one printed as `±0.00 %` would claim a precision nobody measured.
+    pub fn has_interval(&self) -> bool {
+        self.samples > 1
+    }
+}
+
+pub(super) fn process_spread_pct(per_process: &[f64]) -> Option<f64> {
+    if per_process.len() < 4 {
+        return None;
+    }
+    let mut sorted = per_process.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let (lo, hi) = (
+        stats::quantile_sorted(&sorted, 0.25),
+        stats::quantile_sorted(&sorted, 0.75),
+    );
+    (lo > 0.0).then(|| 100.0 * (hi / lo - 1.0))
+}
+
+pub(super) fn cluster_medians(c: &StoredCase) -> Vec<f64> {
+    c.clusters.iter().map(|cl| median_of(cl)).collect()
+}

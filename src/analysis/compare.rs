@@ -1,0 +1,255 @@
+//! Comparisons within a run: a candidate against its baseline case by case, tested on
+//! per-process medians, or why a pair could not be compared.
+
+use super::*;
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Comparison {
+    pub baseline: String,
+    pub candidate: String,
+    pub operation: String,
+    pub params: Params,
+    pub median_baseline: f64,
+    pub median_candidate: f64,
+    /// baseline - candidate, as the seed's "Difference" column (positive = candidate faster).
+    pub difference: f64,
+    pub change_pct: Interval,
+    /// Standard deviation of the per-cluster medians, the unit the test compares.
+    pub stdev_baseline: f64,
+    pub stdev_candidate: f64,
+    pub p_value: f64,
+    /// The independent measurements (processes) on each side, baseline first.
+    pub processes: [usize; 2],
+    /// The smallest p-value the test can give with that many ([`stats::mann_whitney_p_floor`];
+    /// `None` for Welch's t, which has none).
+    pub p_floor: Option<f64>,
+    pub verdict: Verdict,
+    /// Where the counter measured the core clock (tsc-core): the candidate's clock
+    /// against the baseline's, in %, and the change in time (reference cycles) that
+    /// follows from the two. Code that moves the clock can take fewer cycles and more time.
+    pub clock_change_pct: Option<f64>,
+    pub time_change_pct: Option<f64>,
+}
+
+/// A comparison that was asked for and could not be made.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct NotCompared {
+    pub baseline: String,
+    pub candidate: String,
+    pub operation: String,
+    pub params: Params,
+    pub why: String,
+    /// A regression gate cannot pass what it could not check (wrong output, a crash,
+    /// too few processes); a side this CPU cannot run at all does not stop it.
+    pub blocks_gate: bool,
+}
+
+/// A candidate's name with its parameters, which a comparison across runs has in its
+/// name already (a case id).
+pub fn with_params(candidate: &str, params: &Params) -> String {
+    let p = params.to_string();
+    if p.is_empty() || candidate.ends_with(&p) {
+        candidate.to_string()
+    } else {
+        format!("{candidate} {p}")
+    }
+}
+
+/// Compare two cases on their per-cluster medians: clusters (worker processes) are the
+/// independent units; samples within one are not. The names in the result are the
+/// cases' implementations; callers comparing across runs rename them.
+// Both outcomes are kept and both are large (the comparison more so): no box helps.
+#[allow(clippy::result_large_err)]
+pub(super) fn compare_cases(
+    base: &StoredCase,
+    cand: &StoredCase,
+    opts: &VerdictOptions,
+) -> Result<Comparison, NotCompared> {
+    let not_compared = |why: String, blocks_gate: bool| NotCompared {
+        baseline: base.implementation.clone(),
+        candidate: cand.implementation.clone(),
+        operation: cand.operation.clone(),
+        params: cand.params.clone(),
+        why,
+        blocks_gate,
+    };
+    for (side, case) in [("baseline", base), ("candidate", cand)] {
+        if case.status != CaseStatus::Ok {
+            let message = case.message.as_deref();
+            let what = match (case.status, message) {
+                (CaseStatus::Wrong, m) => format!(
+                    "gave wrong output{}",
+                    m.map(|m| format!(" ({})", m.trim_start_matches("wrong output: ")))
+                        .unwrap_or_default()
+                ),
+                // The runner's messages read as what happened: "crashed (…)", "timed out …".
+                (CaseStatus::Failed, Some(m)) => m.to_string(),
+                (CaseStatus::Failed, None) => "failed".into(),
+                (CaseStatus::Unsupported, m) => format!(
+                    "cannot run on this CPU{}",
+                    m.map(|m| format!(" ({m})")).unwrap_or_default()
+                ),
+                (CaseStatus::Pending | CaseStatus::Ok, _) => {
+                    "was not measured (interrupted?)".into()
+                }
+            };
+            // Only a candidate that is now broken can hide a regression: a baseline that
+            // was broken leaves nothing to regress from (a change that fixes it must pass).
+            return Err(not_compared(
+                format!("the {side} {what}"),
+                side == "candidate" && case.status != CaseStatus::Unsupported,
+            ));
+        }
+    }
+    let a = cluster_medians(base);
+    let b = cluster_medians(cand);
+    if !stats::interval_reachable(a.len(), b.len(), LEVEL) {
+        return Err(not_compared(
+            format!(
+                "{} and {} independent measurements (worker processes, bulk runs or imported \
+                 tables) are too few for a {:.0} % interval of the change: each side needs 4 or \
+                 more (run --processes, bulk --runs)",
+                a.len(),
+                b.len(),
+                100.0 * LEVEL
+            ),
+            true,
+        ));
+    }
+    let p_value = match opts.test {
+        Test::MannWhitney => stats::mann_whitney(&a, &b).map(|t| t.p_value),
+        Test::Welch => stats::welch_t(&a, &b).map(|t| t.p_value),
+    };
+    let (Some(p_value), Some(change)) = (p_value, stats::relative_change(&a, &b, LEVEL)) else {
+        return Err(not_compared(
+            "the per-process medians admit no test (not finite, or all equal)".into(),
+            true,
+        ));
+    };
+    let (ma, mb) = (median_of(&a), median_of(&b));
+    let clocks = stats::median(&base.core_clocks).zip(stats::median(&cand.core_clocks));
+    Ok(Comparison {
+        baseline: base.implementation.clone(),
+        candidate: cand.implementation.clone(),
+        operation: cand.operation.clone(),
+        params: cand.params.clone(),
+        median_baseline: ma,
+        median_candidate: mb,
+        difference: ma - mb,
+        change_pct: change,
+        stdev_baseline: stats::std_dev(&a).unwrap_or(0.0),
+        stdev_candidate: stats::std_dev(&b).unwrap_or(0.0),
+        p_value,
+        processes: [a.len(), b.len()],
+        p_floor: match opts.test {
+            Test::MannWhitney => stats::mann_whitney_p_floor(a.len(), b.len()),
+            Test::Welch => None,
+        },
+        verdict: stats::verdict(
+            &change,
+            p_value,
+            opts.significance,
+            opts.noise_threshold_pct,
+            true,
+        ),
+        clock_change_pct: clocks.map(|(ca, cb)| 100.0 * (cb / ca - 1.0)),
+        time_change_pct: clocks.map(|(ca, cb)| 100.0 * ((mb / cb) / (ma / ca) - 1.0)),
+    })
+}
+
+pub(super) fn find<'a>(
+    run: &'a StoredRun,
+    implementation: &str,
+    params: &Params,
+) -> Option<&'a StoredCase> {
+    run.cases
+        .iter()
+        .find(|c| c.implementation == implementation && &c.params == params)
+}
+
+/// A pair asked to be compared (`--against`) of which no case does what a case of the
+/// other does: said once, rather than left out in silence. Not a gate matter: nothing
+/// that could regress went unchecked.
+pub(super) fn unlike(run: &StoredRun, baseline: &str, candidate: &str) -> Option<NotCompared> {
+    use std::collections::BTreeSet;
+    let distinct = |name: &str, shape: &dyn Fn(&StoredCase) -> String| -> BTreeSet<String> {
+        run.cases
+            .iter()
+            .filter(|c| c.implementation == name)
+            .map(shape)
+            .collect()
+    };
+    let list = |set: &BTreeSet<String>| set.iter().cloned().collect::<Vec<_>>().join(", ");
+    let operation = |c: &StoredCase| c.operation.clone();
+    let (ours, theirs) = (
+        distinct(candidate, &operation),
+        distinct(baseline, &operation),
+    );
+    if ours.is_empty() || theirs.is_empty() {
+        return None;
+    }
+    let why = if ours.is_disjoint(&theirs) {
+        format!("another operation ({}, not {})", list(&ours), list(&theirs))
+    } else {
+        let params = |c: &StoredCase| with_params(&c.operation, &c.params);
+        format!(
+            "no case at the same parameters ({}, not {})",
+            list(&distinct(candidate, &params)),
+            list(&distinct(baseline, &params))
+        )
+    };
+    Some(NotCompared {
+        baseline: baseline.to_string(),
+        candidate: candidate.to_string(),
+        operation: list(&ours),
+        params: Params::new(),
+        why,
+        blocks_gate: false,
+    })
+}
+
+/// Each C build whose algorithm (or compile variant, as `part` says) is `candidate`
+/// against the build that differs from it only in having `baseline` there, at the same
+/// operation and parameters.
+pub(super) fn counterpart_comparisons(
+    run: &StoredRun,
+    part: Counterpart,
+    baseline: &str,
+    candidate: &str,
+    verdict: &VerdictOptions,
+) -> Vec<Result<Comparison, NotCompared>> {
+    let mut out = Vec::new();
+    for cb in &run.cases {
+        let name = ImplName::parse(&cb.implementation);
+        // Only C builds have variants and targets to hold their counterparts apart.
+        if name.variant().is_none() || name.target().is_none() {
+            continue;
+        }
+        let name_a = match part {
+            Counterpart::Algorithm if name.algorithm() == candidate => {
+                name.with_algorithm(baseline)
+            }
+            Counterpart::Variant if name.variant() == Some(candidate) => {
+                name.with_variant(baseline)
+            }
+            _ => continue,
+        }
+        .to_string();
+        if let Some(ca) = run.cases.iter().find(|c| {
+            c.implementation == name_a && c.operation == cb.operation && c.params == cb.params
+        }) {
+            out.push(compare_cases(ca, cb, verdict));
+        }
+    }
+    out
+}
+
+/// The part of a C build's name that a counterpart comparison swaps.
+#[derive(Clone, Copy)]
+pub(super) enum Counterpart {
+    /// Spook v1 -> v2: the same variant and target of another algorithm.
+    Algorithm,
+    /// The Jasmin seed's baseline -> variant: the same algorithm and target, another
+    /// compile variant.
+    Variant,
+}

@@ -1,0 +1,151 @@
+//! Figures derived from several cases of a run: ratios to a reference, slopes between
+//! two lengths, and what N lanes buy over N single calls.
+
+use super::*;
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Ratio {
+    pub reference: String,
+    pub member: String,
+    pub params: Params,
+    /// member's median over reference's median.
+    pub ratio: Interval,
+}
+
+/// Cost per byte at maximum throughput: the slope of the median between two lengths,
+/// so that fixed per-call costs (initialisation, finalisation) drop out.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Slope {
+    pub implementation: String,
+    pub operation: String,
+    pub from_len: u64,
+    pub to_len: u64,
+    pub per_byte: Interval,
+}
+
+/// One N-lane call against N calls of the fastest single-lane implementation.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct LaneSpeedup {
+    pub implementation: String,
+    /// What one lane computes, e.g. `shake128`: the single-lane implementations' algorithm.
+    pub algorithm: String,
+    pub lanes: usize,
+    pub params: Params,
+    /// The fastest single-lane implementation at these parameters.
+    pub single: String,
+    pub median_call: f64,
+    pub median_single: f64,
+    /// N x single / one N-lane call.
+    pub speedup: Interval,
+    pub per_byte_per_lane: Option<f64>,
+    /// Where the counter measured the core clock (tsc-core): the N-lane code's clock
+    /// against the single lane's, in %, and the speed-up in time that follows.
+    pub clock_change_pct: Option<f64>,
+    pub speedup_in_time: Option<f64>,
+}
+
+/// The algorithm one lane computes and the lane count: from `cryptobench/shake128-x4-avx2`
+/// (N lanes) or a plain single-lane name such as `openssl/shake128`.
+pub(super) fn lane_shape(implementation: &str) -> (&str, usize) {
+    crate::catalog::kinds::xof_lanes::lanes_of(implementation)
+        .unwrap_or_else(|| (ImplName::parse(implementation).algorithm(), 1))
+}
+
+/// What one lane of an N-lane XOF call takes in and gives out.
+pub(super) fn lane_bytes(params: &Params) -> u64 {
+    params.get("len").unwrap_or(0) + params.get("out").unwrap_or(0)
+}
+
+pub(super) fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
+    let ok: Vec<&StoredCase> = run
+        .cases
+        .iter()
+        .filter(|c| c.status == CaseStatus::Ok)
+        .collect();
+    let mut out = Vec::new();
+    for c in ok.iter().filter(|c| lane_shape(&c.implementation).1 > 1) {
+        let (algorithm, n) = lane_shape(&c.implementation);
+        let single = ok
+            .iter()
+            .filter(|s| s.params == c.params && lane_shape(&s.implementation) == (algorithm, 1))
+            .min_by(|a, b| {
+                median_of(&a.clusters.concat()).total_cmp(&median_of(&b.clusters.concat()))
+            });
+        let Some(single) = single else { continue };
+        let a: Vec<&[f64]> = single.clusters.iter().map(Vec::as_slice).collect();
+        let b: Vec<&[f64]> = c.clusters.iter().map(Vec::as_slice).collect();
+        let lanes = n as f64;
+        let Some(speedup) = stats::cluster_bootstrap_two_ci(
+            &a,
+            &b,
+            median_of,
+            |s, x| lanes * s / x,
+            RESAMPLES,
+            LEVEL,
+            seed_of(&c.key),
+        ) else {
+            continue;
+        };
+        let median_call = median_of(&c.clusters.concat());
+        let clocks = stats::median(&single.core_clocks).zip(stats::median(&c.core_clocks));
+        out.push(LaneSpeedup {
+            implementation: c.implementation.clone(),
+            algorithm: algorithm.to_string(),
+            lanes: n,
+            params: c.params.clone(),
+            single: single.implementation.clone(),
+            median_call,
+            median_single: median_of(&single.clusters.concat()),
+            speedup,
+            // From the parameters, not the stored byte count: runs stored before that
+            // count took in every lane gave one lane's bytes.
+            per_byte_per_lane: Some(lane_bytes(&c.params))
+                .filter(|&b| b > 0)
+                .map(|b| median_call / (lanes * b as f64)),
+            clock_change_pct: clocks.map(|(single, lane)| 100.0 * (lane / single - 1.0)),
+            // Time is cycles over clock: N x t_single / t_call = speed-up x clock ratio.
+            speedup_in_time: clocks.map(|(single, lane)| speedup.estimate * lane / single),
+        });
+    }
+    out
+}
+
+pub(super) fn slopes_of(run: &StoredRun, short: u64, long: u64) -> Vec<Slope> {
+    let mut out = Vec::new();
+    for b in run
+        .cases
+        .iter()
+        .filter(|c| c.status == CaseStatus::Ok && c.params.get("len") == Some(long))
+    {
+        let short_params = b.params.clone().with("len", short);
+        let Some(a) = run.cases.iter().find(|c| {
+            c.implementation == b.implementation
+                && c.operation == b.operation
+                && c.params == short_params
+                && c.status == CaseStatus::Ok
+        }) else {
+            continue;
+        };
+        let ar: Vec<&[f64]> = a.clusters.iter().map(Vec::as_slice).collect();
+        let br: Vec<&[f64]> = b.clusters.iter().map(Vec::as_slice).collect();
+        let span = (long - short) as f64;
+        if let Some(per_byte) = stats::cluster_bootstrap_two_ci(
+            &ar,
+            &br,
+            median_of,
+            |x, y| (y - x) / span,
+            RESAMPLES,
+            LEVEL,
+            seed_of(&b.key),
+        ) {
+            out.push(Slope {
+                implementation: b.implementation.clone(),
+                operation: b.operation.clone(),
+                from_len: short,
+                to_len: long,
+                per_byte,
+            });
+        }
+    }
+    out
+}

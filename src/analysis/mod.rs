@@ -1,0 +1,545 @@
+//! From a stored run to figures: per-case statistics, ratios and comparisons.
+//!
+//! Everything here is computed from the store alone (raw samples grouped in clusters),
+//! deterministically, so `run` and `report` print the same thing.
+
+use anyhow::{Result, bail};
+
+use crate::catalog::Params;
+use crate::counter::CounterKind;
+use crate::experiment::AnalysisSpec;
+use crate::name::ImplName;
+use crate::stats::{self, BoxPlot, Interval, Outliers, Summary, Verdict};
+use crate::store::{CaseStatus, RunCounter, RunHeader, RunOrigin, StoredCase, StoredRun};
+
+mod case;
+mod compare;
+mod derived;
+mod runs;
+
+pub use case::*;
+pub use compare::*;
+pub use derived::*;
+pub use runs::*;
+
+/// The confidence level of every interval the analysis gives.
+pub const LEVEL: f64 = 0.95;
+const RESAMPLES: usize = 2000;
+/// Outliers kept per side for a box plot: enough to show where they lie without
+/// carrying every sample of a heavy tail into the report.
+pub const MARKED_OUTLIERS: usize = 12;
+
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+pub struct VerdictOptions {
+    pub significance: f64,
+    pub noise_threshold_pct: f64,
+    #[serde(default)]
+    pub test: Test,
+}
+
+impl VerdictOptions {
+    /// criterion's defaults, which `run` and `compare` take unless told otherwise.
+    pub const DEFAULT: VerdictOptions = VerdictOptions {
+        significance: 0.05,
+        noise_threshold_pct: 1.0,
+        test: Test::MannWhitney,
+    };
+}
+
+impl Default for VerdictOptions {
+    fn default() -> Self {
+        VerdictOptions::DEFAULT
+    }
+}
+
+/// The two-sample test behind a comparison's p-value.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Test {
+    #[default]
+    MannWhitney,
+    Welch,
+}
+
+impl std::fmt::Display for Test {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Test::MannWhitney => "Mann-Whitney U",
+            Test::Welch => "Welch t",
+        })
+    }
+}
+
+/// What a run asked to be analysed, stored with it so that `report` repeats it.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct AnalysisOptions {
+    pub spec: AnalysisSpec,
+    pub verdict: VerdictOptions,
+    pub baseline_run: Option<i64>,
+    pub force: bool,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Analysis {
+    pub header: RunHeader,
+    pub counter: RunCounter,
+    pub unit: String,
+    pub short_unit: String,
+    pub cases: Vec<CaseStats>,
+    pub ratios: Vec<Ratio>,
+    pub slopes: Vec<Slope>,
+    pub lanes: Vec<LaneSpeedup>,
+    pub comparisons: Vec<Comparison>,
+    pub not_compared: Vec<NotCompared>,
+    pub against_baseline: Option<RunComparison>,
+    /// What the run's comparisons were judged by (the defaults where a run has none).
+    pub verdict_options: VerdictOptions,
+    /// llvm-mca estimates of C builds, by implementation (with `--estimate`).
+    pub estimates: std::collections::BTreeMap<String, crate::cimpl::estimate::Estimate>,
+}
+
+impl Analysis {
+    /// What stops a regression gate, described: every comparison that regressed beyond
+    /// the noise threshold, and every one that could not be made for a reason that
+    /// could hide a regression.
+    pub fn regressions(&self) -> Vec<String> {
+        let across = self.against_baseline.iter();
+        let comparisons = self
+            .comparisons
+            .iter()
+            .chain(across.clone().flat_map(|r| r.comparisons.iter()));
+        let not_compared = self
+            .not_compared
+            .iter()
+            .chain(across.flat_map(|r| r.not_compared.iter()));
+        comparisons
+            .filter(|c| c.verdict == Verdict::Regressed)
+            .map(|c| {
+                format!(
+                    "{} vs {}: {:+.2} % [{:+.2}, {:+.2}], p = {:.3}",
+                    with_params(&c.candidate, &c.params),
+                    c.baseline,
+                    c.change_pct.estimate,
+                    c.change_pct.lo,
+                    c.change_pct.hi,
+                    c.p_value
+                )
+            })
+            .chain(not_compared.filter(|n| n.blocks_gate).map(|n| {
+                format!(
+                    "{} vs {}: not compared: {}",
+                    with_params(&n.candidate, &n.params),
+                    n.baseline,
+                    n.why
+                )
+            }))
+            .collect()
+    }
+}
+
+/// A stable seed per case, so the bootstrap gives the same interval every time.
+fn seed_of(key: &str) -> u64 {
+    key.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+fn median_of(xs: &[f64]) -> f64 {
+    stats::median(xs).unwrap_or(f64::NAN)
+}
+
+/// What a run's analysis needs besides the run, read from the store by the caller: the
+/// analysis itself does no I/O.
+#[derive(Default)]
+pub struct Context {
+    /// The run its options name as baseline (`--baseline`), to compare every case with.
+    pub baseline: Option<StoredRun>,
+    /// llvm-mca estimates of its C builds, by implementation.
+    pub estimates: std::collections::BTreeMap<String, crate::cimpl::estimate::Estimate>,
+}
+
+/// How a run asked to be analysed; `None` for runs that asked nothing (imported ones).
+pub fn options_of(header: &RunHeader) -> Result<Option<AnalysisOptions>> {
+    match &header.options {
+        RunOrigin::Measured { analysis, .. } => Ok(Some(analysis.clone())),
+        RunOrigin::Bulk { .. } | RunOrigin::Imported(_) => Ok(None),
+        // Another version's options: the analysis needs only its own part of them.
+        RunOrigin::Unreadable(stored) if stored["analysis"].is_null() => Ok(None),
+        RunOrigin::Unreadable(stored) => serde_json::from_value(stored["analysis"].clone())
+            .map(Some)
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "run {}'s analysis options cannot be read ({e}): was it stored by another version of cryptobench?",
+                    header.id
+                )
+            }),
+    }
+}
+
+pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
+    let header = &run.header;
+    let options = options_of(header)?;
+    let cases = run
+        .cases
+        .iter()
+        .map(|c| CaseStats {
+            key: c.key.clone(),
+            implementation: c.implementation.clone(),
+            operation: c.operation.clone(),
+            params: c.params.clone(),
+            bytes: c.bytes,
+            status: c.status,
+            message: c.message.clone(),
+            measured: measure_case(c, header),
+        })
+        .collect();
+
+    let mut ratios = Vec::new();
+    let mut slopes = Vec::new();
+    let mut lanes = Vec::new();
+    let mut comparisons = Vec::new();
+    let mut not_compared = Vec::new();
+    let mut against_baseline = None;
+    if let Some(opts) = &options {
+        for (reference, member) in &opts.spec.ratios {
+            for m in run
+                .cases
+                .iter()
+                .filter(|c| &c.implementation == member && c.status == CaseStatus::Ok)
+            {
+                let Some(r) =
+                    find(run, reference, &m.params).filter(|r| r.status == CaseStatus::Ok)
+                else {
+                    continue;
+                };
+                let a: Vec<&[f64]> = r.clusters.iter().map(Vec::as_slice).collect();
+                let b: Vec<&[f64]> = m.clusters.iter().map(Vec::as_slice).collect();
+                if let Some(ratio) = stats::cluster_bootstrap_ratio_ci(
+                    &a,
+                    &b,
+                    median_of,
+                    RESAMPLES,
+                    LEVEL,
+                    seed_of(&m.key),
+                ) {
+                    ratios.push(Ratio {
+                        reference: reference.clone(),
+                        member: member.clone(),
+                        params: m.params.clone(),
+                        ratio,
+                    });
+                }
+            }
+        }
+        for (baseline, candidate) in &opts.spec.comparisons {
+            let mut like_found = false;
+            for cand in run.cases.iter().filter(|c| &c.implementation == candidate) {
+                // Like with like: the same operation at the same parameters.
+                if let Some(base) = run.cases.iter().find(|c| {
+                    &c.implementation == baseline
+                        && c.operation == cand.operation
+                        && c.params == cand.params
+                }) {
+                    like_found = true;
+                    match compare_cases(base, cand, &opts.verdict) {
+                        Ok(cmp) => comparisons.push(cmp),
+                        Err(n) => not_compared.push(n),
+                    }
+                }
+            }
+            if !like_found {
+                not_compared.extend(unlike(run, baseline, candidate));
+            }
+        }
+        if opts.spec.lane_speedups {
+            lanes = lane_speedups(run);
+        }
+        if let Some((short, long)) = opts.spec.slope {
+            slopes = slopes_of(run, short, long);
+        }
+        let counterparts = (opts.spec.algorithm_comparisons.iter())
+            .map(|pair| (Counterpart::Algorithm, pair))
+            .chain((opts.spec.variant_comparisons.iter()).map(|pair| (Counterpart::Variant, pair)));
+        for (part, (baseline, candidate)) in counterparts {
+            for compared in counterpart_comparisons(run, part, baseline, candidate, &opts.verdict) {
+                match compared {
+                    Ok(cmp) => comparisons.push(cmp),
+                    Err(n) => not_compared.push(n),
+                }
+            }
+        }
+        if let Some(base) = &context.baseline {
+            against_baseline = Some(compare_runs(base, run, &opts.verdict, opts.force)?);
+        }
+    }
+    Ok(Analysis {
+        header: header.clone(),
+        counter: header.counter,
+        unit: header.unit.clone(),
+        short_unit: header.counter.short_unit().to_string(),
+        cases,
+        ratios,
+        slopes,
+        lanes,
+        comparisons,
+        not_compared,
+        against_baseline,
+        verdict_options: options.map(|o| o.verdict).unwrap_or_default(),
+        estimates: context.estimates.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::machine::Machine;
+    use crate::store::MachineRecord;
+
+    fn case(implementation: &str, per_process: &[f64], core_clocks: &[f64]) -> StoredCase {
+        StoredCase {
+            row: 0,
+            key: format!("{implementation}/xof"),
+            implementation: implementation.into(),
+            operation: "xof".into(),
+            params: Params::new(),
+            bytes: Some(1000),
+            status: CaseStatus::Ok,
+            message: None,
+            calls_per_sample: Some(1),
+            overhead: Some(0.0),
+            clusters: per_process
+                .iter()
+                .map(|&m| vec![m - 1.0, m, m + 1.0])
+                .collect(),
+            core_clocks: core_clocks.to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_pair_with_nothing_alike_is_said_not_compared_and_why() {
+        let at = |name: &str, operation: &str, len: u64| StoredCase {
+            operation: operation.into(),
+            params: Params::new().with("len", len),
+            ..case(name, &[100.0], &[])
+        };
+        let run = |cases: Vec<StoredCase>| StoredRun {
+            header: header(None),
+            cases,
+        };
+        let other_op = run(vec![
+            at("base", "xor", 64),
+            at("hash", "hash", 64),
+            at("hash", "hash", 1024),
+        ]);
+        let n = unlike(&other_op, "base", "hash").unwrap();
+        assert_eq!(n.why, "another operation (hash, not xor)");
+        assert_eq!(n.operation, "hash");
+        assert!(!n.blocks_gate);
+        // Operations in common, parameters not: said as such, not as another operation.
+        let other_len = run(vec![
+            at("base", "encrypt", 64),
+            at("aead", "decrypt", 1024),
+            at("aead", "encrypt", 1024),
+        ]);
+        let n = unlike(&other_len, "base", "aead").unwrap();
+        assert_eq!(
+            n.why,
+            "no case at the same parameters (decrypt len=1024, encrypt len=1024, not encrypt len=64)"
+        );
+        // A side with no case at all (filtered out, never planned) says nothing.
+        assert!(unlike(&other_len, "base", "absent").is_none());
+    }
+
+    #[test]
+    fn only_a_broken_candidate_or_too_few_processes_stop_the_gate() {
+        let fine = |name: &str| case(name, &[100.0, 101.0, 99.0, 100.0, 102.0], &[]);
+        let broken = |name: &str, status| StoredCase {
+            status,
+            message: Some("crashed (killed by signal 11 (SIGSEGV))".into()),
+            clusters: Vec::new(),
+            ..fine(name)
+        };
+        let gate = |base: &StoredCase, cand: &StoredCase| {
+            compare_cases(base, cand, &OPTS)
+                .map(|_| ())
+                .map_err(|n| (n.blocks_gate, n.why))
+        };
+        assert!(gate(&fine("a"), &fine("b")).is_ok());
+        let (blocks, why) = gate(&fine("a"), &broken("b", CaseStatus::Failed)).unwrap_err();
+        assert!(blocks && why.starts_with("the candidate crashed"), "{why}");
+        let (blocks, why) = gate(&fine("a"), &broken("b", CaseStatus::Wrong)).unwrap_err();
+        assert!(
+            blocks && why.starts_with("the candidate gave wrong output"),
+            "{why}"
+        );
+        // A baseline that was broken leaves nothing to regress from: a fix must pass.
+        let (blocks, why) = gate(&broken("a", CaseStatus::Failed), &fine("b")).unwrap_err();
+        assert!(!blocks && why.starts_with("the baseline crashed"), "{why}");
+        let (blocks, _) = gate(&fine("a"), &broken("b", CaseStatus::Unsupported)).unwrap_err();
+        assert!(!blocks, "a CPU that cannot run the candidate hides nothing");
+        let three = case("b", &[100.0, 101.0, 99.0], &[]);
+        let (blocks, why) = gate(&case("a", &[1.0, 2.0, 3.0], &[]), &three).unwrap_err();
+        assert!(
+            blocks && why.contains("3 and 3 independent measurements"),
+            "{why}"
+        );
+    }
+
+    /// A tsc-core run at a 2 GHz TSC.
+    fn header(core_clock_hz: Option<f64>) -> RunHeader {
+        RunHeader {
+            id: 1,
+            started_at: String::new(),
+            finished_at: None,
+            status: crate::store::RunStatus::Complete,
+            experiment: "t".into(),
+            tool_version: "0".into(),
+            git_revision: None,
+            counter: RunCounter::Measured(CounterKind::TscCore),
+            unit: "core cycles".into(),
+            tsc_hz: Some(2.0e9),
+            cpu_model: "t".into(),
+            machine: MachineRecord::Measured(Box::new(Machine::example(core_clock_hz))),
+            // Not read by these tests.
+            options: RunOrigin::Unreadable(serde_json::Value::Null),
+        }
+    }
+
+    #[test]
+    fn runs_measured_in_another_environment_are_not_comparable() {
+        let a = header(None);
+        let mut b = header(None);
+        assert!(differences(&a, &b).is_empty());
+        if let MachineRecord::Measured(m) = &mut b.machine {
+            m.glibc_tunables = Some("glibc.cpu.hwcaps=-AVX512F".into());
+        }
+        assert_eq!(
+            differences(&a, &b),
+            [(
+                "GLIBC_TUNABLES",
+                "unset".to_string(),
+                "glibc.cpu.hwcaps=-AVX512F".to_string()
+            )]
+        );
+        let both = StoredRun {
+            header: b.clone(),
+            cases: Vec::new(),
+        };
+        let one = StoredRun {
+            header: a,
+            cases: Vec::new(),
+        };
+        let refused = compare_runs(&one, &both, &OPTS, false).unwrap_err();
+        assert!(
+            refused.to_string().contains(
+                "GLIBC_TUNABLES differs: run 1 `unset`, run 1 `glibc.cpu.hwcaps=-AVX512F`"
+            ),
+            "{refused}"
+        );
+        assert!(compare_runs(&one, &both, &OPTS, true).is_ok());
+    }
+
+    const OPTS: VerdictOptions = VerdictOptions {
+        significance: 0.05,
+        noise_threshold_pct: 1.0,
+        test: Test::MannWhitney,
+    };
+
+    #[test]
+    fn process_spread_is_the_interquartile_range_of_process_medians() {
+        // Two modes 10 % apart, five processes each: q25 = 100, q75 = 110.
+        let modes = [
+            100.0, 110.0, 100.0, 110.0, 100.0, 110.0, 100.0, 110.0, 100.0, 110.0,
+        ];
+        let spread = process_spread_pct(&modes).unwrap();
+        assert!((spread - 10.0).abs() < 1e-9, "{spread}");
+        // A lone wild process does not count; three of ten in a slow mode do, in part
+        // (q75 sits at 6.75 of 0..=9: three quarters of the way into the slow mode).
+        let one_off = [
+            100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 200.0,
+        ];
+        assert_eq!(process_spread_pct(&one_off), Some(0.0));
+        let three = [
+            100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 100.0, 108.0, 108.0, 108.0,
+        ];
+        let spread = process_spread_pct(&three).unwrap();
+        assert!((spread - 6.0).abs() < 1e-9, "{spread}");
+        assert_eq!(process_spread_pct(&[100.0, 200.0, 300.0]), None);
+        let m = measure_case(&case("ours", &modes, &[]), &header(None)).unwrap();
+        assert!((m.process_spread_pct.unwrap() - 10.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn fewer_cycles_at_a_slower_clock_can_be_the_same_time() {
+        // 5 % fewer cycles at a 5 % slower clock: (95 / 0.95) / (100 / 1) = 1, no change in time.
+        let base = case(
+            "ours",
+            &[100.0, 100.0, 100.0, 100.0],
+            &[1.40, 1.41, 1.39, 1.40],
+        );
+        let cand = case(
+            "theirs",
+            &[95.0, 95.0, 95.0, 95.0],
+            &[1.33, 1.34, 1.32, 1.33],
+        );
+        let c = compare_cases(&base, &cand, &OPTS).unwrap();
+        assert!(
+            (c.change_pct.estimate - -5.0).abs() < 1e-9,
+            "{:?}",
+            c.change_pct
+        );
+        let clock = c.clock_change_pct.unwrap();
+        assert!((clock - -5.0).abs() < 1e-9, "{clock}");
+        let time = c.time_change_pct.unwrap();
+        assert!(time.abs() < 1e-9, "{time}");
+    }
+
+    #[test]
+    fn a_lane_speedup_in_time_is_the_cycles_speedup_times_the_clock_ratio() {
+        let single = case("cryptobench/shake256-x1-scalar", &[4000.0; 4], &[1.40; 4]);
+        // Four lanes in 2000 cycles (2x) at a clock 10 % lower: 1.8x in time.
+        let lanes = case("cryptobench/shake256-x4-avx2", &[8000.0; 4], &[1.26; 4]);
+        let run = StoredRun {
+            header: header(None),
+            cases: vec![single, lanes],
+        };
+        let [l] = &lane_speedups(&run)[..] else {
+            panic!("one N-lane case")
+        };
+        assert!((l.speedup.estimate - 2.0).abs() < 1e-9, "{:?}", l.speedup);
+        assert!((l.clock_change_pct.unwrap() - -10.0).abs() < 1e-9);
+        assert!((l.speedup_in_time.unwrap() - 1.8).abs() < 1e-9);
+    }
+
+    #[test]
+    fn no_clock_without_a_clock_on_both_sides() {
+        let base = case("ours", &[100.0, 100.0, 100.0, 100.0], &[]);
+        let cand = case("theirs", &[90.0, 90.0, 90.0, 90.0], &[1.3, 1.3, 1.3, 1.3]);
+        let c = compare_cases(&base, &cand, &OPTS).unwrap();
+        assert_eq!((c.clock_change_pct, c.time_change_pct), (None, None));
+    }
+
+    #[test]
+    fn throughput_uses_the_clock_beside_the_samples() {
+        let mut header = header(Some(4.0e9));
+        // 1000 bytes in 1000 cycles at 1.5 x 2 GHz = 3 GB/s, not the 4 GHz of the start.
+        let with_clock = measure_case(&case("a", &[1000.0, 1000.0], &[1.5, 1.5]), &header).unwrap();
+        assert_eq!(with_clock.core_clock_hz, Some(3.0e9));
+        assert!((with_clock.throughput_bytes_per_s.unwrap() - 3.0e9).abs() < 1.0);
+        let without = measure_case(&case("a", &[1000.0, 1000.0], &[]), &header).unwrap();
+        assert!((without.throughput_bytes_per_s.unwrap() - 4.0e9).abs() < 1.0);
+        header.counter = RunCounter::Measured(CounterKind::Tsc);
+        let tsc = measure_case(&case("a", &[1000.0, 1000.0], &[]), &header).unwrap();
+        assert!((tsc.throughput_bytes_per_s.unwrap() - 2.0e9).abs() < 1.0);
+    }
+}

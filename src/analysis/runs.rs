@@ -1,0 +1,128 @@
+//! Two stored runs side by side: whether they can be compared, and every case they share.
+
+use super::*;
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RunComparison {
+    pub run_a: i64,
+    pub run_b: i64,
+    pub comparisons: Vec<Comparison>,
+    pub not_compared: Vec<NotCompared>,
+    pub only_in_a: Vec<String>,
+    pub only_in_b: Vec<String>,
+    /// Why the runs are not comparable, when forced anyway.
+    pub caveats: Vec<String>,
+}
+
+/// What two runs differ in that makes their cycle counts incomparable: (what, in `a`,
+/// in `b`) for the counter, the CPU model and the tool version.
+pub fn differences(a: &RunHeader, b: &RunHeader) -> Vec<(&'static str, String, String)> {
+    let mut all = vec![
+        ("counter", a.counter.to_string(), b.counter.to_string()),
+        ("CPU", a.cpu_model.clone(), b.cpu_model.clone()),
+        (
+            "cryptobench version",
+            a.tool_version.clone(),
+            b.tool_version.clone(),
+        ),
+    ];
+    // What the environment tells the C library or OpenSSL to run: glibc's memcpy alone
+    // moves ChaCha20 RNGs by 15 % (docs/validation.md).
+    if let (Some(ma), Some(mb)) = (a.machine.measured(), b.machine.measured()) {
+        let shown = |v: Option<&str>| v.map_or("unset".to_string(), str::to_string);
+        for ((name, va), (_, vb)) in ma
+            .measuring_environment()
+            .into_iter()
+            .zip(mb.measuring_environment())
+        {
+            all.push((name, shown(va), shown(vb)));
+        }
+    }
+    all.into_iter().filter(|(_, x, y)| x != y).collect()
+}
+
+/// Why two runs cannot be compared case by case.
+pub(super) fn incomparability(a: &RunHeader, b: &RunHeader) -> Vec<String> {
+    differences(a, b)
+        .into_iter()
+        .map(|(what, x, y)| format!("{what} differs: run {} `{x}`, run {} `{y}`", a.id, b.id))
+        .collect()
+}
+
+/// Counts in nanoseconds and counts in cycles have no ratio that means anything: no
+/// `--force` compares them.
+pub fn check_same_unit(a: &RunHeader, b: &RunHeader) -> Result<()> {
+    let (unit_a, unit_b) = (a.counter.short_unit(), b.counter.short_unit());
+    if unit_a != unit_b {
+        let imported = [a.counter, b.counter]
+            .iter()
+            .any(|c| matches!(c, RunCounter::Imported(_)));
+        bail!(
+            "run {} counts {unit_a} ({}) and run {} counts {unit_b} ({}), which no --force makes comparable{}",
+            a.id,
+            a.counter,
+            b.id,
+            b.counter,
+            if imported {
+                ""
+            } else {
+                "; measure one of them again with the other's --counter"
+            }
+        );
+    }
+    Ok(())
+}
+
+/// Compare every case of `b` with the same case (by key) of `a`.
+pub fn compare_runs(
+    a: &StoredRun,
+    b: &StoredRun,
+    opts: &VerdictOptions,
+    force: bool,
+) -> Result<RunComparison> {
+    let caveats = incomparability(&a.header, &b.header);
+    if !caveats.is_empty() && !force {
+        bail!(
+            "runs {} and {} are not comparable: {} (use --force to compare anyway)",
+            a.header.id,
+            b.header.id,
+            caveats.join("; ")
+        );
+    }
+    check_same_unit(&a.header, &b.header)?;
+    let mut comparisons = Vec::new();
+    let mut not_compared = Vec::new();
+    let mut only_in_b = Vec::new();
+    for cb in &b.cases {
+        match a.cases.iter().find(|ca| ca.key == cb.key) {
+            Some(ca) => match compare_cases(ca, cb, opts) {
+                Ok(mut c) => {
+                    c.baseline = format!("run {}", a.header.id);
+                    c.candidate = cb.key.clone();
+                    comparisons.push(c);
+                }
+                Err(mut n) => {
+                    n.baseline = format!("run {}", a.header.id);
+                    n.candidate = cb.key.clone();
+                    not_compared.push(n);
+                }
+            },
+            None => only_in_b.push(cb.key.clone()),
+        }
+    }
+    let only_in_a = a
+        .cases
+        .iter()
+        .filter(|ca| !b.cases.iter().any(|cb| cb.key == ca.key))
+        .map(|ca| ca.key.clone())
+        .collect();
+    Ok(RunComparison {
+        run_a: a.header.id,
+        run_b: b.header.id,
+        comparisons,
+        not_compared,
+        only_in_a,
+        only_in_b,
+        caveats,
+    })
+}
