@@ -813,6 +813,68 @@ fn a_c_hash_wrong_at_one_boundary_length_is_refused() {
     );
 }
 
+/// A C function that returns an error at a length the gate never tries (20000 bytes)
+/// fails that case, named with its status, and is not timed doing nothing (it once was,
+/// at thousands of GB/s, and called verified); decryption is timed on a real ciphertext,
+/// so an encryption that fails at that length fails both operations' cases.
+#[test]
+fn a_c_function_that_fails_at_a_timed_length_fails_that_case() {
+    let env = Env::new();
+    let run = env.json_with_failures(&with_quick(&[
+        "run",
+        &repo("tests/c/faulty/ret.toml"),
+        &repo("tests/c/aead/limit.toml"),
+        "--sizes",
+        "64,20000",
+        "--format",
+        "json",
+    ]));
+    let case = |name: &str, op: &str, len: u64| {
+        results(&run)
+            .iter()
+            .find(|r| {
+                r["implementation"] == name && r["operation"] == op && r["params"]["len"] == len
+            })
+            .unwrap_or_else(|| panic!("no {name} {op} len={len} in {run}"))
+    };
+    let check = |name: &str, op: &str, failure: Option<&str>| {
+        let short = case(name, op, 64);
+        assert_eq!(short["status"], "ok", "{short}");
+        let long = case(name, op, 20000);
+        match failure {
+            None => assert_eq!(long["status"], "ok", "{long}"),
+            Some(why) => {
+                assert_eq!(long["status"], "failed", "{long}");
+                assert!(long["median_cycles"].is_null(), "timed: {long}");
+                assert!(long["message"].as_str().unwrap().contains(why), "{long}");
+            }
+        }
+    };
+    check(
+        "faulty-ret/sha-256/fails-at-20000@native",
+        "hash",
+        Some("crypto_hash returned -1 at len=20000"),
+    );
+    let encrypt_fails = Some("crypto_aead_encrypt returned -1 at ad=0 len=20000");
+    let limits = "toy-aead-limits/toy-aead";
+    check(
+        &format!("{limits}/encrypt-limit@native"),
+        "encrypt",
+        encrypt_fails,
+    );
+    check(
+        &format!("{limits}/encrypt-limit@native"),
+        "decrypt",
+        encrypt_fails,
+    );
+    check(&format!("{limits}/decrypt-limit@native"), "encrypt", None);
+    check(
+        &format!("{limits}/decrypt-limit@native"),
+        "decrypt",
+        Some("crypto_aead_decrypt returned -1 at ad=0 len=20000"),
+    );
+}
+
 /// A C stream cipher XORs a message, not zeros, against the reference at the Rust
 /// catalog's lengths: one that writes the bare keystream is refused.
 #[test]

@@ -100,7 +100,7 @@ impl Mismatch {
     }
 }
 
-/// Errors preparing a call: bad parameters for this operation.
+/// Errors preparing a call: bad parameters for this operation, or a call that fails.
 #[derive(Debug, thiserror::Error)]
 pub enum PrepareError {
     #[error("`{implementation}` has no operation `{operation}` (it offers: {offered})")]
@@ -117,6 +117,10 @@ pub enum PrepareError {
     },
     #[error("`{0}` is not supported on this CPU")]
     Unsupported(String),
+    /// The call itself fails with these parameters (a C function's error status): timing
+    /// it would time a function that gives up at once.
+    #[error("{0}")]
+    Failed(String),
 }
 
 /// Something cryptobench can measure: a correctness gate and prepared calls.

@@ -4,7 +4,10 @@
 
 use anyhow::Result;
 
-use super::{Api, Build, KindInfo, Wanted, bytes, load, refused, refused_there, status};
+use super::{
+    Api, Build, Checked, KindInfo, Wanted, bytes, failed, load, refused, refused_there, status,
+    tried,
+};
 use crate::catalog::kinds::{self, aead::Case};
 use crate::catalog::{Call, Kind, Mismatch, Params, PrepareError};
 use crate::cimpl::kat;
@@ -54,10 +57,12 @@ impl Api for AeadApi {
         let npub = bytes(build.size("CRYPTO_NPUBBYTES"), 2);
         let m = bytes(len, 1);
         let ad = bytes(adlen, 4);
-        // The gate saw encryption succeed; should it fail at this size, decrypt
-        // is timed on an empty ciphertext, as before statuses were read.
-        let c = build.encrypt(&m, &ad, &npub, &k).unwrap_or_default();
-        Ok(Box::new(AeadCall {
+        // Decryption is timed on a real ciphertext of this size, so an encryption that
+        // fails here refuses both operations' cases.
+        let c = build
+            .encrypt(&m, &ad, &npub, &k)
+            .map_err(|why| failed(why, wanted))?;
+        let call = AeadCall {
             enc: build.api.encrypt,
             dec: build.api.decrypt,
             decrypt: wanted.operation == "decrypt",
@@ -67,7 +72,8 @@ impl Api for AeadApi {
             ad,
             npub,
             k,
-        }))
+        };
+        tried(call, wanted)
     }
 }
 
@@ -222,13 +228,13 @@ struct AeadCall {
     k: Vec<u8>,
     out: Vec<u8>,
 }
-impl Call for AeadCall {
-    fn call(&mut self) {
+impl Checked for AeadCall {
+    fn run(&mut self) -> (&'static str, i32) {
         let mut len = 0u64;
         // SAFETY: buffers sized from api.h in `prepare`; `c` is a valid ciphertext.
         unsafe {
             if self.decrypt {
-                (self.dec)(
+                let r = (self.dec)(
                     self.out.as_mut_ptr(),
                     &mut len,
                     std::ptr::null_mut(),
@@ -239,8 +245,9 @@ impl Call for AeadCall {
                     self.npub.as_ptr(),
                     self.k.as_ptr(),
                 );
+                ("crypto_aead_decrypt", r)
             } else {
-                (self.enc)(
+                let r = (self.enc)(
                     self.out.as_mut_ptr(),
                     &mut len,
                     self.m.as_ptr(),
@@ -251,7 +258,13 @@ impl Call for AeadCall {
                     self.npub.as_ptr(),
                     self.k.as_ptr(),
                 );
+                ("crypto_aead_encrypt", r)
             }
         }
+    }
+}
+impl Call for AeadCall {
+    fn call(&mut self) {
+        self.run();
     }
 }

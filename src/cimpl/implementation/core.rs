@@ -4,7 +4,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, KindInfo, Wanted, bytes, fixed_size, load, refused, refused_there, status,
+    Api, Build, Checked, KindInfo, Wanted, bytes, fixed_size, load, refused, refused_there, status,
+    tried,
 };
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, Operation, PrepareError};
@@ -46,14 +47,15 @@ impl Api for CoreApi {
         build.verify_core()
     }
 
-    fn prepare(build: &Build<Self>, _: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
-        Ok(Box::new(CoreCall {
+    fn prepare(build: &Build<Self>, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
+        let call = CoreCall {
             f: build.api.core,
             input: bytes(build.size("CRYPTO_INPUTBYTES"), 1),
             out: vec![0; build.size("CRYPTO_OUTPUTBYTES")],
             k: bytes(build.size("CRYPTO_KEYBYTES").max(1), 3),
             c: vec![0; build.size("CRYPTO_CONSTBYTES").max(1)],
-        }))
+        };
+        tried(call, wanted)
     }
 }
 
@@ -128,10 +130,10 @@ struct CoreCall {
     k: Vec<u8>,
     c: Vec<u8>,
 }
-impl Call for CoreCall {
-    fn call(&mut self) {
+impl Checked for CoreCall {
+    fn run(&mut self) -> (&'static str, i32) {
         // SAFETY: buffers sized from api.h in `prepare`.
-        unsafe {
+        let r = unsafe {
             (self.f)(
                 self.out.as_mut_ptr(),
                 self.input.as_ptr(),
@@ -139,5 +141,11 @@ impl Call for CoreCall {
                 self.c.as_ptr(),
             )
         };
+        ("crypto_core", r)
+    }
+}
+impl Call for CoreCall {
+    fn call(&mut self) {
+        self.run();
     }
 }

@@ -3,7 +3,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, KindInfo, Wanted, bytes, load, per_length, refused, refused_there, status,
+    Api, Build, Checked, KindInfo, Wanted, bytes, load, per_length, refused, refused_there, status,
+    tried,
 };
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -38,11 +39,12 @@ impl Api for HashApi {
     }
 
     fn prepare(build: &Build<Self>, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
-        Ok(Box::new(HashCall {
+        let call = HashCall {
             f: build.api.hash,
             input: bytes(wanted.param("len")?, 1),
             out: vec![0; build.size("CRYPTO_BYTES")],
-        }))
+        };
+        tried(call, wanted)
     }
 }
 
@@ -88,15 +90,21 @@ struct HashCall {
     input: Vec<u8>,
     out: Vec<u8>,
 }
-impl Call for HashCall {
-    fn call(&mut self) {
+impl Checked for HashCall {
+    fn run(&mut self) -> (&'static str, i32) {
         // SAFETY: buffers sized from api.h in `prepare`.
-        unsafe {
+        let r = unsafe {
             (self.f)(
                 self.out.as_mut_ptr(),
                 self.input.as_ptr(),
                 self.input.len() as u64,
             )
         };
+        ("crypto_hash", r)
+    }
+}
+impl Call for HashCall {
+    fn call(&mut self) {
+        self.run();
     }
 }

@@ -11,7 +11,9 @@ use std::hint::black_box;
 
 use anyhow::Result;
 
-use super::{Api, Build, KindInfo, Wanted, fixed_size, load, refused, status};
+use super::{
+    Api, Build, Checked, KindInfo, Wanted, failed, fixed_size, load, refused, status, tried,
+};
 use crate::catalog::kinds::kem::{self as rust_kem, KemAlgorithm, accumulated};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
 use crate::cimpl::library::{KemDecFn, KemEncFn, KemKeypairFn, Library};
@@ -79,7 +81,7 @@ impl Api for KemApi {
     }
 
     fn prepare(build: &Build<Self>, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
-        Ok(build.prepare_kem(wanted.operation))
+        build.prepare_kem(wanted)
     }
 }
 
@@ -303,42 +305,44 @@ impl Build<KemApi> {
         Ok(())
     }
 
-    fn prepare_kem(&self, op: &str) -> Box<dyn Call> {
+    /// Keys (and a ciphertext) made as the gate makes them, fed the fixed seeds where
+    /// the build draws from cryptobench's `randombytes`; a function that fails to make
+    /// them refuses the case, which would otherwise time calls on zeros.
+    fn prepare_kem(&self, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
         let KemApi { keypair, enc, dec } = self.api;
         let l = self.kem_lens();
-        let (pk, sk) = self
-            .keypair_from(&KEY_SEED)
-            .ok()
-            .flatten()
-            .or_else(|| self.kem_keypair().ok())
-            .unwrap_or_else(|| (vec![0; l.pk], vec![0; l.sk]));
-        match op {
-            "keypair" => Box::new(KeypairCall {
+        if wanted.operation == "keypair" {
+            let call = KeypairCall {
                 f: keypair,
                 pk: vec![0; l.pk],
                 sk: vec![0; l.sk],
-            }),
-            "encaps" => Box::new(EncCall {
+            };
+            return tried(call, wanted);
+        }
+        let (pk, sk) = match self.keypair_from(&KEY_SEED) {
+            Ok(Some(pair)) => pair,
+            _ => self.kem_keypair().map_err(|why| failed(why, wanted))?,
+        };
+        if wanted.operation == "encaps" {
+            let call = EncCall {
                 f: enc,
                 pk,
                 ct: vec![0; l.ct],
                 ss: vec![0; l.ss],
-            }),
-            _ => {
-                let (ct, _) = self
-                    .enc_from(&pk, &MESSAGE_SEED)
-                    .ok()
-                    .flatten()
-                    .or_else(|| self.kem_enc(&pk).ok())
-                    .unwrap_or_else(|| (vec![0; l.ct], vec![0; l.ss]));
-                Box::new(DecCall {
-                    f: dec,
-                    ct,
-                    sk,
-                    ss: vec![0; l.ss],
-                })
-            }
+            };
+            return tried(call, wanted);
         }
+        let (ct, _) = match self.enc_from(&pk, &MESSAGE_SEED) {
+            Ok(Some(pair)) => pair,
+            _ => self.kem_enc(&pk).map_err(|why| failed(why, wanted))?,
+        };
+        let call = DecCall {
+            f: dec,
+            ct,
+            sk,
+            ss: vec![0; l.ss],
+        };
+        tried(call, wanted)
     }
 }
 
@@ -347,10 +351,16 @@ struct KeypairCall {
     pk: Vec<u8>,
     sk: Vec<u8>,
 }
+impl Checked for KeypairCall {
+    fn run(&mut self) -> (&'static str, i32) {
+        // SAFETY: buffers sized from api.h in `prepare_kem`.
+        let r = unsafe { (self.f)(self.pk.as_mut_ptr(), self.sk.as_mut_ptr()) };
+        ("crypto_kem_keypair", r)
+    }
+}
 impl Call for KeypairCall {
     fn call(&mut self) {
-        // SAFETY: buffers sized from api.h in `prepare_kem`.
-        black_box(unsafe { (self.f)(self.pk.as_mut_ptr(), self.sk.as_mut_ptr()) });
+        black_box(self.run());
     }
 }
 
@@ -360,12 +370,16 @@ struct EncCall {
     ct: Vec<u8>,
     ss: Vec<u8>,
 }
+impl Checked for EncCall {
+    fn run(&mut self) -> (&'static str, i32) {
+        // SAFETY: buffers sized from api.h in `prepare_kem`.
+        let r = unsafe { (self.f)(self.ct.as_mut_ptr(), self.ss.as_mut_ptr(), self.pk.as_ptr()) };
+        ("crypto_kem_enc", r)
+    }
+}
 impl Call for EncCall {
     fn call(&mut self) {
-        // SAFETY: buffers sized from api.h in `prepare_kem`.
-        black_box(unsafe {
-            (self.f)(self.ct.as_mut_ptr(), self.ss.as_mut_ptr(), self.pk.as_ptr())
-        });
+        black_box(self.run());
     }
 }
 
@@ -375,9 +389,15 @@ struct DecCall {
     sk: Vec<u8>,
     ss: Vec<u8>,
 }
+impl Checked for DecCall {
+    fn run(&mut self) -> (&'static str, i32) {
+        // SAFETY: buffers sized from api.h in `prepare_kem`; ct is a valid ciphertext.
+        let r = unsafe { (self.f)(self.ss.as_mut_ptr(), self.ct.as_ptr(), self.sk.as_ptr()) };
+        ("crypto_kem_dec", r)
+    }
+}
 impl Call for DecCall {
     fn call(&mut self) {
-        // SAFETY: buffers sized from api.h in `prepare_kem`; ct is a valid ciphertext.
-        black_box(unsafe { (self.f)(self.ss.as_mut_ptr(), self.ct.as_ptr(), self.sk.as_ptr()) });
+        black_box(self.run());
     }
 }

@@ -293,6 +293,32 @@ fn status(function: &str, r: i32) -> Result<(), String> {
     }
 }
 
+/// A timed call whose function's status can be read. The timed [`Call::call`] ignores it
+/// (reading it is no part of what is measured), so [`tried`] reads it once beforehand.
+trait Checked: Call + 'static {
+    /// The call [`Call::call`] makes, with the function's name and status.
+    fn run(&mut self) -> (&'static str, i32);
+}
+
+/// `call`, made once untimed on its prepared buffers, or the case's refusal if its
+/// function fails there: the gate tries its own lengths, not the case's, and a function
+/// that returns an error at once would otherwise be timed doing nothing and reported
+/// at an impossible speed.
+fn tried(mut call: impl Checked, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
+    let (function, r) = call.run();
+    status(function, r).map_err(|why| failed(why, wanted))?;
+    Ok(Box::new(call))
+}
+
+/// The refusal of the case `wanted` because of `why`, a function's failed status.
+fn failed(why: String, wanted: &Wanted) -> PrepareError {
+    PrepareError::Failed(if wanted.params.is_empty() {
+        why
+    } else {
+        format!("{why} at {}", wanted.params)
+    })
+}
+
 /// The gate's refusal, in `check`, of a build whose function returned an error.
 fn refused(check: impl Into<String>) -> impl FnOnce(String) -> Mismatch {
     let check = check.into();

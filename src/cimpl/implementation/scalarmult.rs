@@ -7,7 +7,8 @@ use std::hint::black_box;
 use anyhow::Result;
 
 use super::{
-    Api, Build, KindInfo, Wanted, bytes, fixed_size, load, refused, refused_there, status,
+    Api, Build, Checked, KindInfo, Wanted, bytes, failed, fixed_size, load, refused, refused_there,
+    status, tried,
 };
 use crate::catalog::kinds::dh;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError, pattern};
@@ -47,7 +48,7 @@ impl Api for ScalarmultApi {
     }
 
     fn prepare(build: &Build<Self>, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
-        Ok(build.prepare_scalarmult(wanted.operation))
+        build.prepare_scalarmult(wanted)
     }
 }
 
@@ -130,19 +131,19 @@ impl Build<ScalarmultApi> {
         Ok(())
     }
 
-    fn prepare_scalarmult(&self, op: &str) -> Box<dyn Call> {
+    fn prepare_scalarmult(&self, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
         let ScalarmultApi { mult, base } = self.api;
         let n = pattern(self.size("CRYPTO_SCALARBYTES"));
         let q = vec![0u8; self.size("CRYPTO_BYTES")];
-        if op == "base" {
-            return Box::new(BaseCall { f: base, n, q });
+        if wanted.operation == "base" {
+            return tried(BaseCall { f: base, n, q }, wanted);
         }
         // As in the Rust catalog: the peer's key is a real public key.
         let peer_secret: Vec<u8> = n.iter().map(|b| b ^ 0xa5).collect();
         let p = self
             .scalarmult_base(&peer_secret)
-            .unwrap_or_else(|_| q.clone());
-        Box::new(SharedCall { f: mult, n, p, q })
+            .map_err(|why| failed(why, wanted))?;
+        tried(SharedCall { f: mult, n, p, q }, wanted)
     }
 }
 
@@ -151,10 +152,16 @@ struct BaseCall {
     n: Vec<u8>,
     q: Vec<u8>,
 }
+impl Checked for BaseCall {
+    fn run(&mut self) -> (&'static str, i32) {
+        // SAFETY: buffers sized from api.h in `prepare_scalarmult`.
+        let r = unsafe { (self.f)(self.q.as_mut_ptr(), self.n.as_ptr()) };
+        ("crypto_scalarmult_base", r)
+    }
+}
 impl Call for BaseCall {
     fn call(&mut self) {
-        // SAFETY: buffers sized from api.h in `prepare_scalarmult`.
-        black_box(unsafe { (self.f)(self.q.as_mut_ptr(), self.n.as_ptr()) });
+        black_box(self.run());
     }
 }
 
@@ -164,9 +171,15 @@ struct SharedCall {
     p: Vec<u8>,
     q: Vec<u8>,
 }
+impl Checked for SharedCall {
+    fn run(&mut self) -> (&'static str, i32) {
+        // SAFETY: buffers sized from api.h in `prepare_scalarmult`.
+        let r = unsafe { (self.f)(self.q.as_mut_ptr(), self.n.as_ptr(), self.p.as_ptr()) };
+        ("crypto_scalarmult", r)
+    }
+}
 impl Call for SharedCall {
     fn call(&mut self) {
-        // SAFETY: buffers sized from api.h in `prepare_scalarmult`.
-        black_box(unsafe { (self.f)(self.q.as_mut_ptr(), self.n.as_ptr(), self.p.as_ptr()) });
+        black_box(self.run());
     }
 }

@@ -3,7 +3,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, KindInfo, Wanted, bytes, load, per_length, refused, refused_there, status,
+    Api, Build, Checked, KindInfo, Wanted, bytes, load, per_length, refused, refused_there, status,
+    tried,
 };
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -38,13 +39,14 @@ impl Api for StreamApi {
     }
 
     fn prepare(build: &Build<Self>, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
-        Ok(Box::new(StreamCall {
+        let call = StreamCall {
             f: build.api.xor,
             m: bytes(wanted.param("len")?, 1),
             c: vec![0; wanted.param("len")?],
             n: bytes(build.size("CRYPTO_NONCEBYTES"), 2),
             k: bytes(build.size("CRYPTO_KEYBYTES"), 3),
-        }))
+        };
+        tried(call, wanted)
     }
 }
 
@@ -110,10 +112,10 @@ struct StreamCall {
     n: Vec<u8>,
     k: Vec<u8>,
 }
-impl Call for StreamCall {
-    fn call(&mut self) {
+impl Checked for StreamCall {
+    fn run(&mut self) -> (&'static str, i32) {
         // SAFETY: buffers sized from api.h in `prepare`.
-        unsafe {
+        let r = unsafe {
             (self.f)(
                 self.c.as_mut_ptr(),
                 self.m.as_ptr(),
@@ -122,5 +124,11 @@ impl Call for StreamCall {
                 self.k.as_ptr(),
             )
         };
+        ("crypto_stream_xor", r)
+    }
+}
+impl Call for StreamCall {
+    fn call(&mut self) {
+        self.run();
     }
 }

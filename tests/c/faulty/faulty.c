@@ -10,7 +10,9 @@
  *   the worker's reply, and is measured like the others);
  * FAULT_FORK: forks a child that sleeps for a minute, holding the worker's pipes, on the
  *   third such call, and goes on correctly (the case is measured, the run does not wait);
- * FAULT_SIGINT: raises SIGINT on the third such call (a crash, not the user's Ctrl-C).
+ * FAULT_SIGINT: raises SIGINT on the third such call (a crash, not the user's Ctrl-C);
+ * FAULT_RET: returns -1 for every 20000-byte message, leaving the digest unwritten (the
+ *   case must fail with that status, not be timed doing nothing).
  * Otherwise it is a plain (slow, bytewise) SHA-256 that passes. */
 #include <signal.h>
 #include <stdint.h>
@@ -50,6 +52,9 @@ static void compress(uint32_t h[8], const unsigned char *p) {
 static int long_calls;
 
 int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen) {
+#ifdef FAULT_RET
+  if (inlen == 20000) return -1;
+#endif
   /* The gate never hashes 20000 bytes; the tests time exactly that length. */
   if (inlen == 20000 && ++long_calls >= 3) {
 #ifdef FAULT_CRASH
