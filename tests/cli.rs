@@ -875,6 +875,67 @@ fn a_c_function_that_fails_at_a_timed_length_fails_that_case() {
     );
 }
 
+/// The build cache is keyed on what the build reads, wherever it lies: a source in a
+/// subdirectory of the manifest's, and a header that source includes from its own
+/// directory (neither beside the manifest nor in `include_dirs`). Each edit must be what
+/// runs next; an edit to either once left the stale build to be measured.
+#[test]
+fn an_edit_to_a_source_or_header_in_a_subdirectory_rebuilds() {
+    let env = Env::new();
+    let dir = env.dir.path().join("tree");
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::write(dir.join("api.h"), "#define CRYPTO_BYTES 8\n").unwrap();
+    std::fs::write(
+        dir.join("manifest.toml"),
+        "name = \"sub\"\nsources = [\"src/toy.c\"]\ntargets = [\"native\"]\n\
+         [[implementation]]\nvariant = \"v\"\nalgorithm = \"toy-hash\"\nkind = \"hash\"\n",
+    )
+    .unwrap();
+    let source = |status: &str| {
+        format!(
+            "#include \"api.h\"\n#include \"status.h\"\n\
+             int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long n) {{\n\
+             for (int i = 0; i < CRYPTO_BYTES; i++) out[i] = (unsigned char)(n + i);\n\
+             (void)in;\nreturn {status};\n}}\n"
+        )
+    };
+    std::fs::write(dir.join("src/toy.c"), source("STATUS")).unwrap();
+    std::fs::write(dir.join("src/status.h"), "#define STATUS 0\n").unwrap();
+    let manifest = dir.join("manifest.toml");
+    let args = with_quick(&[
+        "run",
+        manifest.to_str().unwrap(),
+        "--sizes",
+        "64",
+        "--format",
+        "json",
+    ]);
+    let run = env.json(&args);
+    assert_eq!(run["results"][0]["verified"], true, "{run}");
+
+    std::fs::write(dir.join("src/status.h"), "#define STATUS -1\n").unwrap();
+    let run = env.json_with_failures(&args);
+    let r = &run["results"][0];
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("crypto_hash returned -1"),
+        "the edited header was not built: {r}"
+    );
+
+    std::fs::write(dir.join("src/toy.c"), source("7")).unwrap();
+    let run = env.json_with_failures(&args);
+    let r = &run["results"][0];
+    assert!(
+        r["message"]
+            .as_str()
+            .unwrap()
+            .contains("crypto_hash returned 7"),
+        "the edited source was not built: {r}"
+    );
+}
+
 /// A C stream cipher XORs a message, not zeros, against the reference at the Rust
 /// catalog's lengths: one that writes the bare keystream is refused.
 #[test]

@@ -1,8 +1,9 @@
 //! Compiling one variant for one target into a cached shared object.
 //!
 //! The cache key covers the compiler's version, every flag, and the content of every file
-//! beside the manifest and in its include directories, so an edit anywhere rebuilds and
-//! nothing stale is ever measured.
+//! the build reads (as the compiler lists them) and of every file beside the manifest
+//! and in its include directories, so an edit anywhere rebuilds and nothing stale is
+//! ever measured.
 
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -161,7 +162,86 @@ pub fn arguments(m: &Manifest, imp: &ManifestImplementation, target: &Target) ->
     args
 }
 
+/// A generated source, written once into the cache under a name taken from its content,
+/// so that every build shares it and its path is known before a build's key is.
+fn generated(cache: &Path, what: &str, source: &str) -> Result<PathBuf> {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    source.hash(&mut h);
+    let path = cache.join(format!("cryptobench-{what}-{:016x}.c", h.finish()));
+    if std::fs::read_to_string(&path).is_ok_and(|s| s == source) {
+        return Ok(path);
+    }
+    // Written aside and renamed: a concurrent run never compiles a half-written file.
+    let tmp = cache.join(format!("cryptobench-{what}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, source).with_context(|| format!("cannot write `{}`", tmp.display()))?;
+    std::fs::rename(&tmp, &path)
+        .with_context(|| format!("cannot move `{}` to `{}`", tmp.display(), path.display()))?;
+    Ok(path)
+}
+
+/// The files named in the compiler's `-M` output (make rules: `x.o: x.c a.h \`), targets
+/// left out, in the order given.
+fn make_dependencies(rules: &str) -> Vec<PathBuf> {
+    let mut deps = Vec::new();
+    for rule in rules.replace("\\\n", " ").lines() {
+        let mut token = String::new();
+        let mut tokens = Vec::new();
+        let mut chars = rule.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                // Make's escapes: `\ ` is a space in a name, `$$` a dollar.
+                '\\' if matches!(chars.peek(), Some(' ' | '#')) => {
+                    token.push(chars.next().expect("peeked"))
+                }
+                '$' if chars.peek() == Some(&'$') => token.push(chars.next().expect("peeked")),
+                c if c.is_whitespace() => {
+                    tokens.extend((!token.is_empty()).then(|| std::mem::take(&mut token)))
+                }
+                c => token.push(c),
+            }
+        }
+        tokens.extend((!token.is_empty()).then_some(token));
+        let mut tokens = tokens.into_iter();
+        // The rule's target, `x.o:`, or `x.o` then `:`.
+        match tokens.next() {
+            Some(t) if t.ends_with(':') => {}
+            Some(_) => {
+                tokens.next();
+            }
+            None => continue,
+        }
+        deps.extend(tokens.map(PathBuf::from));
+    }
+    deps
+}
+
+/// Every file the preprocessor reads to build `sources` with `args` (the sources, the
+/// headers they include wherever they are, system headers too), as the compiler lists
+/// them with `-M`; or the compiler's complaint, which compiling would repeat.
+fn dependencies(
+    m: &Manifest,
+    args: &[String],
+    sources: &[PathBuf],
+) -> Result<Result<Vec<PathBuf>, String>> {
+    let out = Command::new(&m.compiler)
+        .arg("-M")
+        .args(args)
+        .args(sources)
+        .output()
+        .with_context(|| cannot_run(m))?;
+    if !out.status.success() {
+        return Ok(Err(String::from_utf8_lossy(&out.stderr).into_owned()));
+    }
+    Ok(Ok(make_dependencies(&String::from_utf8_lossy(&out.stdout))))
+}
+
 /// Build (or find in the cache) the shared object of `imp` for `target`.
+///
+/// The cache key holds the content of every listed source and of every file the
+/// compiler reports reading for this build (`-M`), wherever it lies: an edit to a source
+/// in a subdirectory or outside the manifest's directory, or to a header it includes,
+/// makes a new build. Files beside the manifest and in `include_dirs` are hashed too, so
+/// that a new header that would shadow one found further along the search path counts.
 pub fn shared_object(
     m: &Manifest,
     imp: &ManifestImplementation,
@@ -171,14 +251,37 @@ pub fn shared_object(
     std::fs::create_dir_all(&cache)
         .with_context(|| format!("cannot create the build cache `{}`", cache.display()))?;
     let args = arguments(m, imp, target);
+    let probe = generated(&cache, "api", &api_probe_source())?;
+    let randombytes = generated(&cache, "randombytes", &randombytes_source())?;
+    let mut sources: Vec<PathBuf> = m.sources.iter().map(|s| m.dir().join(s)).collect();
+    sources.push(probe);
+    sources.push(randombytes);
+    let failed = |said: &str| {
+        let shown: Vec<&str> = said.lines().take(30).collect();
+        anyhow::anyhow!(
+            "{}: compiling `{}` ({}) for target `{}` failed; the compiler said:\n{}",
+            m.path.display(),
+            imp.variant,
+            imp.algorithm,
+            target.name,
+            shown.join("\n")
+        )
+    };
     let mut h = std::collections::hash_map::DefaultHasher::new();
     env!("CARGO_PKG_VERSION").hash(&mut h);
     compiler_version(m)?.hash(&mut h);
     m.compiler.hash(&mut h);
     args.hash(&mut h);
-    api_probe_source().hash(&mut h);
-    randombytes_source().hash(&mut h);
     m.sources.hash(&mut h);
+    let mut read = dependencies(m, &args, &sources)?.map_err(|said| failed(&said))?;
+    // Assembly (`.s`) is not preprocessed, so -M does not name it.
+    read.extend(sources.iter().cloned());
+    read.sort();
+    read.dedup();
+    for f in &read {
+        f.hash(&mut h);
+        std::fs::read(f).ok().hash(&mut h);
+    }
     hash_dir_files(&mut h, &m.dir());
     for inc in &m.include_dirs {
         hash_dir_files(&mut h, &m.dir().join(inc));
@@ -194,34 +297,17 @@ pub fn shared_object(
     if so.is_file() {
         return Ok(so);
     }
-    let probe = cache.join(format!("{stem}-api.c"));
-    std::fs::write(&probe, api_probe_source())
-        .with_context(|| format!("cannot write `{}`", probe.display()))?;
-    let randombytes = cache.join(format!("{stem}-randombytes.c"));
-    std::fs::write(&randombytes, randombytes_source())
-        .with_context(|| format!("cannot write `{}`", randombytes.display()))?;
     let tmp = cache.join(format!("{stem}.{}.tmp", std::process::id()));
     let out = Command::new(&m.compiler)
         .args(["-shared", "-fPIC"])
         .args(&args)
-        .args(m.sources.iter().map(|s| m.dir().join(s)))
-        .arg(&probe)
-        .arg(&randombytes)
+        .args(&sources)
         .arg("-o")
         .arg(&tmp)
         .output()
         .with_context(|| cannot_run(m))?;
     if !out.status.success() {
-        let msg = String::from_utf8_lossy(&out.stderr);
-        let shown: Vec<&str> = msg.lines().take(30).collect();
-        bail!(
-            "{}: compiling `{}` ({}) for target `{}` failed; the compiler said:\n{}",
-            m.path.display(),
-            imp.variant,
-            imp.algorithm,
-            target.name,
-            shown.join("\n")
-        );
+        return Err(failed(&String::from_utf8_lossy(&out.stderr)));
     }
     std::fs::rename(&tmp, &so)
         .with_context(|| format!("cannot move `{}` to `{}`", tmp.display(), so.display()))?;
@@ -314,6 +400,24 @@ pub(crate) mod tests {
             .expect("cc runs");
         assert!(built.success());
         so
+    }
+
+    #[test]
+    fn dependencies_are_read_from_make_rules_with_their_escapes() {
+        let rules = "x.o: x.c /usr/include/stdio.h \\\n dir/a\\ b.h c$$.h\n\
+                     api.o : api.c \\\n  api.h\n";
+        assert_eq!(
+            make_dependencies(rules),
+            [
+                "x.c",
+                "/usr/include/stdio.h",
+                "dir/a b.h",
+                "c$.h",
+                "api.c",
+                "api.h"
+            ]
+            .map(PathBuf::from)
+        );
     }
 
     #[test]
