@@ -190,7 +190,7 @@ kind = "stream"
 variant = "o2"
 algorithm = "toy-block"
 kind = "core"
-vectors = [{ input = "00000000000000000000000000000000", key = "", output = "00000000000000000000000000000000" }]
+vectors = [{ input = "00000000000000000000000000000000", key = "0000000000000000000000000000000000000000000000000000000000000000", output = "00000000000000000000000000000000" }]
 
 [[implementation]]
 variant = "o2"
@@ -398,4 +398,112 @@ requires = ["avx512f"]
 "#;
     let m = write(&env, TOY_HASH, "#define CRYPTO_BYTES 32\n", manifest);
     assert_bad_input(&run(&env, &m), "nothing to measure");
+}
+
+/// A `core` build that copies its input block to its output and ignores its key.
+const COPY_CORE: &str = r#"#include <string.h>
+#include "api.h"
+int crypto_core(unsigned char *out, const unsigned char *in, const unsigned char *k,
+                const unsigned char *c) {
+    (void)k; (void)c;
+    memcpy(out, in, CRYPTO_OUTPUTBYTES);
+    return 0;
+}
+"#;
+
+/// `crypto_core` reads and writes the api.h sizes whatever a vector gives: a vector of
+/// another length is the manifest's mistake, refused before anything runs (it was read
+/// past its end and blamed on the build: a crash, or wrong output).
+#[test]
+fn a_core_vector_that_does_not_fit_api_h_is_refused_before_measuring() {
+    let api =
+        "#define CRYPTO_INPUTBYTES 4\n#define CRYPTO_OUTPUTBYTES 4\n#define CRYPTO_KEYBYTES 2\n";
+    let good = r#"{ input = "00010203", key = "aabb", output = "00010203" }"#;
+    for (vector, expect) in [
+        (
+            r#"{ input = "", key = "aabb", output = "" }"#,
+            "`vectors[1]`: `input` has 0 bytes, api.h gives CRYPTO_INPUTBYTES = 4; give it as 8 hex digits",
+        ),
+        (
+            r#"{ input = "00010203", key = "aabb", output = "00" }"#,
+            "`vectors[1]`: `output` has 1 byte, api.h gives CRYPTO_OUTPUTBYTES = 4",
+        ),
+        (
+            r#"{ input = "00010203", output = "00010203" }"#,
+            "`vectors[1]`: `key` has 0 bytes, api.h gives CRYPTO_KEYBYTES = 2",
+        ),
+    ] {
+        let env = Env::new();
+        let manifest = format!(
+            "name = \"cores\"\nsources = [\"toy.c\"]\ntargets = [\"native\"]\n\n\
+             [[implementation]]\nvariant = \"o2\"\nalgorithm = \"copy\"\nkind = \"core\"\n\
+             vectors = [{good}, {vector}]\n"
+        );
+        let m = write(&env, COPY_CORE, api, &manifest);
+        assert_bad_input(
+            &run(&env, &m),
+            &format!("manifest.toml: `o2` (copy) for target `native`: {expect}"),
+        );
+    }
+}
+
+/// A NIST LWC known-answer file is read when the run is planned: a malformed one, or one
+/// whose key, nonce or ciphertext does not fit the build's `api.h`, is refused with the
+/// file, the line and the field, before anything runs (it was blamed on the build as
+/// wrong output, after C code had read past a short key).
+#[test]
+fn a_kat_file_that_is_malformed_or_does_not_fit_api_h_is_refused_before_measuring() {
+    let toy_aead = std::fs::read_to_string(format!(
+        "{}/tests/c/aead/toy_aead.c",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let api = "#define CRYPTO_KEYBYTES 16\n#define CRYPTO_NPUBBYTES 12\n#define CRYPTO_ABYTES 16\n";
+    let manifest = r#"name = "kats"
+sources = ["toy.c"]
+targets = ["native"]
+
+[[implementation]]
+variant = "o2"
+algorithm = "toy-aead"
+kind = "aead"
+kat = "LWC_AEAD_KAT.txt"
+"#;
+    let key = "000102030405060708090A0B0C0D0E0F";
+    let nonce = "000102030405060708090A0B";
+    let tag = "00112233445566778899AABBCCDDEEFF";
+    let entry = |key: &str, nonce: &str, ct: &str| {
+        format!("Count = 2\nKey = {key}\nNonce = {nonce}\nPT = 01\nAD = \nCT = {ct}\n")
+    };
+    // The first entry fits; the second is at lines 8 to 13.
+    let first = format!("Count = 1\nKey = {key}\nNonce = {nonce}\nPT = \nAD = \nCT = {tag}\n\n");
+    for (second, expect) in [
+        (
+            entry("00", nonce, &format!("01{tag}")),
+            "LWC_AEAD_KAT.txt`: line 9: `Key` has 1 byte, api.h gives CRYPTO_KEYBYTES = 16",
+        ),
+        (
+            entry(key, "0001", &format!("01{tag}")),
+            "LWC_AEAD_KAT.txt`: line 10: `Nonce` has 2 bytes, api.h gives CRYPTO_NPUBBYTES = 12",
+        ),
+        (
+            entry(key, nonce, tag),
+            "LWC_AEAD_KAT.txt`: line 13: `CT` has 16 bytes, but `PT` has 1 byte and api.h gives CRYPTO_ABYTES = 16",
+        ),
+        (
+            entry("zz", nonce, &format!("01{tag}")),
+            "LWC_AEAD_KAT.txt`: line 9: `Key` is not hex",
+        ),
+    ] {
+        let env = Env::new();
+        let m = write(&env, &toy_aead, api, manifest);
+        std::fs::write(
+            env.dir.path().join("LWC_AEAD_KAT.txt"),
+            format!("{first}{second}"),
+        )
+        .unwrap();
+        let out = run(&env, &m);
+        assert_bad_input(&out, expect);
+        assert_bad_input(&out, "manifest.toml: `o2` (toy-aead)");
+    }
 }

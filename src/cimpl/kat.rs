@@ -1,6 +1,7 @@
 //! NIST LWC `genkat_aead` known-answer files: `Count`, `Key`, `Nonce`, `PT`, `AD`, `CT`
 //! (ciphertext followed by the tag), one blank line between entries.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -13,6 +14,52 @@ pub struct AeadVector {
     pub plaintext: Vec<u8>,
     pub ad: Vec<u8>,
     pub ciphertext: Vec<u8>,
+    /// The line of each field (`Key`, `Nonce`, ...), for errors that name it.
+    pub lines: BTreeMap<&'static str, usize>,
+}
+
+/// Whether every entry fits a build of these `api.h` sizes; if not, the first that does
+/// not, by line, field and lengths. The C functions read CRYPTO_KEYBYTES of key and
+/// CRYPTO_NPUBBYTES of nonce whatever the file gives, so a shorter field would be read
+/// past its end and the file's mistake blamed on the build.
+pub fn check_lengths(vectors: &[AeadVector], sizes: &BTreeMap<&str, u64>) -> Result<(), String> {
+    let size = |n: &str| sizes.get(n).copied().unwrap_or(0) as usize;
+    let abytes = size("CRYPTO_ABYTES");
+    for v in vectors {
+        for (field, got, name) in [
+            ("Key", v.key.len(), "CRYPTO_KEYBYTES"),
+            ("Nonce", v.nonce.len(), "CRYPTO_NPUBBYTES"),
+        ] {
+            if got != size(name) {
+                return Err(format!(
+                    "line {}: `{field}` has {}, api.h gives {name} = {}; this file is not for \
+                     this build, or the line is wrong",
+                    v.lines[field],
+                    bytes(got),
+                    size(name)
+                ));
+            }
+        }
+        if v.ciphertext.len() != v.plaintext.len() + abytes {
+            return Err(format!(
+                "line {}: `CT` has {}, but `PT` has {} and api.h gives CRYPTO_ABYTES = {abytes} \
+                 (the ciphertext is the message's length plus the tag's); this file is not for \
+                 this build, or the line is wrong",
+                v.lines["CT"],
+                bytes(v.ciphertext.len()),
+                bytes(v.plaintext.len())
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn bytes(n: usize) -> String {
+    if n == 1 {
+        "1 byte".into()
+    } else {
+        format!("{n} bytes")
+    }
 }
 
 pub fn read(path: &Path) -> Result<Vec<AeadVector>> {
@@ -35,20 +82,26 @@ pub fn parse(text: &str) -> Result<Vec<AeadVector>> {
                 .map(|(l, _, v)| (*l, *v))
                 .with_context(|| format!("entry at line {} has no `{name}`", fields[0].0))
         };
-        let hex_field = |name: &str| -> Result<Vec<u8>> {
+        let (line, count) = get("Count")?;
+        let count = count
+            .parse()
+            .with_context(|| format!("line {line}: `Count` is not a number"))?;
+        let mut lines = BTreeMap::new();
+        let mut hex_field = |name: &'static str| -> Result<Vec<u8>> {
             let (line, v) = get(name)?;
+            lines.insert(name, line);
             hex::decode(v).with_context(|| format!("line {line}: `{name}` is not hex"))
         };
-        let (line, count) = get("Count")?;
+        let (key, nonce) = (hex_field("Key")?, hex_field("Nonce")?);
+        let (plaintext, ad, ciphertext) = (hex_field("PT")?, hex_field("AD")?, hex_field("CT")?);
         out.push(AeadVector {
-            count: count
-                .parse()
-                .with_context(|| format!("line {line}: `Count` is not a number"))?,
-            key: hex_field("Key")?,
-            nonce: hex_field("Nonce")?,
-            plaintext: hex_field("PT")?,
-            ad: hex_field("AD")?,
-            ciphertext: hex_field("CT")?,
+            count,
+            key,
+            nonce,
+            plaintext,
+            ad,
+            ciphertext,
+            lines,
         });
         fields.clear();
         Ok(())
@@ -93,6 +146,36 @@ mod tests {
         let err = format!("{:#}", parse("garbage\n").unwrap_err());
         assert!(err.contains("line 1: expected"), "{err}");
         assert!(parse("\n\n").is_err());
+    }
+
+    #[test]
+    fn entries_that_do_not_fit_the_api_sizes_are_named_by_line_and_field() {
+        let sizes: BTreeMap<&str, u64> = [
+            ("CRYPTO_KEYBYTES", 2),
+            ("CRYPTO_NPUBBYTES", 1),
+            ("CRYPTO_ABYTES", 1),
+        ]
+        .into();
+        let entry = |key: &str, ct: &str| {
+            parse(&format!(
+                "Count = 1\nKey = 0001\nNonce = 02\nPT = 03\nAD =\nCT = AABB\n\n\
+                 Count = 2\nKey = {key}\nNonce = 02\nPT = 03\nAD =\nCT = {ct}\n"
+            ))
+            .unwrap()
+        };
+        assert_eq!(check_lengths(&entry("0001", "AABB"), &sizes), Ok(()));
+        let err = check_lengths(&entry("00", "AABB"), &sizes).unwrap_err();
+        assert!(
+            err.starts_with("line 9: `Key` has 1 byte, api.h gives CRYPTO_KEYBYTES = 2;"),
+            "{err}"
+        );
+        let err = check_lengths(&entry("0001", "AA"), &sizes).unwrap_err();
+        assert!(
+            err.starts_with(
+                "line 13: `CT` has 1 byte, but `PT` has 1 byte and api.h gives CRYPTO_ABYTES = 1"
+            ),
+            "{err}"
+        );
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub use manifest::Manifest;
 
 use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 /// Every buildable variant x target of `manifest`, compiled (or taken from the cache).
 ///
@@ -39,7 +39,17 @@ pub fn specs(
             Some(name) => {
                 let p = manifest.kat_path(name, kat_dir);
                 if p.is_file() {
-                    (Some(p), Vec::new())
+                    // Read now, so that a malformed file is the manifest's error, said
+                    // before anything is built or measured, not the build's wrong output.
+                    let vectors = kat::read(&p).with_context(|| {
+                        format!(
+                            "{}: `{}` ({})",
+                            manifest.path.display(),
+                            imp.variant,
+                            imp.algorithm
+                        )
+                    })?;
+                    (Some((p, vectors)), Vec::new())
                 } else {
                     let why = format!(
                         "{}/{}: KAT file `{}` not found (give its directory with --kat-dir): checked by round trips and agreement between variants only",
@@ -59,7 +69,7 @@ pub fn specs(
             let library = compile::shared_object(manifest, imp, &t)?;
             // A manifest error, found before anything runs (the worker checks again).
             if let Some(sizes) = compile::api_sizes(&library) {
-                implementation::check_sizes(imp.kind, &imp.sizes, &sizes).map_err(|why| {
+                let refused = |why: String| {
                     anyhow::anyhow!(
                         "{}: `{}` ({}) for target `{}`: {why}",
                         manifest.path.display(),
@@ -67,7 +77,13 @@ pub fn specs(
                         imp.algorithm,
                         t.name
                     )
-                })?;
+                };
+                implementation::check_sizes(imp.kind, &imp.sizes, &sizes).map_err(refused)?;
+                implementation::check_vectors(&imp.vectors, &sizes).map_err(refused)?;
+                if let Some((path, vectors)) = &kat {
+                    kat::check_lengths(vectors, &sizes)
+                        .map_err(|why| refused(format!("KAT file `{}`: {why}", path.display())))?;
+                }
             }
             let estimate = if with_estimates {
                 let asm = compile::assembly(manifest, imp, &t, &library)?;
@@ -84,7 +100,7 @@ pub fn specs(
                 kind: imp.kind,
                 library,
                 unsupported: t.runnable_on(&host).err(),
-                kat: kat.clone(),
+                kat: kat.as_ref().map(|(path, _)| path.clone()),
                 caveats: caveats.clone(),
                 vectors: imp.vectors.clone(),
                 expected_sizes: imp.sizes.clone(),

@@ -12,6 +12,8 @@ mod kem;
 mod scalarmult;
 mod stream;
 
+pub use self::core::check_vectors;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
