@@ -507,3 +507,99 @@ kat = "LWC_AEAD_KAT.txt"
         assert_bad_input(&out, "manifest.toml: `o2` (toy-aead)");
     }
 }
+
+/// A `compiler` that exits 0 without writing the shared object is named, with what it
+/// did not write (the error named no file: `No such file or directory`).
+#[test]
+fn a_compiler_that_writes_no_shared_object_is_named() {
+    let env = Env::new();
+    let m = write(
+        &env,
+        TOY_HASH,
+        "#define CRYPTO_BYTES 32\n",
+        &TOY_MANIFEST.replace("targets =", "compiler = \"true\"\ntargets ="),
+    );
+    let out = run(&env, &m);
+    assert_bad_input(
+        &out,
+        "manifest.toml: the compiler `true` (`compiler` in the manifest) succeeded building `o2` \
+         for target `native` but wrote no shared object to `-o ",
+    );
+    assert_bad_input(&out, "is it a C compiler (cc, gcc or clang)?");
+}
+
+/// `run` of the toy manifest in the test's directory with the build cache variables set
+/// as given (the others removed).
+fn run_with_cache(
+    env: &Env,
+    manifest: &str,
+    vars: &[(&str, &std::path::Path)],
+) -> std::process::Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_cryptobench"));
+    cmd.arg("run")
+        .arg(manifest)
+        .args(QUICK)
+        .env("CRYPTOBENCH_DB", env.db())
+        .env_remove("CRYPTOBENCH_CACHE")
+        .env_remove("XDG_CACHE_HOME")
+        .current_dir(env.dir.path());
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run cryptobench")
+}
+
+/// An empty CRYPTOBENCH_CACHE is unset, as empty XDG variables are: builds go to the
+/// next place in line. (It put them in the current directory under bare names, which
+/// the worker's `dlopen` then looked for on the library path, and failed to load.)
+#[test]
+fn an_empty_cache_variable_is_unset() {
+    let env = Env::new();
+    let m = write(&env, TOY_HASH, "#define CRYPTO_BYTES 32\n", TOY_MANIFEST);
+    let xdg = env.dir.path().join("xdg");
+    let out = run_with_cache(
+        &env,
+        &m,
+        &[
+            ("CRYPTOBENCH_CACHE", std::path::Path::new("")),
+            ("XDG_CACHE_HOME", &xdg),
+        ],
+    );
+    let r = only_result(&out);
+    assert_eq!(r["verified"], true, "{r}");
+    let built = |dir: &std::path::Path| {
+        std::fs::read_dir(dir)
+            .map(|d| {
+                d.filter(|e| {
+                    e.as_ref()
+                        .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "so"))
+                })
+                .count()
+            })
+            .unwrap_or(0)
+    };
+    assert_eq!(
+        built(&xdg.join("cryptobench")),
+        1,
+        "not built in $XDG_CACHE_HOME"
+    );
+    assert_eq!(built(env.dir.path()), 0, "built in the current directory");
+}
+
+/// A build cache that cannot be created or written is named, with the variable that
+/// moves it.
+#[test]
+fn a_cache_that_cannot_be_written_is_named_with_the_fix() {
+    let env = Env::new();
+    let m = write(&env, TOY_HASH, "#define CRYPTO_BYTES 32\n", TOY_MANIFEST);
+    let file = env.dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    let cache = file.join("cache");
+    assert_bad_input(
+        &run_with_cache(&env, &m, &[("CRYPTOBENCH_CACHE", &cache)]),
+        &format!(
+            "cannot create the build cache `{}` (set CRYPTOBENCH_CACHE to a directory you can write)",
+            cache.display()
+        ),
+    );
+}

@@ -99,16 +99,30 @@ fn api_probe_source() -> String {
 }
 
 /// Where builds are cached: `$CRYPTOBENCH_CACHE`, else `$XDG_CACHE_HOME/cryptobench`,
-/// else `~/.cache/cryptobench`.
-pub fn cache_dir() -> PathBuf {
-    if let Some(d) = std::env::var_os("CRYPTOBENCH_CACHE") {
-        return PathBuf::from(d);
-    }
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .unwrap_or_else(std::env::temp_dir);
-    base.join("cryptobench")
+/// else `~/.cache/cryptobench`; an empty variable counts as unset (as the XDG
+/// specification has it), and the path is made absolute: a bare name is what the worker
+/// would give `dlopen`, which looks for it on the library path, not here.
+pub fn cache_dir() -> Result<PathBuf> {
+    let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+    let dir = match var("CRYPTOBENCH_CACHE") {
+        Some(d) => PathBuf::from(d),
+        None => var("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .unwrap_or_else(std::env::temp_dir)
+            .join("cryptobench"),
+    };
+    std::path::absolute(&dir).with_context(|| {
+        format!(
+            "the build cache `{}` cannot be made an absolute path (is the current directory gone?)",
+            dir.display()
+        )
+    })
+}
+
+/// What to do about a build cache that cannot be written: `what` failed in it.
+fn unwritable(what: String) -> String {
+    format!("{what} (set CRYPTOBENCH_CACHE to a directory you can write)")
 }
 
 fn hash_dir_files(h: &mut impl Hasher, dir: &Path) {
@@ -173,9 +187,15 @@ fn generated(cache: &Path, what: &str, source: &str) -> Result<PathBuf> {
     }
     // Written aside and renamed: a concurrent run never compiles a half-written file.
     let tmp = cache.join(format!("cryptobench-{what}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, source).with_context(|| format!("cannot write `{}`", tmp.display()))?;
-    std::fs::rename(&tmp, &path)
-        .with_context(|| format!("cannot move `{}` to `{}`", tmp.display(), path.display()))?;
+    std::fs::write(&tmp, source)
+        .with_context(|| unwritable(format!("cannot write `{}`", tmp.display())))?;
+    std::fs::rename(&tmp, &path).with_context(|| {
+        unwritable(format!(
+            "cannot move `{}` to `{}`",
+            tmp.display(),
+            path.display()
+        ))
+    })?;
     Ok(path)
 }
 
@@ -247,9 +267,13 @@ pub fn shared_object(
     imp: &ManifestImplementation,
     target: &Target,
 ) -> Result<PathBuf> {
-    let cache = cache_dir();
-    std::fs::create_dir_all(&cache)
-        .with_context(|| format!("cannot create the build cache `{}`", cache.display()))?;
+    let cache = cache_dir()?;
+    std::fs::create_dir_all(&cache).with_context(|| {
+        unwritable(format!(
+            "cannot create the build cache `{}`",
+            cache.display()
+        ))
+    })?;
     let args = arguments(m, imp, target);
     let probe = generated(&cache, "api", &api_probe_source())?;
     let randombytes = generated(&cache, "randombytes", &randombytes_source())?;
@@ -309,8 +333,23 @@ pub fn shared_object(
     if !out.status.success() {
         return Err(failed(&String::from_utf8_lossy(&out.stderr)));
     }
-    std::fs::rename(&tmp, &so)
-        .with_context(|| format!("cannot move `{}` to `{}`", tmp.display(), so.display()))?;
+    if !tmp.is_file() {
+        bail!(
+            "{}: the compiler `{}` (`compiler` in the manifest) succeeded building `{}` for target `{}` but wrote no shared object to `-o {}`: is it a C compiler (cc, gcc or clang)?",
+            m.path.display(),
+            m.compiler,
+            imp.variant,
+            target.name,
+            tmp.display()
+        );
+    }
+    std::fs::rename(&tmp, &so).with_context(|| {
+        unwritable(format!(
+            "cannot move `{}` to `{}`",
+            tmp.display(),
+            so.display()
+        ))
+    })?;
     Ok(so)
 }
 
