@@ -603,3 +603,48 @@ fn a_cache_that_cannot_be_written_is_named_with_the_fix() {
         ),
     );
 }
+
+/// Names become `provider/algorithm/variant@target`: each part must be non-empty and
+/// hold no `/`, `@`, whitespace or control character, which would split the name
+/// elsewhere or break the tables and files it is written to. (`algorithm` was not
+/// checked at all, and a tab or newline passed in `name` and `variant`.)
+#[test]
+fn names_that_cannot_make_an_implementation_name_are_refused() {
+    for (from, to, expect) in [
+        (
+            r#"name = "toys""#,
+            r#"name = "to\tys""#,
+            r#"manifest.toml: `name` must be non-empty without `/`, `@`, spaces or other whitespace or control characters: "to\tys" has '\t'"#,
+        ),
+        (
+            r#"variant = "o2""#,
+            r#"variant = "o\n2""#,
+            r#"manifest.toml: [[implementation]] number 1 (of 1): `variant` must be non-empty without `/`, `@`, spaces or other whitespace or control characters: "o\n2" has '\n'"#,
+        ),
+        (
+            r#"algorithm = "toy-hash""#,
+            r#"algorithm = """#,
+            "manifest.toml: [[implementation]] number 1 (of 1): `algorithm` must be non-empty",
+        ),
+        (
+            r#"algorithm = "toy-hash""#,
+            r#"algorithm = "toy/hash""#,
+            r#"`algorithm` must be non-empty without `/`, `@`, spaces or other whitespace or control characters: "toy/hash" has '/'"#,
+        ),
+        (
+            r#"algorithm = "toy-hash""#,
+            r#"algorithm = "toy hash""#,
+            r#"`algorithm` must be non-empty without `/`, `@`, spaces or other whitespace or control characters: "toy hash" has ' '"#,
+        ),
+    ] {
+        let env = Env::new();
+        assert!(TOY_MANIFEST.contains(from), "{from}");
+        let m = write(
+            &env,
+            TOY_HASH,
+            "#define CRYPTO_BYTES 32\n",
+            &TOY_MANIFEST.replace(from, to),
+        );
+        assert_bad_input(&run(&env, &m), expect);
+    }
+}

@@ -91,6 +91,21 @@ fn default_compiler() -> String {
     "cc".into()
 }
 
+/// Why `name` cannot be part of an implementation's name (`provider/algorithm/variant@
+/// target`), if it cannot: `/` and `@` would split it elsewhere, and whitespace or a
+/// control character would break the tables, filters and files it is written to.
+fn bad_name(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("must be non-empty".into());
+    }
+    let bad = name
+        .chars()
+        .find(|c| c.is_whitespace() || c.is_control() || matches!(c, '/' | '@'))?;
+    Some(format!(
+        "must be non-empty without `/`, `@`, spaces or other whitespace or control characters: {name:?} has {bad:?}"
+    ))
+}
+
 fn check_flags(file: &Path, owner: &str, flags: &[String]) -> Result<()> {
     for f in flags {
         if !f.starts_with('-')
@@ -129,11 +144,8 @@ impl Manifest {
 
     fn validate(&self) -> Result<()> {
         let file = &self.path;
-        if self.name.is_empty() || self.name.contains(['/', '@', ' ']) {
-            bail!(
-                "{}: `name` must be non-empty without `/`, `@` or spaces",
-                file.display()
-            );
+        if let Some(why) = bad_name(&self.name) {
+            bail!("{}: `name` {why}", file.display());
         }
         if self.sources.is_empty() {
             bail!(
@@ -183,14 +195,17 @@ impl Manifest {
         }
         let mut seen = std::collections::BTreeSet::new();
         let host = target::host_flags();
-        for i in &self.implementations {
+        for (n, i) in self.implementations.iter().enumerate() {
             let owner = format!("implementation `{}`", i.variant);
-            if i.variant.is_empty() || i.variant.contains(['/', '@', ' ']) {
-                bail!(
-                    "{}: variant names must be non-empty without `/`, `@` or spaces: `{}`",
-                    file.display(),
-                    i.variant
-                );
+            for (field, value) in [("variant", &i.variant), ("algorithm", &i.algorithm)] {
+                if let Some(why) = bad_name(value) {
+                    bail!(
+                        "{}: [[implementation]] number {} (of {}): `{field}` {why}",
+                        file.display(),
+                        n + 1,
+                        self.implementations.len()
+                    );
+                }
             }
             if !seen.insert((i.algorithm.clone(), i.variant.clone())) {
                 bail!(
