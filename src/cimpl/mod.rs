@@ -32,6 +32,15 @@ pub fn specs(
     kat_dir: Option<&Path>,
     with_estimates: bool,
 ) -> Result<Vec<CSpec>> {
+    // Asked for by name, a directory that is not there is a typo, not a missing check.
+    if let Some(d) = kat_dir
+        && !d.is_dir()
+    {
+        anyhow::bail!(
+            "--kat-dir `{}` is not a directory: give the directory that holds the manifests' `kat` files",
+            d.display()
+        );
+    }
     let host = target::host_flags();
     let mut specs: Vec<CSpec> = Vec::new();
     for imp in &manifest.implementations {
