@@ -119,9 +119,14 @@ pub fn check_sizes(
     }
     for k in info(kind).required_sizes {
         if sizes.get(k).copied().unwrap_or(0) == 0 {
+            let kind = format!("{kind:?}").to_lowercase();
+            let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
             return Err(format!(
-                "api.h defines no {k} (or defines it as 0); a {} build needs it",
-                format!("{kind:?}").to_lowercase()
+                "api.h defines no {k} (or defines it as 0); {article} {kind} build needs it"
             ));
         }
     }
