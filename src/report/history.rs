@@ -8,7 +8,8 @@ use crate::cli::Format;
 use crate::history::History;
 
 use super::csv::field as csv_field;
-use super::{Block, Document, fmt_count, format_name, html, text};
+use super::format::fmt_count;
+use super::{Block, Document, format_name, html, text};
 
 pub fn render(h: &History, format: Format) -> Result<String> {
     Ok(match format {

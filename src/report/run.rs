@@ -1,0 +1,362 @@
+//! The blocks of one run's report: its header and provenance, the cases' figures,
+//! ratios to a reference, and comparisons (within the run and against a baseline run).
+
+use super::format::{
+    counted, fmt_count, fmt_count_as, fmt_interval, fmt_outliers, fmt_p, fmt_pct, fmt_per_byte,
+    fmt_rel, fmt_throughput,
+};
+use super::notes::{clock_notes, p_floor_notes, process_note};
+use super::{Block, Document};
+use crate::analysis::{Analysis, CaseStats, Comparison, NotCompared, RunComparison};
+use crate::counter::CounterKind;
+use crate::store::{CaseStatus, RunCounter, RunHeader, RunOrigin};
+
+/// The title, the counter and its clock, where and how the run was measured.
+pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    let h = &a.header;
+    blocks.push(Block::Heading(format!(
+        "cryptobench run {} — {}",
+        h.id, h.experiment
+    )));
+    let mut tsc = h
+        .tsc_hz
+        .map_or(String::new(), |hz| format!(", TSC at {:.1} MHz", hz / 1e6));
+    if let Some(hz) = h
+        .machine
+        .core_clock_hz()
+        .filter(|_| h.counter == RunCounter::Measured(CounterKind::TscCore))
+    {
+        tsc += &format!(", core clock {:.0} MHz at the start", hz / 1e6);
+        if a.cases.iter().any(|c| {
+            c.measured
+                .as_ref()
+                .is_some_and(|m| m.core_clock_hz.is_some())
+        }) {
+            tsc += "; throughput uses the clock measured beside each case's samples";
+        } else {
+            tsc += " (throughput uses it)";
+        }
+    }
+    blocks.push(Block::Line(format!(
+        "Counter: {} — {}{tsc}",
+        a.counter, a.unit
+    )));
+    blocks.extend(provenance(h, ""));
+    match &h.options {
+        RunOrigin::Imported(from) => blocks.push(Block::Line(format!(
+            "Imported from {} ({}); figures are medians per call, intervals 95 %.",
+            from.source, from.note
+        ))),
+        RunOrigin::Measured { run, .. } => blocks.push(Block::Line(format!(
+            "Each case: {} x {}, {}; figures are medians per call, intervals 95 % (clusters resampled).",
+            counted(run.processes, "worker process", "worker processes"),
+            counted(run.layouts, "memory layout", "memory layouts"),
+            run.cpu
+                .map_or("not pinned".to_string(), |c| format!("pinned to CPU {c}"))
+        ))),
+        RunOrigin::Bulk { .. } | RunOrigin::Unreadable(_) => {}
+    }
+
+    blocks
+}
+
+/// Where and by what a stored run was measured, whether it finished, and the machine's
+/// warnings: the lines every report of a run starts with. `cpus` goes after the CPU model.
+pub(crate) fn provenance(h: &RunHeader, cpus: &str) -> Vec<Block> {
+    let revision = h
+        .git_revision
+        .as_deref()
+        .map_or(String::new(), |r| format!(" ({r})"));
+    let incomplete = if h.status == crate::store::RunStatus::Complete {
+        ""
+    } else {
+        "; INCOMPLETE (interrupted?)"
+    };
+    let machine = format!(
+        "Machine: {}{cpus}; started {}; cryptobench {}{revision}{incomplete}",
+        h.cpu_model, h.started_at, h.tool_version,
+    );
+    let mut lines = vec![if incomplete.is_empty() {
+        Block::Line(machine)
+    } else {
+        Block::Warning(machine)
+    }];
+    lines.extend(
+        h.machine
+            .warnings()
+            .iter()
+            .map(|w| Block::Warning(format!("Warning: {w}"))),
+    );
+    lines
+}
+
+/// Every case's figures, then the reasons and notes that belong below them.
+pub(super) fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
+    let h = &a.header;
+    let u = &a.short_unit;
+    // Another tool's figures were not checked against known answers here.
+    let imported = h.imported().is_some();
+    let status = |c: &CaseStats| {
+        if imported && c.measured.is_some() {
+            "imported, not verified".to_string()
+        } else {
+            status_cell(c)
+        }
+    };
+    let mut rows = Vec::new();
+    for c in &a.cases {
+        let bytes = c.bytes.map_or(String::new(), |b| b.to_string());
+        match &c.measured {
+            Some(m) => rows.push(vec![
+                c.implementation.clone(),
+                c.operation.clone(),
+                if c.bytes.is_some() {
+                    bytes
+                } else {
+                    c.params.to_string()
+                },
+                fmt_count(m.median.estimate),
+                match &m.per_byte {
+                    Some(pb) if m.has_interval() => fmt_interval(pb, fmt_per_byte),
+                    Some(pb) => fmt_per_byte(pb.estimate),
+                    None => String::new(),
+                },
+                if m.has_interval() {
+                    fmt_rel(&m.median)
+                } else {
+                    "—".into()
+                },
+                match (m.throughput_bytes_per_s, m.core_clock_hz) {
+                    (Some(tp), Some(hz)) => {
+                        format!("{} at {:.2} GHz", fmt_throughput(tp), hz / 1e9)
+                    }
+                    (Some(tp), None) => fmt_throughput(tp),
+                    (None, _) => String::new(),
+                },
+                m.samples.to_string(),
+                fmt_outliers(&m.outliers, m.samples),
+                status(c),
+            ]),
+            None => rows.push(vec![
+                c.implementation.clone(),
+                c.operation.clone(),
+                bytes,
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                String::new(),
+                status_cell(c),
+            ]),
+        }
+    }
+    blocks.push(Block::Table {
+        headers: vec![
+            "Implementation".into(),
+            "Operation".into(),
+            "Bytes".into(),
+            format!("Median ({u})"),
+            format!("{u}/byte [95 % CI]"),
+            "± (95 %)".into(),
+            "Throughput".into(),
+            "Samples".into(),
+            "Outliers".into(),
+            "Status".into(),
+        ],
+        rows,
+    });
+    if a.cases.iter().any(|c| c.params.get("out").is_some()) {
+        let lanes = a
+            .cases
+            .iter()
+            .any(|c| crate::catalog::kinds::xof_lanes::lanes_of(&c.implementation).is_some());
+        blocks.push(Block::Line(format!(
+            "Bytes: what one call processes; for an XOF, its input plus its output{}.",
+            if lanes {
+                ", times the lanes of an N-lane one"
+            } else {
+                ""
+            }
+        )));
+    }
+    // Reasons once per implementation, below the table, instead of a column too wide to read.
+    let mut reasons: Vec<String> = Vec::new();
+    for c in &a.cases {
+        if let Some(m) = &c.message {
+            let line = if c.measured.is_some() {
+                format!("Note: {m}")
+            } else {
+                format!("{}: {m}", c.implementation)
+            };
+            if !reasons.contains(&line) {
+                reasons.push(line);
+            }
+        }
+    }
+    blocks.extend(reasons.into_iter().map(Block::Line));
+    let spreads = a.cases.iter().filter_map(|c| {
+        let spread = c.measured.as_ref()?.process_spread_pct?;
+        Some((c.key.as_str(), spread))
+    });
+    blocks.extend(process_note(spreads).map(Block::Line));
+}
+
+fn status_cell(c: &CaseStats) -> String {
+    if c.measured.is_some() {
+        return "verified".into();
+    }
+    match c.status {
+        CaseStatus::Wrong => "WRONG OUTPUT: not timed",
+        CaseStatus::Failed => "FAILED",
+        CaseStatus::Unsupported => "not supported on this CPU",
+        CaseStatus::Pending => "not measured (interrupted)",
+        CaseStatus::Ok => "no samples",
+    }
+    .into()
+}
+
+/// Each member's cost over its reference's (an RNG over the cipher it is built on).
+pub(super) fn ratio_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
+    let u = &a.short_unit;
+    if !a.ratios.is_empty() {
+        blocks.push(Block::Heading(format!(
+            "{u}/byte over the reference's (the reference is the \"speed limit\")"
+        )));
+        let rows = a
+            .ratios
+            .iter()
+            .map(|r| {
+                vec![
+                    r.member.clone(),
+                    r.reference.clone(),
+                    r.params.to_string(),
+                    format!(
+                        "{:.4} [{:.4} {:.4}]",
+                        r.ratio.estimate, r.ratio.lo, r.ratio.hi
+                    ),
+                    format!("{:+.2} %", 100.0 * (r.ratio.estimate - 1.0)),
+                ]
+            })
+            .collect();
+        blocks.push(Block::Table {
+            headers: vec![
+                "Implementation".into(),
+                "Reference".into(),
+                "Params".into(),
+                "Ratio [95 % CI]".into(),
+                "Overhead".into(),
+            ],
+            rows,
+        });
+    }
+}
+
+/// The run's comparisons, with the test and thresholds they were judged by.
+pub(super) fn comparison_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
+    if !a.comparisons.is_empty() || !a.not_compared.is_empty() {
+        let v = a.verdict_options;
+        blocks.push(Block::Heading(format!(
+            "Comparison against the baseline (measured interleaved; medians and stdevs of the per-process medians, which the {} test compares; significance {}, noise threshold {} %)",
+            v.test, v.significance, v.noise_threshold_pct
+        )));
+        if !a.comparisons.is_empty() {
+            comparison_table(blocks, &a.comparisons, &a.short_unit);
+        }
+        blocks.extend(not_compared_lines(&a.not_compared));
+    }
+}
+
+pub(super) fn run_comparison_blocks(doc: &mut Document, rc: &RunComparison, unit: &str) {
+    doc.blocks.push(Block::Heading(format!(
+        "Run {} against baseline run {}",
+        rc.run_b, rc.run_a
+    )));
+    for c in &rc.caveats {
+        doc.blocks
+            .push(Block::Warning(format!("Not comparable (forced): {c}")));
+    }
+    if !rc.comparisons.is_empty() {
+        comparison_table(&mut doc.blocks, &rc.comparisons, unit);
+    }
+    doc.blocks.extend(not_compared_lines(&rc.not_compared));
+    for k in &rc.only_in_a {
+        doc.blocks
+            .push(Block::Warning(format!("Only in run {}: {k}", rc.run_a)));
+    }
+    for k in &rc.only_in_b {
+        doc.blocks
+            .push(Block::Warning(format!("Only in run {}: {k}", rc.run_b)));
+    }
+}
+
+fn not_compared_lines(not_compared: &[NotCompared]) -> impl Iterator<Item = Block> + '_ {
+    not_compared.iter().map(|n| {
+        Block::Warning(format!(
+            "Not compared: {} vs {}: {}",
+            crate::analysis::with_params(&n.candidate, &n.params),
+            n.baseline,
+            n.why
+        ))
+    })
+}
+
+fn comparison_table(blocks: &mut Vec<Block>, comparisons: &[Comparison], unit: &str) {
+    // Where one operation is compared (the seed's tables), its name would only repeat.
+    let operations: std::collections::BTreeSet<&str> =
+        comparisons.iter().map(|c| c.operation.as_str()).collect();
+    let with_operation = operations.len() > 1;
+    let rows = comparisons
+        .iter()
+        .map(|c| {
+            let params = if with_operation {
+                format!("{} {}", c.operation, c.params)
+                    .trim_end()
+                    .to_string()
+            } else {
+                c.params.to_string()
+            };
+            vec![
+                format!("{} vs {}", c.candidate, c.baseline),
+                params,
+                format!(
+                    "{} / {}",
+                    fmt_count(c.median_baseline),
+                    fmt_count(c.median_candidate)
+                ),
+                fmt_count_as(
+                    c.difference,
+                    c.median_baseline.abs().min(c.median_candidate.abs()),
+                ),
+                fmt_pct(&c.change_pct),
+                format!(
+                    "{} / {}",
+                    fmt_count(c.stdev_baseline),
+                    fmt_count(c.stdev_candidate)
+                ),
+                fmt_p(c.p_value),
+                c.verdict.to_string(),
+            ]
+        })
+        .collect();
+    blocks.push(Block::Table {
+        headers: vec![
+            "Candidate vs baseline".into(),
+            if with_operation {
+                "Operation, params".into()
+            } else {
+                "Params".into()
+            },
+            format!("Baseline / Candidate ({unit})"),
+            format!("Difference ({unit})"),
+            "Overhead [95 % CI]".into(),
+            "Stdev baseline / candidate".into(),
+            "p".into(),
+            "Verdict".into(),
+        ],
+        rows,
+    });
+    blocks.extend(clock_notes(comparisons).into_iter().map(Block::Line));
+    blocks.extend(p_floor_notes(comparisons).into_iter().map(Block::Line));
+}
