@@ -1,0 +1,95 @@
+//! The charts of `history`: one case's median run after run.
+
+use plotters::prelude::*;
+
+use super::Chart;
+use super::plot::{
+    Axis, Marker, PALETTE, REGRESSED, Scale, WIDTH, frame, label_px, legend, legend_width,
+    short_num, svg,
+};
+use crate::history::History;
+
+/// One line chart per case of a history: its median run after run. Runs measured with
+/// another counter or on another CPU than the latest are drawn apart and not joined.
+pub fn history_lines(h: &History) -> Vec<Chart> {
+    h.cases
+        .iter()
+        .map(|c| {
+            let points: Vec<(usize, f64, bool)> = c
+                .points
+                .iter()
+                .map(|p| (p.run, p.median, p.comparable))
+                .collect();
+            let reference = &h.runs[c.reference()];
+            Chart {
+                title: c.key.clone(),
+                caption: format!(
+                    "Median {} per call in each stored run that measured this case, oldest first. Filled points are comparable with the latest ({}) and joined; hollow squares counted with another counter or ran on another CPU, and are not joined.",
+                    reference.short_unit,
+                    reference.label()
+                ),
+                svg: draw_history(h, &points, &reference.short_unit),
+            }
+        })
+        .collect()
+}
+
+fn draw_history(h: &History, points: &[(usize, f64, bool)], unit: &str) -> Result<String, String> {
+    let lo = points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
+    let hi = points.iter().map(|p| p.1).fold(0.0, f64::max);
+    let (scale, y0, y1) = Scale::fit(lo, hi, f64::INFINITY, false);
+    // Runs are evenly spaced by order, not time: gaps between runs say nothing.
+    let xs: Vec<usize> = points.iter().map(|p| p.0).collect();
+    let pos = |run: usize| xs.iter().position(|&r| r == run).unwrap_or(0) as f64;
+    let every = xs.len().div_ceil(12);
+    let x_ticks: Vec<f64> = (0..xs.len()).step_by(every).map(|i| i as f64).collect();
+    let x_label = |t: &f64| {
+        xs.get(t.round().max(0.0) as usize)
+            .map_or(String::new(), |&r| format!("run {}", h.runs[r].id))
+    };
+    let y_label = |t: &f64| short_num(*t);
+    let y_ticks = scale.ticks(y0, y1);
+    let y_area = label_px(y_ticks.iter().map(|t| short_num(*t).len())) + 28;
+    let entries = [
+        (PALETTE[0], "comparable".to_string(), Marker::Line),
+        (REGRESSED, "not comparable".to_string(), Marker::Hollow),
+    ];
+    let legend_w = legend_width(entries.iter().map(|e| e.1.len()));
+    svg((WIDTH, 320), |root| {
+        let (plot, side) = root.split_horizontally(WIDTH - legend_w);
+        let mut chart = frame(
+            &plot,
+            &Axis {
+                range: (-0.5, xs.len() as f64 - 0.5),
+                ticks: x_ticks,
+                label: &x_label,
+                desc: "stored run (oldest first)".into(),
+                label_area: 52,
+            },
+            &Axis {
+                range: (y0, y1),
+                ticks: y_ticks,
+                label: &y_label,
+                desc: format!("median ({unit} per call)"),
+                label_area: y_area,
+            },
+        )?;
+        let joined: Vec<(f64, f64)> = points
+            .iter()
+            .filter(|p| p.2)
+            .map(|p| (pos(p.0), p.1))
+            .collect();
+        chart.draw_series([PathElement::new(joined.clone(), PALETTE[0].stroke_width(2))])?;
+        chart.draw_series(
+            joined
+                .iter()
+                .map(|&p| Circle::new(p, 4, PALETTE[0].filled())),
+        )?;
+        // Squares of a fixed size in pixels around each point, whatever the axes' scales.
+        chart.draw_series(points.iter().filter(|p| !p.2).map(|p| {
+            EmptyElement::at((pos(p.0), p.1))
+                + Rectangle::new([(-5, -5), (5, 5)], REGRESSED.stroke_width(2))
+        }))?;
+        legend(&side, &entries)
+    })
+}
