@@ -322,11 +322,12 @@ fn a_macro_missing_from_api_h_is_named_for_every_kind() {
             api,
             &TOY_MANIFEST.replace("kind = \"hash\"", &format!("kind = \"{kind}\"")),
         );
+        let article = if kind == "aead" { "an" } else { "a" };
         assert_bad_input(
             &run(&env, &m),
             &format!(
                 "manifest.toml: `o2` (toy-hash) for target `native`: api.h defines no {missing} \
-                 (or defines it as 0); a {kind} build needs it"
+                 (or defines it as 0); {article} {kind} build needs it"
             ),
         );
     }
