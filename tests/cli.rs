@@ -490,71 +490,38 @@ fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
     assert_eq!(unlike[0]["blocks_gate"], false);
 
     // A baseline taken with another counter is refused before measuring, not after.
-    let ns = [
-        &[
-            "run",
-            "rustcrypto/sha-256",
-            "--sizes",
-            "64",
-            "--counter",
-            "ns",
-        ],
-        &quick[..],
-    ]
-    .concat();
+    let quick_run = |args: &[&'static str]| -> Vec<&str> {
+        [&["run", "--sizes", "64"][..], args, &quick[..]].concat()
+    };
+    let ns = quick_run(&["rustcrypto/sha-256", "--counter", "ns"]);
     env.run_ok(&[ns.as_slice(), &["--save-baseline", "nsb"]].concat());
     let before = env.json(&["history", "--format", "json"]);
     assert_bad_input(
-        &env.cmd(
-            &[
-                &[
-                    "run",
-                    "rustcrypto/sha-256",
-                    "--sizes",
-                    "64",
-                    "--counter",
-                    "tsc",
-                    "--baseline",
-                    "nsb",
-                ],
-                &quick[..],
-            ]
-            .concat(),
-        ),
+        &env.cmd(&quick_run(&[
+            "rustcrypto/sha-256",
+            "--counter",
+            "tsc",
+            "--baseline",
+            "nsb",
+        ])),
         "is not comparable with this run (counter `ns` there, `tsc` here)",
     );
     // Nor does --force make nanoseconds comparable with cycles, here or in `compare`.
-    let forced = [
-        &[
-            "run",
+    assert_bad_input(
+        &env.cmd(&quick_run(&[
             "rustcrypto/sha-256",
-            "--sizes",
-            "64",
             "--baseline",
             "nsb",
             "--force",
-        ],
-        &quick[..],
-    ]
-    .concat();
-    assert_bad_input(&env.cmd(&forced), "which no --force makes comparable");
+        ])),
+        "which no --force makes comparable",
+    );
     assert_bad_input(
         &env.cmd(&["compare", "1", "nsb", "--force"]),
         "run 1 counts cycles (tsc-core) and run 3 counts ns (ns), which no --force makes comparable",
     );
     // A baseline that shares no case with the run would leave the gate nothing to look at.
-    let other = [
-        &[
-            "run",
-            "rustcrypto/sha-512",
-            "--sizes",
-            "64",
-            "--counter",
-            "ns",
-        ],
-        &quick[..],
-    ]
-    .concat();
+    let other = quick_run(&["rustcrypto/sha-512", "--counter", "ns"]);
     assert_bad_input(
         &env.cmd(&[other.as_slice(), &["--baseline", "nsb"]].concat()),
         "run 3 measured none of this run's cases, so nothing could be compared with it (it has `rustcrypto/sha-256/hash len=64`; this run would measure `rustcrypto/sha-512/hash len=64`)",
