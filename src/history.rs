@@ -22,6 +22,10 @@ pub struct RunInfo {
     pub unit: String,
     pub short_unit: String,
     pub cpu_model: String,
+    /// What the environment told the C library or OpenSSL to run (`NAME=value`), where
+    /// it told them anything.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub environment: Vec<String>,
 }
 
 impl RunInfo {
@@ -36,6 +40,12 @@ impl RunInfo {
             unit: h.unit.clone(),
             short_unit: h.counter.short_unit().to_string(),
             cpu_model: h.cpu_model.clone(),
+            environment: h.machine.measured().map_or(Vec::new(), |m| {
+                m.measuring_environment()
+                    .into_iter()
+                    .filter_map(|(name, value)| Some(format!("{name}={}", value?)))
+                    .collect()
+            }),
         }
     }
 
@@ -166,6 +176,13 @@ pub fn collect(store: &Store, filter: Option<&str>) -> Result<History> {
             }
             if r.cpu_model != latest.cpu_model {
                 p.caveats.push(format!("another CPU: {}", r.cpu_model));
+            }
+            if r.environment != latest.environment {
+                p.caveats.push(if r.environment.is_empty() {
+                    format!("measured without {}", latest.environment.join(" "))
+                } else {
+                    format!("measured with {}", r.environment.join(" "))
+                });
             }
             p.comparable = p.caveats.is_empty();
         }

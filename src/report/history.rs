@@ -37,7 +37,7 @@ fn document(h: &History) -> Document {
             .map_or(String::new(), |f| format!(" (case ids containing `{f}`)"))
     ))];
     blocks.push(Block::Line(
-        "Medians per call, oldest run first. Runs that counted with another counter or ran on another CPU model than a case's latest run are marked not comparable.".into(),
+        "Medians per call, oldest run first. Runs that counted with another counter, ran on another CPU model, or in another environment (GLIBC_TUNABLES, OPENSSL_ia32cap) than a case's latest run are marked not comparable.".into(),
     ));
     blocks.extend(
         h.unreadable
