@@ -68,6 +68,9 @@ pub fn read(path: &Path) -> Result<Vec<AeadVector>> {
     parse(&text).with_context(|| format!("KAT file `{}`", path.display()))
 }
 
+/// The fields of an entry, as `genkat_aead` writes them.
+const FIELDS: [&str; 6] = ["Count", "Key", "Nonce", "PT", "AD", "CT"];
+
 pub fn parse(text: &str) -> Result<Vec<AeadVector>> {
     let mut out = Vec::new();
     let mut fields: Vec<(usize, &str, &str)> = Vec::new();
@@ -115,7 +118,23 @@ pub fn parse(text: &str) -> Result<Vec<AeadVector>> {
         let Some((k, v)) = line.split_once('=') else {
             bail!("line {}: expected `Name = value`, found `{line}`", i + 1);
         };
-        fields.push((i + 1, k.trim(), v.trim()));
+        let k = k.trim();
+        // A field the gate would not read (a typo, `Tag`) would leave the check weaker
+        // than the file says, and a second one would leave it unclear which counts.
+        if !FIELDS.contains(&k) {
+            bail!(
+                "line {}: `{k}` is no field of a genkat_aead entry ({})",
+                i + 1,
+                FIELDS.join(", ")
+            );
+        }
+        if let Some((first, _, _)) = fields.iter().find(|(_, name, _)| *name == k) {
+            bail!(
+                "line {}: a second `{k}` in one entry (the first is on line {first}); entries are separated by a blank line",
+                i + 1
+            );
+        }
+        fields.push((i + 1, k, v.trim()));
     }
     flush(&mut fields, &mut out)?;
     if out.is_empty() {
@@ -143,6 +162,24 @@ mod tests {
         assert!(err.contains("line 2: `Key` is not hex"), "{err}");
         let err = format!("{:#}", parse("Count = 1\nKey = 00\n").unwrap_err());
         assert!(err.contains("has no `Nonce`"), "{err}");
+        let err = format!(
+            "{:#}",
+            parse("Count = 1\nKey = 00\nTag = 00\nNonce = 00\nPT =\nAD =\nCT = 00\n").unwrap_err()
+        );
+        assert!(
+            err.contains(
+                "line 3: `Tag` is no field of a genkat_aead entry (Count, Key, Nonce, PT, AD, CT)"
+            ),
+            "{err}"
+        );
+        let err = format!(
+            "{:#}",
+            parse("Count = 1\nKey = 00\nNonce = 00\nPT =\nAD =\nCT = 00\nCount = 2\n").unwrap_err()
+        );
+        assert!(
+            err.contains("line 7: a second `Count` in one entry (the first is on line 1)"),
+            "{err}"
+        );
         let err = format!("{:#}", parse("garbage\n").unwrap_err());
         assert!(err.contains("line 1: expected"), "{err}");
         assert!(parse("\n\n").is_err());
