@@ -28,6 +28,13 @@ fn result<'a>(v: &'a Value, implementation: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no result for {implementation}"))
 }
 
+/// A case that ended with `status` and says `says` in its message.
+fn assert_case(case: &Value, status: &str, says: &str) {
+    assert_eq!(case["status"], status, "{case}");
+    let message = case["message"].as_str().unwrap_or_default();
+    assert!(message.contains(says), "expected `{says}` in: {case}");
+}
+
 /// Exit status 2 and one line on stderr containing `expect`, no panic trace.
 
 #[test]
@@ -108,11 +115,7 @@ fn wrong_output_is_refused_and_never_timed() {
     ]));
     let wrong = result(&run, "test-wrong/chacha20");
     assert_eq!(wrong["verified"], false);
-    assert_eq!(wrong["status"], "wrong");
-    assert!(
-        wrong["message"].as_str().unwrap().contains("RFC 8439"),
-        "{wrong}"
-    );
+    assert_case(wrong, "wrong", "RFC 8439");
     assert!(
         wrong.get("median_cycles").is_none(),
         "a refused implementation has no figures"
@@ -136,17 +139,9 @@ fn crashing_and_hanging_implementations_fail_alone() {
         "json",
     ]));
     let crash = result(&run, "test-crash/chacha20");
-    assert_eq!(crash["status"], "failed");
-    assert!(
-        crash["message"].as_str().unwrap().contains("SIGSEGV"),
-        "{crash}"
-    );
+    assert_case(crash, "failed", "SIGSEGV");
     let hang = result(&run, "test-hang/chacha20");
-    assert_eq!(hang["status"], "failed");
-    assert!(
-        hang["message"].as_str().unwrap().contains("timed out"),
-        "{hang}"
-    );
+    assert_case(hang, "failed", "timed out");
     let fine = result(&run, "rustcrypto/chacha20");
     assert_eq!(fine["verified"], true);
     assert!(fine["median_cycles"].as_f64().unwrap() > 0.0);
@@ -716,36 +711,17 @@ fn c_implementations_crash_hang_and_wrong_output_fail_alone() {
         "{wrong}"
     );
     let crash = result(&run, "faulty/sha-256/crash@native");
-    assert_eq!(crash["status"], "failed");
-    assert!(
-        crash["message"].as_str().unwrap().contains("SIGSEGV"),
-        "{crash}"
-    );
+    assert_case(crash, "failed", "SIGSEGV");
     let hang = result(&run, "faulty/sha-256/hang@native");
-    assert_eq!(hang["status"], "failed");
-    assert!(
-        hang["message"].as_str().unwrap().contains("timed out"),
-        "{hang}"
-    );
+    assert_case(hang, "failed", "timed out");
     // Gone without a reply: the case fails alone, named, and the run goes on.
     let exit = result(&run, "faulty/sha-256/exit@native");
-    assert_eq!(exit["status"], "failed");
-    assert!(
-        exit["message"]
-            .as_str()
-            .unwrap()
-            .contains("before replying"),
-        "{exit}"
-    );
+    assert_case(exit, "failed", "before replying");
     let fork = result(&run, "faulty/sha-256/fork@native");
     assert_eq!(fork["verified"], true, "{fork}");
     // A SIGINT nobody typed is the measured code's crash: the run goes on.
     let sigint = result(&run, "faulty/sha-256/sigint@native");
-    assert_eq!(sigint["status"], "failed", "{sigint}");
-    assert!(
-        sigint["message"].as_str().unwrap().contains("SIGINT"),
-        "{sigint}"
-    );
+    assert_case(sigint, "failed", "SIGINT");
     // What the C code prints on stdout does not corrupt the worker's reply.
     let print = result(&run, "faulty/sha-256/print@native");
     assert_eq!(print["verified"], true, "{print}");
@@ -770,13 +746,10 @@ fn a_c_hash_wrong_at_one_boundary_length_is_refused() {
         "json",
     ]));
     let wrong = result(&run, "faulty-boundary/sha-256/wrong-at-119@native");
-    assert_eq!(wrong["status"], "wrong", "{wrong}");
-    assert!(
-        wrong["message"]
-            .as_str()
-            .unwrap()
-            .contains("119-byte message against the reference implementation"),
-        "{wrong}"
+    assert_case(
+        wrong,
+        "wrong",
+        "119-byte message against the reference implementation",
     );
 }
 
@@ -917,11 +890,7 @@ fn a_c_stream_cipher_that_ignores_the_message_is_refused() {
         "json",
     ]));
     let wrong = result(&run, "faulty-stream/chacha20/keystream-only@native");
-    assert_eq!(wrong["status"], "wrong", "{wrong}");
-    assert!(
-        wrong["message"].as_str().unwrap().contains("RFC 8439"),
-        "{wrong}"
-    );
+    assert_case(wrong, "wrong", "RFC 8439");
 }
 
 /// A C AEAD faces the Rust catalog's forgeries: each of these opens its own ciphertexts
@@ -976,14 +945,7 @@ fn a_c_core_of_a_known_algorithm_meets_its_known_answers() {
         "checked, so no caveat: {fine}"
     );
     let wrong = result(&run, "keccak-cores/keccak-f1600/big-endian@native");
-    assert_eq!(wrong["status"], "wrong", "{wrong}");
-    assert!(
-        wrong["message"]
-            .as_str()
-            .unwrap()
-            .contains("KeccakF-1600-IntermediateValues"),
-        "{wrong}"
-    );
+    assert_case(wrong, "wrong", "KeccakF-1600-IntermediateValues");
 }
 
 #[test]
@@ -1118,14 +1080,7 @@ fn manifest_errors_name_the_file_and_exit_2() {
         "8",
     ]);
     let r = &run["results"][0];
-    assert_eq!(r["status"], "failed");
-    assert!(
-        r["message"]
-            .as_str()
-            .unwrap()
-            .contains("does not export `crypto_hash`"),
-        "{r}"
-    );
+    assert_case(r, "failed", "does not export `crypto_hash`");
 }
 
 /// Ctrl-C, as a terminal sends it (to the run and its worker at once): the run stops,
