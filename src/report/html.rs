@@ -159,7 +159,8 @@ dl.machine dd { margin: 0; }
 .table-wrap { overflow-x: auto; margin: 8px 0 12px; }
 table { border-collapse: collapse; font-size: 13.5px; font-variant-numeric: tabular-nums; }
 th, td { padding: 5px 10px; border-bottom: 1px solid var(--line); text-align: left; vertical-align: top; }
-th, td.num, td:first-child, td[class^="v-"] { white-space: nowrap; }
+td.num, td:first-child, td[class^="v-"] { white-space: nowrap; }
+th { min-width: 4em; }
 th { background: var(--panel); font-weight: 600; }
 tbody tr:nth-child(even) td { background: #fafbfc; }
 td.num { text-align: right; }
