@@ -164,6 +164,7 @@ th { min-width: 4em; }
 th { background: var(--panel); font-weight: 600; }
 tbody tr:nth-child(even) td { background: #fafbfc; }
 td.num { text-align: right; }
+span.vs { color: var(--muted); }
 td.bad, td.v-regressed { color: #c62a1f; font-weight: 600; }
 td.v-improved { color: #1a8548; font-weight: 600; }
 td.v-within-noise { color: #a86200; }
@@ -342,6 +343,19 @@ fn heat(rows: &[MatrixRow]) -> Option<Vec<Vec<Option<String>>>> {
     Some(colours)
 }
 
+/// A comparison's first cell names two implementations, too wide for one line in a table
+/// of nine columns: the baseline goes on a line of its own (names never hold a space).
+fn cell_html(column: usize, cell: &str) -> String {
+    match cell.split_once(" vs ") {
+        Some((candidate, baseline)) if column == 0 => format!(
+            "{}<br><span class=\"vs\">vs {}</span>",
+            escape(candidate),
+            escape(baseline)
+        ),
+        _ => escape(cell),
+    }
+}
+
 /// `colours`, where given, is a background per cell.
 fn table(
     headers: &[String],
@@ -379,7 +393,7 @@ fn table(
                 .as_ref()
                 .and_then(|c| c[r][i].as_ref())
                 .map_or(String::new(), |bg| format!(" style=\"background:{bg}\""));
-            s += &format!("<td{class}{style}>{}</td>", escape(cell));
+            s += &format!("<td{class}{style}>{}</td>", cell_html(i, cell));
         }
         s += "</tr>\n";
     }
@@ -463,6 +477,25 @@ mod tests {
         assert!(
             html.contains("hsl("),
             "the variant x target matrix is coloured"
+        );
+    }
+
+    #[test]
+    fn a_comparison_names_its_baseline_on_a_second_line() {
+        let html = table(
+            &["Candidate vs baseline".into(), "Note".into()],
+            &[vec![format!("a/x{EVIL} vs b/y"), "c vs d".into()]],
+            None,
+        );
+        assert!(
+            html.contains(
+                "<td>a/x&lt;script&gt;alert(1)&lt;/script&gt;<br><span class=\"vs\">vs b/y</span></td>"
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains("<td>c vs d</td>"),
+            "only the first column: {html}"
         );
     }
 

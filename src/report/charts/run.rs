@@ -282,20 +282,32 @@ pub fn forest(title: &str, comparisons: &[Comparison], noise_pct: f64) -> Option
     })
 }
 
+fn forest_label(c: &Comparison, with_operation: bool) -> String {
+    let params = c.params.to_string();
+    // Across runs the candidate is a case id, which already names both.
+    let case_id_suffix = format!("/{} {params}", c.operation);
+    if c.candidate.ends_with(case_id_suffix.trim_end()) {
+        return format!("{} vs {}", c.candidate, c.baseline);
+    }
+    let what = if with_operation {
+        format!("{} {params}", c.operation)
+    } else {
+        params
+    };
+    format!("{} vs {} {what}", c.candidate, c.baseline)
+        .trim_end()
+        .to_string()
+}
+
 fn draw_forest(comparisons: &[Comparison], noise_pct: f64) -> Result<String, String> {
     const MAX_LABEL: usize = 72;
+    // As in the table: where several operations are compared (a KEM's keypair, encaps
+    // and decaps), each row names its own, or three rows read the same.
+    let operations: std::collections::BTreeSet<&str> =
+        comparisons.iter().map(|c| c.operation.as_str()).collect();
     let labels: Vec<String> = comparisons
         .iter()
-        .map(|c| {
-            // Across runs the candidate is a case id, which already ends with its parameters.
-            let params = c.params.to_string();
-            let l = if c.candidate.ends_with(&params) {
-                format!("{} vs {}", c.candidate, c.baseline)
-            } else {
-                format!("{} vs {} {params}", c.candidate, c.baseline)
-            };
-            fit_label(l.trim_end(), MAX_LABEL)
-        })
+        .map(|c| fit_label(&forest_label(c, operations.len() > 1), MAX_LABEL))
         .collect();
     let lo = comparisons
         .iter()
@@ -396,4 +408,53 @@ fn draw_lanes(lanes: &[LaneSpeedup]) -> Result<String, String> {
         row_px: 22,
         legend: &entries,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::Params;
+    use crate::stats::Interval;
+    use crate::stats::Verdict;
+
+    fn comparison(candidate: &str, operation: &str, params: Params) -> Comparison {
+        Comparison {
+            baseline: "c/kem/o2".into(),
+            candidate: candidate.into(),
+            operation: operation.into(),
+            params,
+            median_baseline: 1.0,
+            median_candidate: 1.0,
+            difference: 0.0,
+            change_pct: Interval {
+                estimate: 0.0,
+                lo: 0.0,
+                hi: 0.0,
+                level: 0.95,
+            },
+            stdev_baseline: 0.0,
+            stdev_candidate: 0.0,
+            p_value: 1.0,
+            processes: [10, 10],
+            p_floor: None,
+            verdict: Verdict::NoChange,
+            clock_change_pct: None,
+            time_change_pct: None,
+        }
+    }
+
+    #[test]
+    fn forest_rows_name_the_operation_where_several_are_compared() {
+        let keypair = comparison("c/kem/o3", "keypair", Params::new());
+        assert_eq!(forest_label(&keypair, true), "c/kem/o3 vs c/kem/o2 keypair");
+        assert_eq!(forest_label(&keypair, false), "c/kem/o3 vs c/kem/o2");
+        let hash = comparison("c/h/o3", "hash", Params::new().with("len", 64));
+        assert_eq!(forest_label(&hash, true), "c/h/o3 vs c/kem/o2 hash len=64");
+        assert_eq!(forest_label(&hash, false), "c/h/o3 vs c/kem/o2 len=64");
+        let across_runs = comparison("c/h/o3/hash len=64", "hash", Params::new().with("len", 64));
+        assert_eq!(
+            forest_label(&across_runs, true),
+            "c/h/o3/hash len=64 vs c/kem/o2"
+        );
+    }
 }
