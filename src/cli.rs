@@ -147,10 +147,10 @@ pub struct RunArgs {
     /// Compare every case with the same case in the named baseline (or run id).
     #[arg(long, value_name = "NAME")]
     pub baseline: Option<String>,
-    /// With --baseline: compare even when the baseline was taken with another counter, CPU model or tool version.
+    /// With --baseline: compare even when the baseline was taken with another counter, CPU model, tool version, GLIBC_TUNABLES or OPENSSL_ia32cap.
     #[arg(long)]
     pub force: bool,
-    /// Exit with status 3 when any comparison regressed beyond the noise threshold.
+    /// Exit with status 3 when a comparison regressed beyond the noise threshold, or could not be made for a reason that could hide a regression (the candidate crashed or gave wrong output). With --baseline only the comparisons against the baseline count; without, the run's own (--against, an experiment's).
     #[arg(long)]
     pub fail_on_regression: bool,
     /// Also write the run as a self-contained HTML report (tables and charts) to PATH.

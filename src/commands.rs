@@ -228,7 +228,12 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         );
     }
     if args.fail_on_regression {
-        check_gate_can_decide(&plan.analysis, processes, args.baseline.is_some())?;
+        check_gate_can_decide(
+            &plan.analysis,
+            processes,
+            &args.verdict.into(),
+            args.baseline.is_some(),
+        )?;
     }
     if (args.estimate || args.kat_dir.is_some()) && plan.external.is_empty() {
         eprintln!(
@@ -385,6 +390,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
 fn check_gate_can_decide(
     spec: &experiment::AnalysisSpec,
     processes: usize,
+    verdict: &analysis::VerdictOptions,
     has_baseline: bool,
 ) -> Result<()> {
     if !crate::stats::interval_reachable(processes, processes, analysis::LEVEL) {
@@ -392,6 +398,15 @@ fn check_gate_can_decide(
             "--fail-on-regression with --processes {processes}: that few worker processes per case cannot give a {:.0} % interval of a change, so no comparison could be made and the gate could pass nothing; use --processes 4 or more",
             100.0 * analysis::LEVEL
         );
+    }
+    if verdict.test == analysis::Test::MannWhitney {
+        let floor = crate::stats::mann_whitney_p_floor(processes, processes).unwrap_or(1.0);
+        if floor > verdict.significance {
+            bail!(
+                "--fail-on-regression with --processes {processes} and --significance {}: the smallest p-value a Mann-Whitney test of {processes} against {processes} processes can give is {floor:.3}, so no change could ever be significant and the gate could pass nothing; use more processes or a larger --significance",
+                verdict.significance
+            );
+        }
     }
     if !spec.compares() && !has_baseline {
         bail!(

@@ -186,6 +186,59 @@ fn a_planted_regression_is_found_and_gates_ci() {
     assert!((60.0..140.0).contains(&change), "{c}");
 }
 
+/// Against a stored baseline, the gate looks at the change since the baseline, not at the
+/// run's own comparison of two implementations (where "slower" is what is being shown).
+#[test]
+fn against_a_baseline_only_the_changes_since_it_gate() {
+    let env = Env::new();
+    let pair = [
+        "run",
+        "rustcrypto/chacha20/",
+        "test-slower",
+        "--against",
+        "rustcrypto/chacha20",
+        "--sizes",
+        "1024",
+        "--samples",
+        "64",
+        "--layouts",
+        "1",
+        "--processes",
+        "4",
+        // Wide enough that the same code in two runs is never beyond it, narrow enough
+        // that the plant (about +100 %) always is.
+        "--noise-threshold",
+        "40",
+    ];
+    env.run_ok(&[pair.as_slice(), &["--save-baseline", "main"]].concat());
+    let out = env.cmd(
+        &[
+            pair.as_slice(),
+            &[
+                "--baseline",
+                "main",
+                "--fail-on-regression",
+                "--format",
+                "json",
+            ],
+        ]
+        .concat(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(run["comparisons"][0]["verdict"], "regressed", "{run}");
+
+    // Without a baseline, the run's own comparison is the gate.
+    let out = env.cmd(&[pair.as_slice(), &["--fail-on-regression"]].concat());
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn an_identical_implementation_passes_the_gate() {
     let env = Env::new();
@@ -257,6 +310,24 @@ fn a_comparison_that_cannot_be_made_says_why_and_stops_the_gate() {
     assert_bad_input(
         &env.cmd(&[three.as_slice(), &["--fail-on-regression"]].concat()),
         "use --processes 4 or more",
+    );
+    // 4 + 4 can give an interval, but no p-value under 2/70 = 0.029.
+    assert_bad_input(
+        &env.cmd(
+            &[
+                pair.as_slice(),
+                &quick,
+                &[
+                    "--processes",
+                    "4",
+                    "--significance",
+                    "0.01",
+                    "--fail-on-regression",
+                ],
+            ]
+            .concat(),
+        ),
+        "the smallest p-value a Mann-Whitney test of 4 against 4 processes can give is 0.029",
     );
     assert_eq!(env.json(&["history", "--format", "json"]), before);
 

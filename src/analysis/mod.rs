@@ -111,18 +111,16 @@ pub struct Analysis {
 impl Analysis {
     /// What stops a regression gate, described: every comparison that regressed beyond
     /// the noise threshold, and every one that could not be made for a reason that
-    /// could hide a regression.
+    /// could hide a regression. Against a stored baseline only the comparisons with it
+    /// count: the run's own (ChaCha20's RNG against rand_chacha's) compare two
+    /// implementations, where "slower" is a finding, not a regression.
     pub fn regressions(&self) -> Vec<String> {
-        let across = self.against_baseline.iter();
-        let comparisons = self
-            .comparisons
-            .iter()
-            .chain(across.clone().flat_map(|r| r.comparisons.iter()));
-        let not_compared = self
-            .not_compared
-            .iter()
-            .chain(across.flat_map(|r| r.not_compared.iter()));
+        let (comparisons, not_compared) = match &self.against_baseline {
+            Some(r) => (&r.comparisons, &r.not_compared),
+            None => (&self.comparisons, &self.not_compared),
+        };
         comparisons
+            .iter()
             .filter(|c| c.verdict == Verdict::Regressed)
             .map(|c| {
                 format!(
@@ -135,7 +133,7 @@ impl Analysis {
                     c.p_value
                 )
             })
-            .chain(not_compared.filter(|n| n.blocks_gate).map(|n| {
+            .chain(not_compared.iter().filter(|n| n.blocks_gate).map(|n| {
                 format!(
                     "{} vs {}: not compared: {}",
                     with_params(&n.candidate, &n.params),
