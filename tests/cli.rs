@@ -922,7 +922,12 @@ fn an_edit_to_a_source_or_header_in_a_subdirectory_rebuilds() {
         "json",
     ]);
     let run = env.json(&args);
-    assert_eq!(run["results"][0]["verified"], true, "{run}");
+    // A toy hash has nothing to be checked against: measured, but not called verified.
+    assert_case(
+        &run["results"][0],
+        "ok",
+        "no known answers or independent implementation",
+    );
 
     std::fs::write(dir.join("src/status.h"), "#define STATUS -1\n").unwrap();
     let run = env.json_with_failures(&args);
@@ -981,9 +986,14 @@ fn c_aeads_that_accept_forgeries_are_refused() {
         "toy-aeads/toy-aead/o1@native",
         "toy-aeads/toy-aead/o2@native",
     ] {
+        // Round trips and forgeries pass, but with no known answers nothing says the
+        // ciphertext is right: measured, and not called verified.
         let fine = result(&run, name);
-        assert_eq!(fine["verified"], true, "{fine}");
+        assert_case(fine, "ok", "no known answers or independent implementation");
+        assert_eq!(fine["verified"], false, "{fine}");
     }
+    let text = env.run_ok(&["report", "latest"]);
+    assert!(text.contains("checked in part (see note)"), "{text}");
     for (name, forgery) in [
         ("unauthenticated-ad", "accepted changed associated data"),
         ("unauthenticated-last-byte", "accepted a changed ciphertext"),

@@ -41,6 +41,15 @@ pub struct CaseStats {
     pub measured: Option<Measured>,
 }
 
+impl CaseStats {
+    /// Measured after a correctness check that left nothing out. Where the check had
+    /// caveats (no known answers to check against, a KAT file missing) they are the
+    /// case's message; a case that failed in a later process has figures of the earlier.
+    pub fn verified(&self) -> bool {
+        self.measured.is_some() && self.status == CaseStatus::Ok && self.message.is_none()
+    }
+}
+
 /// Counts per second, where the counter ticks at a known rate (TSC, nanoseconds), or
 /// at the core clock measured when the run started (estimated core cycles, for runs
 /// stored before each case kept the clock beside its samples).

@@ -225,11 +225,20 @@ impl<A: Api> Loaded for Build<A> {
 
     fn caveats(&self) -> Vec<String> {
         let mut c = Vec::new();
-        if !A::has_reference(self) && self.peer.is_none() {
-            c.push(format!(
-                "{}: no known answers or independent implementation to check against",
-                self.name
-            ));
+        // Agreeing with another variant of the same source only shows the compilers agree:
+        // without known answers the first variant is checked against nothing, so the
+        // others are not either.
+        if !A::has_reference(self) {
+            c.push(match &self.peer {
+                None => format!(
+                    "{}: no known answers or independent implementation to check against",
+                    self.name
+                ),
+                Some(peer) => format!(
+                    "{}: no known answers or independent implementation to check against; agrees with {}",
+                    self.name, peer.name
+                ),
+            });
         }
         c.extend(
             self.gate_notes
