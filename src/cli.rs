@@ -58,7 +58,7 @@ pub enum Command {
     },
     /// The median of every case over the stored runs, oldest first (optionally only the cases whose id contains FILTER).
     History {
-        /// Show only the cases whose id (`provider/algorithm/operation/params`) contains this.
+        /// Show only the cases whose id (`provider/algorithm/operation params`, e.g. `rustcrypto/chacha20/xor len=1024`) contains this.
         filter: Option<String>,
         #[command(flatten)]
         output: OutputArgs,
@@ -87,7 +87,7 @@ pub enum ImportSource {
         #[arg(long, default_value = "cryptobench.db", env = "CRYPTOBENCH_DB")]
         db: PathBuf,
     },
-    /// The output of `openssl speed -mr` (its `+H:` and `+F:` lines), e.g. `openssl speed -mr -evp aes-128-gcm 2>&1 > speed.txt`.
+    /// The output of `openssl speed -mr` (its `+H:` and `+F:` lines), e.g. `openssl speed -mr -evp aes-128-gcm > speed.txt`.
     OpensslSpeed {
         /// A file holding the output of `openssl speed -mr`.
         file: PathBuf,
@@ -106,7 +106,7 @@ pub enum CriterionUnit {
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// An experiment name (see `cryptobench list`), filters over `provider/algorithm/operation` names, or manifests (path/to/manifest.toml) of C implementations. Default: chacha20-rng.
+    /// An experiment name (see `cryptobench list`), filters over `provider/algorithm/operation` names, or manifests (path/to/manifest.toml) of C implementations. Default: chacha20-rng. Filters and manifests measure lengths 64, 1024 and 16384 (or --sizes), an XOF's output at 32 bytes and an AEAD without associated data; an experiment sets its own.
     pub targets: Vec<String>,
     /// Message lengths, comma-separated: bytes or with a unit (1024,16KiB); overrides the experiment's.
     #[arg(long, value_delimiter = ',', value_parser = parse_size)]
@@ -206,7 +206,7 @@ pub enum Format {
     Md,
     /// One JSON object.
     Json,
-    /// Comma-separated values, one row per case.
+    /// Comma-separated values: a row per case, repeated for each comparison it is the candidate of (a run's ratio, slope and lane tables are in the other formats).
     Csv,
     /// One self-contained page with tables and charts (no network needed to view it).
     Html,

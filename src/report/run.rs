@@ -353,7 +353,7 @@ fn comparison_table(blocks: &mut Vec<Block>, comparisons: &[Comparison], unit: &
                 "Params".into()
             },
             format!("Baseline / Candidate ({unit})"),
-            format!("Difference ({unit})"),
+            format!("Difference ({unit}, baseline - candidate)"),
             "Overhead [95 % CI]".into(),
             "Stdev baseline / candidate".into(),
             "p".into(),
