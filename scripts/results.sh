@@ -13,7 +13,7 @@ for exp in "$@"; do
     case $exp in
         chacha20-rng) title="chacha20-rng: the seed experiment as measured" ;;
         keccak-xn) title="keccak-xn: N-way SHAKE against N single calls" ;;
-        spook) title="spook: every variant x target, v1 and v2"; args=(--processes 4 --estimate) ;;
+        spook) title="spook: every variant x target, v1 and v2"; args=(--processes 6 --estimate) ;;
         c-variants) title="c-variants: the shipped C examples, baseline vs variant"; args=(--estimate) ;;
         *) title="$exp" ;;
     esac

@@ -40,7 +40,19 @@ fn assert_case(case: &Value, status: &str, says: &str) {
 #[test]
 fn seed_experiment_runs_verified_and_report_repeats_it() {
     let env = Env::new();
-    let run = env.json(&with_quick(&["run", "chacha20-rng", "--format", "json"]));
+    // 6 processes, the fewest a 95 % interval is given for (ratios need them too).
+    let run = env.json(&[
+        "run",
+        "chacha20-rng",
+        "--format",
+        "json",
+        "--samples",
+        "128",
+        "--processes",
+        "6",
+        "--layouts",
+        "2",
+    ]);
     let rs = results(&run);
     assert_eq!(rs.len(), 15);
     for r in rs {
@@ -304,6 +316,9 @@ fn a_comparison_that_cannot_be_made_says_why_and_stops_the_gate() {
         text.contains("Not compared: test-slower/chacha20 len=1024 vs rustcrypto/chacha20"),
         "{text}"
     );
+    // Nor has a case of 3 processes an interval of its own: said, and none printed.
+    assert!(text.contains("no intervals"), "{text}");
+    assert_eq!(run["results"][0]["median_ci95"], Value::Null, "{run}");
 
     // Asked to gate on it, the run is refused before anything is measured.
     let before = env.json(&["history", "--format", "json"]);

@@ -10,7 +10,8 @@ pub struct Measured {
     pub clusters: usize,
     pub calls_per_sample: Option<u64>,
     pub summary: Summary,
-    /// Median counts per call with its 95 % interval (clusters resampled).
+    /// Median counts per call with its 95 % interval (clusters resampled); without one
+    /// ([`Measured::has_interval`]) the interval is the point.
     pub median: Interval,
     pub per_byte: Option<Interval>,
     /// Where the counter ticks at a known rate (TSC, ns), or measured the core clock
@@ -27,6 +28,8 @@ pub struct Measured {
     /// The raw samples' shape, for box plots, with at most [`MARKED_OUTLIERS`] outliers
     /// marked a side.
     pub distribution: BoxPlot,
+    /// Whether `median` and `per_byte` have an interval at all.
+    interval: bool,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -92,18 +95,37 @@ pub(super) fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measure
         return None;
     }
     let all: Vec<f64> = c.clusters.iter().flatten().copied().collect();
-    let (summary, median) = match all[..] {
-        [x] => single_sample(x)?,
+    let (summary, median, interval) = match all[..] {
+        [x] => single_sample(x).map(|(s, m)| (s, m, false))?,
         _ => {
+            let summary = Summary::of(&all)?;
             let refs: Vec<&[f64]> = c.clusters.iter().map(Vec::as_slice).collect();
-            let median = if refs.len() >= 2 {
-                stats::cluster_bootstrap_ci(&refs, median_of, RESAMPLES, LEVEL, seed_of(&c.key))?
-            } else {
+            let ci = if refs.len() >= stats::min_clusters(LEVEL) {
+                Some(stats::cluster_bootstrap_ci(
+                    &refs,
+                    median_of,
+                    RESAMPLES,
+                    LEVEL,
+                    seed_of(&c.key),
+                )?)
+            } else if refs.len() == 1 && header.imported().is_some() {
+                // One criterion benchmark: its samples are taken as independent, as
+                // criterion takes them. Measured here, one process's samples share its
+                // offset, and an interval from them would be far too narrow.
                 let mut sorted = all.clone();
                 sorted.sort_by(f64::total_cmp);
-                stats::median_ci(&sorted, LEVEL)?
+                stats::median_ci(&sorted, LEVEL)
+            } else {
+                // Too few processes for any 95 % interval: the figure, and no claim.
+                None
             };
-            (Summary::of(&all)?, median)
+            let point = Interval {
+                estimate: summary.median,
+                lo: summary.median,
+                hi: summary.median,
+                level: LEVEL,
+            };
+            (summary, ci.unwrap_or(point), ci.is_some())
         }
     };
     let per_byte = c.bytes.filter(|&b| b > 0).map(|b| Interval {
@@ -132,14 +154,17 @@ pub(super) fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measure
         process_spread_pct,
         outliers: stats::tukey(&all),
         distribution: BoxPlot::of(&all, MARKED_OUTLIERS),
+        interval,
     })
 }
 
 impl Measured {
-    /// Whether the figures come with an interval: a single measurement has none, and
-    /// its zero-width one printed as `±0.00 %` would claim a precision nobody measured.
+    /// Whether the figures come with an interval: a single measurement has none, nor
+    /// has a run of fewer processes than a 95 % interval needs
+    /// ([`stats::min_clusters`]); a zero-width one printed as `±0.00 %` would claim a
+    /// precision nobody measured.
     pub fn has_interval(&self) -> bool {
-        self.samples > 1
+        self.interval
     }
 }
 

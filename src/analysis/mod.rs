@@ -503,10 +503,30 @@ mod tests {
     }
 
     #[test]
+    fn fewer_processes_than_an_interval_needs_give_the_figure_and_no_interval() {
+        let h = header(None);
+        let five =
+            case::measure_case(&case("x", &[100.0, 101.0, 99.0, 102.0, 98.0], &[]), &h).unwrap();
+        assert!(!five.has_interval());
+        assert_eq!(five.median.estimate, 100.0);
+        assert_eq!((five.median.lo, five.median.hi), (100.0, 100.0));
+        let six = case::measure_case(
+            &case("x", &[100.0, 101.0, 99.0, 102.0, 98.0, 100.5], &[]),
+            &h,
+        )
+        .unwrap();
+        assert!(six.has_interval());
+        assert!(six.median.lo < six.median.estimate && six.median.estimate < six.median.hi);
+        // One process measured here: its samples share its offset, so no interval either.
+        let one = case::measure_case(&case("x", &[100.0], &[]), &h).unwrap();
+        assert!(!one.has_interval());
+    }
+
+    #[test]
     fn a_lane_speedup_in_time_is_the_cycles_speedup_times_the_clock_ratio() {
-        let single = case("cryptobench/shake256-x1-scalar", &[4000.0; 4], &[1.40; 4]);
+        let single = case("cryptobench/shake256-x1-scalar", &[4000.0; 6], &[1.40; 6]);
         // Four lanes in 2000 cycles (2x) at a clock 10 % lower: 1.8x in time.
-        let lanes = case("cryptobench/shake256-x4-avx2", &[8000.0; 4], &[1.26; 4]);
+        let lanes = case("cryptobench/shake256-x4-avx2", &[8000.0; 6], &[1.26; 6]);
         let run = StoredRun {
             header: header(None),
             cases: vec![single, lanes],

@@ -66,6 +66,9 @@ pub(super) fn matrix_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                     None => None,
                 };
                 let measured = match (figure, &c.measured, c.status) {
+                    (Some(f), Some(m), _) if !m.has_interval() => {
+                        (if per_call { fmt_count } else { fmt_per_byte })(f.estimate)
+                    }
                     (Some(f), _, _) if per_call => fmt_interval(f, fmt_count),
                     (Some(f), _, _) => fmt_interval(f, fmt_per_byte),
                     (None, Some(_), _) => String::new(),

@@ -48,13 +48,23 @@ pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
             "Imported from {} ({}); figures are medians per call, intervals 95 %.",
             from.source, from.note
         ))),
-        RunOrigin::Measured { run, .. } => blocks.push(Block::Line(format!(
-            "Each case: {} x {}, {}; figures are medians per call, intervals 95 % (clusters resampled).",
-            counted(run.processes, "worker process", "worker processes"),
-            counted(run.layouts, "memory layout", "memory layouts"),
-            run.cpu
-                .map_or("not pinned".to_string(), |c| format!("pinned to CPU {c}"))
-        ))),
+        RunOrigin::Measured { run, .. } => {
+            let least = crate::stats::min_clusters(crate::analysis::LEVEL);
+            let intervals = if run.processes as usize >= least {
+                "intervals 95 % (processes resampled)".to_string()
+            } else {
+                format!(
+                    "no intervals (nor the ratio, slope and lane speed-up tables, given only with theirs): a 95 % interval needs {least} or more worker processes (--processes), whose medians vary"
+                )
+            };
+            blocks.push(Block::Line(format!(
+                "Each case: {} x {}, {}; figures are medians per call, {intervals}.",
+                counted(run.processes, "worker process", "worker processes"),
+                counted(run.layouts, "memory layout", "memory layouts"),
+                run.cpu
+                    .map_or("not pinned".to_string(), |c| format!("pinned to CPU {c}"))
+            )))
+        }
         RunOrigin::Bulk { .. } | RunOrigin::Unreadable(_) => {}
     }
 

@@ -22,7 +22,9 @@ mod u_dist;
 #[cfg(test)]
 mod test_rng;
 
-pub use bootstrap::{cluster_bootstrap_ci, cluster_bootstrap_ratio_ci, cluster_bootstrap_two_ci};
+pub use bootstrap::{
+    cluster_bootstrap_ci, cluster_bootstrap_ratio_ci, cluster_bootstrap_two_ci, min_clusters,
+};
 pub use compare::{
     MannWhitney, Method, Welch, hodges_lehmann, interval_reachable, mann_whitney,
     mann_whitney_p_floor, relative_change, welch_t,
