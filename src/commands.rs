@@ -403,8 +403,9 @@ fn check_gate_can_decide(
         let floor = crate::stats::mann_whitney_p_floor(processes, processes).unwrap_or(1.0);
         if floor > verdict.significance {
             bail!(
-                "--fail-on-regression with --processes {processes} and --significance {}: the smallest p-value a Mann-Whitney test of {processes} against {processes} processes can give is {floor:.3}, so no change could ever be significant and the gate could pass nothing; use more processes or a larger --significance",
-                verdict.significance
+                "--fail-on-regression with --processes {processes} and --significance {}: the smallest p-value a Mann-Whitney test of {processes} against {processes} processes can give is {}, so no change could ever be significant and the gate could pass nothing; use more processes or a larger --significance",
+                verdict.significance,
+                crate::stats::fmt_p(floor)
             );
         }
     }

@@ -326,7 +326,7 @@ fn a_comparison_that_cannot_be_made_says_why_and_stops_the_gate() {
         &env.cmd(&[three.as_slice(), &["--fail-on-regression"]].concat()),
         "use --processes 4 or more",
     );
-    // 4 + 4 can give an interval, but no p-value under 2/70 = 0.029.
+    // 4 + 4 can give an interval, but no p-value under 2/70 = 0.0286.
     assert_bad_input(
         &env.cmd(
             &[
@@ -342,7 +342,7 @@ fn a_comparison_that_cannot_be_made_says_why_and_stops_the_gate() {
             ]
             .concat(),
         ),
-        "the smallest p-value a Mann-Whitney test of 4 against 4 processes can give is 0.029",
+        "the smallest p-value a Mann-Whitney test of 4 against 4 processes can give is 0.0286",
     );
     assert_eq!(env.json(&["history", "--format", "json"]), before);
 

@@ -107,8 +107,9 @@ pub(super) fn compare_cases(
         return Err(not_compared(
             format!(
                 "{} and {} independent measurements (worker processes, bulk runs or imported \
-                 tables) are too few for a {:.0} % interval of the change: each side needs 4 or \
-                 more (run --processes, bulk --runs)",
+                 tables) are too few for a {:.0} % interval of the change: 4 a side is the \
+                 fewest when both sides have as many (3 and 5, 2 and 8 or 1 and 40 reach it \
+                 too; run --processes, bulk --runs)",
                 a.len(),
                 b.len(),
                 100.0 * LEVEL

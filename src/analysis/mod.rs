@@ -124,13 +124,16 @@ impl Analysis {
             .filter(|c| c.verdict == Verdict::Regressed)
             .map(|c| {
                 format!(
-                    "{} vs {}: {:+.2} % [{:+.2}, {:+.2}], p = {:.3}",
+                    "{} vs {}: {:+.2} % [{:+.2}, {:+.2}], p {}",
                     with_params(&c.candidate, &c.params),
                     c.baseline,
                     c.change_pct.estimate,
                     c.change_pct.lo,
                     c.change_pct.hi,
-                    c.p_value
+                    match stats::fmt_p(c.p_value) {
+                        p if p.starts_with('<') => p,
+                        p => format!("= {p}"),
+                    }
                 )
             })
             .chain(not_compared.iter().filter(|n| n.blocks_gate).map(|n| {

@@ -78,10 +78,4 @@ pub(super) fn fmt_pct(i: &Interval) -> String {
     format!("{:+.2} % [{:+.2}, {:+.2}]", i.estimate, i.lo, i.hi)
 }
 
-pub(super) fn fmt_p(p: f64) -> String {
-    if p < 0.001 {
-        "< 0.001".into()
-    } else {
-        format!("{p:.3}")
-    }
-}
+pub(super) use crate::stats::fmt_p;

@@ -188,7 +188,7 @@ mod tests {
         assert_eq!(
             notes,
             [
-                "p: 2 comparisons are at p 0.029, the smallest a Mann-Whitney test of 4 against 4 processes can give (every process of one side beyond every one of the other); more --processes let the test say more."
+                "p: 2 comparisons are at p 0.0286, the smallest a Mann-Whitney test of 4 against 4 processes can give (every process of one side beyond every one of the other); more --processes let the test say more."
             ]
         );
         // With 10 processes a side the floor reads "< 0.001" in the table: nothing to say.

@@ -10,7 +10,7 @@ use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 use super::interval::{Interval, valid_level};
 use super::summary::{all_finite, mean, median, quantile_sorted, std_dev};
-use super::u_dist::u_cdf;
+use super::u_dist::{tied_rank_sum_p, u_cdf};
 
 /// How a [`MannWhitney`] p-value was computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,6 +54,9 @@ pub struct Welch {
 ///   the exact distribution is small enough to compute (at least up to 60 + 60,
 ///   or 10 + 10 000); this equals `scipy.stats.mannwhitneyu(a, b,
 ///   method="exact")`;
+/// * [`Method::Exact`] too with ties, up to 80 values in all: the distribution of
+///   the rank sum over the arrangements of these mid-ranks, twice the smaller tail
+///   (scipy's `permutation_test` of the rank sum, two-sided, enumerated);
 /// * [`Method::Normal`] otherwise: normal approximation with the tie-corrected
 ///   variance and a continuity correction of 1/2, equal to
 ///   `scipy.stats.mannwhitneyu(a, b, method="asymptotic", use_continuity=True)`.
@@ -77,6 +80,19 @@ pub fn mann_whitney(a: &[f64], b: &[f64]) -> Option<MannWhitney> {
         return Some(MannWhitney {
             u,
             p_value: p.min(1.0),
+            method: Method::Exact,
+        });
+    }
+
+    // Ties: exact over the arrangements of these very ranks while that is cheap. The
+    // normal approximation can give a p below any the data allow (4 against 4, all
+    // tied within each side: 0.013 where no arrangement is rarer than 2/70).
+    if ranks.tie_term > 0.0
+        && let Some(p_value) = tied_rank_sum_p(&ranks.doubled, a.len(), ranks.doubled_sum_a)
+    {
+        return Some(MannWhitney {
+            u,
+            p_value,
             method: Method::Exact,
         });
     }
@@ -189,6 +205,17 @@ pub fn relative_change(a: &[f64], b: &[f64], level: f64) -> Option<Interval> {
     })
 }
 
+/// A p-value as reports print it: three significant digits, so that 0.0496 beside
+/// "regressed" at a significance of 0.05 does not read 0.050; below 0.001, "< 0.001".
+pub fn fmt_p(p: f64) -> String {
+    if p < 0.001 {
+        "< 0.001".into()
+    } else {
+        let decimals = (2 - p.log10().floor() as i32).max(0) as usize;
+        format!("{p:.decimals$}")
+    }
+}
+
 fn valid_pair(a: &[f64], b: &[f64]) -> bool {
     !a.is_empty() && !b.is_empty() && all_finite(a) && all_finite(b)
 }
@@ -199,6 +226,9 @@ struct Ranks {
     sum_a: f64,
     /// `Σ (t³ - t)` over groups of `t` tied values; zero iff there are no ties.
     tie_term: f64,
+    /// Twice each pooled value's mid-rank (integers), in sorted order, and twice `sum_a`.
+    doubled: Vec<u64>,
+    doubled_sum_a: u64,
 }
 
 impl Ranks {
@@ -208,17 +238,26 @@ impl Ranks {
         pooled.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
 
         let (mut sum_a, mut tie_term) = (0.0, 0.0);
+        let (mut doubled, mut doubled_sum_a) = (Vec::with_capacity(pooled.len()), 0);
         let mut start = 0;
         for group in pooled.chunk_by(|x, y| x.0 == y.0) {
             let t = group.len() as f64;
             // Ranks start+1 ..= start+t share their mean.
             let mid_rank = start as f64 + (t + 1.0) / 2.0;
-            let from_a = group.iter().filter(|x| x.1).count() as f64;
-            sum_a += mid_rank * from_a;
+            let from_a = group.iter().filter(|x| x.1).count();
+            sum_a += mid_rank * from_a as f64;
             tie_term += t * t * t - t;
+            let twice = (2 * start + group.len() + 1) as u64;
+            doubled.extend(std::iter::repeat_n(twice, group.len()));
+            doubled_sum_a += twice * from_a as u64;
             start += group.len();
         }
-        Ranks { sum_a, tie_term }
+        Ranks {
+            sum_a,
+            tie_term,
+            doubled,
+            doubled_sum_a,
+        }
     }
 }
 
@@ -266,6 +305,17 @@ fn moses_rank_normal(n1: usize, n2: usize, tail: f64) -> usize {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn p_values_print_with_three_significant_digits() {
+        assert_eq!(fmt_p(0.0496), "0.0496");
+        assert_eq!(fmt_p(0.05), "0.0500");
+        assert_eq!(fmt_p(2.0 / 70.0), "0.0286");
+        assert_eq!(fmt_p(0.5), "0.500");
+        assert_eq!(fmt_p(1.0), "1.00");
+        assert_eq!(fmt_p(0.00124), "0.00124");
+        assert_eq!(fmt_p(0.000999), "< 0.001");
+    }
 
     #[test]
     fn p_floor_is_the_p_of_two_samples_that_do_not_overlap() {
@@ -349,12 +399,30 @@ mod tests {
     }
 
     #[test]
-    fn mann_whitney_ties_use_corrected_normal() {
-        // stats.mannwhitneyu(A3, B3, method='asymptotic', use_continuity=True)
-        //   -> statistic 11.5, pvalue 0.002266793558073938
+    fn mann_whitney_small_ties_are_exact_over_their_arrangements() {
+        // Enumerated: every choice of 10 of the 21 pooled positions for A3, with
+        // scipy.stats.rankdata mid-ranks, p = 2 min(#(S >= s), #(S <= s)) / C(21, 10)
+        //   -> 0.0012361219791560349. (The normal approximation,
+        // stats.mannwhitneyu(A3, B3, method='asymptotic'), says 0.002266793558073938.)
         let r = mann_whitney(&A3, &B3).unwrap();
-        assert_eq!((r.u, r.method), (11.5, Method::Normal));
-        assert_close(r.p_value, 0.002266793558073938, 1e-10);
+        assert_eq!((r.u, r.method), (11.5, Method::Exact));
+        assert_close(r.p_value, 0.0012361219791560349, 1e-10);
+        // All tied within each side, 4 against 4: no arrangement is rarer than 1 in 70,
+        // so p is 2/70, the floor (the normal approximation gave 0.013, below it).
+        let r = mann_whitney(&[100.0; 4], &[95.0; 4]).unwrap();
+        assert_close(r.p_value, mann_whitney_p_floor(4, 4).unwrap(), 1e-12);
+    }
+
+    #[test]
+    fn mann_whitney_large_ties_use_corrected_normal() {
+        // stats.mannwhitneyu(A3 * 5, B3 * 5, method='asymptotic', use_continuity=True)
+        //   -> statistic 287.5, pvalue 1.9323682087880326e-12 (105 values: beyond the
+        // exact count with ties)
+        let a: Vec<f64> = A3.repeat(5);
+        let b: Vec<f64> = B3.repeat(5);
+        let r = mann_whitney(&a, &b).unwrap();
+        assert_eq!((r.u, r.method), (287.5, Method::Normal));
+        assert_close(r.p_value, 1.9323682087880326e-12, 1e-8);
     }
 
     #[test]
@@ -371,7 +439,7 @@ mod tests {
         // stats.mannwhitneyu([1,2,3,4,5], [1,2,3,4,5]) -> 12.5, 1.0
         let s = [1.0, 2.0, 3.0, 4.0, 5.0];
         let r = mann_whitney(&s, &s).unwrap();
-        assert_eq!((r.u, r.p_value, r.method), (12.5, 1.0, Method::Normal));
+        assert_eq!((r.u, r.p_value, r.method), (12.5, 1.0, Method::Exact));
         // stats.mannwhitneyu([7.]*4, [7.]*5) -> 10.0, 1.0 (zero variance)
         let r = mann_whitney(&[7.0; 4], &[7.0; 5]).unwrap();
         assert_eq!((r.u, r.p_value), (10.0, 1.0));

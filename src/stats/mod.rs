@@ -26,7 +26,7 @@ pub use bootstrap::{
     cluster_bootstrap_ci, cluster_bootstrap_ratio_ci, cluster_bootstrap_two_ci, min_clusters,
 };
 pub use compare::{
-    MannWhitney, Method, Welch, hodges_lehmann, interval_reachable, mann_whitney,
+    MannWhitney, Method, Welch, fmt_p, hodges_lehmann, interval_reachable, mann_whitney,
     mann_whitney_p_floor, relative_change, welch_t,
 };
 pub use interval::{Interval, median_ci};
