@@ -32,16 +32,22 @@ fn number(v: &Value, what: &str) -> f64 {
         .unwrap_or_else(|| panic!("{what} is not a number: {v}"))
 }
 
+/// The unit the exports name a run's counts in: core cycles, TSC reference cycles or ns.
+fn export_unit(run: &Value) -> &'static str {
+    match run["counter"]["kind"].as_str().unwrap() {
+        "ns" => "ns",
+        "tsc" => "ref-cycles",
+        "perf" | "tsc-core" => "cycles",
+        other => panic!("counter {other}"),
+    }
+}
+
 #[test]
 fn bencher_metric_format_has_its_documented_shape() {
     let env = Env::new();
     quick_run(&env, "auto");
     let run = env.json(&["report", "latest", "--format", "json"]);
-    let unit = if run["counter"]["kind"] == "ns" {
-        "ns"
-    } else {
-        "cycles"
-    };
+    let unit = export_unit(&run);
     let bmf = env.json(&["report", "latest", "--format", "bencher"]);
     let benchmarks = bmf
         .as_object()
@@ -113,6 +119,35 @@ fn github_action_benchmark_has_its_documented_shape() {
         assert!(half >= 0.0);
         let extra = e["extra"].as_str().expect("extra is a string");
         assert!(extra.contains("counter"), "{extra}");
+    }
+}
+
+/// Reference cycles tick at the TSC's fixed rate, core cycles at the core's clock: the
+/// same code counts a third fewer of the one than of the other on a turbo-boosted core.
+/// Bencher and github-action-benchmark compare by measure and unit name, so the two
+/// must not share one, or a change of counter reads as a change of speed.
+#[test]
+fn exports_name_the_kind_of_cycles() {
+    let env = Env::new();
+    quick_run(&env, "tsc");
+    let bmf = env.json(&["report", "latest", "--format", "bencher"]);
+    let one = bmf["rand_chacha/chacha20-rng/fill_bytes len=1024"]
+        .as_object()
+        .unwrap();
+    assert!(one.contains_key("ref-cycles"), "{bmf}");
+    assert!(one.contains_key("ref-cycles-per-byte"), "{bmf}");
+    assert!(!one.contains_key("cycles"), "{bmf}");
+    let gab = env.json(&["report", "latest", "--format", "github-action-benchmark"]);
+    assert_eq!(gab[0]["unit"], "ref-cycles/byte", "{gab}");
+    let csv = env.run_ok(&["report", "latest", "--format", "csv"]);
+    let mut lines = csv.lines().map(|l| l.split(',').collect::<Vec<_>>());
+    let header = lines.next().unwrap();
+    let col = header
+        .iter()
+        .position(|h| *h == "counter")
+        .expect("a counter column");
+    for row in lines {
+        assert_eq!(row[col], "tsc", "{csv}");
     }
 }
 

@@ -1,26 +1,46 @@
 //! Bencher Metric Format: a JSON object keyed by case id, each holding measures with
 //! `value`, `lower_value` and `upper_value`, for `bencher run --adapter json`.
 //!
-//! Measures: the median per call (`cycles` or `ns`), per byte where the case has a
-//! length (`cycles-per-byte` or `ns-per-byte`), and `throughput` in bytes per second
-//! where the counter ticks at a known rate. Bounds are our 95 % intervals.
+//! Measures: the median per call (`cycles`, `ref-cycles` or `ns`, see
+//! [`measure_unit`]), per byte where the case has a length (`cycles-per-byte`...), and
+//! `throughput` in bytes per second where the counter ticks at a known rate. Bounds are
+//! our 95 % intervals.
 
 use serde_json::{Map, Value, json};
 
 use crate::analysis::Analysis;
+use crate::counter::CounterKind;
 use crate::stats::Interval;
+use crate::store::{ImportedCounter, RunCounter};
+
+/// The unit the exports name a run's counts in: `cycles` (core cycles), `ref-cycles`
+/// (TSC reference cycles, which tick at a fixed rate whatever the core's clock) or `ns`.
+/// Bencher and github-action-benchmark compare series by measure and unit name only, so
+/// the two kinds of cycles must not share one: a run moved from one counter to the other
+/// would read as a change of speed of a third or more.
+pub(crate) fn measure_unit(counter: RunCounter) -> &'static str {
+    match counter {
+        RunCounter::Measured(CounterKind::Perf | CounterKind::TscCore) => "cycles",
+        RunCounter::Measured(CounterKind::Tsc)
+        | RunCounter::Imported(ImportedCounter::CriterionCycles) => "ref-cycles",
+        RunCounter::Measured(CounterKind::Ns)
+        | RunCounter::Imported(ImportedCounter::CriterionNs | ImportedCounter::OpensslSpeed) => {
+            "ns"
+        }
+    }
+}
 
 fn metric(i: &Interval) -> Value {
     json!({ "value": i.estimate, "lower_value": i.lo, "upper_value": i.hi })
 }
 
 pub fn render(a: &Analysis) -> String {
-    let u = &a.short_unit;
+    let u = measure_unit(a.counter);
     let mut out = Map::new();
     for c in &a.cases {
         let Some(m) = &c.measured else { continue };
         let mut measures = Map::new();
-        measures.insert(u.clone(), metric(&m.median));
+        measures.insert(u.into(), metric(&m.median));
         if let Some(pb) = &m.per_byte {
             measures.insert(format!("{u}-per-byte"), metric(pb));
         }
@@ -35,4 +55,27 @@ pub fn render(a: &Analysis) -> String {
         out.insert(c.key.clone(), Value::Object(measures));
     }
     serde_json::to_string_pretty(&Value::Object(out)).expect("JSON values serialise") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_of_count_has_a_unit_of_its_own() {
+        for (counter, unit) in [
+            (RunCounter::Measured(CounterKind::Perf), "cycles"),
+            (RunCounter::Measured(CounterKind::TscCore), "cycles"),
+            (RunCounter::Measured(CounterKind::Tsc), "ref-cycles"),
+            (RunCounter::Measured(CounterKind::Ns), "ns"),
+            (
+                RunCounter::Imported(ImportedCounter::CriterionCycles),
+                "ref-cycles",
+            ),
+            (RunCounter::Imported(ImportedCounter::CriterionNs), "ns"),
+            (RunCounter::Imported(ImportedCounter::OpensslSpeed), "ns"),
+        ] {
+            assert_eq!(measure_unit(counter), unit, "{counter}");
+        }
+    }
 }

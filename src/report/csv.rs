@@ -20,7 +20,7 @@ pub(crate) fn opt(x: Option<f64>) -> String {
 /// that a spreadsheet or `pandas.read_csv` reads the whole file as one table.
 pub fn render(a: &Analysis) -> String {
     let mut out = format!(
-        "run_id,id,implementation,operation,params,bytes,status,unit,median,median_lo,median_hi,per_byte,per_byte_lo,per_byte_hi,throughput_bytes_per_s,samples,outliers,core_clock_hz,baseline,{VERDICT_COLUMNS}\n",
+        "run_id,id,implementation,operation,params,bytes,status,unit,counter,median,median_lo,median_hi,per_byte,per_byte_lo,per_byte_hi,throughput_bytes_per_s,samples,outliers,core_clock_hz,baseline,{VERDICT_COLUMNS}\n",
     );
     for c in &a.cases {
         let m = c.measured.as_ref();
@@ -37,6 +37,7 @@ pub fn render(a: &Analysis) -> String {
             c.bytes.map_or(String::new(), |b| b.to_string()),
             format!("{:?}", c.status).to_lowercase(),
             field(&a.short_unit),
+            field(&a.counter.to_string()),
             opt(m.map(|m| m.median.estimate)),
             opt(ci.map(|m| m.median.lo)),
             opt(ci.map(|m| m.median.hi)),

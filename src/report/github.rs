@@ -4,13 +4,15 @@
 //! The value is the median per byte where the case has a length (comparable across
 //! lengths) and per call otherwise; `range` is the larger half-width of its 95 %
 //! interval; `extra` (shown in the action's tooltips) names the machine and counter.
+//! The unit names the kind of count (`cycles/byte`, `ref-cycles/byte`, `ns/byte`), as the
+//! action compares entries by name and unit.
 
 use serde_json::{Value, json};
 
 use crate::analysis::Analysis;
 
 pub fn render(a: &Analysis) -> String {
-    let u = &a.short_unit;
+    let u = super::bencher::measure_unit(a.counter);
     let h = &a.header;
     let extra = format!(
         "run {}; {}; counter {} ({}){}",
