@@ -3,8 +3,9 @@
 //!
 //! Measures: the median per call (`cycles`, `ref-cycles` or `ns`, see
 //! [`measure_unit`]), per byte where the case has a length (`cycles-per-byte`...), and
-//! `throughput` in bytes per second where the counter ticks at a known rate. Bounds are
-//! our 95 % intervals.
+//! `bytes-per-second` where the counter ticks at a known rate (not Bencher's built-in
+//! `throughput`, which is operations per second; Bencher creates a measure it does not
+//! know on first sight). Bounds are our 95 % intervals.
 
 use serde_json::{Map, Value, json};
 
@@ -48,7 +49,7 @@ pub fn render(a: &Analysis) -> String {
             // Throughput is inverse to the count: the interval's ends swap.
             let at = |count: f64| tp * m.median.estimate / count;
             measures.insert(
-                "throughput".into(),
+                "bytes-per-second".into(),
                 json!({ "value": tp, "lower_value": at(m.median.hi), "upper_value": at(m.median.lo) }),
             );
         }
