@@ -152,6 +152,37 @@ fn exports_name_the_kind_of_cycles() {
     }
 }
 
+/// `openssl speed` gives one figure per case: no interval, so none is exported (the
+/// JSON report's `median_ci95` is null), not a zero-width one.
+#[test]
+fn a_single_measurement_is_exported_without_an_interval() {
+    let env = Env::new();
+    let file = format!(
+        "{}/tests/data/openssl-speed-aes-128-gcm.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    env.run_ok(&["import", "openssl-speed", &file]);
+    let bmf = env.json(&["report", "latest", "--format", "bencher"]);
+    let one = bmf["openssl/aes-128-gcm/speed len=1024"]
+        .as_object()
+        .unwrap_or_else(|| panic!("{bmf}"));
+    assert_eq!(one.len(), 3, "{bmf}");
+    for (measure, metric) in one {
+        let fields: Vec<&str> = metric
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(fields, ["value"], "{measure}: {bmf}");
+    }
+    let gab = env.json(&["report", "latest", "--format", "github-action-benchmark"]);
+    for e in gab.as_array().unwrap() {
+        assert!(e.get("range").is_none(), "{e}");
+        assert!(e["value"].as_f64().unwrap() > 0.0, "{e}");
+    }
+}
+
 #[test]
 fn exports_describe_one_run_only() {
     let env = Env::new();

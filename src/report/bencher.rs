@@ -31,8 +31,14 @@ pub(crate) fn measure_unit(counter: RunCounter) -> &'static str {
     }
 }
 
-fn metric(i: &Interval) -> Value {
-    json!({ "value": i.estimate, "lower_value": i.lo, "upper_value": i.hi })
+/// A measure, with its interval's ends where it has one: a single measurement has
+/// none, and bounds equal to the value would claim a precision nobody measured.
+fn metric(i: &Interval, has_interval: bool) -> Value {
+    if has_interval {
+        json!({ "value": i.estimate, "lower_value": i.lo, "upper_value": i.hi })
+    } else {
+        json!({ "value": i.estimate })
+    }
 }
 
 pub fn render(a: &Analysis) -> String {
@@ -41,17 +47,19 @@ pub fn render(a: &Analysis) -> String {
     for c in &a.cases {
         let Some(m) = &c.measured else { continue };
         let mut measures = Map::new();
-        measures.insert(u.into(), metric(&m.median));
+        measures.insert(u.into(), metric(&m.median, m.has_interval()));
         if let Some(pb) = &m.per_byte {
-            measures.insert(format!("{u}-per-byte"), metric(pb));
+            measures.insert(format!("{u}-per-byte"), metric(pb, m.has_interval()));
         }
         if let Some(tp) = m.throughput_bytes_per_s {
             // Throughput is inverse to the count: the interval's ends swap.
             let at = |count: f64| tp * m.median.estimate / count;
-            measures.insert(
-                "bytes-per-second".into(),
-                json!({ "value": tp, "lower_value": at(m.median.hi), "upper_value": at(m.median.lo) }),
-            );
+            let metric = if m.has_interval() {
+                json!({ "value": tp, "lower_value": at(m.median.hi), "upper_value": at(m.median.lo) })
+            } else {
+                json!({ "value": tp })
+            };
+            measures.insert("bytes-per-second".into(), metric);
         }
         out.insert(c.key.clone(), Value::Object(measures));
     }

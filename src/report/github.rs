@@ -3,7 +3,7 @@
 //!
 //! The value is the median per byte where the case has a length (comparable across
 //! lengths) and per call otherwise; `range` is the larger half-width of its 95 %
-//! interval; `extra` (shown in the action's tooltips) names the machine and counter.
+//! interval, left out where the case has none (a single measurement); `extra` (shown in the action's tooltips) names the machine and counter.
 //! The unit names the kind of count (`cycles/byte`, `ref-cycles/byte`, `ns/byte`), as the
 //! action compares entries by name and unit.
 
@@ -33,14 +33,19 @@ pub fn render(a: &Analysis) -> String {
                 Some(pb) => (pb, format!("{u}/byte")),
                 None => (&m.median, format!("{u}/call")),
             };
-            let half = (interval.hi - interval.estimate).max(interval.estimate - interval.lo);
-            Some(json!({
+            let mut entry = json!({
                 "name": c.key,
                 "unit": unit,
                 "value": interval.estimate,
-                "range": format!("± {}", significant(half)),
                 "extra": extra,
-            }))
+            });
+            // A single measurement has no interval: `± 0` would claim a precision
+            // nobody measured. The action takes an entry without a range.
+            if m.has_interval() {
+                let half = (interval.hi - interval.estimate).max(interval.estimate - interval.lo);
+                entry["range"] = json!(format!("± {}", significant(half)));
+            }
+            Some(entry)
         })
         .collect();
     serde_json::to_string_pretty(&Value::Array(entries)).expect("JSON values serialise") + "\n"
