@@ -3,8 +3,10 @@
 use crate::analysis::{Analysis, Comparison, NotCompared, RunComparison};
 use crate::catalog::Params;
 
+/// A CSV field (RFC 4180): quoted where it holds a comma, a quote or a line break, a
+/// bare `\r` included (readers end a record there).
 pub(crate) fn field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
+    if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
@@ -149,4 +151,16 @@ pub fn render_comparisons(rc: &RunComparison) -> String {
         out += "\n";
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fields_with_line_breaks_or_separators_are_quoted() {
+        assert_eq!(super::field("plain"), "plain");
+        assert_eq!(super::field("a,b"), "\"a,b\"");
+        assert_eq!(super::field("say \"x\""), "\"say \"\"x\"\"\"");
+        assert_eq!(super::field("a\nb"), "\"a\nb\"");
+        assert_eq!(super::field("a\rb"), "\"a\rb\"");
+    }
 }
