@@ -352,22 +352,22 @@ fn assert_openssl_refused(name: &str, text: &str, expect: &[&str]) {
 fn openssl_lengths_must_be_positive() {
     assert_openssl_refused(
         "zero.txt",
-        "+H:0:64\n+F:6:sha256:100:200\n",
+        "+H:0:64\n+F:6:sha256:100.00:200.00\n",
         &["line 1:", "`+H:` lists the length 0"],
     );
     assert_openssl_refused(
         "negative.txt",
-        "+DT:sha256:1:16\n+H:-16:64\n+F:6:sha256:100:200\n",
+        "+DT:sha256:1:16\n+H:-16:64\n+F:6:sha256:100.00:200.00\n",
         &["line 2:", "`+H:` lists the length -16"],
     );
     assert_openssl_refused(
         "huge.txt",
-        "+H:16:18446744073709551615\n+F:6:sha256:100:200\n",
+        "+H:16:18446744073709551615\n+F:6:sha256:100.00:200.00\n",
         &["line 1:", "`+H:` must list message lengths in bytes"],
     );
     assert_openssl_refused(
         "past-2-53.txt",
-        "+H:16:9007199254740993\n+F:6:sha256:100:200\n",
+        "+H:16:9007199254740993\n+F:6:sha256:100.00:200.00\n",
         &["line 1:", "`+H:` lists the length 9007199254740993"],
     );
 }
@@ -376,7 +376,7 @@ fn openssl_lengths_must_be_positive() {
 fn openssl_duplicate_lengths_are_refused() {
     assert_openssl_refused(
         "dup.txt",
-        "+H:16:64:16\n+F:6:sha256:100:200:300\n",
+        "+H:16:64:16\n+F:6:sha256:100.00:200.00:300.00\n",
         &["line 1:", "`+H:` lists the length 16 twice"],
     );
 }
@@ -385,19 +385,19 @@ fn openssl_duplicate_lengths_are_refused() {
 fn openssl_negative_figures_are_refused() {
     assert_openssl_refused(
         "negative.txt",
-        "+H:16:64\n+F:6:sha256:100:200\n+F:6:sha256:-100:200\n",
+        "+H:16:64\n+F:6:sha256:100.00:200.00\n+F:6:sha256:-100.00:200.00\n",
         &[
             "line 3:",
-            "the `sha256` figure for 16 bytes, `-100`, is negative",
+            "the `sha256` figure for 16 bytes, `-100.00`, is negative",
         ],
     );
     // Every figure negative: the first is named, not "no `+F:` line".
     assert_openssl_refused(
         "all-negative.txt",
-        "+H:16:64\n+F:6:sha256:-1:-2\n",
+        "+H:16:64\n+F:6:sha256:-1.00:-2.00\n",
         &[
             "line 2:",
-            "the `sha256` figure for 16 bytes, `-1`, is negative",
+            "the `sha256` figure for 16 bytes, `-1.00`, is negative",
         ],
     );
 }
@@ -406,28 +406,29 @@ fn openssl_negative_figures_are_refused() {
 fn openssl_figures_must_give_a_time_per_call() {
     assert_openssl_refused(
         "zero.txt",
-        "+H:16:64\n+F:6:sha256:0:0\n",
+        "+H:16:64\n+F:6:sha256:0.00:0.00\n",
         &["every `+F:` figure is 0", "sha256 at 64 bytes (line 2)"],
     );
     assert_openssl_refused(
         "tiny.txt",
-        "+H:16:64\n+F:6:sha256:1e-300:200\n",
+        "+H:16:16384\n+F:6:sha256:200.00:0.01\n",
         &[
             "line 2:",
-            "the `sha256` figure for 16 bytes, `1e-300`, gives inf ns per call",
+            "the `sha256` figure for 16384 bytes, `0.01`, gives 1.6384e15 ns per call",
         ],
     );
     assert_openssl_refused(
         "huge.txt",
-        "+H:16:64\n+F:6:sha256:100:1e300\n",
+        "+H:16:64\n+F:6:sha256:100.00:1000000000000000000000000.00\n",
         &[
             "line 2:",
-            "the `sha256` figure for 64 bytes, `1e300`, gives 6.4e-290 ns per call",
+            "the `sha256` figure for 64 bytes, `1000000000000000000000000.00`, gives",
+            "ns per call, outside",
         ],
     );
     assert_openssl_refused(
         "nan.txt",
-        "+H:16:64\n+F:6:sha256:NaN:200\n",
+        "+H:16:64\n+F:6:sha256:NaN:200.00\n",
         &["line 2:", "`NaN`, is not a number of bytes per second"],
     );
 }
@@ -561,7 +562,7 @@ fn criterion_absurd_throughput_is_refused() {
 fn openssl_algorithm_names_must_not_be_blank() {
     assert_openssl_refused(
         "blank.txt",
-        "+H:16:64\n+F:6: :100:200\n",
+        "+H:16:64\n+F:6: :100.00:200.00\n",
         &["line 2:", "expected `+F:n:algorithm:bytes-per-second...`"],
     );
 }
@@ -571,7 +572,7 @@ fn openssl_zero_figures_are_left_out_and_said() {
     let env = Env::new();
     let file = env.dir.path().join("skipped.txt");
     // openssl prints 0 for a length it measured nothing at.
-    std::fs::write(&file, "+H:16:64\n+F:6:sha256:16000000.00:0\n").unwrap();
+    std::fs::write(&file, "+H:16:64\n+F:6:sha256:16000000.00:0.00\n").unwrap();
     env.run_ok(&["import", "openssl-speed", file.to_str().unwrap()]);
     let run = env.json(&["report", "--format", "json"]);
     let results = run["results"].as_array().unwrap();
@@ -597,11 +598,123 @@ fn openssl_a_byte_order_mark_is_not_part_of_the_first_line() {
     result(&run, "openssl/aes-128-gcm/speed len=16");
 }
 
+/// What `openssl speed -mr -multi 2 -evp aes-128-gcm -bytes 1024` prints (OpenSSL 3.0):
+/// each child's lines, then the figures summed over the two, under no `+H:` of their own.
+const MULTI: &str = "Forked child 0\nForked child 1\nGot: +H:1024 from 0\nGot: +F:25:AES-128-GCM:1199647744.00 from 0\nGot: +H:1024 from 1\nGot: +F:25:AES-128-GCM:1133070336.00 from 1\n+F:25:AES-128-GCM:2332718080.00\n";
+
+#[test]
+fn openssl_multi_output_is_refused_naming_the_flag() {
+    // Alone, and after another run's table: there its summed figures were stored as one
+    // process's, at the lengths of the table before.
+    assert_openssl_refused(
+        "multi.txt",
+        MULTI,
+        &[
+            "line 1:",
+            "`openssl speed -multi`, which is not supported",
+            "summed over the processes",
+        ],
+    );
+    assert_openssl_refused(
+        "cat-multi.txt",
+        &format!("+H:256\n+F:6:sha256:1062540656.18\n{MULTI}"),
+        &["line 3:", "`openssl speed -multi`, which is not supported"],
+    );
+    // Only the summed lines left: the message says what they may be.
+    assert_openssl_refused(
+        "summed.txt",
+        "+F:25:AES-128-GCM:2332718080.00\n",
+        &["line 1:", "before any `+H:` line", "-multi"],
+    );
+}
+
+#[test]
+fn openssl_a_truncated_file_is_refused_naming_the_line() {
+    // Cut off in the middle of `123456789.12`: read as 1234, it was a figure 1e5 off.
+    assert_openssl_refused(
+        "cut.txt",
+        "+H:16:64\n+F:6:sha256:100.00:200.00\n+F:7:sha512:123456789.12:1234",
+        &["line 3:", "no newline", "truncated"],
+    );
+    // Cut off at a newline, but not after the decimals.
+    assert_openssl_refused(
+        "cut-figure.txt",
+        "+H:16:64\n+F:6:sha256:100.00:12345\n",
+        &[
+            "line 2:",
+            "the `sha256` figure for 64 bytes, `12345`, lacks the two decimals",
+        ],
+    );
+    assert_openssl_refused(
+        "cut-point.txt",
+        "+H:16:64\n+F:6:sha256:100.00:12345.\n",
+        &["line 2:", "`12345.`, lacks the two decimals"],
+    );
+    assert_openssl_refused(
+        "exponent.txt",
+        "+H:16:64\n+F:6:sha256:1e-3:200.00\n",
+        &["line 2:", "`1e-3`, lacks the two decimals"],
+    );
+}
+
+/// What `openssl speed -mr rsa2048 ecdsap256` prints: tables of operations per second.
+const PUBLIC_KEY: &str = "+F2:2:2048:3621.052632:66470.833333\n+F4:3:256:53008.955224:16598.734177\n+F4:4:384:1000.00:500.00\n";
+
+#[test]
+fn openssl_public_key_tables_are_counted_and_named() {
+    assert_openssl_refused(
+        "pk.txt",
+        PUBLIC_KEY,
+        &["holds only public-key tables (1 RSA line, 2 ECDSA lines), which are not imported"],
+    );
+    let env = Env::new();
+    let file = env.dir.path().join("mixed.txt");
+    std::fs::write(
+        &file,
+        format!("+H:64\n+F:6:sha256:453737142.86\n{PUBLIC_KEY}"),
+    )
+    .unwrap();
+    let said = env.run_ok(&["import", "openssl-speed", file.to_str().unwrap()]);
+    assert!(said.contains("imported 1 case"), "{said}");
+    let text = env.run_ok(&["report"]);
+    assert!(
+        text.contains(
+            "left out, as public-key tables are not imported (operations per second): 1 RSA line, 2 ECDSA lines"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn openssl_a_line_that_is_not_utf8_is_named() {
+    let env = Env::new();
+    let file = env.dir.path().join("latin1.txt");
+    std::fs::write(&file, b"+H:16\n+F:6:sha256:100.00\nbuilt on: \xe9t\xe9\n").unwrap();
+    let out = env.cmd(&["import", "openssl-speed", file.to_str().unwrap()]);
+    assert_bad_input(&out, &format!("`{}` line 3: not UTF-8", file.display()));
+    assert_eq!(runs(&env), 0);
+}
+
+#[test]
+fn openssl_1_1_1_names_with_spaces_become_one_word() {
+    let env = Env::new();
+    let file = env.dir.path().join("111.txt");
+    std::fs::write(
+        &file,
+        "+H:16:64\n+F:16:aes-128 cbc:900000000.00:1000000000.00\n+F:12:des ede3:30000000.00:30000000.00\n",
+    )
+    .unwrap();
+    env.run_ok(&["import", "openssl-speed", file.to_str().unwrap()]);
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    result(&run, "openssl/aes-128-cbc/speed len=16");
+    result(&run, "openssl/des-ede3/speed len=64");
+}
+
 #[test]
 fn openssl_a_second_figure_line_for_an_algorithm_in_one_table_is_refused() {
     assert_openssl_refused(
         "dup.txt",
-        "+H:16:64\n+F:6:sha256:100:200\n+F:7:sha512:100:200\n+F:6:sha256:300:400\n",
+        "+H:16:64\n+F:6:sha256:100.00:200.00\n+F:7:sha512:100.00:200.00\n+F:6:sha256:300.00:400.00\n",
         &[
             "line 4:",
             "a second `+F:` line for `sha256` in the table of line 1 (the first is line 2)",
@@ -611,14 +724,14 @@ fn openssl_a_second_figure_line_for_an_algorithm_in_one_table_is_refused() {
     // The same algorithm, as openssl spells it in two places (the names are lowered).
     assert_openssl_refused(
         "dup-case.txt",
-        "+H:16\n+F:6:AES-128-GCM:100\n+F:6:aes-128-gcm:300\n",
+        "+H:16\n+F:6:AES-128-GCM:100.00\n+F:6:aes-128-gcm:300.00\n",
         &["line 3:", "a second `+F:` line for `aes-128-gcm`"],
     );
     // A table per run is fine (several_openssl_tables_are_several_clusters); a repeat
     // within the second is refused all the same, naming that table.
     assert_openssl_refused(
         "dup-second-table.txt",
-        "+H:16\n+F:6:sha256:100\n+H:16\n+F:6:sha256:110\n+F:6:sha256:120\n",
+        "+H:16\n+F:6:sha256:100.00\n+H:16\n+F:6:sha256:110.00\n+F:6:sha256:120.00\n",
         &["line 5:", "in the table of line 3 (the first is line 4)"],
     );
 }
@@ -802,3 +915,4 @@ fn criterion_a_unit_against_the_report_is_refused() {
     let run = env.json(&["report", "latest", "--format", "json"]);
     assert_eq!(run["counter"]["kind"], "criterion-cycles");
 }
+

@@ -5,7 +5,10 @@
 //! `+F` throughput implies; a file holding several runs (concatenated) gives one
 //! cluster per run, so the interval says how much they differ.
 //!
-//! Only `+F:` is read: `+F2:`, `+F3:`... are the public-key tables, in other units.
+//! Only `+F:` is read: `+F2:`, `+F3:`... are the public-key tables, in operations per
+//! second; they are counted, by kind, in the run's note. The output of `-multi` (figures
+//! summed over processes) is refused, and so is a figure without the two decimals `-mr`
+//! prints, or a last line without its newline: a file cut off mid-number.
 //!
 //! Algorithms are named in lower case (`openssl/aes-128-gcm`), as the catalog names
 //! OpenSSL's: openssl prints `AES-128-GCM` for `-evp aes-128-gcm`, and `history`'s
@@ -22,13 +25,70 @@ use crate::name::ImplName;
 use crate::runner::Case;
 use crate::store::{ImportedCase, ImportedCounter};
 
-pub fn read(file: &Path) -> Result<Imported> {
-    let text =
-        fs::read_to_string(file).with_context(|| format!("cannot read `{}`", file.display()))?;
+/// The public-key tables of `openssl speed -mr`, by the tag of their lines: operations
+/// per second, not bytes, so not imported, but counted and named in the run's note.
+const PUBLIC_KEY_TABLES: [(&str, &str); 9] = [
+    ("+F2:", "RSA"),
+    ("+F3:", "DSA"),
+    ("+F4:", "ECDSA"),
+    ("+F5:", "ECDH"),
+    ("+F6:", "EdDSA"),
+    ("+F7:", "SM2"),
+    ("+F8:", "FFDH"),
+    ("+F9:", "KEM"),
+    ("+F10:", "signature"),
+];
+
+/// The kind of public-key table a `+Fn:` line (n from 2) belongs to.
+fn public_key_table(line: &str) -> Option<&'static str> {
+    if let Some((_, kind)) = PUBLIC_KEY_TABLES.iter().find(|(t, _)| line.starts_with(t)) {
+        return Some(kind);
+    }
+    // A table newer than this list: still not bytes per second.
+    let n = line.strip_prefix("+F")?.split_once(':')?.0;
+    (n.parse::<u32>().is_ok_and(|n| n >= 2)).then_some("other public-key")
+}
+
+/// `-mr` prints every figure with `%.2f`: digits, a point and two decimals. A figure
+/// without them is a file cut off in the middle of a number (`1234` of `123456.78`), which
+/// would be read as a figure a thousand times off.
+fn printed_by_openssl(v: &str) -> bool {
+    let Some((whole, decimals)) = v.split_once('.') else {
+        return false;
+    };
+    let whole = whole.strip_prefix('-').unwrap_or(whole);
+    !whole.is_empty()
+        && whole.bytes().all(|b| b.is_ascii_digit())
+        && decimals.len() == 2
+        && decimals.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The lines of `bytes`, each with whether it ended with a newline; a line that is not
+/// UTF-8 is refused, named (openssl prints ASCII).
+fn lines_of(bytes: &[u8], name: &str) -> Result<Vec<(String, bool)>> {
     // Editors on Windows save UTF-8 with a byte-order mark; left on, it hides the first
     // `+H:` and every `+F:` would be "before any `+H:` line".
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    bytes
+        .split_inclusive(|&b| b == b'\n')
+        .enumerate()
+        .map(|(n, line)| {
+            let ended = line.ends_with(b"\n");
+            let line = std::str::from_utf8(line).map_err(|_| {
+                anyhow::anyhow!(
+                    "`{name}` line {}: not UTF-8 text (openssl speed prints ASCII): is the file the output of `openssl speed -mr`, undamaged?",
+                    n + 1
+                )
+            })?;
+            Ok((line.to_string(), ended))
+        })
+        .collect()
+}
+
+pub fn read(file: &Path) -> Result<Imported> {
+    let bytes = fs::read(file).with_context(|| format!("cannot read `{}`", file.display()))?;
     let name = file.display();
+    let lines = lines_of(&bytes, &name.to_string())?;
     let mut lengths: Option<Vec<u64>> = None;
     // The current table's `+H:` line and, per algorithm, the line of its `+F:`: one run
     // prints one `+F:` per algorithm, so a second under the same `+H:` is damage, where
@@ -40,9 +100,34 @@ pub fn read(file: &Path) -> Result<Imported> {
     // Each run of `openssl speed` prints one `+H:` line, then a `+F:` line per algorithm.
     let mut tables = 0;
     let mut unmeasured: Vec<String> = Vec::new();
-    for (n, line) in text.lines().enumerate() {
+    // Public-key lines, skipped: (kind, how many).
+    let mut public_key: Vec<(&str, usize)> = Vec::new();
+    for (n, (line, ended)) in lines.iter().enumerate() {
         let line = line.trim();
         let at = || format!("`{name}` line {}", n + 1);
+        // `-multi N` forks N processes, prints what each sends back (`Got: +H:... from 0`)
+        // and then one `+F:` line per algorithm with the figures summed over them, under
+        // no `+H:` of its own: read, they would be one process's, at the lengths of
+        // whatever table came before.
+        if line.starts_with("Forked child") || line.starts_with("Got: +") {
+            bail!(
+                "{}: `{line}` is the output of `openssl speed -multi`, which is not supported: its figures are summed over the processes; re-run without -multi (several runs, concatenated, are kept as several measurements)",
+                at()
+            );
+        }
+        if line.starts_with('+') && !ended {
+            bail!(
+                "{}: the last line has no newline, so the file is truncated (openssl speed ends every line with one, and a figure cut off would be read a thousand times off): re-run `openssl speed -mr`",
+                at()
+            );
+        }
+        if let Some(kind) = public_key_table(line) {
+            match public_key.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, count)) => *count += 1,
+                None => public_key.push((kind, 1)),
+            }
+            continue;
+        }
         if let Some(rest) = line.strip_prefix("+H:") {
             let mut lens: Vec<u64> = Vec::new();
             for field in rest.split(':') {
@@ -77,7 +162,7 @@ pub fn read(file: &Path) -> Result<Imported> {
         } else if let Some(rest) = line.strip_prefix("+F:") {
             let lens = lengths.as_ref().with_context(|| {
                 format!(
-                    "{}: a `+F:` line before any `+H:` line says nothing about lengths",
+                    "{}: a `+F:` line before any `+H:` line says nothing about lengths (the summed figures of `openssl speed -multi`, which are printed so, are not supported)",
                     at()
                 )
             })?;
@@ -89,7 +174,13 @@ pub fn read(file: &Path) -> Result<Imported> {
                     at()
                 ),
             };
-            let key = alg.to_ascii_lowercase();
+            // OpenSSL 1.1.1 names some ciphers with a space (`aes-128 cbc`); a case id
+            // puts a space before its parameters, so it becomes `aes-128-cbc`.
+            let key = alg
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join("-")
+                .to_ascii_lowercase();
             if values.len() != lens.len() {
                 bail!(
                     "{}: {} figures for {} lengths in `+H:`: `{line}`",
@@ -109,6 +200,12 @@ pub fn read(file: &Path) -> Result<Imported> {
                 if bytes_per_s < 0.0 {
                     bail!(
                         "{} is negative: openssl speed prints bytes per second, never below 0; the file is damaged",
+                        field()
+                    );
+                }
+                if !printed_by_openssl(v) {
+                    bail!(
+                        "{} lacks the two decimals openssl speed -mr prints every figure with: the file is truncated or not openssl's; re-run `openssl speed -mr`",
                         field()
                     );
                 }
@@ -144,6 +241,20 @@ pub fn read(file: &Path) -> Result<Imported> {
             in_table.push((key, n + 1));
         }
     }
+    let skipped = if public_key.is_empty() {
+        String::new()
+    } else {
+        let kinds: Vec<String> = public_key
+            .iter()
+            .map(|(kind, n)| format!("{n} {kind} line{}", if *n == 1 { "" } else { "s" }))
+            .collect();
+        kinds.join(", ")
+    };
+    if series.is_empty() && unmeasured.is_empty() && !skipped.is_empty() {
+        bail!(
+            "`{name}` holds only public-key tables ({skipped}), which are not imported (their figures are operations per second, not bytes); import the output of `openssl speed -mr` for ciphers and hashes"
+        );
+    }
     if series.is_empty() && !unmeasured.is_empty() {
         bail!(
             "`{name}`: every `+F:` figure is 0, so openssl measured nothing ({}); re-run `openssl speed -mr`",
@@ -174,7 +285,7 @@ pub fn read(file: &Path) -> Result<Imported> {
         origin: file.to_path_buf(),
         counter: ImportedCounter::OpensslSpeed,
         note: format!(
-            "openssl speed -mr, {tables} table{} from {name}; each figure is one timed loop, so a single run has no interval{}",
+            "openssl speed -mr, {tables} table{} from {name}; each figure is one timed loop, so a single run has no interval{}{}",
             if tables == 1 { "" } else { "s" },
             if unmeasured.is_empty() {
                 String::new()
@@ -182,6 +293,13 @@ pub fn read(file: &Path) -> Result<Imported> {
                 format!(
                     "; left out, as openssl printed 0 (measured nothing): {}",
                     unmeasured.join(", ")
+                )
+            },
+            if skipped.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; left out, as public-key tables are not imported (operations per second): {skipped}"
                 )
             }
         ),
