@@ -561,6 +561,9 @@ fn import_run(source: ImportSource) -> Result<ExitCode> {
     };
     let mut store = Store::open(db)?;
     let run_id = import::store(&mut store, &parsed, &now())?;
+    for w in &parsed.warnings {
+        eprintln!("warning: {w}");
+    }
     print(&format!(
         "imported {} case{} from {} as run {run_id} ({}) into {}\n",
         parsed.cases.len(),

@@ -916,3 +916,167 @@ fn criterion_a_unit_against_the_report_is_refused() {
     assert_eq!(run["counter"]["kind"], "criterion-cycles");
 }
 
+/// A benchmark `group/function` (no value, no throughput) written below `root`.
+fn add_benchmark(root: &std::path::Path, group: &str, function: &str) -> std::path::PathBuf {
+    let new = root.join(group).join(function).join("new");
+    std::fs::create_dir_all(&new).unwrap();
+    std::fs::write(
+        new.join("benchmark.json"),
+        format!(
+            r#"{{"group_id": "{group}", "function_id": "{function}", "value_str": null, "throughput": null}}"#
+        ),
+    )
+    .unwrap();
+    std::fs::write(new.join("sample.json"), SAMPLE).unwrap();
+    new
+}
+
+#[test]
+fn criterion_a_benchmark_named_report_is_imported() {
+    let env = Env::new();
+    let root = copy_of(&env, "criterion");
+    add_benchmark(&root, "tls", "report");
+    // criterion's HTML reports: the group's shares the function's directory.
+    std::fs::write(root.join("tls/report/index.html"), "<td>1.5 ns</td>").unwrap();
+    std::fs::create_dir_all(root.join("report")).unwrap();
+    std::fs::write(root.join("report/index.html"), "<html></html>").unwrap();
+    let said = env.run_ok(&["import", "criterion", root.to_str().unwrap()]);
+    assert!(said.contains("imported 4 cases"), "{said}");
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    result(&run, "tls/report");
+}
+
+#[test]
+fn criterion_symbolic_links_are_followed_not_skipped() {
+    let env = Env::new();
+    let root = copy_of(&env, "criterion");
+    let elsewhere = env.dir.path().join("elsewhere");
+    add_benchmark(&elsewhere, "linked", "f");
+    std::os::unix::fs::symlink(elsewhere.join("linked"), root.join("linked")).unwrap();
+    // A link back up is searched once, not for ever.
+    std::os::unix::fs::symlink(&root, root.join("loop")).unwrap();
+    let said = env.run_ok(&["import", "criterion", root.to_str().unwrap()]);
+    assert!(said.contains("imported 4 cases"), "{said}");
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    result(&run, "linked/f");
+
+    // A link to nothing might have been benchmarks: refused, named.
+    let broken = root.join("broken");
+    std::os::unix::fs::symlink(env.dir.path().join("gone"), &broken).unwrap();
+    let out = env.cmd(&["import", "criterion", root.to_str().unwrap()]);
+    assert_bad_input(
+        &out,
+        &format!(
+            "`{}` is a symbolic link that cannot be followed",
+            broken.display()
+        ),
+    );
+    assert_eq!(runs(&env), 1);
+}
+
+#[test]
+fn criterion_a_unit_it_does_not_know_is_refused_not_taken_for_ns() {
+    let env = Env::new();
+    let root = copy_of(&env, "criterion");
+    let report = root.join("sha256/report/index.html");
+    std::fs::create_dir_all(report.parent().unwrap()).unwrap();
+    std::fs::write(&report, "<td>1234.0000 instructions</td>").unwrap();
+    let out = env.cmd(&["import", "criterion", root.to_str().unwrap()]);
+    assert_bad_input(
+        &out,
+        &format!(
+            "`{}` gives criterion's figures in a unit not recognised",
+            report.display()
+        ),
+    );
+    assert_bad_input(&out, "pass --unit ns or --unit cycles");
+    assert_eq!(runs(&env), 0);
+    env.run_ok(&[
+        "import",
+        "criterion",
+        root.to_str().unwrap(),
+        "--unit",
+        "ns",
+    ]);
+
+    // criterion's raw.csv (feature csv_output) names the unit in a column.
+    std::fs::remove_file(&report).unwrap();
+    let csv = root.join("sha256/new/raw.csv");
+    let header = "group,function,value,throughput_num,throughput_type,sample_measured_value,unit,iteration_count\n";
+    std::fs::write(
+        &csv,
+        format!("{header}sha256,,,,,20000.0,instructions,10\n"),
+    )
+    .unwrap();
+    let out = env.cmd(&["import", "criterion", root.to_str().unwrap()]);
+    assert_bad_input(
+        &out,
+        &format!(
+            "`{}` gives criterion's figures in `instructions`",
+            csv.display()
+        ),
+    );
+    std::fs::write(&csv, format!("{header}sha256,,,,,20000.0,cycles,10\n")).unwrap();
+    env.run_ok(&["import", "criterion", root.to_str().unwrap()]);
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    assert_eq!(run["counter"]["kind"], "criterion-cycles");
+    let note = run["options"]["note"].as_str().unwrap();
+    assert!(
+        note.contains("unit cycles read from criterion's raw.csv"),
+        "{note}"
+    );
+}
+
+#[test]
+fn criterion_results_of_different_ages_are_noted_and_warned_of() {
+    let env = Env::new();
+    let root = copy_of(&env, "criterion");
+    let out = env.cmd(&["import", "criterion", root.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("warning"));
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    let note = run["options"]["note"].as_str().unwrap();
+    assert!(note.contains("the files were written from"), "{note}");
+
+    // A filtered `cargo bench -- sha256` two hours later rewrites only sha256.
+    let latest = std::fs::metadata(root.join("sha256/new/sample.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let old = latest - std::time::Duration::from_secs(2 * 3600);
+    for f in [
+        "chacha20/xor/1024/new/sample.json",
+        "chacha20/xor/16384/new/sample.json",
+    ] {
+        std::fs::File::options()
+            .write(true)
+            .open(root.join(f))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+    }
+    let out = env.cmd(&["import", "criterion", root.to_str().unwrap()]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("warning: the benchmarks in"), "{err}");
+    assert!(err.contains("were written up to 2h"), "{err}");
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    let note = run["options"]["note"].as_str().unwrap();
+    assert!(note.contains("(2h apart)"), "{note}");
+}
+
+#[test]
+fn cargo_criterion_s_layout_is_named() {
+    let env = Env::new();
+    let root = env.dir.path().join("target-criterion");
+    let data = root.join("data/main/sha256");
+    std::fs::create_dir_all(&data).unwrap();
+    std::fs::write(data.join("benchmark.cbor"), [0xa0]).unwrap();
+    std::fs::write(data.join("measurement_260401120000.cbor"), [0xa0]).unwrap();
+    let out = env.cmd(&["import", "criterion", root.to_str().unwrap()]);
+    assert_bad_input(&out, "holds no criterion benchmarks");
+    assert_bad_input(
+        &out,
+        "cargo-criterion's data (`.cbor` files), which is not supported",
+    );
+}

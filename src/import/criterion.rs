@@ -6,8 +6,11 @@
 //!
 //! criterion does not record what it measured in. Its default is wall-clock
 //! nanoseconds; `criterion-cycles-per-byte` counts reference cycles (rdtsc) instead.
-//! Its HTML report, where there is one, prints the unit beside every figure, so that is
-//! read; without one, nanoseconds are assumed and the note says so.
+//! Its `raw.csv` (feature `csv_output`) has a unit column, and its HTML report prints the
+//! unit beside every figure: where there is either, it is read (a unit that is neither
+//! is refused unless `--unit` says); without one, nanoseconds are assumed and the note
+//! says so. Results left from earlier runs are merged with the latest by criterion's
+//! layout: the span of the files' times is noted, and a warning given past an hour.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -68,18 +71,25 @@ pub fn read(dir: &Path, unit: CriterionUnit) -> Result<Imported> {
         );
     }
     let mut found = Vec::new();
-    find_benchmarks(dir, &mut found)?;
+    find_benchmarks(dir, &mut found, &mut Vec::new())?;
     found.sort();
     if found.is_empty() {
         bail!(
-            "`{}` holds no criterion benchmarks: expected `<group>/<benchmark>/new/benchmark.json` and `sample.json` below it (criterion writes them under target/criterion)",
-            dir.display()
+            "`{}` holds no criterion benchmarks: expected `<group>/<benchmark>/new/benchmark.json` and `sample.json` below it (criterion writes them under target/criterion){}",
+            dir.display(),
+            if holds_cbor(dir, 0) {
+                "; it holds cargo-criterion's data (`.cbor` files), which is not supported: run the benchmarks with `cargo bench` and criterion's default output"
+            } else {
+                ""
+            }
         );
     }
     let mut cases: Vec<ImportedCase> = Vec::new();
     let mut sources: Vec<&Path> = Vec::new();
     let mut detected: Vec<(CriterionUnit, PathBuf)> = Vec::new();
+    let mut unrecognised: Option<(String, PathBuf)> = None;
     let mut measured_at: Option<SystemTime> = None;
+    let mut earliest: Option<SystemTime> = None;
     let mut in_bits: Vec<String> = Vec::new();
     for new in &found {
         let (case, odd_bits) = read_benchmark(new)?;
@@ -91,18 +101,29 @@ pub fn read(dir: &Path, unit: CriterionUnit) -> Result<Imported> {
                 new.display()
             );
         }
-        if let Some(u) = unit_in_report(new) {
-            detected.push(u);
+        match unit_said(new)? {
+            Some((UnitSaid::Known(u), path)) => detected.push((u, path)),
+            Some((UnitSaid::Unknown(what), path)) => {
+                unrecognised.get_or_insert((what, path));
+            }
+            None => {}
         }
         let modified = fs::metadata(new.join("sample.json")).and_then(|m| m.modified());
         if let Ok(t) = modified {
             measured_at = Some(measured_at.map_or(t, |m| m.max(t)));
+            earliest = Some(earliest.map_or(t, |m| m.min(t)));
         }
         if let Some(b) = odd_bits {
             in_bits.push(format!("{key} ({b} bits)"));
         }
         cases.push(case);
         sources.push(new);
+    }
+    if let (CriterionUnit::Auto, Some((what, path))) = (unit, &unrecognised) {
+        bail!(
+            "`{}` gives criterion's figures in {what}, neither ns nor cycles (a custom measurement?): pass --unit ns or --unit cycles if they are one of those; other units cannot be imported",
+            path.display()
+        );
     }
     let (unit, why) = match unit {
         CriterionUnit::Auto => match detected.as_slice() {
@@ -122,7 +143,15 @@ pub fn read(dir: &Path, unit: CriterionUnit) -> Result<Imported> {
                 }
                 (
                     *first,
-                    format!("unit {} read from criterion's HTML report", unit_name(*first)),
+                    format!(
+                        "unit {} read from criterion's {}",
+                        unit_name(*first),
+                        if path.ends_with("raw.csv") {
+                            "raw.csv"
+                        } else {
+                            "HTML report"
+                        }
+                    ),
                 )
             }
         },
@@ -145,12 +174,44 @@ pub fn read(dir: &Path, unit: CriterionUnit) -> Result<Imported> {
         CriterionUnit::Cycles => ImportedCounter::CriterionCycles,
         _ => ImportedCounter::CriterionNs,
     };
+    // criterion rewrites only the benchmarks a run measured (`cargo bench -- NAME`), and
+    // leaves the others' `new/` from earlier runs, perhaps of other code: merged, they
+    // look like one run.
+    let mut warnings = Vec::new();
+    let span = match (earliest, measured_at) {
+        (Some(from), Some(to)) if cases.len() > 1 => {
+            let apart = to.duration_since(from).unwrap_or_default();
+            let apart = std::time::Duration::from_secs(apart.as_secs());
+            let at = |t: SystemTime| humantime::format_rfc3339_seconds(t).to_string();
+            let said = format!(
+                "; the files were written from {} to {} ({} apart)",
+                at(from),
+                at(to),
+                if apart.is_zero() {
+                    "0s".to_string()
+                } else {
+                    humantime::format_duration(apart).to_string()
+                }
+            );
+            if apart > STALE {
+                warnings.push(format!(
+                    "the benchmarks in `{}` were written up to {} apart, from {} to {}: criterion leaves the results of earlier runs beside those of the latest (`cargo bench -- NAME` rewrites only NAME), so they may be of different code; remove the directory and re-run `cargo bench` to import one run",
+                    dir.display(),
+                    humantime::format_duration(apart),
+                    at(from),
+                    at(to)
+                ));
+            }
+            said
+        }
+        _ => String::new(),
+    };
     Ok(Imported {
         source: "criterion",
         origin: dir.to_path_buf(),
         counter,
         note: format!(
-            "criterion.rs, {} benchmark{} from {}; {why}; one process per benchmark, so intervals are of the samples alone{}",
+            "criterion.rs, {} benchmark{} from {}; {why}; one process per benchmark, so intervals are of the samples alone{span}{}",
             cases.len(),
             if cases.len() == 1 { "" } else { "s" },
             dir.display(),
@@ -165,6 +226,7 @@ pub fn read(dir: &Path, unit: CriterionUnit) -> Result<Imported> {
         ),
         measured_at,
         cases,
+        warnings,
     })
 }
 
@@ -175,9 +237,32 @@ fn unit_name(u: CriterionUnit) -> &'static str {
     }
 }
 
+/// Results written further apart than this are probably not of one `cargo bench`.
+const STALE: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// Whether cargo-criterion's data (`.cbor` files) lies at or a few levels below `dir`.
+fn holds_cbor(dir: &Path, depth: usize) -> bool {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let path = e.path();
+        path.extension().is_some_and(|x| x == "cbor")
+            || (depth < 6 && path.is_dir() && holds_cbor(&path, depth + 1))
+    })
+}
+
 /// Every `new/` directory with a `benchmark.json` at or below `dir`. Saved baselines
 /// (`base/`, named ones) are older measurements of the same benchmarks: left out.
-fn find_benchmarks(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+/// Symbolic links are followed; `seen` holds the directories already searched (as
+/// canonical paths), so that a link back up is not followed round for ever.
+fn find_benchmarks(dir: &Path, out: &mut Vec<PathBuf>, seen: &mut Vec<PathBuf>) -> Result<()> {
+    let real = fs::canonicalize(dir)
+        .with_context(|| format!("cannot read the directory `{}`", dir.display()))?;
+    if seen.contains(&real) {
+        return Ok(());
+    }
+    seen.push(real);
     if dir.file_name().is_some_and(|n| n == "new") {
         if dir.join("benchmark.json").is_file() {
             out.push(dir.to_path_buf());
@@ -204,8 +289,21 @@ fn find_benchmarks(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     for entry in entries {
         let entry =
             entry.with_context(|| format!("cannot read the directory `{}`", dir.display()))?;
-        if entry.file_type().is_ok_and(|t| t.is_dir()) && entry.file_name() != "report" {
-            find_benchmarks(&entry.path(), out)?;
+        let path = entry.path();
+        // Through a symbolic link too: a benchmark directory linked in is imported. A
+        // link to nothing might have been one, so it is refused rather than passed over.
+        let is_dir = match fs::metadata(&path) {
+            Ok(m) => m.is_dir(),
+            Err(e) if entry.file_type().is_ok_and(|t| t.is_symlink()) => bail!(
+                "`{}` is a symbolic link that cannot be followed ({e}): it may hold benchmarks; fix or remove it",
+                path.display()
+            ),
+            Err(e) => bail!("cannot read `{}`: {e}", path.display()),
+        };
+        // criterion's HTML reports (`report/`) hold no `new/`, and are searched in vain;
+        // a benchmark function named `report` is `<group>/report/new/`, and found.
+        if is_dir {
+            find_benchmarks(&path, out, seen)?;
         }
     }
     Ok(())
@@ -356,17 +454,67 @@ fn declared(t: &serde_json::Value) -> Result<Declared, String> {
     Ok(Declared::Bytes(bytes))
 }
 
-/// The unit criterion's HTML report for this benchmark prints its figures in, if any.
-fn unit_in_report(new: &Path) -> Option<(CriterionUnit, PathBuf)> {
-    let path = new.parent()?.join("report").join("index.html");
-    let html = fs::read_to_string(&path).ok()?;
+/// What a file of criterion's says the unit of a benchmark's figures is.
+#[derive(Debug, PartialEq)]
+enum UnitSaid {
+    Known(CriterionUnit),
+    /// A unit that is neither time nor cycles, as the file names it.
+    Unknown(String),
+}
+
+/// The unit this benchmark's figures are in, from criterion's `raw.csv` (written with
+/// its `csv_output` feature) or, failing that, its HTML report; with the file that says it.
+fn unit_said(new: &Path) -> Result<Option<(UnitSaid, PathBuf)>> {
+    let csv = new.join("raw.csv");
+    if csv.is_file() {
+        let text =
+            fs::read_to_string(&csv).with_context(|| format!("cannot read `{}`", csv.display()))?;
+        return unit_in_raw_csv(&text)
+            .map(|u| Some((u, csv.clone())))
+            .map_err(|why| {
+                anyhow::anyhow!("`{}` is not criterion's raw.csv: {why}", csv.display())
+            });
+    }
+    let Some(bench) = new.parent() else {
+        return Ok(None);
+    };
+    let path = bench.join("report").join("index.html");
+    let Ok(html) = fs::read_to_string(&path) else {
+        return Ok(None);
+    };
+    Ok(Some((unit_in_report(&html), path)))
+}
+
+/// The unit column of criterion's raw.csv: `group,function,value,throughput_num,
+/// throughput_type,sample_measured_value,unit,iteration_count`, one row per sample. The
+/// first columns are names that may hold commas (quoted); the last two never do.
+fn unit_in_raw_csv(text: &str) -> Result<UnitSaid, String> {
+    let mut lines = text.lines();
+    let header = lines.next().unwrap_or_default().trim();
+    if !header.ends_with(",unit,iteration_count") {
+        return Err(format!(
+            "its first line, `{header}`, does not end with the columns `unit,iteration_count`"
+        ));
+    }
+    let row = lines.next().ok_or("it has no row")?;
+    let mut from_end = row.trim().rsplit(',');
+    let unit = from_end.nth(1).ok_or("its first row has no unit column")?;
+    Ok(match unit {
+        "ns" => UnitSaid::Known(CriterionUnit::Ns),
+        "cycles" => UnitSaid::Known(CriterionUnit::Cycles),
+        other => UnitSaid::Unknown(format!("`{other}`")),
+    })
+}
+
+/// The unit criterion's HTML report prints its figures in.
+fn unit_in_report(html: &str) -> UnitSaid {
     let has = |suffixes: &[&str]| suffixes.iter().any(|s| html.contains(&format!(" {s}<")));
     if has(&["cycles", "cpb"]) {
-        Some((CriterionUnit::Cycles, path))
+        UnitSaid::Known(CriterionUnit::Cycles)
     } else if has(&["ps", "ns", "µs", "us", "ms", "s"]) {
-        Some((CriterionUnit::Ns, path))
+        UnitSaid::Known(CriterionUnit::Ns)
     } else {
-        None
+        UnitSaid::Unknown("a unit not recognised".into())
     }
 }
 
@@ -376,6 +524,49 @@ mod tests {
 
     fn declared_by(json: &str) -> Result<Declared, String> {
         declared(&serde_json::from_str(json).unwrap())
+    }
+
+    #[test]
+    fn the_unit_of_raw_csv_is_its_unit_column() {
+        let header = "group,function,value,throughput_num,throughput_type,sample_measured_value,unit,iteration_count\n";
+        for (row, said) in [
+            (
+                "xor,\"a,b\",64,64,bytes,1234.5,ns,10\n",
+                UnitSaid::Known(CriterionUnit::Ns),
+            ),
+            (
+                "xor,f,,,,1234.5,cycles,10\n",
+                UnitSaid::Known(CriterionUnit::Cycles),
+            ),
+            (
+                "xor,f,,,,1234.5,instructions,10\n",
+                UnitSaid::Unknown("`instructions`".into()),
+            ),
+        ] {
+            assert_eq!(
+                unit_in_raw_csv(&format!("{header}{row}")),
+                Ok(said),
+                "{row}"
+            );
+        }
+        assert!(
+            unit_in_raw_csv("a,b\n1,2\n")
+                .unwrap_err()
+                .contains("`unit,iteration_count`")
+        );
+        assert_eq!(unit_in_raw_csv(header), Err("it has no row".into()));
+    }
+
+    #[test]
+    fn a_report_in_an_unknown_unit_is_not_taken_for_ns() {
+        assert_eq!(
+            unit_in_report("<td>1234.0000 instructions</td>"),
+            UnitSaid::Unknown("a unit not recognised".into())
+        );
+        assert_eq!(
+            unit_in_report("<td>12.3 ns</td>"),
+            UnitSaid::Known(CriterionUnit::Ns)
+        );
     }
 
     #[test]

@@ -44,6 +44,8 @@ pub struct Imported {
     /// When the other tool wrote its results, where the files say.
     pub measured_at: Option<SystemTime>,
     pub cases: Vec<ImportedCase>,
+    /// What the user should know before trusting the run, printed as warnings.
+    pub warnings: Vec<String>,
 }
 
 /// Store `imported` as one complete run, in one transaction; returns its id.

@@ -305,5 +305,6 @@ pub fn read(file: &Path) -> Result<Imported> {
         ),
         measured_at,
         cases,
+        warnings: Vec::new(),
     })
 }
