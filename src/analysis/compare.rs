@@ -117,11 +117,19 @@ pub(super) fn compare_cases(
             true,
         ));
     }
-    let p_value = match opts.test {
-        Test::MannWhitney => stats::mann_whitney(&a, &b).map(|t| t.p_value),
-        Test::Welch => stats::welch_t(&a, &b).map(|t| t.p_value),
+    // Each test with the interval of what it tests: ranks with the Hodges-Lehmann shift
+    // of the medians, means with Welch's interval of the means.
+    let (p_value, change) = match opts.test {
+        Test::MannWhitney => (
+            stats::mann_whitney(&a, &b).map(|t| t.p_value),
+            stats::relative_change(&a, &b, LEVEL),
+        ),
+        Test::Welch => (
+            stats::welch_t(&a, &b).map(|t| t.p_value),
+            stats::welch_relative_change(&a, &b, LEVEL),
+        ),
     };
-    let (Some(p_value), Some(change)) = (p_value, stats::relative_change(&a, &b, LEVEL)) else {
+    let (Some(p_value), Some(change)) = (p_value, change) else {
         return Err(not_compared(
             "the per-process medians admit no test (not finite, or all equal)".into(),
             true,

@@ -271,8 +271,12 @@ pub(super) fn ratio_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
 pub(super) fn comparison_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     if !a.comparisons.is_empty() || !a.not_compared.is_empty() {
         let v = a.verdict_options;
+        let change = match v.test {
+            crate::analysis::Test::MannWhitney => "",
+            crate::analysis::Test::Welch => ", the overhead the change of their means",
+        };
         blocks.push(Block::Heading(format!(
-            "Comparison against the baseline (measured interleaved; medians and stdevs of the per-process medians, which the {} test compares; significance {}, noise threshold {} %)",
+            "Comparison against the baseline (measured interleaved; medians and stdevs of the per-process medians, which the {} test compares{change}; significance {}, noise threshold {} %)",
             v.test, v.significance, v.noise_threshold_pct
         )));
         if !a.comparisons.is_empty() {

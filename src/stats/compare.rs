@@ -159,15 +159,26 @@ pub fn hodges_lehmann(a: &[f64], b: &[f64], level: f64) -> Option<Interval> {
 /// `scipy.stats.ttest_ind(a, b, equal_var=False)`.
 ///
 /// Returns `None` if either sample has fewer than two values or contains a
-/// non-finite value, or if both samples are constant (the standard error is
-/// zero and t is undefined).
+/// non-finite value, or if both samples are constant and equal (t is 0/0). Both
+/// constant and different give t = ±∞ and p = 0, as scipy does.
 pub fn welch_t(a: &[f64], b: &[f64]) -> Option<Welch> {
     let (na, nb) = (a.len() as f64, b.len() as f64);
     let var_mean_a = std_dev(a)?.powi(2) / na;
     let var_mean_b = std_dev(b)?.powi(2) / nb;
     let se2 = var_mean_a + var_mean_b;
     if se2 == 0.0 {
-        return None;
+        // Both constant: t is 0/0 or ±∞. Equal, no test; different, as sure as can be
+        // (scipy: t = ±inf, p = 0).
+        let (ma, mb) = (mean(a)?, mean(b)?);
+        return (ma != mb).then(|| Welch {
+            t: if ma > mb {
+                f64::INFINITY
+            } else {
+                f64::NEG_INFINITY
+            },
+            df: na + nb - 2.0,
+            p_value: 0.0,
+        });
     }
     let t = (mean(a)? - mean(b)?) / se2.sqrt();
     let df = se2 * se2 / (var_mean_a.powi(2) / (na - 1.0) + var_mean_b.powi(2) / (nb - 1.0));
@@ -176,6 +187,50 @@ pub fn welch_t(a: &[f64], b: &[f64]) -> Option<Welch> {
         t,
         df,
         p_value: 2.0 * dist.sf(t.abs()),
+    })
+}
+
+/// Change of `b`'s mean relative to `a`'s, in percent, with Welch's interval of the
+/// difference of the means divided by `mean(a)`: the interval that goes with
+/// [`welch_t`]'s p-value, as [`relative_change`]'s goes with [`mann_whitney`]'s. (A test
+/// of means beside an interval of medians can call a clean 3 % shift "no change" because
+/// one process's outlier inflates the variance of the means.) Equal to
+/// `scipy.stats.ttest_ind(b, a, equal_var=False).confidence_interval(level)` over
+/// `mean(a)`, times 100. Where both samples are constant the interval is the point.
+///
+/// Returns `None` where [`welch_t`] does (except both samples constant and different),
+/// and when `mean(a)` is not positive.
+pub fn welch_relative_change(a: &[f64], b: &[f64], level: f64) -> Option<Interval> {
+    if !valid_level(level) || a.len() < 2 || b.len() < 2 {
+        return None;
+    }
+    let (mean_a, mean_b) = (mean(a)?, mean(b)?);
+    if mean_a <= 0.0 {
+        return None;
+    }
+    let diff = mean_b - mean_a;
+    let half = match welch_t(b, a) {
+        Some(w) => {
+            let se = diff / w.t;
+            let t = StudentsT::new(0.0, 1.0, w.df)
+                .ok()?
+                .inverse_cdf((1.0 + level) / 2.0);
+            if w.t == 0.0 {
+                // No difference: the standard error from the variances.
+                t * (std_dev(a)?.powi(2) / a.len() as f64 + std_dev(b)?.powi(2) / b.len() as f64)
+                    .sqrt()
+            } else {
+                t * se.abs()
+            }
+        }
+        None if diff != 0.0 => 0.0,
+        None => return None,
+    };
+    Some(Interval {
+        estimate: 100.0 * diff / mean_a,
+        lo: 100.0 * (diff - half) / mean_a,
+        hi: 100.0 * (diff + half) / mean_a,
+        level,
     })
 }
 
@@ -305,6 +360,34 @@ fn moses_rank_normal(n1: usize, n2: usize, tail: f64) -> usize {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn welch_interval_of_the_change_of_means_matches_scipy() {
+        // r = stats.ttest_ind(B1, A1, equal_var=False); ci = r.confidence_interval(0.95)
+        // 100 * (mean(B1) / mean(A1) - 1) -> 23.050379572118707,
+        // 100 * ci.low / mean(A1) -> 7.687664581477225, ci.high -> 38.413094562760186
+        let c = welch_relative_change(&A1, &B1, 0.95).unwrap();
+        assert_close(c.estimate, 23.050379572118707, 1e-12);
+        assert_close(c.lo, 7.687664581477225, 1e-9);
+        assert_close(c.hi, 38.413094562760186, 1e-9);
+        // One wild process widens the interval of the means, as it raises Welch's p.
+        let a = [
+            1000.2, 999.8, 1000.5, 999.6, 1000.1, 1000.3, 999.9, 1000.0, 1000.4, 1600.0,
+        ];
+        let b = [
+            1030.1, 1029.8, 1030.4, 1030.0, 1029.9, 1030.2, 1030.3, 1029.7, 1030.0, 1030.1,
+        ];
+        let c = welch_relative_change(&a, &b, 0.95).unwrap();
+        assert!(c.lo < 0.0 && 0.0 < c.hi, "{c:?}");
+        assert!(welch_t(&a, &b).unwrap().p_value > 0.05);
+        // Both constant and different: p = 0 and the interval is the point.
+        let w = welch_t(&[99.0, 99.0], &[102.0, 102.0]).unwrap();
+        assert_eq!((w.t, w.p_value), (f64::NEG_INFINITY, 0.0));
+        let c = welch_relative_change(&[100.0, 100.0], &[102.0, 102.0], 0.95).unwrap();
+        assert_eq!((c.lo, c.hi), (c.estimate, c.estimate));
+        assert!((c.estimate - 2.0).abs() < 1e-12);
+        assert_eq!(welch_relative_change(&[5.0, 5.0], &[5.0, 5.0], 0.95), None);
+    }
 
     #[test]
     fn p_values_print_with_three_significant_digits() {
@@ -611,7 +694,11 @@ mod tests {
         assert_eq!(welch_t(&[1.0], &[1.0, 2.0]), None);
         assert_eq!(welch_t(&[1.0, 2.0], &[]), None);
         assert_eq!(welch_t(&[1.0, f64::NAN], &[1.0, 2.0]), None);
-        assert_eq!(welch_t(&[3.0, 3.0], &[4.0, 4.0, 4.0]), None);
+        assert_eq!(welch_t(&[3.0, 3.0], &[3.0, 3.0, 3.0]), None);
+        // Both constant and different: scipy.stats.ttest_ind([3, 3], [4, 4, 4],
+        // equal_var=False) -> t = -inf, p = 0.
+        let w = welch_t(&[3.0, 3.0], &[4.0, 4.0, 4.0]).unwrap();
+        assert_eq!((w.t, w.p_value), (f64::NEG_INFINITY, 0.0));
         // One constant side is fine: df falls back to the other side's n - 1.
         let w = welch_t(&[3.0, 3.0], &[4.0, 5.0, 6.0]).unwrap();
         assert_eq!(w.df, 2.0);

@@ -27,7 +27,7 @@ pub use bootstrap::{
 };
 pub use compare::{
     MannWhitney, Method, Welch, fmt_p, hodges_lehmann, interval_reachable, mann_whitney,
-    mann_whitney_p_floor, relative_change, welch_t,
+    mann_whitney_p_floor, relative_change, welch_relative_change, welch_t,
 };
 pub use interval::{Interval, median_ci};
 pub use outliers::{BoxPlot, Outliers, tukey};
