@@ -163,6 +163,26 @@ mod tests {
         assert!(quiet >= 19, "only {quiet} of 20 A/A comparisons were quiet");
     }
 
+    /// "Quiet" above also counts a significant change inside the noise band, so a test
+    /// whose p-values were far too small would pass it: here the p-values themselves
+    /// must be significant about as often as the level says, and no more.
+    #[test]
+    fn a_a_p_values_are_significant_at_about_their_level() {
+        let mut rng = TestRng::new(19);
+        let trials = 400;
+        let significant = (0..trials)
+            .filter(|_| {
+                let (a, b) = (noisy(&mut rng, 1000.0), noisy(&mut rng, 1000.0));
+                mann_whitney(&a, &b).unwrap().p_value < 0.05
+            })
+            .count();
+        // Binomial(400, 0.05): mean 20, sd 4.4; 8..=36 is beyond 2.7 sd either side.
+        assert!(
+            (8..=36).contains(&significant),
+            "{significant} of {trials} A/A p-values below 0.05"
+        );
+    }
+
     #[test]
     fn planted_three_percent_slowdown_is_found() {
         // Each comparison's shift estimate has a standard error of about
