@@ -821,8 +821,28 @@ mod tests {
             );
             conn.execute_batch(&old).unwrap();
             conn.pragma_update(None, "user_version", 1).unwrap();
+            // A run measured under schema 1, stored as that version stored it.
+            let old_run = insert_run(&conn, &header()).unwrap();
+            conn.execute(
+                "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, status)
+                 VALUES (?1, 0, 'a/b/hash', 'a/b', 'hash', '{}', 'ok')",
+                [old_run],
+            )
+            .unwrap();
+            conn.execute(
+                "INSERT INTO clusters (case_id, process, layout, samples) VALUES (?1, 0, 0, ?2)",
+                params![conn.last_insert_rowid(), encode_samples(&[90.0, 91.0])],
+            )
+            .unwrap();
         }
         let mut store = Store::open(&path).unwrap();
+        let kept = store.load_run(1).unwrap();
+        assert_eq!(kept.cases.len(), 1);
+        assert_eq!(kept.cases[0].clusters, vec![vec![90.0, 91.0]]);
+        assert!(
+            kept.cases[0].core_clocks.is_empty(),
+            "schema 1 had no clock"
+        );
         let run = store.begin_run(&header()).unwrap();
         let old_case = store.add_case(run, 0, &case()).unwrap();
         store.add_samples(old_case, 0, &samples(None)).unwrap();
@@ -832,11 +852,101 @@ mod tests {
         store
             .add_samples(old_case, 2, &samples(Some(1.30)))
             .unwrap();
+        assert_eq!(run, 2);
         let loaded = store.load_run(run).unwrap();
         assert_eq!(loaded.cases[0].clusters.len(), 3);
         assert_eq!(loaded.cases[0].core_clocks, vec![1.40, 1.30]);
         drop(store);
         // Opening again must not try to add the column twice.
         Store::open(&path).unwrap();
+    }
+
+    #[test]
+    fn a_corrupt_sample_record_is_an_error_naming_its_case() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.db");
+        let mut store = Store::open(&path).unwrap();
+        let run = store.begin_run(&header()).unwrap();
+        let row = store.add_case(run, 0, &case()).unwrap();
+        store.add_samples(row, 0, &samples(None)).unwrap();
+        assert_eq!(store.load_run(run).unwrap().cases[0].clusters.len(), 1);
+        // Five bytes: not a whole number of f64s.
+        Connection::open(&path)
+            .unwrap()
+            .execute("UPDATE clusters SET samples = x'0102030405'", [])
+            .unwrap();
+        let err = store.load_run(run).unwrap_err();
+        assert!(
+            format!("{err:#}")
+                .contains(&format!("corrupt sample record in the store (case {row})")),
+            "{err:#}"
+        );
+    }
+
+    #[test]
+    fn a_store_of_a_newer_schema_is_refused_and_left_as_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("n.db");
+        drop(Store::open(&path).unwrap());
+        Connection::open(&path)
+            .unwrap()
+            .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
+        let before = std::fs::read(&path).unwrap();
+        for opened in [Store::open(&path), Store::open_existing(&path)] {
+            let err = format!("{:#}", opened.err().expect("refused"));
+            assert!(
+                err.contains(&format!(
+                    "was written by a newer cryptobench (schema {}, this one knows {SCHEMA_VERSION})",
+                    SCHEMA_VERSION + 1
+                )),
+                "{err}"
+            );
+        }
+        assert_eq!(std::fs::read(&path).unwrap(), before);
+    }
+
+    #[test]
+    fn a_store_another_process_keeps_locked_is_said_to_be_locked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("l.db");
+        let store = Store::open(&path).unwrap();
+        let run = store.begin_run(&header()).unwrap();
+        // The wait is BUSY_WAIT in use; a test need not sit through it.
+        store
+            .conn
+            .busy_timeout(std::time::Duration::from_millis(50))
+            .unwrap();
+        let other = Connection::open(&path).unwrap();
+        other.execute_batch("BEGIN EXCLUSIVE").unwrap();
+        let err = format!("{:#}", store.add_case(run, 0, &case()).unwrap_err());
+        assert!(err.contains("stayed locked by another process"), "{err}");
+        other.execute_batch("COMMIT").unwrap();
+        store.add_case(run, 0, &case()).unwrap();
+    }
+
+    #[test]
+    fn a_half_made_store_is_finished_by_a_write_and_refused_by_a_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.db");
+        // A first write that stopped after the tables, before the version.
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch(SCHEMA)
+            .unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let err = format!("{:#}", Store::open_existing(&path).err().expect("refused"));
+        assert!(err.contains("another program's SQLite database"), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), before, "a reader wrote");
+        let store = Store::open(&path).unwrap();
+        let run = store.begin_run(&header()).unwrap();
+        drop(store);
+        let version: i64 = Connection::open(&path)
+            .unwrap()
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        let store = Store::open_existing(&path).unwrap();
+        assert_eq!(store.runs().unwrap(), vec![run]);
     }
 }
