@@ -167,8 +167,40 @@ mod tests {
             std::fs::read_to_string(&target).unwrap(),
             "through the link"
         );
-        write_atomically(Path::new("/dev/null"), "gone").unwrap();
-        assert!(!Path::new("/dev/.null").exists());
+        // A named pipe: its reader gets the report, and the pipe stays a pipe.
+        let fifo = dir.path().join("fifo.md");
+        let c_path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: mkfifo(3) on a NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+        // Its reader is open first (without waiting for a writer), so the write cannot
+        // block, and what it reads cannot have gone anywhere else.
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        let mut reader = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&fifo)
+            .unwrap();
+        write_atomically(&fifo, "through the pipe").unwrap();
+        let mut got = String::new();
+        let _ = std::io::Read::read_to_string(&mut reader, &mut got);
+        assert_eq!(got, "through the pipe");
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            !names
+                .iter()
+                .any(|n| n.starts_with('.') && n.ends_with(".tmp")),
+            "a temporary file was left: {names:?}"
+        );
+        assert_eq!(names.len(), 3, "{names:?}");
     }
 
     #[test]
