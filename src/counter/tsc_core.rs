@@ -289,12 +289,19 @@ mod tests {
         let r = c.ratio();
         assert!((0.2..5.0).contains(&r), "{r}");
         assert_eq!(c.last_clock(), None, "no region measured yet");
-        let a = c.start();
-        add_chain(10_000);
-        let b = c.stop();
+        // The fewest cycles of several tries: one try preempted or interrupted counts the
+        // time it was away as well.
+        let fewest = (0..5)
+            .map(|_| {
+                let a = c.start();
+                add_chain(10_000);
+                c.stop() - a
+            })
+            .min()
+            .unwrap();
         // 80 000 dependent adds take at least 80 000 core cycles.
-        assert!(b - a >= 78_000, "{}", b - a);
-        assert!(b - a < 400_000, "{}", b - a);
+        assert!(fewest >= 78_000, "{fewest}");
+        assert!(fewest < 400_000, "{fewest}");
         let clock = c.last_clock().expect("the clock beside the region");
         assert!((0.2..5.0).contains(&clock), "{clock}");
     }
