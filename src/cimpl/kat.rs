@@ -214,16 +214,4 @@ mod tests {
             "{err}"
         );
     }
-
-    #[test]
-    fn the_spook_files_parse_when_present() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/kat/spook");
-        if !dir.is_dir() {
-            eprintln!("SKIPPED: ../shared/kat/spook not found");
-            return;
-        }
-        let v = read(&dir.join("spook128su512v1_LWC_AEAD_KAT_128_128.txt")).unwrap();
-        assert_eq!(v.len(), 1089);
-        assert_eq!(v[0].ciphertext.len(), 16);
-    }
 }
