@@ -19,8 +19,6 @@ fn array<'a>(v: &'a Value, key: &str) -> &'a Vec<Value> {
     v[key].as_array().unwrap_or_else(|| panic!("`{key}` array"))
 }
 
-/// Exit status 2 and one line on stderr containing `expect`, no panic trace.
-
 #[test]
 fn every_competitor_runs_verified_in_the_three_tables() {
     let env = Env::new();

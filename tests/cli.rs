@@ -35,8 +35,6 @@ fn assert_case(case: &Value, status: &str, says: &str) {
     assert!(message.contains(says), "expected `{says}` in: {case}");
 }
 
-/// Exit status 2 and one line on stderr containing `expect`, no panic trace.
-
 #[test]
 fn seed_experiment_runs_verified_and_report_repeats_it() {
     let env = Env::new();
@@ -1152,7 +1150,7 @@ fn manifest_errors_name_the_file_and_exit_2() {
     let base = "name = \"bad\"\nsources = [\"x.c\"]\ntargets = [\"native\"]\n[[implementation]]\nvariant = \"v\"\nalgorithm = \"sha-256\"\nkind = \"hash\"\n";
     std::fs::write(&m, base).unwrap();
     let out = env.cmd(&["run", m.to_str().unwrap()]);
-    assert_bad_input(
+    common::assert_refused(
         &out,
         "m.toml: compiling `v` (sha-256) for target `native` failed; the compiler said:",
     );
@@ -1244,11 +1242,9 @@ fn runs_in_another_environment_are_not_taken_for_comparable() {
         "1",
     ];
     env.run_ok(&args);
-    let tuned = Command::new(env!("CARGO_BIN_EXE_cryptobench"))
-        .args(args)
-        .env("CRYPTOBENCH_DB", env.db())
+    let tuned = env
+        .command(&args)
         .env("GLIBC_TUNABLES", "glibc.cpu.hwcaps=-AVX512F")
-        .current_dir(env.dir.path())
         .output()
         .unwrap();
     assert!(tuned.status.success(), "{tuned:?}");

@@ -2,47 +2,15 @@
 //! report, user-chosen names escaped, and rendered by a real browser without a console
 //! error or a network request (scripts/browser-check.sh, where Chromium is installed).
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
+
+use common::Env;
 
 /// Small runs; four processes, so that comparisons have enough clusters for a test.
 const QUICK: &[&str] = &["--samples", "128", "--processes", "4", "--layouts", "2"];
-
-struct Env {
-    dir: tempfile::TempDir,
-}
-
-impl Env {
-    fn new() -> Env {
-        Env {
-            dir: tempfile::tempdir().expect("temp dir"),
-        }
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn cmd(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_cryptobench"))
-            .args(args)
-            .env("CRYPTOBENCH_DB", self.path("results.db"))
-            .env("CRYPTOBENCH_CACHE", self.path("build-cache"))
-            .current_dir(self.dir.path())
-            .output()
-            .expect("run cryptobench")
-    }
-
-    fn run_ok(&self, args: &[&str]) -> String {
-        let out = self.cmd(args);
-        assert!(
-            out.status.success(),
-            "{args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).expect("utf-8 output")
-    }
-}
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
@@ -129,7 +97,13 @@ fn a_run_s_html_report_is_self_contained_and_renders_in_a_browser() {
         assert!(html.contains(title), "chart `{title}` missing");
     }
     assert!(html.matches("<svg").count() >= 3);
-    for line in md.lines().filter(|l| l.starts_with("| rand_chacha")) {
+    let rows: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| rand_chacha"))
+        .collect();
+    // One row per message length in the results table, and one in the ratios table.
+    assert_eq!(rows.len(), 2 * 5, "{md}");
+    for line in rows {
         let cells: Vec<&str> = line
             .split('|')
             .map(str::trim)

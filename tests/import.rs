@@ -5,9 +5,9 @@
 mod common;
 
 use serde_json::Value;
-use std::process::Output;
 
 use common::Env;
+use common::assert_bad_input;
 
 /// How many runs the store holds.
 fn runs(env: &Env) -> usize {
@@ -30,15 +30,6 @@ fn result<'a>(run: &'a Value, id: &str) -> &'a Value {
         .iter()
         .find(|r| r["id"] == id)
         .unwrap_or_else(|| panic!("no case {id} in {run}"))
-}
-
-/// Exit status 2 and one line on stderr containing `expect`, no panic trace.
-fn assert_bad_input(out: &Output, expect: &str) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
-    assert!(err.contains(expect), "expected `{expect}` in: {err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    assert!(!err.contains("panicked"), "panic: {err}");
 }
 
 #[test]
@@ -332,11 +323,33 @@ fn bad_input_is_one_clear_line_and_nothing_is_stored() {
         ]),
         "cannot write",
     );
-    assert!(!out.exists());
+    assert!(!out.parent().unwrap().exists(), "no directory was made");
+    // A write that fails once its temporary file exists (here at a 1 KiB file-size
+    // limit, which the page exceeds) leaves neither the page nor that file beside it.
+    let mut limited = env.command(&["report", "latest", "--format", "html", "-o", "page.html"]);
+    // SAFETY: signal(2) and setrlimit(2) are async-signal-safe; an ignored SIGXFSZ stays
+    // ignored across exec, so an oversized write fails with EFBIG instead of killing.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        limited.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: 1024,
+                rlim_max: 1024,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    assert_bad_input(&limited.output().unwrap(), "cannot write `page.html`");
+    assert!(!env.path("page.html").exists());
     let leftovers: Vec<_> = std::fs::read_dir(env.dir.path())
         .unwrap()
         .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".tmp"))
         .collect();
     assert!(
         leftovers.is_empty(),

@@ -19,19 +19,41 @@ impl Env {
         }
     }
 
+    /// `name` in the scratch directory.
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
     pub fn db(&self) -> PathBuf {
         self.dir.path().join("results.db")
     }
 
-    pub fn cmd(&self, args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_cryptobench"))
-            .args(args)
+    /// The binary with this environment's store and cache, the test implementations
+    /// registered, run in the scratch directory; the variables that change what is
+    /// measured (and mark runs not comparable) removed, whatever the caller's shell set.
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cryptobench"));
+        c.args(args)
             .env("CRYPTOBENCH_DB", self.db())
             .env("CRYPTOBENCH_CACHE", self.dir.path().join("build-cache"))
             .env("CRYPTOBENCH_TEST_IMPLEMENTATIONS", "1")
-            .current_dir(self.dir.path())
-            .output()
-            .expect("run cryptobench")
+            .env_remove("GLIBC_TUNABLES")
+            .env_remove("OPENSSL_ia32cap")
+            .current_dir(self.dir.path());
+        c
+    }
+
+    pub fn cmd(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("run cryptobench")
+    }
+
+    /// `args` with the variables `vars` set as well.
+    pub fn cmd_with(&self, args: &[&str], vars: &[(&str, &std::ffi::OsStr)]) -> Output {
+        let mut c = self.command(args);
+        for (k, v) in vars {
+            c.env(k, v);
+        }
+        c.output().expect("run cryptobench")
     }
 
     pub fn run_ok(&self, args: &[&str]) -> String {
@@ -48,37 +70,41 @@ impl Env {
         serde_json::from_str(&self.run_ok(args)).expect("valid JSON")
     }
 
-    /// `args` started as a terminal starts a command (in a process group of its own), sent
-    /// one Ctrl-C to that whole group as a terminal does, once the latest stored run
-    /// satisfies `ready` (its JSON report); what it printed and how it ended.
-    pub fn interrupt_when(&self, args: &[&str], ready: impl Fn(&Value) -> bool) -> Output {
+    /// `args` started as a terminal starts a command: in a process group of its own,
+    /// which is killed if the test panics before the command ends.
+    pub fn spawn_in_terminal(&self, args: &[&str]) -> Terminal {
         use std::os::unix::process::CommandExt;
-        let child = Command::new(env!("CARGO_BIN_EXE_cryptobench"))
-            .args(args)
-            .env("CRYPTOBENCH_DB", self.db())
-            .current_dir(self.dir.path())
+        let child = self
+            .command(args)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .process_group(0)
             .spawn()
             .expect("run cryptobench");
-        let started = std::time::Instant::now();
-        loop {
-            let out = self.cmd(&["report", "latest", "--format", "json"]);
-            if out.status.success()
-                && serde_json::from_slice::<Value>(&out.stdout).is_ok_and(|r| ready(&r))
-            {
-                break;
-            }
-            assert!(
-                started.elapsed().as_secs() < 120,
-                "{args:?} never got ready"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(100));
+        Terminal {
+            args: args.iter().map(|a| a.to_string()).collect(),
+            child: Some(child),
         }
-        // SAFETY: kill(2) of the process group the child leads; it has not been reaped.
-        assert_eq!(unsafe { libc::kill(-(child.id() as i32), libc::SIGINT) }, 0);
-        child.wait_with_output().expect("wait for cryptobench")
+    }
+
+    /// Waits until the latest stored run satisfies `ready` (its JSON report) while
+    /// `running` still runs; fails at once if it ended first.
+    pub fn wait_for_run(&self, running: &mut Terminal, ready: impl Fn(&Value) -> bool) {
+        running.wait_until(|| {
+            let out = self.cmd(&["report", "latest", "--format", "json"]);
+            out.status.success()
+                && serde_json::from_slice::<Value>(&out.stdout).is_ok_and(|r| ready(&r))
+        });
+    }
+
+    /// `args` started as a terminal starts a command, sent one Ctrl-C to its whole group
+    /// as a terminal does, once the latest stored run satisfies `ready` (its JSON
+    /// report); what it printed and how it ended.
+    pub fn interrupt_when(&self, args: &[&str], ready: impl Fn(&Value) -> bool) -> Output {
+        let mut running = self.spawn_in_terminal(args);
+        self.wait_for_run(&mut running, ready);
+        running.ctrl_c();
+        running.wait_with_output()
     }
 
     /// A run in which some case gave wrong output or failed: its report is still whole,
@@ -93,10 +119,142 @@ impl Env {
     }
 }
 
-/// Exit status 2 and a message containing `expect` on stderr, no panic trace.
+/// Exit status 2 and one line on stderr containing `expect`, no panic trace. An option
+/// that clap refuses adds clap's own hint (`For more information, try '--help'.`) after a
+/// blank line; that is not counted.
 pub fn assert_bad_input(out: &Output, expect: &str) {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "stderr: {err}");
     assert!(err.contains(expect), "expected `{expect}` in: {err}");
     assert!(!err.contains("panicked"), "panic: {err}");
+    let said = err
+        .lines()
+        .filter(|l| !l.is_empty() && *l != "For more information, try '--help'.")
+        .count();
+    assert_eq!(said, 1, "one line: {err}");
+}
+
+/// Exit status 2 and a message containing `expect` that may run over several lines (what
+/// a compiler said), no panic trace.
+pub fn assert_refused(out: &Output, expect: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(err.contains(expect), "expected `{expect}` in: {err}");
+    assert!(!err.contains("panicked"), "panic: {err}");
+}
+
+/// A command started as from a terminal (see [`Env::spawn_in_terminal`]). Dropped
+/// before it was waited for (a failed assertion), its whole group is killed, so a
+/// failing test leaves no run measuring or hanging behind it.
+pub struct Terminal {
+    args: Vec<String>,
+    child: Option<std::process::Child>,
+}
+
+impl Terminal {
+    pub fn pid(&self) -> i32 {
+        self.child.as_ref().expect("running").id() as i32
+    }
+
+    /// Polls `ready` until it holds; panics if the command ends first, or after two
+    /// minutes.
+    pub fn wait_until(&mut self, ready: impl Fn() -> bool) {
+        let started = std::time::Instant::now();
+        loop {
+            if ready() {
+                return;
+            }
+            let child = self.child.as_mut().expect("running");
+            if let Some(status) = child.try_wait().expect("poll the command") {
+                let out = self.child.take().unwrap().wait_with_output().unwrap();
+                panic!(
+                    "{:?} ended ({status}) before it got ready: {}",
+                    self.args,
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            }
+            assert!(
+                started.elapsed().as_secs() < 120,
+                "{:?} never got ready",
+                self.args
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+
+    /// Whether the command is still running.
+    pub fn running(&mut self) -> bool {
+        let child = self.child.as_mut().expect("not waited for yet");
+        child.try_wait().expect("poll the command").is_none()
+    }
+
+    /// Ctrl-C as a terminal sends it: SIGINT to the whole group.
+    pub fn ctrl_c(&self) {
+        // SAFETY: kill(2) of the process group the child leads; it has not been reaped.
+        assert_eq!(unsafe { libc::kill(-self.pid(), libc::SIGINT) }, 0);
+    }
+
+    /// Its output once it ends; panics if it is still running after `limit` (a bound for
+    /// a command that would otherwise run for many times as long, not a speed test).
+    pub fn wait_ended_within(mut self, limit: std::time::Duration) -> Output {
+        let started = std::time::Instant::now();
+        while self.running() {
+            assert!(
+                started.elapsed() < limit,
+                "{:?} still runs after {limit:?}",
+                self.args
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        self.wait_with_output()
+    }
+
+    pub fn wait_with_output(mut self) -> Output {
+        let child = self.child.take().expect("waited for once");
+        child.wait_with_output().expect("wait for cryptobench")
+    }
+}
+
+impl Drop for Terminal {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            // SAFETY: kill(2) of the group the child leads; it has not been reaped.
+            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Process `pid` has ended (gone, or a zombie nobody reaped yet); it is given a few
+/// seconds, as a SIGKILL is delivered asynchronously.
+pub fn assert_gone(pid: i32) {
+    let alive = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            // The state follows the command name, which is in parentheses.
+            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z')
+        })
+    };
+    for _ in 0..100 {
+        if !alive() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("process {pid} is still running");
+}
+
+/// The processes `pid` started that are still its children.
+pub fn children(pid: i32) -> Vec<i32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("children")).ok())
+        .flat_map(|c| {
+            c.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<i32>>()
+        })
+        .collect()
 }
