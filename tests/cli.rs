@@ -159,6 +159,110 @@ fn crashing_and_hanging_implementations_fail_alone() {
     assert_eq!(env.json(&["report", "--format", "json"]), run);
 }
 
+/// A crash or a hang inside the correctness check itself (not in a timed call) fails that
+/// implementation's case alone, says it was the check, and leaves the rest measured.
+#[test]
+fn a_crash_or_hang_in_the_correctness_check_fails_that_case_alone() {
+    let env = Env::new();
+    let run = env.json_with_failures(&with_quick(&[
+        "run",
+        "test-gate-crash",
+        "test-gate-hang",
+        "rustcrypto/chacha20/",
+        "--sizes",
+        "1024",
+        "--timeout",
+        "2",
+        "--format",
+        "json",
+    ]));
+    let crash = result(&run, "test-gate-crash/chacha20");
+    assert_case(
+        crash,
+        "failed",
+        "correctness check crashed (killed by signal 11 (SIGSEGV))",
+    );
+    let hang = result(&run, "test-gate-hang/chacha20");
+    assert_case(hang, "failed", "correctness check timed out after 2.0 s");
+    for r in [crash, hang] {
+        assert_eq!(r["verified"], false, "{r}");
+        assert!(r["median_cycles"].is_null(), "timed: {r}");
+        assert!(r["cpb"].is_null(), "timed: {r}");
+        assert_eq!(r["samples"].as_u64().unwrap_or(0), 0, "{r}");
+    }
+    let fine = result(&run, "rustcrypto/chacha20");
+    assert_eq!(fine["verified"], true, "{fine}");
+    assert!(fine["median_cycles"].as_f64().unwrap() > 0.0, "{fine}");
+}
+
+/// A case whose worker crashes in a later round, after earlier rounds stored samples,
+/// fails: its earlier figures are not presented as a result, nor compared.
+#[test]
+fn a_case_that_crashes_after_samples_were_stored_fails_without_figures() {
+    let env = Env::new();
+    let state = tempfile::tempdir().unwrap();
+    let out = env.cmd_with(
+        &with_quick(&[
+            "run",
+            "test-crash-later",
+            "rustcrypto/chacha20/",
+            "--sizes",
+            "20000",
+            "--against",
+            "rustcrypto/chacha20",
+            "--format",
+            "json",
+        ]),
+        &[("CRYPTOBENCH_TEST_STATE_DIR", state.path().as_os_str())],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    // Two processes measured it, the third crashed, and no fourth was started; the
+    // store holds the first two's samples (2 layouts each).
+    assert_eq!(std::fs::read_dir(state.path()).unwrap().count(), 3);
+    let stored: i64 = rusqlite::Connection::open(env.db())
+        .unwrap()
+        .query_row(
+            "SELECT COUNT(*) FROM clusters JOIN cases ON cases.id = clusters.case_id
+             WHERE cases.implementation = 'test-crash-later/chacha20'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(stored, 4);
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let late = result(&run, "test-crash-later/chacha20");
+    assert_case(late, "failed", "SIGSEGV");
+    assert_eq!(late["verified"], false, "{late}");
+    assert!(late["median_cycles"].is_null(), "{late}");
+    assert!(late["cpb"].is_null(), "{late}");
+    let fine = result(&run, "rustcrypto/chacha20");
+    assert!(fine["median_cycles"].as_f64().unwrap() > 0.0, "{fine}");
+    assert_eq!(run["comparisons"].as_array().unwrap().len(), 0, "{run}");
+    let n = &run["not_compared"][0];
+    assert_eq!(n["candidate"], "test-crash-later/chacha20", "{run}");
+    assert!(
+        n["why"]
+            .as_str()
+            .unwrap()
+            .starts_with("the candidate crashed"),
+        "{n}"
+    );
+    // The text report shows no figure on the failed case's row either.
+    let text = env.run_ok(&["report", "latest"]);
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("test-crash-later/chacha20"))
+        .unwrap_or_else(|| panic!("no row in {text}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        cells,
+        ["test-crash-later/chacha20", "xor", "20000", "FAILED"],
+        "{text}"
+    );
+    assert_eq!(env.json(&["report", "--format", "json"]), run);
+}
+
 #[test]
 fn a_planted_regression_is_found_and_gates_ci() {
     let env = Env::new();
@@ -1222,6 +1326,44 @@ fn ctrl_c_keeps_and_prints_what_was_measured() {
         "what was measured before Ctrl-C is kept: {run}"
     );
     assert!(!env.cmd(&["report", "partial"]).status.success());
+}
+
+/// A worker that ignores Ctrl-C (measured code may) keeps the run waiting after the first;
+/// a second, later than the half second within which it would be the first delivered
+/// twice, ends the run at once with status 130 and takes the worker with it.
+#[test]
+fn a_second_ctrl_c_quits_at_once_and_leaves_no_worker() {
+    let env = Env::new();
+    // Its correctness check hangs with SIGINT ignored; only the ten-minute limit or a
+    // second Ctrl-C would end it.
+    let mut run = env.spawn_in_terminal(&["run", "test-gate-hang", "--timeout", "600"]);
+    let main = run.pid();
+    let ignores_sigint = |worker: i32| {
+        std::fs::read_to_string(format!("/proc/{worker}/status")).is_ok_and(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("SigIgn:"))
+                .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+                .is_some_and(|mask| mask & (1 << (libc::SIGINT - 1)) != 0)
+        })
+    };
+    run.wait_until(|| common::children(main).into_iter().any(ignores_sigint));
+    let workers = common::children(main);
+    run.ctrl_c();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    assert!(
+        run.running(),
+        "the first Ctrl-C waits for the worker in flight"
+    );
+    run.ctrl_c();
+    // Ignored, the run would end when the worker's ten minutes are up.
+    let out = run.wait_ended_within(std::time::Duration::from_secs(120));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "stderr: {stderr}");
+    assert!(out.stdout.is_empty(), "quit without its report: {out:?}");
+    assert!(!workers.is_empty());
+    for worker in workers {
+        common::assert_gone(worker);
+    }
 }
 
 /// glibc's memcpy alone moves ChaCha20 RNGs by 15 %: runs measured under another

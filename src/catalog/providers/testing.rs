@@ -21,7 +21,18 @@ pub fn register(r: &mut Registry) {
     r.add(Stream::<Slower>::new("test-slower"));
     r.add(Stream::<CrashOnThirdCall>::new("test-crash"));
     r.add(Stream::<HangOnThirdCall>::new("test-hang"));
+    r.add(Stream::<CrashAlways>::new("test-gate-crash"));
+    r.add(Stream::<HangAlways>::new("test-gate-hang"));
+    r.add(Stream::<CrashInThirdProcess>::new("test-crash-later"));
 }
+
+/// A directory shared by the worker processes of one test run, for
+/// [`CrashInThirdProcess`] to count them in.
+pub const STATE_DIR_ENV: &str = "CRYPTOBENCH_TEST_STATE_DIR";
+
+/// A length the gate never uses (its longest message is 16385 bytes): only calls timed
+/// at it count the processes of [`CrashInThirdProcess`].
+pub const LATER_CRASH_LEN: usize = 20_000;
 
 /// The gate gives an instance at most one call longer than this (a fresh instance per
 /// message where it calls once), so the planted faults below, on an instance's third
@@ -109,6 +120,79 @@ impl StreamCipher for HangOnThirdCall {
                 loop {
                     std::thread::sleep(std::time::Duration::from_millis(10));
                 }
+            }
+        }
+    }
+}
+
+/// Dies by SIGSEGV on its first call, which the correctness gate makes: the gate's own
+/// worker crashes.
+pub struct CrashAlways(chacha20::ChaCha20);
+
+impl StreamCipher for CrashAlways {
+    const ALGORITHM: &'static StreamAlgorithm = &CHACHA20;
+    fn new(key: &[u8], nonce: &[u8]) -> Self {
+        CrashAlways(chacha(key, nonce))
+    }
+    fn apply_keystream(&mut self, buf: &mut [u8]) {
+        self.0.apply_keystream(buf);
+        // SAFETY: none; see `CrashOnThirdCall`.
+        unsafe {
+            libc::signal(libc::SIGSEGV, libc::SIG_DFL);
+            libc::raise(libc::SIGSEGV);
+        }
+    }
+}
+
+/// Loops forever on its first call, inside the correctness gate, ignoring SIGINT as
+/// measured code may: a first Ctrl-C does not stop it, a second must end the run.
+pub struct HangAlways(chacha20::ChaCha20);
+
+impl StreamCipher for HangAlways {
+    const ALGORITHM: &'static StreamAlgorithm = &CHACHA20;
+    fn new(key: &[u8], nonce: &[u8]) -> Self {
+        HangAlways(chacha(key, nonce))
+    }
+    fn apply_keystream(&mut self, buf: &mut [u8]) {
+        self.0.apply_keystream(buf);
+        // SAFETY: signal(2) with SIG_IGN installs no handler.
+        unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
+        loop {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+}
+
+/// Correct, and measured normally by the first two worker processes that time it at
+/// [`LATER_CRASH_LEN`] bytes; the third dies by SIGSEGV on its first such call, after
+/// earlier rounds stored samples. The processes count themselves as files in the
+/// directory `$CRYPTOBENCH_TEST_STATE_DIR` (without it, it never crashes).
+pub struct CrashInThirdProcess(chacha20::ChaCha20);
+
+impl StreamCipher for CrashInThirdProcess {
+    const ALGORITHM: &'static StreamAlgorithm = &CHACHA20;
+    fn new(key: &[u8], nonce: &[u8]) -> Self {
+        CrashInThirdProcess(chacha(key, nonce))
+    }
+    fn apply_keystream(&mut self, buf: &mut [u8]) {
+        self.0.apply_keystream(buf);
+        static NTH_PROCESS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        if buf.len() != LATER_CRASH_LEN {
+            return;
+        }
+        let nth = *NTH_PROCESS.get_or_init(|| {
+            let Some(dir) = std::env::var_os(STATE_DIR_ENV) else {
+                return 0;
+            };
+            let dir = std::path::Path::new(&dir);
+            let _ = std::fs::write(dir.join(std::process::id().to_string()), b"");
+            std::fs::read_dir(dir).map_or(0, |d| d.count())
+        });
+        if nth >= 3 {
+            // SAFETY: none; see `CrashOnThirdCall`.
+            unsafe {
+                libc::signal(libc::SIGSEGV, libc::SIG_DFL);
+                libc::raise(libc::SIGSEGV);
             }
         }
     }
