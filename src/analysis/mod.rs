@@ -361,6 +361,44 @@ mod tests {
         assert!(unlike(&other_len, "base", "absent").is_none());
     }
 
+    /// Identical code measured in 4 + 4 worker processes whose medians spread by 2 %
+    /// (neighbours, clock, layout), as the A/A test of `--fail-on-regression` runs it:
+    /// Welch's test finds a "significant" difference now and then, and the 5 % noise
+    /// threshold is what keeps every one of them from being called a regression.
+    #[test]
+    fn identical_code_is_never_called_regressed_at_a_five_percent_threshold() {
+        let mut rng = crate::stats::test_rng::TestRng::new(23);
+        let mut process_medians = || -> Vec<f64> {
+            (0..4)
+                .map(|_| 1000.0 * (0.02 * rng.normal()).exp())
+                .collect()
+        };
+        let pairs: Vec<(StoredCase, StoredCase)> = (0..200)
+            .map(|_| {
+                (
+                    case("a", &process_medians(), &[]),
+                    case("b", &process_medians(), &[]),
+                )
+            })
+            .collect();
+        let verdicts = |noise_threshold_pct: f64| -> Vec<Verdict> {
+            let opts = VerdictOptions {
+                noise_threshold_pct,
+                test: Test::Welch,
+                ..VerdictOptions::DEFAULT
+            };
+            pairs
+                .iter()
+                .map(|(a, b)| compare_cases(a, b, &opts).unwrap().verdict)
+                .collect()
+        };
+        let regressed = |v: &[Verdict]| v.iter().filter(|v| **v == Verdict::Regressed).count();
+        assert_eq!(regressed(&verdicts(5.0)), 0);
+        // Without the threshold, chance alone calls some of the same pairs regressed: the
+        // samples are noisy enough for the threshold to matter.
+        assert!(regressed(&verdicts(0.0)) > 0);
+    }
+
     #[test]
     fn only_a_broken_candidate_or_too_few_processes_stop_the_gate() {
         let fine = |name: &str| case(name, &[100.0, 101.0, 99.0, 100.0, 102.0], &[]);

@@ -20,7 +20,7 @@ pub mod verdict;
 mod u_dist;
 
 #[cfg(test)]
-mod test_rng;
+pub(crate) mod test_rng;
 
 pub use bootstrap::{
     cluster_bootstrap_ci, cluster_bootstrap_ratio_ci, cluster_bootstrap_two_ci, min_clusters,
