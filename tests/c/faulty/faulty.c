@@ -6,10 +6,14 @@
  * FAULT_CRASH: SIGSEGV on the third call after the gate's calls (must fail alone);
  * FAULT_HANG: loops forever on the third such call (must be killed by the timeout);
  * FAULT_EXIT: exit(0) on the third such call (a worker gone without a reply: fails alone);
+ * FAULT_EXIT1: exit(1) on the third such call (a worker that failed: fails alone);
+ * FAULT_ABORT: abort() on the third such call (SIGABRT: fails alone);
  * FAULT_PRINT: a correct hash that prints to stdout on every call (must not disturb
  *   the worker's reply, and is measured like the others);
- * FAULT_FORK: forks a child that sleeps for a minute, holding the worker's pipes, on the
- *   third such call, and goes on correctly (the case is measured, the run does not wait);
+ * FAULT_FORK: forks a child that sleeps for ten minutes, holding the worker's pipes, on
+ *   the third such call, and goes on correctly (the case is measured, the run does not
+ *   wait, and the child is killed with the worker); the child appends its pid to
+ *   `fork-children.pid` in the current directory, for the test to check it is gone;
  * FAULT_SIGINT: raises SIGINT on the third such call (a crash, not the user's Ctrl-C);
  * FAULT_RET: returns -1 for every 20000-byte message, leaving the digest unwritten (the
  *   case must fail with that status, not be timed doing nothing).
@@ -67,9 +71,20 @@ int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long 
 #ifdef FAULT_EXIT
     exit(0);
 #endif
+#ifdef FAULT_EXIT1
+    exit(1);
+#endif
+#ifdef FAULT_ABORT
+    abort();
+#endif
 #ifdef FAULT_FORK
     if (long_calls == 3 && fork() == 0) {
-      sleep(60);
+      FILE *f = fopen("fork-children.pid", "a");
+      if (f) {
+        fprintf(f, "%d\n", (int)getpid());
+        fclose(f);
+      }
+      sleep(600);
       _exit(0);
     }
 #endif
