@@ -1152,6 +1152,69 @@ fn c_aeads_that_accept_forgeries_are_refused() {
     }
 }
 
+/// A C AEAD with a NIST LWC known-answer file: verified against the file as committed
+/// (written from the same source by tests/c/aead/genkat.c); refused, naming the entry,
+/// against a copy with one ciphertext byte changed; and, without the file, run with a
+/// caveat saying which check was not made.
+#[test]
+fn a_c_aead_is_checked_against_its_kat_file() {
+    let env = Env::new();
+    let manifest = repo("tests/c/aead/kat.toml");
+    let name = "toy-aead-kat/toy-aead/kat@native";
+    let args = [
+        "run",
+        manifest.as_str(),
+        "--sizes",
+        "64",
+        "--format",
+        "json",
+    ];
+    let with_kat_dir = |dir: &Path| -> Vec<String> {
+        with_quick(&args)
+            .into_iter()
+            .chain(["--kat-dir", dir.to_str().unwrap()])
+            .map(str::to_string)
+            .collect()
+    };
+
+    let run = env.json(&with_quick(&args));
+    for r in results(&run) {
+        assert_eq!(r["implementation"], name, "{r}");
+        assert_eq!(r["verified"], true, "{r}");
+        assert!(r.get("message").is_none(), "checked, so no caveat: {r}");
+    }
+
+    // Entry 10 (a 1-byte message, 1 byte of AD): its CT's first byte changed.
+    let good = std::fs::read_to_string(repo("tests/c/aead/toy_aead_kat.txt")).unwrap();
+    let entry = good.find("Count = 10\n").expect("entry 10");
+    let ct = entry + good[entry..].find("CT = ").unwrap() + "CT = ".len();
+    let flipped = if &good[ct..ct + 1] == "0" { "1" } else { "0" };
+    let corrupt = format!("{}{flipped}{}", &good[..ct], &good[ct + 1..]);
+    let dir = env.path("corrupt");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("toy_aead_kat.txt"), corrupt).unwrap();
+    let args_corrupt = with_kat_dir(&dir);
+    let run = env.json_with_failures(&args_corrupt.iter().map(String::as_str).collect::<Vec<_>>());
+    for r in results(&run) {
+        assert_case(r, "wrong", "toy_aead_kat.txt entry 10 (encrypt)");
+        assert!(r["median_cycles"].is_null(), "timed: {r}");
+    }
+
+    let empty = env.path("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let args_empty = with_kat_dir(&empty);
+    let run = env.json(&args_empty.iter().map(String::as_str).collect::<Vec<_>>());
+    for r in results(&run) {
+        assert_case(r, "ok", "toy-aead/kat: KAT file `");
+        assert_case(
+            r,
+            "ok",
+            "toy_aead_kat.txt` not found (give its directory with --kat-dir): checked by round trips and agreement between variants only",
+        );
+        assert_eq!(r["verified"], true, "{r}");
+    }
+}
+
 /// A C core named after an algorithm of the Rust catalog is checked against its known
 /// answers and reference, vectors in the manifest or not.
 #[test]
