@@ -1211,7 +1211,8 @@ fn a_c_aead_is_checked_against_its_kat_file() {
             "ok",
             "toy_aead_kat.txt` not found (give its directory with --kat-dir): checked by round trips and agreement between variants only",
         );
-        assert_eq!(r["verified"], true, "{r}");
+        // Measured, but only checked in part: not called verified.
+        assert_eq!(r["verified"], false, "{r}");
     }
 }
 
