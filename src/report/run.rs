@@ -50,7 +50,7 @@ pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
         ))),
         RunOrigin::Measured { run, .. } => {
             let least = crate::stats::min_clusters(crate::analysis::LEVEL);
-            let intervals = if run.processes as usize >= least {
+            let intervals = if run.processes >= least {
                 "intervals 95 % (processes resampled)".to_string()
             } else {
                 format!(

@@ -170,7 +170,7 @@ pub fn welch_t(a: &[f64], b: &[f64]) -> Option<Welch> {
         // Both constant: t is 0/0 or ±∞. Equal, no test; different, as sure as can be
         // (scipy: t = ±inf, p = 0).
         let (ma, mb) = (mean(a)?, mean(b)?);
-        return (ma != mb).then(|| Welch {
+        return (ma != mb).then_some(Welch {
             t: if ma > mb {
                 f64::INFINITY
             } else {
