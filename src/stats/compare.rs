@@ -196,10 +196,10 @@ pub fn welch_t(a: &[f64], b: &[f64]) -> Option<Welch> {
 /// of means beside an interval of medians can call a clean 3 % shift "no change" because
 /// one process's outlier inflates the variance of the means.) Equal to
 /// `scipy.stats.ttest_ind(b, a, equal_var=False).confidence_interval(level)` over
-/// `mean(a)`, times 100. Where both samples are constant the interval is the point.
+/// `mean(a)`, times 100. Where both samples are constant (and different) the interval
+/// is the point.
 ///
-/// Returns `None` where [`welch_t`] does (except both samples constant and different),
-/// and when `mean(a)` is not positive.
+/// Returns `None` where [`welch_t`] does, and when `mean(a)` is not positive.
 pub fn welch_relative_change(a: &[f64], b: &[f64], level: f64) -> Option<Interval> {
     if !valid_level(level) || a.len() < 2 || b.len() < 2 {
         return None;
@@ -223,7 +223,7 @@ pub fn welch_relative_change(a: &[f64], b: &[f64], level: f64) -> Option<Interva
                 t * se.abs()
             }
         }
-        None if diff != 0.0 => 0.0,
+        // Non-finite values, or both sides constant and equal.
         None => return None,
     };
     Some(Interval {
