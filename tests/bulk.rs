@@ -125,6 +125,20 @@ fn every_run_is_in_the_store_and_report_shows_the_run() {
     ] {
         assert!(ids.iter().any(|k| k.as_str() == id), "{id} in {ids:?}");
     }
+
+    // Two sessions compared: the runs within each are not independent, and it says so.
+    env.run_ok(&small(&["--impl", "openssl/aes-256-ctr"]));
+    let cmp = env.json(&["compare", "1", "2", "--format", "json"]);
+    let warnings = cmp["warnings"].as_array().expect("warnings");
+    assert!(
+        warnings.iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .contains("one process under the same load")),
+        "{cmp}"
+    );
+    let text = env.run_ok(&["compare", "1", "2"]);
+    assert!(text.contains("Warning: bulk runs:"), "{text}");
 }
 
 #[test]

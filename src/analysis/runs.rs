@@ -12,6 +12,8 @@ pub struct RunComparison {
     pub only_in_b: Vec<String>,
     /// Why the runs are not comparable, when forced anyway.
     pub caveats: Vec<String>,
+    /// What the verdicts cannot see (the runs of one bulk session are not independent).
+    pub warnings: Vec<String>,
 }
 
 /// What two runs differ in that makes their cycle counts incomparable: (what, in `a`,
@@ -116,6 +118,16 @@ pub fn compare_runs(
         .filter(|ca| !b.cases.iter().any(|cb| cb.key == ca.key))
         .map(|ca| ca.key.clone())
         .collect();
+    let bulk = [&a.header, &b.header]
+        .iter()
+        .any(|h| matches!(h.options, RunOrigin::Bulk { .. }));
+    let warnings = if bulk {
+        vec![
+            "bulk runs: the test takes each run of a session as an independent measurement, but they ran back to back in one process under the same load, so a change between two sessions includes what the machine did between them (host load moved whole sessions by tens of percent on a shared 2-vCPU guest); read a verdict as a hint, and compare several sessions before believing it".to_string(),
+        ]
+    } else {
+        Vec::new()
+    };
     Ok(RunComparison {
         run_a: a.header.id,
         run_b: b.header.id,
@@ -124,5 +136,6 @@ pub fn compare_runs(
         only_in_a,
         only_in_b,
         caveats,
+        warnings,
     })
 }

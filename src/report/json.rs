@@ -110,6 +110,7 @@ fn run_comparison_value(c: &RunComparison) -> Value {
         "only_in_a": c.only_in_a,
         "only_in_b": c.only_in_b,
         "caveats": c.caveats,
+        "warnings": c.warnings,
     })
 }
 

@@ -295,6 +295,9 @@ pub(super) fn run_comparison_blocks(doc: &mut Document, rc: &RunComparison, unit
         doc.blocks
             .push(Block::Warning(format!("Not comparable (forced): {c}")));
     }
+    for w in &rc.warnings {
+        doc.blocks.push(Block::Warning(format!("Warning: {w}")));
+    }
     if !rc.comparisons.is_empty() {
         comparison_table(&mut doc.blocks, &rc.comparisons, unit);
     }
