@@ -395,15 +395,15 @@ fn check_gate_can_decide(
 ) -> Result<()> {
     if !crate::stats::interval_reachable(processes, processes, analysis::LEVEL) {
         bail!(
-            "--fail-on-regression with --processes {processes}: that few worker processes per case cannot give a {:.0} % interval of a change, so no comparison could be made and the gate could pass nothing; use --processes 4 or more",
+            "--fail-on-regression with --processes {processes}: that few worker processes per case cannot give a {:.0} % interval of a change, so no comparison could be made and the gate could only pass; use --processes 4 or more",
             100.0 * analysis::LEVEL
         );
     }
     if verdict.test == analysis::Test::MannWhitney {
         let floor = crate::stats::mann_whitney_p_floor(processes, processes).unwrap_or(1.0);
-        if floor > verdict.significance {
+        if floor >= verdict.significance {
             bail!(
-                "--fail-on-regression with --processes {processes} and --significance {}: the smallest p-value a Mann-Whitney test of {processes} against {processes} processes can give is {}, so no change could ever be significant and the gate could pass nothing; use more processes or a larger --significance",
+                "--fail-on-regression with --processes {processes} and --significance {}: the smallest p-value a Mann-Whitney test of {processes} against {processes} processes can give is {}, so no change could ever be significant and the gate could only pass; use more processes or a larger --significance",
                 verdict.significance,
                 crate::stats::fmt_p(floor)
             );

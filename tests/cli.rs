@@ -453,6 +453,24 @@ fn a_comparison_that_cannot_be_made_says_why_and_stops_the_gate() {
         ),
         "the smallest p-value a Mann-Whitney test of 4 against 4 processes can give is 0.0286",
     );
+    // At exactly the floor no p is below the significance either.
+    assert_bad_input(
+        &env.cmd(
+            &[
+                pair.as_slice(),
+                &quick,
+                &[
+                    "--processes",
+                    "4",
+                    "--significance",
+                    "0.02857142857142857",
+                    "--fail-on-regression",
+                ],
+            ]
+            .concat(),
+        ),
+        "can give is 0.0286",
+    );
     assert_eq!(env.json(&["history", "--format", "json"]), before);
 
     // A candidate with wrong output cannot pass the gate as "no regression".

@@ -47,7 +47,7 @@ pub struct CaseStats {
 impl CaseStats {
     /// Measured after a correctness check that left nothing out. Where the check had
     /// caveats (no known answers to check against, a KAT file missing) they are the
-    /// case's message; a case that failed in a later process has figures of the earlier.
+    /// case's message.
     pub fn verified(&self) -> bool {
         self.measured.is_some() && self.status == CaseStatus::Ok && self.message.is_none()
     }

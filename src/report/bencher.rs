@@ -31,8 +31,9 @@ pub(crate) fn measure_unit(counter: RunCounter) -> &'static str {
     }
 }
 
-/// A measure, with its interval's ends where it has one: a single measurement has
-/// none, and bounds equal to the value would claim a precision nobody measured.
+/// A measure, with its interval's ends where it has one: a single measurement (or a run of
+/// fewer than 6 processes) has none, and bounds equal to the value would claim a precision
+/// nobody measured.
 fn metric(i: &Interval, has_interval: bool) -> Value {
     if has_interval {
         json!({ "value": i.estimate, "lower_value": i.lo, "upper_value": i.hi })

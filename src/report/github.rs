@@ -3,7 +3,7 @@
 //!
 //! The value is the median per byte where the case has a length (comparable across
 //! lengths) and per call otherwise; `range` is the larger half-width of its 95 %
-//! interval, left out where the case has none (a single measurement); `extra` (shown in the action's tooltips) names the machine and counter.
+//! interval, left out where the case has none (a single measurement, fewer than 6 processes); `extra` (shown in the action's tooltips) names the machine and counter.
 //! The unit names the kind of count (`cycles/byte`, `ref-cycles/byte`, `ns/byte`), as the
 //! action compares entries by name and unit.
 

@@ -45,8 +45,17 @@ pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
     blocks.extend(provenance(h, ""));
     match &h.options {
         RunOrigin::Imported(from) => blocks.push(Block::Line(format!(
-            "Imported from {} ({}); figures are medians per call, intervals 95 %.",
-            from.source, from.note
+            "Imported from {} ({}); figures are medians per call{}.",
+            from.source,
+            from.note,
+            if a.cases
+                .iter()
+                .any(|c| c.measured.as_ref().is_some_and(|m| m.has_interval()))
+            {
+                ", intervals 95 %"
+            } else {
+                ", without intervals"
+            }
         ))),
         RunOrigin::Measured { run, .. } => {
             let least = crate::stats::min_clusters(crate::analysis::LEVEL);

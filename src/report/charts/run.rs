@@ -75,7 +75,12 @@ pub fn per_byte_by_length(a: &Analysis) -> Vec<Chart> {
             Chart {
                 title,
                 caption: format!(
-                    "Median {u} per byte of each implementation at each message length (lower is faster); the band is its 95 % confidence interval. Counter: {}.",
+                    "Median {u} per byte of each implementation at each message length (lower is faster); {}. Counter: {}.",
+                    if a.cases.iter().any(|c| c.measured.as_ref().is_some_and(|m| m.has_interval())) {
+                        "the band is its 95 % confidence interval"
+                    } else {
+                        "no band: too few processes for a 95 % interval"
+                    },
                     a.unit
                 ),
                 svg: draw_lines(&members, LENGTH_AXIS, &format!("{u} per byte"), None),
