@@ -7,8 +7,8 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
 
-use common::Env;
 use common::assert_bad_input;
+use common::{Env, WITH_INTERVALS};
 
 /// Small, fast runs: the tests check behaviour, not figures.
 const QUICK: &[&str] = &["--samples", "128", "--processes", "4", "--layouts", "2"];
@@ -39,18 +39,7 @@ fn assert_case(case: &Value, status: &str, says: &str) {
 fn seed_experiment_runs_verified_and_report_repeats_it() {
     let env = Env::new();
     // 6 processes, the fewest a 95 % interval is given for (ratios need them too).
-    let run = env.json(&[
-        "run",
-        "chacha20-rng",
-        "--format",
-        "json",
-        "--samples",
-        "128",
-        "--processes",
-        "6",
-        "--layouts",
-        "2",
-    ]);
+    let run = env.json(&[&["run", "chacha20-rng", "--format", "json"], WITH_INTERVALS].concat());
     let rs = results(&run);
     assert_eq!(rs.len(), 15);
     for r in rs {
@@ -435,42 +424,27 @@ fn a_comparison_that_cannot_be_made_says_why_and_stops_the_gate() {
         &env.cmd(&[three.as_slice(), &["--fail-on-regression"]].concat()),
         "use --processes 4 or more",
     );
-    // 4 + 4 can give an interval, but no p-value under 2/70 = 0.0286.
-    assert_bad_input(
-        &env.cmd(
-            &[
-                pair.as_slice(),
-                &quick,
+    // 4 + 4 can give an interval, but no p-value under 2/70 = 0.0286: neither a
+    // significance below it nor one equal to it (p must be below) can be reached.
+    for significance in ["0.01", "0.02857142857142857"] {
+        assert_bad_input(
+            &env.cmd(
                 &[
-                    "--processes",
-                    "4",
-                    "--significance",
-                    "0.01",
-                    "--fail-on-regression",
-                ],
-            ]
-            .concat(),
-        ),
-        "the smallest p-value a Mann-Whitney test of 4 against 4 processes can give is 0.0286",
-    );
-    // At exactly the floor no p is below the significance either.
-    assert_bad_input(
-        &env.cmd(
-            &[
-                pair.as_slice(),
-                &quick,
-                &[
-                    "--processes",
-                    "4",
-                    "--significance",
-                    "0.02857142857142857",
-                    "--fail-on-regression",
-                ],
-            ]
-            .concat(),
-        ),
-        "can give is 0.0286",
-    );
+                    pair.as_slice(),
+                    &quick,
+                    &[
+                        "--processes",
+                        "4",
+                        "--significance",
+                        significance,
+                        "--fail-on-regression",
+                    ],
+                ]
+                .concat(),
+            ),
+            "the smallest p-value a Mann-Whitney test of 4 against 4 processes can give is 0.0286",
+        );
+    }
     assert_eq!(env.json(&["history", "--format", "json"]), before);
 
     // A candidate with wrong output cannot pass the gate as "no regression".

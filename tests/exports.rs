@@ -5,27 +5,27 @@ mod common;
 
 use serde_json::Value;
 
-use common::Env;
+use common::{Env, WITH_INTERVALS};
 
 /// rand_chacha at two lengths, small and quick, with the fewest processes that give
 /// intervals (the exports carry them).
 fn quick_run(env: &Env, counter: &str) {
-    env.run_ok(&[
-        "run",
-        "rand_chacha",
-        "--sizes",
-        "1024,4096",
-        "--samples",
-        "128",
-        "--processes",
-        "6",
-        "--layouts",
-        "2",
-        "--counter",
-        counter,
-        "--format",
-        "csv",
-    ]);
+    env.run_ok(
+        &[
+            &[
+                "run",
+                "rand_chacha",
+                "--sizes",
+                "1024,4096",
+                "--counter",
+                counter,
+                "--format",
+                "csv",
+            ],
+            WITH_INTERVALS,
+        ]
+        .concat(),
+    );
 }
 
 fn number(v: &Value, what: &str) -> f64 {

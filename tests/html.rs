@@ -9,9 +9,7 @@ use std::process::Command;
 
 use common::Env;
 
-/// Small runs of 6 processes: the fewest that give intervals (and the ratio tables,
-/// given only with theirs).
-const QUICK: &[&str] = &["--samples", "128", "--processes", "6", "--layouts", "2"];
+const QUICK: &[&str] = common::WITH_INTERVALS;
 
 fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)

@@ -8,6 +8,11 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+/// A small run with the fewest worker processes that give 95 % intervals (6), and with
+/// them the ratio, slope and lane tables.
+#[allow(dead_code)]
+pub const WITH_INTERVALS: &[&str] = &["--samples", "128", "--processes", "6", "--layouts", "2"];
+
 pub struct Env {
     pub dir: tempfile::TempDir,
 }
