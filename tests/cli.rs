@@ -442,7 +442,7 @@ fn a_comparison_that_cannot_be_made_says_why_and_stops_the_gate() {
                 ]
                 .concat(),
             ),
-            "the smallest p-value a Mann-Whitney test of 4 against 4 processes can give is 0.0286",
+            "the smallest p-value a Mann-Whitney test of 4 against 4 processes can give is 0.0285",
         );
     }
     assert_eq!(env.json(&["history", "--format", "json"]), before);

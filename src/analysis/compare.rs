@@ -11,8 +11,11 @@ pub struct Comparison {
     pub params: Params,
     pub median_baseline: f64,
     pub median_candidate: f64,
-    /// baseline - candidate, as the seed's "Difference" column (positive = candidate faster).
+    /// baseline - candidate, as the seed's "Difference" column (positive = candidate
+    /// faster): the change estimate in cycles, at the baseline's median.
     pub difference: f64,
+    /// The candidate against the baseline in percent: the test's own estimate of the
+    /// ratio and its interval at level `1 - significance` (the estimate always inside).
     pub change_pct: Interval,
     /// Standard deviation of the per-cluster medians, the unit the test compares.
     pub stdev_baseline: f64,
@@ -103,38 +106,39 @@ pub(super) fn compare_cases(
     }
     let a = cluster_medians(base);
     let b = cluster_medians(cand);
-    if !stats::interval_reachable(a.len(), b.len(), LEVEL) {
+    // The interval is the test's own, at the level the significance asks for, so the
+    // verdict, which reads the interval alone, says what the test says.
+    let level = 1.0 - opts.significance;
+    if !stats::interval_reachable(a.len(), b.len(), level) {
         return Err(not_compared(
             format!(
                 "{} and {} independent measurements (worker processes, bulk runs or imported \
-                 tables) are too few for a {:.0} % interval of the change: 4 a side is the \
-                 fewest when both sides have as many (3 and 5, 2 and 8 or 1 and 40 reach it \
-                 too; run --processes, bulk --runs)",
+                 tables) are too few for a {} % interval of the change: 4 a side is the \
+                 fewest at 95 % when both sides have as many (3 and 5, 2 and 8 or 1 and 40 \
+                 reach it too; run --processes, bulk --runs)",
                 a.len(),
                 b.len(),
-                100.0 * LEVEL
+                fmt_level(level)
             ),
             true,
         ));
     }
-    // Each test with the interval of what it tests: ranks with the Hodges-Lehmann shift
-    // of the medians, means with Welch's interval of the means.
-    let (p_value, change) = match opts.test {
-        Test::MannWhitney => (
-            stats::mann_whitney(&a, &b).map(|t| t.p_value),
-            stats::relative_change(&a, &b, LEVEL),
-        ),
-        Test::Welch => (
-            stats::welch_t(&a, &b).map(|t| t.p_value),
-            stats::welch_relative_change(&a, &b, LEVEL),
-        ),
+    // One estimator with its own interval: the ratio of the candidate to the baseline,
+    // from the test's own procedure (Hodges-Lehmann with Moses' interval for the ranks,
+    // Welch's interval of the mean logarithms for Welch's t), as a change in percent.
+    let compared = match opts.test {
+        Test::MannWhitney => stats::mann_whitney(&a, &b)
+            .map(|t| t.p_value)
+            .zip(stats::hodges_lehmann_ratio(&a, &b, level)),
+        Test::Welch => stats::welch_ratio(&a, &b, level).map(|(t, ratio)| (t.p_value, ratio)),
     };
-    let (Some(p_value), Some(change)) = (p_value, change) else {
+    let Some((p_value, ratio)) = compared else {
         return Err(not_compared(
-            "the per-process medians admit no test (not finite, or all equal)".into(),
+            "the per-process medians admit no test (not finite and positive, or all equal)".into(),
             true,
         ));
     };
+    let change = stats::as_percent(ratio);
     let (ma, mb) = (median_of(&a), median_of(&b));
     let clocks = stats::median(&base.core_clocks).zip(stats::median(&cand.core_clocks));
     Ok(Comparison {
@@ -144,7 +148,10 @@ pub(super) fn compare_cases(
         params: cand.params.clone(),
         median_baseline: ma,
         median_candidate: mb,
-        difference: ma - mb,
+        // The estimated change in cycles at the baseline's median, so that it says
+        // what the change column says (the difference of the two medians can disagree
+        // with it, even in sign, where processes split into modes).
+        difference: ma * (1.0 - ratio.estimate),
         change_pct: change,
         stdev_baseline: stats::std_dev(&a).unwrap_or(0.0),
         stdev_candidate: stats::std_dev(&b).unwrap_or(0.0),
@@ -154,16 +161,17 @@ pub(super) fn compare_cases(
             Test::MannWhitney => stats::mann_whitney_p_floor(a.len(), b.len()),
             Test::Welch => None,
         },
-        verdict: stats::verdict(
-            &change,
-            p_value,
-            opts.significance,
-            opts.noise_threshold_pct,
-            true,
-        ),
+        verdict: stats::verdict(&change, opts.noise_threshold_pct, true),
         clock_change_pct: clocks.map(|(ca, cb)| 100.0 * (cb / ca - 1.0)),
-        time_change_pct: clocks.map(|(ca, cb)| 100.0 * ((mb / cb) / (ma / ca) - 1.0)),
+        // Time is cycles over clock.
+        time_change_pct: clocks.map(|(ca, cb)| 100.0 * (ratio.estimate * ca / cb - 1.0)),
     })
+}
+
+/// A confidence level as a percentage without needless decimals: 95, 99, 99.9.
+pub fn fmt_level(level: f64) -> String {
+    let pct = format!("{:.3}", 100.0 * level);
+    pct.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 pub(super) fn find<'a>(

@@ -8,7 +8,8 @@ pub struct Ratio {
     pub reference: String,
     pub member: String,
     pub params: Params,
-    /// member's median over reference's median.
+    /// member over reference: the Hodges-Lehmann ratio of their process medians, with
+    /// Moses' interval.
     pub ratio: Interval,
 }
 
@@ -35,7 +36,8 @@ pub struct LaneSpeedup {
     pub single: String,
     pub median_call: f64,
     pub median_single: f64,
-    /// N x single / one N-lane call.
+    /// N x single / one N-lane call: N over the Hodges-Lehmann ratio of the call's
+    /// process medians to the single lane's, with Moses' interval.
     pub speedup: Interval,
     pub per_byte_per_lane: Option<f64>,
     /// Where the counter measured the core clock (tsc-core): the N-lane code's clock
@@ -72,19 +74,19 @@ pub(super) fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
                 median_of(&a.clusters.concat()).total_cmp(&median_of(&b.clusters.concat()))
             });
         let Some(single) = single else { continue };
-        let a: Vec<&[f64]> = single.clusters.iter().map(Vec::as_slice).collect();
-        let b: Vec<&[f64]> = c.clusters.iter().map(Vec::as_slice).collect();
-        let lanes = n as f64;
-        let Some(speedup) = stats::cluster_bootstrap_two_ci(
-            &a,
-            &b,
-            median_of,
-            |s, x| lanes * s / x,
-            RESAMPLES,
-            LEVEL,
-            seed_of(&c.key),
-        ) else {
+        // N single calls over one N-lane call: N over the ratio of the call to one single
+        // lane, whose estimate and interval are those of every comparison.
+        let Some(ratio) =
+            stats::hodges_lehmann_ratio(&cluster_medians(single), &cluster_medians(c), LEVEL)
+        else {
             continue;
+        };
+        let lanes = n as f64;
+        let speedup = Interval {
+            estimate: lanes / ratio.estimate,
+            lo: lanes / ratio.hi,
+            hi: lanes / ratio.lo,
+            level: ratio.level,
         };
         let median_call = median_of(&c.clusters.concat());
         let clocks = stats::median(&single.core_clocks).zip(stats::median(&c.core_clocks));
@@ -126,18 +128,16 @@ pub(super) fn slopes_of(run: &StoredRun, short: u64, long: u64) -> Vec<Slope> {
         }) else {
             continue;
         };
-        let ar: Vec<&[f64]> = a.clusters.iter().map(Vec::as_slice).collect();
-        let br: Vec<&[f64]> = b.clusters.iter().map(Vec::as_slice).collect();
         let span = (long - short) as f64;
-        if let Some(per_byte) = stats::cluster_bootstrap_two_ci(
-            &ar,
-            &br,
-            median_of,
-            |x, y| (y - x) / span,
-            RESAMPLES,
-            LEVEL,
-            seed_of(&b.key),
-        ) {
+        // The Hodges-Lehmann shift between the lengths' process medians, per byte.
+        if let Some(shift) = stats::hodges_lehmann(&cluster_medians(a), &cluster_medians(b), LEVEL)
+        {
+            let per_byte = Interval {
+                estimate: shift.estimate / span,
+                lo: shift.lo / span,
+                hi: shift.hi / span,
+                level: shift.level,
+            };
             out.push(Slope {
                 implementation: b.implementation.clone(),
                 operation: b.operation.clone(),

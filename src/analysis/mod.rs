@@ -223,16 +223,11 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
                 else {
                     continue;
                 };
-                let a: Vec<&[f64]> = r.clusters.iter().map(Vec::as_slice).collect();
-                let b: Vec<&[f64]> = m.clusters.iter().map(Vec::as_slice).collect();
-                if let Some(ratio) = stats::cluster_bootstrap_ratio_ci(
-                    &a,
-                    &b,
-                    median_of,
-                    RESAMPLES,
-                    LEVEL,
-                    seed_of(&m.key),
-                ) {
+                // The same estimator as every comparison: Hodges-Lehmann of the ratio of
+                // the process medians, with Moses' interval.
+                if let Some(ratio) =
+                    stats::hodges_lehmann_ratio(&cluster_medians(r), &cluster_medians(m), LEVEL)
+                {
                     ratios.push(Ratio {
                         reference: reference.clone(),
                         member: member.clone(),

@@ -15,7 +15,9 @@ fn comparison(c: &Comparison) -> Value {
         "median_candidate": c.median_candidate,
         "difference": c.difference,
         "change_pct": c.change_pct.estimate,
-        "change_ci95": [c.change_pct.lo, c.change_pct.hi],
+        // At the level `1 - significance`: 95 % unless the run asked for another.
+        "change_ci": [c.change_pct.lo, c.change_pct.hi],
+        "change_ci_level": c.change_pct.level,
         "stdev_baseline": c.stdev_baseline,
         "stdev_candidate": c.stdev_candidate,
         "p_value": c.p_value,

@@ -7,7 +7,9 @@ use super::format::{
 };
 use super::notes::{clock_notes, p_floor_notes, process_note};
 use super::{Block, Document};
-use crate::analysis::{Analysis, CaseStats, Comparison, NotCompared, RunComparison};
+use crate::analysis::{
+    Analysis, CaseStats, Comparison, LEVEL, NotCompared, RunComparison, fmt_level,
+};
 use crate::counter::CounterKind;
 use crate::store::{CaseStatus, RunCounter, RunHeader, RunOrigin};
 
@@ -58,12 +60,12 @@ pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
             }
         ))),
         RunOrigin::Measured { run, .. } => {
-            let least = crate::stats::min_clusters(crate::analysis::LEVEL);
+            let least = crate::stats::min_clusters(LEVEL);
             let intervals = if run.processes >= least {
                 "intervals 95 % (processes resampled)".to_string()
             } else {
                 format!(
-                    "no intervals (nor the ratio, slope and lane speed-up tables, given only with theirs): a 95 % interval needs {least} or more worker processes (--processes), whose medians vary"
+                    "no intervals of the medians: a 95 % interval of a median needs {least} or more worker processes (--processes), whose medians vary (ratios, slopes and comparisons need 4)"
                 )
             };
             blocks.push(Block::Line(format!(
@@ -281,11 +283,15 @@ pub(super) fn comparison_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     if !a.comparisons.is_empty() || !a.not_compared.is_empty() {
         let v = a.verdict_options;
         let change = match v.test {
-            crate::analysis::Test::MannWhitney => "",
-            crate::analysis::Test::Welch => ", the overhead the change of their means",
+            crate::analysis::Test::MannWhitney => {
+                "the Hodges-Lehmann ratio of candidate to baseline with Moses' interval"
+            }
+            crate::analysis::Test::Welch => {
+                "the ratio of their geometric means with Welch's interval"
+            }
         };
         blocks.push(Block::Heading(format!(
-            "Comparison against the baseline (measured interleaved; medians and stdevs of the per-process medians, which the {} test compares{change}; significance {}, noise threshold {} %)",
+            "Comparison against the baseline (measured interleaved; medians and stdevs of the per-process medians, which the {} test compares; overhead: {change}, the verdict read off that interval; significance {}, noise threshold {} %)",
             v.test, v.significance, v.noise_threshold_pct
         )));
         if !a.comparisons.is_empty() {
@@ -380,7 +386,10 @@ fn comparison_table(blocks: &mut Vec<Block>, comparisons: &[Comparison], unit: &
             },
             format!("Baseline / Candidate ({unit})"),
             format!("Difference ({unit}, baseline - candidate)"),
-            "Overhead [95 % CI]".into(),
+            format!(
+                "Overhead [{} % CI]",
+                fmt_level(comparisons.first().map_or(LEVEL, |c| c.change_pct.level))
+            ),
             "Stdev baseline / candidate".into(),
             "p".into(),
             "Verdict".into(),

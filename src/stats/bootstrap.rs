@@ -82,59 +82,6 @@ pub fn cluster_bootstrap_ci(
     Some(percentile_interval(estimate, replicates, tail, level))
 }
 
-/// Percentile-bootstrap confidence interval for the ratio
-/// `stat(b) / stat(a)`, resampling whole clusters of `a` and of `b`
-/// independently (e.g. RNG cycles per byte over cipher cycles per byte).
-///
-/// The estimate is `stat(b pooled) / stat(a pooled)`. Each replicate resamples
-/// `a.len()` clusters of `a` and `b.len()` clusters of `b` as in
-/// [`cluster_bootstrap_ci`] and takes the ratio; the interval is the same
-/// percentile interval of the replicated ratios. Deterministic for a seed.
-///
-/// Returns `None` in the cases listed for [`cluster_bootstrap_ci`] (for either
-/// side), and when a ratio is not finite (e.g. `stat(a)` is zero).
-pub fn cluster_bootstrap_ratio_ci(
-    a: &[&[f64]],
-    b: &[&[f64]],
-    stat: impl Fn(&[f64]) -> f64,
-    resamples: usize,
-    level: f64,
-    seed: u64,
-) -> Option<Interval> {
-    cluster_bootstrap_two_ci(a, b, stat, |sa, sb| sb / sa, resamples, level, seed)
-}
-
-/// Percentile-bootstrap confidence interval for `combine(stat(a), stat(b))`,
-/// resampling whole clusters of `a` and of `b` independently: the general form
-/// of [`cluster_bootstrap_ratio_ci`] (e.g. a slope between two message lengths,
-/// `(stat(b) - stat(a)) / (len_b - len_a)`). The percentiles are expanded for the
-/// smaller side's clusters, and that side must have [`min_clusters`].
-///
-/// Returns `None` in the cases listed for [`cluster_bootstrap_ci`] (for either
-/// side), and when `combine` gives a non-finite value.
-pub fn cluster_bootstrap_two_ci(
-    a: &[&[f64]],
-    b: &[&[f64]],
-    stat: impl Fn(&[f64]) -> f64,
-    combine: impl Fn(f64, f64) -> f64,
-    resamples: usize,
-    level: f64,
-    seed: u64,
-) -> Option<Interval> {
-    let tail = check_args(a.len().min(b.len()), resamples, level)?;
-    let estimate = finite(combine(stat(&pooled(a)?), stat(&pooled(b)?)))?;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut buf = Vec::new();
-    let mut replicates = Vec::with_capacity(resamples);
-    for _ in 0..resamples {
-        resample_into(&mut buf, a, &mut rng);
-        let stat_a = stat(&buf);
-        resample_into(&mut buf, b, &mut rng);
-        replicates.push(finite(combine(stat_a, stat(&buf)))?);
-    }
-    Some(percentile_interval(estimate, replicates, tail, level))
-}
-
 /// The tail to take percentiles at, where the arguments allow an interval.
 fn check_args(clusters: usize, resamples: usize, level: f64) -> Option<f64> {
     if resamples == 0 || !valid_level(level) || clusters < min_clusters(level) {
@@ -248,19 +195,6 @@ mod tests {
                 level: 0.95
             }
         );
-
-        let twice: Vec<f64> = cluster.iter().map(|x| 2.0 * x).collect();
-        let b = vec![&twice[..]; 6];
-        let ratio = cluster_bootstrap_ratio_ci(&c, &b, med, 200, 0.9, 7).unwrap();
-        assert_eq!(
-            ratio,
-            Interval {
-                estimate: 2.0,
-                lo: 2.0,
-                hi: 2.0,
-                level: 0.9
-            }
-        );
     }
 
     #[test]
@@ -279,11 +213,6 @@ mod tests {
         assert!(cluster_bootstrap_ci(&refs(&five), mean_stat, 100, 0.9, 1).is_some());
         let six: Vec<Vec<f64>> = (0..6).map(|i| vec![i as f64, 10.0]).collect();
         assert!(cluster_bootstrap_ci(&refs(&six), mean_stat, 100, 0.95, 1).is_some());
-        // The smaller side counts in a two-sample interval.
-        assert_eq!(
-            cluster_bootstrap_ratio_ci(&refs(&six), &refs(&five), mean_stat, 100, 0.95, 1),
-            None
-        );
     }
 
     #[test]
@@ -369,21 +298,6 @@ mod tests {
     }
 
     #[test]
-    fn ratio_interval_brackets_the_true_ratio() {
-        let mut rng = TestRng::new(9);
-        let a = clustered(&mut rng, 15, 40, 2.0, 0.02, 0.05);
-        let b = clustered(&mut rng, 15, 40, 3.0, 0.03, 0.05);
-        let ci = cluster_bootstrap_ratio_ci(&refs(&a), &refs(&b), med, 1000, 0.95, 11).unwrap();
-        assert_eq!(ci.estimate, med(&b.concat()) / med(&a.concat()));
-        assert!(ci.contains(1.5), "{ci:?}");
-        assert!(ci.hi - ci.lo < 0.05, "{ci:?}");
-        assert_eq!(
-            cluster_bootstrap_ratio_ci(&refs(&a), &refs(&b), med, 1000, 0.95, 11),
-            Some(ci)
-        );
-    }
-
-    #[test]
     fn bad_input_gives_none() {
         let ok: [&[f64]; 6] = [&[1.0, 2.0], &[3.0], &[4.0], &[5.0], &[6.0], &[7.0]];
         assert_eq!(cluster_bootstrap_ci(&[], med, 10, 0.95, 0), None);
@@ -394,12 +308,6 @@ mod tests {
         assert_eq!(cluster_bootstrap_ci(&ok, med, 0, 0.95, 0), None);
         assert_eq!(cluster_bootstrap_ci(&ok, med, 10, 1.0, 0), None);
         assert_eq!(cluster_bootstrap_ci(&ok, |_| f64::NAN, 10, 0.95, 0), None);
-        assert_eq!(cluster_bootstrap_ratio_ci(&ok, &[], med, 10, 0.95, 0), None);
-        let zero: [&[f64]; 6] = [&[0.0]; 6];
-        assert_eq!(
-            cluster_bootstrap_ratio_ci(&zero, &ok, med, 10, 0.95, 0),
-            None
-        );
     }
 
     #[test]
@@ -415,27 +323,5 @@ mod tests {
             "{counts:?}"
         );
         assert_eq!(uniform_index(&mut rng, 1), 0);
-    }
-
-    #[test]
-    fn two_sample_bootstrap_of_a_difference_is_exact_on_constant_clusters() {
-        // Every cluster of `a` has median 1000, every cluster of `b` 5000: any resample
-        // gives the same slope (5000 - 1000) / (4096 - 1024) exactly.
-        let a: Vec<Vec<f64>> = (0..8)
-            .map(|i| vec![999.0 - i as f64, 1000.0, 1001.0 + i as f64])
-            .collect();
-        let b: Vec<Vec<f64>> = (0..8)
-            .map(|i| vec![4990.0 - i as f64, 5000.0, 5010.0 + i as f64])
-            .collect();
-        let ar: Vec<&[f64]> = a.iter().map(Vec::as_slice).collect();
-        let br: Vec<&[f64]> = b.iter().map(Vec::as_slice).collect();
-        let median = |xs: &[f64]| crate::stats::median(xs).unwrap();
-        let slope =
-            cluster_bootstrap_two_ci(&ar, &br, median, |x, y| (y - x) / 3072.0, 200, 0.95, 3)
-                .unwrap();
-        assert_eq!(slope.estimate, 4000.0 / 3072.0);
-        assert_eq!((slope.lo, slope.hi), (4000.0 / 3072.0, 4000.0 / 3072.0));
-        let ratio = cluster_bootstrap_ratio_ci(&ar, &br, median, 200, 0.95, 3).unwrap();
-        assert_eq!(ratio.estimate, 5.0);
     }
 }

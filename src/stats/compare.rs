@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 use super::interval::{Interval, valid_level};
-use super::summary::{all_finite, mean, median, quantile_sorted, std_dev};
+use super::summary::{all_finite, mean, quantile_sorted, std_dev};
 use super::u_dist::{tied_rank_sum_p, u_cdf};
 
 /// How a [`MannWhitney`] p-value was computed.
@@ -190,84 +190,107 @@ pub fn welch_t(a: &[f64], b: &[f64]) -> Option<Welch> {
     })
 }
 
-/// Change of `b`'s mean relative to `a`'s, in percent, with Welch's interval of the
-/// difference of the means divided by `mean(a)`: the interval that goes with
-/// [`welch_t`]'s p-value, as [`relative_change`]'s goes with [`mann_whitney`]'s. (A test
-/// of means beside an interval of medians can call a clean 3 % shift "no change" because
-/// one process's outlier inflates the variance of the means.) Equal to
-/// `scipy.stats.ttest_ind(b, a, equal_var=False).confidence_interval(level)` over
-/// `mean(a)`, times 100. Where both samples are constant (and different) the interval
-/// is the point.
+/// Welch's t test of `ln b` against `ln a` with the interval that goes with it: the
+/// ratio of the geometric means `b / a`, and Welch's interval of the difference of the
+/// mean logarithms mapped back by `exp`. Test and interval are one procedure (the
+/// interval holds exactly the ratios the test would not reject at `1 - level`), and on
+/// the log scale a ratio cannot reach zero, so no bound is ever at or below -100 %.
+/// (Welch's interval of the plain means over `mean(a)` could: a half-width larger than
+/// the mean says "-120 %".) Equal to `scipy.stats.ttest_ind(np.log(b), np.log(a),
+/// equal_var=False)` and `np.exp` of its `confidence_interval(level)`. Both sides
+/// constant and different give p = 0 and a point interval.
 ///
-/// Returns `None` where [`welch_t`] does, and when `mean(a)` is not positive.
-pub fn welch_relative_change(a: &[f64], b: &[f64], level: f64) -> Option<Interval> {
+/// Returns `None` if a side has fewer than two values, a value is not finite and
+/// positive, `level` is not strictly between 0 and 1, or both sides are constant and
+/// equal (there is nothing to test).
+pub fn welch_ratio(a: &[f64], b: &[f64], level: f64) -> Option<(Welch, Interval)> {
     if !valid_level(level) || a.len() < 2 || b.len() < 2 {
         return None;
     }
-    let (mean_a, mean_b) = (mean(a)?, mean(b)?);
-    if mean_a <= 0.0 {
-        return None;
-    }
-    let diff = mean_b - mean_a;
-    let half = match welch_t(b, a) {
-        Some(w) => {
-            let se = diff / w.t;
-            let t = StudentsT::new(0.0, 1.0, w.df)
-                .ok()?
-                .inverse_cdf((1.0 + level) / 2.0);
-            if w.t == 0.0 {
-                // No difference: the standard error from the variances.
-                t * (std_dev(a)?.powi(2) / a.len() as f64 + std_dev(b)?.powi(2) / b.len() as f64)
-                    .sqrt()
-            } else {
-                t * se.abs()
-            }
-        }
-        // Non-finite values, or both sides constant and equal.
-        None => return None,
+    let (la, lb) = (logs(a)?, logs(b)?);
+    // `welch_t`'s convention, `a` against `b`; the interval is of `b` over `a`.
+    let test = welch_t(&la, &lb)?;
+    let diff = mean(&lb)? - mean(&la)?;
+    let se =
+        (std_dev(&la)?.powi(2) / la.len() as f64 + std_dev(&lb)?.powi(2) / lb.len() as f64).sqrt();
+    let half = if se == 0.0 {
+        0.0
+    } else {
+        StudentsT::new(0.0, 1.0, test.df)
+            .ok()?
+            .inverse_cdf((1.0 + level) / 2.0)
+            * se
     };
-    Some(Interval {
-        estimate: 100.0 * diff / mean_a,
-        lo: 100.0 * (diff - half) / mean_a,
-        hi: 100.0 * (diff + half) / mean_a,
-        level,
-    })
+    Some((test, exp_interval(diff, diff - half, diff + half, level)))
 }
 
-/// Change of `b` relative to `a`, in percent.
+/// Hodges–Lehmann estimate of the ratio `b / a` with Moses' interval: [`hodges_lehmann`]
+/// of the logarithms, mapped back by `exp`. The estimate is the median of the `n_a n_b`
+/// ratios `b_j / a_i` (the midpoint of the middle two taken in logs), and the interval
+/// holds the ratios that [`mann_whitney`] (which ranks `ln x` as it ranks `x`) would
+/// not reject at `1 - level`, exactly so without ties. A ratio rather than a
+/// difference, because cycle counts scale: a layout or a clock that slows a case slows
+/// it by a factor, and a ratio's interval can never reach zero. Equal to `exp` of R's
+/// `wilcox.test(log(b), log(a), conf.int = TRUE)` estimate and interval in its exact mode.
 ///
-/// The estimate is `100 (median(b) / median(a) - 1)`. The interval is the
-/// [`hodges_lehmann`] interval of the shift `b - a`, divided by `median(a)`
-/// and times 100. This treats `median(a)` as known, an approximation that
-/// ignores its own uncertainty; it is good when the shift's interval is much
-/// wider than the error of `median(a)` relative to the shift, which holds for
-/// the per-cluster medians this is meant for. The estimate is not the centre
-/// of the interval and may, for odd data, fall just outside it.
+/// Returns `None` where [`hodges_lehmann`] does, and when a value is not positive.
+pub fn hodges_lehmann_ratio(a: &[f64], b: &[f64], level: f64) -> Option<Interval> {
+    let shift = hodges_lehmann(&logs(a)?, &logs(b)?, level)?;
+    Some(exp_interval(shift.estimate, shift.lo, shift.hi, level))
+}
+
+/// Change of `b` relative to `a`, in percent: the [`hodges_lehmann_ratio`] and its
+/// interval, as `100 (r - 1)`. The estimate lies inside its interval, and both bounds
+/// above -100 % (for ratios above about 1e-15, which f64 can still tell from zero).
 ///
-/// Returns `None` where [`hodges_lehmann`] does, and when `median(a)` is not
-/// positive (a relative change of cycle counts needs a positive baseline).
+/// Returns `None` where [`hodges_lehmann_ratio`] does.
 pub fn relative_change(a: &[f64], b: &[f64], level: f64) -> Option<Interval> {
-    let base = median(a)?;
-    if base <= 0.0 {
-        return None;
-    }
-    let shift = hodges_lehmann(a, b, level)?;
-    Some(Interval {
-        estimate: 100.0 * (median(b)? / base - 1.0),
-        lo: 100.0 * shift.lo / base,
-        hi: 100.0 * shift.hi / base,
-        level,
-    })
+    hodges_lehmann_ratio(a, b, level).map(as_percent)
 }
 
-/// A p-value as reports print it: three significant digits, so that 0.0496 beside
-/// "regressed" at a significance of 0.05 does not read 0.050; below 0.001, "< 0.001".
+/// A ratio and its interval as a change in percent, `100 (r - 1)`.
+pub fn as_percent(ratio: Interval) -> Interval {
+    let pct = |r: f64| 100.0 * (r - 1.0);
+    Interval {
+        estimate: pct(ratio.estimate),
+        lo: pct(ratio.lo),
+        hi: pct(ratio.hi),
+        level: ratio.level,
+    }
+}
+
+/// The natural logarithms of `xs`, or `None` if one is not finite and positive.
+fn logs(xs: &[f64]) -> Option<Vec<f64>> {
+    xs.iter()
+        .map(|&x| (x > 0.0 && x.is_finite()).then(|| x.ln()))
+        .collect()
+}
+
+/// An interval found on the log scale, on the ratio scale. `exp` is monotone, so the
+/// order holds; the clamp only guards the estimate against a last-bit rounding of it.
+fn exp_interval(estimate: f64, lo: f64, hi: f64, level: f64) -> Interval {
+    let (lo, hi) = (lo.exp(), hi.exp());
+    Interval {
+        estimate: estimate.exp().clamp(lo, hi),
+        lo,
+        hi,
+        level,
+    }
+}
+
+/// A p-value as reports print it: three significant digits, cut rather than rounded, so
+/// that a p below a significance never prints at or above it (0.04996 beside
+/// "regressed" at 0.05 reads 0.0499, not 0.0500); below 0.001, "< 0.001".
 pub fn fmt_p(p: f64) -> String {
     if p < 0.001 {
         "< 0.001".into()
     } else {
-        let decimals = (2 - p.log10().floor() as i32).max(0) as usize;
-        format!("{p:.decimals$}")
+        let decimals = (2 - p.log10().floor() as i32).max(0);
+        let scale = 10f64.powi(decimals);
+        // The nudge keeps a p that is a whole number of the last digit (0.29, held as
+        // 0.28999…) from losing it.
+        let cut = (p * scale * (1.0 + 1e-12)).floor() / scale;
+        format!("{cut:.prec$}", prec = decimals as usize)
     }
 }
 
@@ -362,38 +385,52 @@ fn moses_rank_normal(n1: usize, n2: usize, tail: f64) -> usize {
 mod tests {
 
     #[test]
-    fn welch_interval_of_the_change_of_means_matches_scipy() {
-        // r = stats.ttest_ind(B1, A1, equal_var=False); ci = r.confidence_interval(0.95)
-        // 100 * (mean(B1) / mean(A1) - 1) -> 23.050379572118707,
-        // 100 * ci.low / mean(A1) -> 7.687664581477225, ci.high -> 38.413094562760186
-        let c = welch_relative_change(&A1, &B1, 0.95).unwrap();
-        assert_close(c.estimate, 23.050379572118707, 1e-12);
-        assert_close(c.lo, 7.687664581477225, 1e-9);
-        assert_close(c.hi, 38.413094562760186, 1e-9);
-        // One wild process widens the interval of the means, as it raises Welch's p.
+    fn welch_ratio_of_geometric_means_matches_scipy() {
+        // scipy 1.17.1: r = stats.ttest_ind(np.log(B1), np.log(A1), equal_var=False)
+        // ci = r.confidence_interval(0.95); d = mean(log(B1)) - mean(log(A1))
+        // exp(d), exp(ci.low), exp(ci.high), r.pvalue
+        //   -> 1.234529390953622 1.0695027946743088 1.425019948257767 0.008906825110815465
+        let (test, c) = welch_ratio(&A1, &B1, 0.95).unwrap();
+        assert_close(c.estimate, 1.234529390953622, 1e-12);
+        assert_close(c.lo, 1.0695027946743088, 1e-9);
+        assert_close(c.hi, 1.425019948257767, 1e-9);
+        assert_close(test.p_value, 0.008906825110815465, 1e-9);
+        // One wild process widens the interval, as it raises Welch's p (same recipe):
+        //   -> 0.982678767431972 0.8835783273931876 1.092894121577868 0.7186212688300897
         let a = [
             1000.2, 999.8, 1000.5, 999.6, 1000.1, 1000.3, 999.9, 1000.0, 1000.4, 1600.0,
         ];
         let b = [
             1030.1, 1029.8, 1030.4, 1030.0, 1029.9, 1030.2, 1030.3, 1029.7, 1030.0, 1030.1,
         ];
-        let c = welch_relative_change(&a, &b, 0.95).unwrap();
-        assert!(c.lo < 0.0 && 0.0 < c.hi, "{c:?}");
-        assert!(welch_t(&a, &b).unwrap().p_value > 0.05);
+        let (test, c) = welch_ratio(&a, &b, 0.95).unwrap();
+        assert_close(c.estimate, 0.982678767431972, 1e-12);
+        assert_close(c.lo, 0.8835783273931876, 1e-9);
+        assert_close(c.hi, 1.092894121577868, 1e-9);
+        assert_close(test.p_value, 0.7186212688300897, 1e-9);
         // Both constant and different: p = 0 and the interval is the point.
-        let w = welch_t(&[99.0, 99.0], &[102.0, 102.0]).unwrap();
-        assert_eq!((w.t, w.p_value), (f64::NEG_INFINITY, 0.0));
-        let c = welch_relative_change(&[100.0, 100.0], &[102.0, 102.0], 0.95).unwrap();
+        let (test, c) = welch_ratio(&[100.0, 100.0], &[102.0, 102.0], 0.95).unwrap();
+        assert_eq!(test.p_value, 0.0);
         assert_eq!((c.lo, c.hi), (c.estimate, c.estimate));
-        assert!((c.estimate - 2.0).abs() < 1e-12);
-        assert_eq!(welch_relative_change(&[5.0, 5.0], &[5.0, 5.0], 0.95), None);
+        assert!((c.estimate - 1.02).abs() < 1e-12);
+        assert_eq!(welch_ratio(&[5.0, 5.0], &[5.0, 5.0], 0.95), None);
+        assert_eq!(welch_ratio(&[5.0, 0.0], &[5.0, 6.0], 0.95), None);
+        // A half-width larger than the mean took the plain interval below -100 %; on
+        // the log scale the bound stays above it.
+        let (_, c) = welch_ratio(&[10.0, 1000.0], &[1.0, 2.0], 0.95).unwrap();
+        assert!(as_percent(c).lo > -100.0, "{c:?}");
     }
 
     #[test]
     fn p_values_print_with_three_significant_digits() {
         assert_eq!(fmt_p(0.0496), "0.0496");
+        assert_eq!(fmt_p(0.04996), "0.0499");
+        assert_eq!(fmt_p(0.0999), "0.0999");
+        assert_eq!(fmt_p(0.00999), "0.00999");
         assert_eq!(fmt_p(0.05), "0.0500");
-        assert_eq!(fmt_p(2.0 / 70.0), "0.0286");
+        assert_eq!(fmt_p(2.0 / 70.0), "0.0285");
+        assert_eq!(fmt_p(0.29), "0.290");
+        assert_eq!(fmt_p(0.57), "0.570");
         assert_eq!(fmt_p(0.5), "0.500");
         assert_eq!(fmt_p(1.0), "1.00");
         assert_eq!(fmt_p(0.00124), "0.00124");
@@ -426,6 +463,13 @@ mod tests {
     const B1: [f64; 7] = [24.7, 26.1, 23.3, 28.9, 22.0, 27.5, 25.8];
     // A3, B3: integer cycle counts with many ties.
     const A3: [f64; 10] = [100., 102., 101., 100., 103., 104., 102., 101., 100., 105.];
+    // Process medians split into modes, a third of them 25-45 % slower, on both sides.
+    const BIMODAL_A: [f64; 10] = [
+        1000.3, 1001.2, 999.7, 1000.9, 1002.1, 1280.4, 1301.7, 1350.2, 999.1, 1000.6,
+    ];
+    const BIMODAL_B: [f64; 10] = [
+        1020.7, 1019.8, 1021.9, 1022.4, 1431.5, 1402.3, 1020.1, 1021.3, 1019.2, 1388.8,
+    ];
     const B3: [f64; 11] = [
         103., 105., 104., 106., 103., 107., 105., 104., 108., 106., 103.,
     ];
@@ -705,17 +749,64 @@ mod tests {
     }
 
     #[test]
-    fn relative_change_known_values() {
-        // ma, mb = np.median(A1), np.median(B1)      -> 20.2, 25.8
-        // 100 * (mb / ma - 1)                        -> 27.722772277227705
-        // R's 95 % shift interval (see above) over ma, times 100:
-        // 100 * 0.90000000000000213 / ma             -> 4.455445544554466
-        // 100 * 8.3000000000000007 / ma              -> 41.08910891089109
-        let ci = relative_change(&A1, &B1, 0.95).unwrap();
-        assert_close(ci.estimate, 27.722772277227705, 1e-12);
-        assert_close(ci.lo, 4.455445544554466, 1e-12);
-        assert_close(ci.hi, 41.08910891089109, 1e-12);
-        assert_eq!(ci.level, 0.95);
+    fn ratio_and_its_interval_match_r() {
+        // R 4.2.2: r <- wilcox.test(log(b), log(a), conf.int=TRUE, conf.level=L, exact=TRUE);
+        // exp(r$estimate), exp(r$conf.int). Each set below: (a, b, L, estimate, lo, hi).
+        let cases: [(&[f64], &[f64], f64, [f64; 3]); 5] = [
+            (
+                &A1,
+                &B1,
+                0.95,
+                [1.2318098626495515, 1.0401785714285714, 1.449438202247191],
+            ),
+            (
+                &A1,
+                &B1,
+                0.90,
+                [1.2318098626495515, 1.0938967136150231, 1.4032258064516128],
+            ),
+            // Bimodal: a third of the processes in a mode 25-45 % slower, on both sides.
+            // The ratio of the medians of the process medians is 1.0205; the old
+            // estimator could print such a ratio outside the interval of the shift.
+            (
+                &BIMODAL_A,
+                &BIMODAL_B,
+                0.95,
+                [1.020540646936863, 1.0179622792136518, 1.0952046235551387],
+            ),
+            // Tiny: 4 against 4, the fewest processes that reach 95 %.
+            (
+                &[2231.5, 2230.2, 2233.9, 2229.4],
+                &[2258.8, 2256.1, 2261.3, 2255.7],
+                0.95,
+                [1.0118866022850799, 1.0097587179372398, 1.014308782632098],
+            ),
+            // Wildly skewed: six orders of magnitude.
+            (
+                &[3.1, 47.9, 1210.5, 88000.2, 5.5e6, 17.3, 640.1],
+                &[9.4, 150.2, 3999.7, 2.9e5, 1.6e7, 51.8, 2100.9, 7.7],
+                0.95,
+                [
+                    2.6880860201289885,
+                    0.0063610078479966982,
+                    453.05421027964343,
+                ],
+            ),
+        ];
+        for (a, b, level, [estimate, lo, hi]) in cases {
+            let r = hodges_lehmann_ratio(a, b, level).unwrap();
+            assert_close(r.estimate, estimate, 1e-12);
+            assert_close(r.lo, lo, 1e-12);
+            assert_close(r.hi, hi, 1e-12);
+            assert_eq!(r.level, level);
+            let pct = relative_change(a, b, level).unwrap();
+            assert_close(pct.estimate, 100.0 * (estimate - 1.0), 1e-9);
+            assert_close(pct.lo, 100.0 * (lo - 1.0), 1e-9);
+        }
+        // R: wilcox.test(BIMODAL_B, BIMODAL_A, exact=TRUE)$p.value -> 0.028805559765312086;
+        // the interval excludes 1 as the test rejects at 0.05.
+        let p = mann_whitney(&BIMODAL_A, &BIMODAL_B).unwrap().p_value;
+        assert_close(p, 0.028805559765312086, 1e-10);
 
         // A pure 3 % scaling of the same values, a constant ratio.
         let a: Vec<f64> = (0..30).map(|i| 1000.0 + i as f64).collect();
@@ -740,5 +831,124 @@ mod tests {
             serde_json::to_string(&Method::Normal).unwrap(),
             "\"normal\""
         );
+    }
+}
+
+/// Properties of the one estimator every change and ratio is reported with, over the
+/// shapes the host gives: process medians split into modes, quantised (tied) counts,
+/// the fewest processes that give an interval, and values over orders of magnitude.
+#[cfg(test)]
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::stats::verdict::{Verdict, verdict};
+
+    /// Around `centre`, with 0.5 % noise, `slow` of them in a mode `factor` slower.
+    fn bimodal(n: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Vec<f64>> {
+        (500.0..5000.0f64, 1.25..1.45f64).prop_flat_map(move |(centre, factor)| {
+            prop::collection::vec((-0.005..0.005f64, any::<bool>()), n.clone()).prop_map(
+                move |xs| {
+                    xs.into_iter()
+                        .map(|(noise, slow)| {
+                            centre * (1.0 + noise) * if slow { factor } else { 1.0 }
+                        })
+                        .collect()
+                },
+            )
+        })
+    }
+
+    /// Whole cycle counts from a handful of values: ties within and across sides.
+    fn tied(n: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Vec<f64>> {
+        prop::collection::vec((1000u32..1004).prop_map(f64::from), n)
+    }
+
+    /// Log-uniform over twelve orders of magnitude.
+    fn skewed(n: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Vec<f64>> {
+        prop::collection::vec((-3.0..9.0f64).prop_map(|e| 10f64.powf(e)), n)
+    }
+
+    /// Continuous, so without ties: where test and interval are exact duals.
+    fn smooth(n: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Vec<f64>> {
+        (0.97..1.03f64).prop_flat_map(move |shift| {
+            prop::collection::vec(-0.02..0.02f64, n.clone())
+                .prop_map(move |xs| xs.into_iter().map(|x| 1000.0 * shift * (1.0 + x)).collect())
+        })
+    }
+
+    /// Every change either test reports, at two significance levels: the estimate in
+    /// its interval, no bound at or below -100 %, and a verdict the interval bears out.
+    fn holds_everywhere(a: &[f64], b: &[f64]) -> Result<(), TestCaseError> {
+        for significance in [0.05, 0.01] {
+            let level = 1.0 - significance;
+            let changes = [
+                relative_change(a, b, level),
+                welch_ratio(a, b, level).map(|(_, r)| as_percent(r)),
+            ];
+            for change in changes.into_iter().flatten() {
+                let Interval {
+                    estimate, lo, hi, ..
+                } = change;
+                prop_assert!(lo.is_finite() && hi.is_finite(), "{change:?}");
+                prop_assert!(lo <= estimate && estimate <= hi, "{change:?}");
+                prop_assert!(lo > -100.0, "{change:?}");
+                let threshold = 1.0;
+                let judged = verdict(&change, threshold, true);
+                let holds_zero = lo <= 0.0 && 0.0 <= hi;
+                prop_assert_eq!(judged == Verdict::NoChange, holds_zero, "{:?}", change);
+                match judged {
+                    Verdict::Regressed => prop_assert!(lo > threshold),
+                    Verdict::Improved => prop_assert!(hi < -threshold),
+                    Verdict::WithinNoise => prop_assert!(lo <= threshold && hi >= -threshold),
+                    Verdict::NoChange => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn bimodal_process_medians(a in bimodal(6..=40), b in bimodal(6..=40)) {
+            holds_everywhere(&a, &b)?;
+        }
+
+        #[test]
+        fn tied_counts(a in tied(4..=30), b in tied(4..=30)) {
+            holds_everywhere(&a, &b)?;
+        }
+
+        #[test]
+        fn the_fewest_processes(a in smooth(4..=5), b in bimodal(4..=5)) {
+            holds_everywhere(&a, &b)?;
+            // 4 a side is the fewest with a 95 % interval; the ratio then always has one.
+            prop_assert!(hodges_lehmann_ratio(&a, &b, 0.95).is_some());
+        }
+
+        #[test]
+        fn wildly_skewed(a in skewed(4..=30), b in skewed(4..=30)) {
+            holds_everywhere(&a, &b)?;
+        }
+
+        /// Without ties the interval holds 1 exactly when the test does not reject: a
+        /// verdict read off the interval is the test's verdict.
+        #[test]
+        fn interval_and_test_are_duals(a in smooth(4..=40), b in smooth(4..=40)) {
+            for significance in [0.05, 0.01] {
+                let level = 1.0 - significance;
+                let ratio = hodges_lehmann_ratio(&a, &b, level);
+                let p = mann_whitney(&a, &b).unwrap().p_value;
+                if let Some(r) = ratio {
+                    prop_assert_eq!(r.contains(1.0), p >= significance, "{:?} p {}", r, p);
+                }
+                let (w, r) = welch_ratio(&a, &b, level).unwrap();
+                if (w.p_value - significance).abs() > 1e-9 {
+                    prop_assert_eq!(r.contains(1.0), w.p_value >= significance, "{:?} p {}", r, w.p_value);
+                }
+            }
+        }
     }
 }

@@ -22,12 +22,10 @@ mod u_dist;
 #[cfg(test)]
 pub(crate) mod test_rng;
 
-pub use bootstrap::{
-    cluster_bootstrap_ci, cluster_bootstrap_ratio_ci, cluster_bootstrap_two_ci, min_clusters,
-};
+pub use bootstrap::{cluster_bootstrap_ci, min_clusters};
 pub use compare::{
-    MannWhitney, Method, Welch, fmt_p, hodges_lehmann, interval_reachable, mann_whitney,
-    mann_whitney_p_floor, relative_change, welch_relative_change, welch_t,
+    MannWhitney, Method, Welch, as_percent, fmt_p, hodges_lehmann, hodges_lehmann_ratio,
+    interval_reachable, mann_whitney, mann_whitney_p_floor, relative_change, welch_ratio, welch_t,
 };
 pub use interval::{Interval, median_ci};
 pub use outliers::{BoxPlot, Outliers, tukey};

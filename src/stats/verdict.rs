@@ -32,30 +32,30 @@ impl fmt::Display for Verdict {
     }
 }
 
-/// Classifies a change with criterion.rs's rule.
+/// Classifies a change by its interval alone, with criterion.rs's rule.
 ///
-/// * [`Verdict::NoChange`] if `p_value >= significance` (or is NaN);
-/// * otherwise, with `t = |noise_threshold_pct|`: a change whose whole
-///   interval `change_pct` lies above `+t` (`lo > t`) is an increase, one whose
-///   whole interval lies below `-t` (`hi < -t`) a decrease, and anything else
-///   [`Verdict::WithinNoise`]. As in criterion, "within noise" thus means the
-///   interval reaches into the band `[-t, t]`, not that it fits inside it: a
-///   change is only claimed when even its most favourable end exceeds the
-///   threshold.
-/// * An increase is [`Verdict::Regressed`] when `smaller_is_better` (cycles)
-///   and [`Verdict::Improved`] otherwise (throughput); a decrease the reverse.
+/// The interval is the test's own: at level `1 - significance` it holds exactly the
+/// changes the test would not reject (for [`relative_change`](super::compare::relative_change)
+/// and Mann–Whitney without ties, and for [`welch_ratio`](super::compare::welch_ratio)),
+/// so the verdict cannot contradict the interval printed beside it:
 ///
-/// `change_pct` and `noise_threshold_pct` are in percent, as from
-/// [`relative_change`](super::compare::relative_change); `significance` is a
-/// probability such as 0.05.
+/// * [`Verdict::NoChange`] if the interval holds 0 (or is NaN);
+/// * otherwise, with `t = |noise_threshold_pct|`: a change whose whole interval lies
+///   above `+t` (`lo > t`) is an increase, one whose whole interval lies below `-t`
+///   (`hi < -t`) a decrease, and anything else [`Verdict::WithinNoise`]. As in
+///   criterion, "within noise" thus means the interval reaches into the band
+///   `[-t, t]`, not that it fits inside it: a change is only claimed when even its
+///   most favourable end exceeds the threshold.
+/// * An increase is [`Verdict::Regressed`] when `smaller_is_better` (cycles) and
+///   [`Verdict::Improved`] otherwise (throughput); a decrease the reverse.
+///
+/// `change_pct` and `noise_threshold_pct` are in percent.
 pub fn verdict(
     change_pct: &Interval,
-    p_value: f64,
-    significance: f64,
     noise_threshold_pct: f64,
     smaller_is_better: bool,
 ) -> Verdict {
-    if p_value.is_nan() || p_value >= significance {
+    if !(change_pct.lo > 0.0 || change_pct.hi < 0.0) {
         return Verdict::NoChange;
     }
     let threshold = noise_threshold_pct.abs();
@@ -91,35 +91,33 @@ mod tests {
     #[test]
     fn classification_table() {
         use Verdict::*;
-        // (interval, p, smaller_is_better, expected) at significance 0.05 and
-        // a 2 % noise threshold.
+        // (interval, smaller_is_better, expected) at a 2 % noise threshold.
         let cases = [
-            (pct(3.0, 5.0), 0.01, true, Regressed),
-            (pct(3.0, 5.0), 0.01, false, Improved),
-            (pct(-5.0, -3.0), 0.01, true, Improved),
-            (pct(-5.0, -3.0), 0.01, false, Regressed),
-            (pct(3.0, 5.0), 0.05, true, NoChange),
-            (pct(3.0, 5.0), 0.20, true, NoChange),
-            (pct(3.0, 5.0), f64::NAN, true, NoChange),
-            (pct(-1.0, 1.5), 0.01, true, WithinNoise),
-            // Reaching into the band is enough for "within noise".
-            (pct(1.0, 6.0), 0.01, true, WithinNoise),
-            (pct(-6.0, -1.9), 0.01, true, WithinNoise),
+            (pct(3.0, 5.0), true, Regressed),
+            (pct(3.0, 5.0), false, Improved),
+            (pct(-5.0, -3.0), true, Improved),
+            (pct(-5.0, -3.0), false, Regressed),
+            // An interval that holds 0 is no change, however wide.
+            (pct(-1.0, 1.5), true, NoChange),
+            (pct(-0.5, 9.0), true, NoChange),
+            (pct(0.0, 5.0), true, NoChange),
+            (pct(-5.0, 0.0), true, NoChange),
+            (pct(f64::NAN, f64::NAN), true, NoChange),
+            // Clear of 0, reaching into the band: within noise.
+            (pct(1.0, 6.0), true, WithinNoise),
+            (pct(-6.0, -1.9), true, WithinNoise),
+            (pct(0.1, 0.5), true, WithinNoise),
             // The band's edges belong to the band (strict comparisons).
-            (pct(2.0, 4.0), 0.01, true, WithinNoise),
-            (pct(2.0001, 4.0), 0.01, true, Regressed),
-            (pct(-4.0, -2.0), 0.01, true, WithinNoise),
+            (pct(2.0, 4.0), true, WithinNoise),
+            (pct(2.0001, 4.0), true, Regressed),
+            (pct(-4.0, -2.0), true, WithinNoise),
         ];
-        for (ci, p, smaller_is_better, expected) in cases {
-            assert_eq!(
-                verdict(&ci, p, 0.05, 2.0, smaller_is_better),
-                expected,
-                "{ci:?} p={p}"
-            );
+        for (ci, smaller_is_better, expected) in cases {
+            assert_eq!(verdict(&ci, 2.0, smaller_is_better), expected, "{ci:?}");
         }
         // The sign of the threshold does not matter; zero means "any change".
-        assert_eq!(verdict(&pct(1.0, 6.0), 0.01, 0.05, -2.0, true), WithinNoise);
-        assert_eq!(verdict(&pct(0.1, 0.2), 0.01, 0.05, 0.0, true), Regressed);
+        assert_eq!(verdict(&pct(1.0, 6.0), -2.0, true), WithinNoise);
+        assert_eq!(verdict(&pct(0.1, 0.2), 0.0, true), Regressed);
     }
 
     #[test]
@@ -147,8 +145,7 @@ mod tests {
 
     fn judge(a: &[f64], b: &[f64]) -> (Verdict, Interval) {
         let change = relative_change(a, b, 0.95).unwrap();
-        let p = mann_whitney(a, b).unwrap().p_value;
-        (verdict(&change, p, 0.05, 1.0, true), change)
+        (verdict(&change, 1.0, true), change)
     }
 
     #[test]

@@ -272,7 +272,7 @@ pub fn baseline_forest(a: &Analysis) -> Vec<Chart> {
     .collect()
 }
 
-/// A forest plot: one row per comparison, the change in percent with its 95 % interval,
+/// A forest plot: one row per comparison, the change in percent with its interval,
 /// coloured by verdict, over the band the noise threshold calls "within noise".
 pub fn forest(title: &str, comparisons: &[Comparison], noise_pct: f64) -> Option<Chart> {
     if comparisons.is_empty() {
@@ -281,7 +281,8 @@ pub fn forest(title: &str, comparisons: &[Comparison], noise_pct: f64) -> Option
     Some(Chart {
         title: title.to_string(),
         caption: format!(
-            "Change of the candidate's median against the baseline's, in percent, with its 95 % confidence interval (positive = slower). The grey band is the noise threshold (±{noise_pct} %): a change is only claimed when its whole interval lies outside it."
+            "Change of the candidate against the baseline, in percent: the test's estimate of their ratio with its {} % confidence interval (positive = slower). The grey band is the noise threshold (±{noise_pct} %): a change is only claimed when its whole interval lies outside it.",
+            crate::analysis::fmt_level(comparisons[0].change_pct.level)
         ),
         svg: draw_forest(comparisons, noise_pct),
     })
@@ -349,7 +350,7 @@ fn draw_forest(comparisons: &[Comparison], noise_pct: f64) -> Result<String, Str
         span: (lo, hi),
         from_zero: false,
         x_label: &x_label,
-        x_desc: "change of the median (%), positive = slower",
+        x_desc: "change (%), positive = slower",
         reference: 0.0,
         band: Some((noise_pct, NO_CHANGE.mix(0.18))),
         row_px: 32,
