@@ -748,11 +748,16 @@ mod tests {
         assert_eq!(w.df, 2.0);
     }
 
+    /// Two samples, a level, and the estimate and interval expected.
+    type KnownRatio<'a> = (&'a [f64], &'a [f64], f64, [f64; 3]);
+
     #[test]
+    // The figures are as R printed them, to the last digit it gave.
+    #[allow(clippy::excessive_precision)]
     fn ratio_and_its_interval_match_r() {
         // R 4.2.2: r <- wilcox.test(log(b), log(a), conf.int=TRUE, conf.level=L, exact=TRUE);
         // exp(r$estimate), exp(r$conf.int). Each set below: (a, b, L, estimate, lo, hi).
-        let cases: [(&[f64], &[f64], f64, [f64; 3]); 5] = [
+        let cases: [KnownRatio; 5] = [
             (
                 &A1,
                 &B1,
