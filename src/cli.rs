@@ -138,7 +138,7 @@ pub struct RunArgs {
     /// Directory of known-answer files named by manifests (`kat = ...`).
     #[arg(long, value_name = "DIR")]
     pub kat_dir: Option<PathBuf>,
-    /// Compare every other implementation in this run against this one, case by case at the same operation and parameters; named in full as `list` shows it (e.g. `rustcrypto/chacha20`); measured interleaved, as every comparison is. One of another operation is listed as not compared.
+    /// Compare every other implementation in this run against this one, case by case at the same operation and parameters (faster or slower: a finding, not a regression); named in full as `list` shows it (e.g. `rustcrypto/chacha20`); measured interleaved, as every comparison is. One of another operation is listed as not compared.
     #[arg(long, value_name = "IMPLEMENTATION")]
     pub against: Option<String>,
     /// Keep this run as a named baseline for later `--baseline NAME` comparisons.
@@ -150,7 +150,7 @@ pub struct RunArgs {
     /// With --baseline: compare even when the baseline was taken with another counter, CPU model, tool version, GLIBC_TUNABLES or OPENSSL_ia32cap.
     #[arg(long)]
     pub force: bool,
-    /// Exit with status 3 when a comparison regressed beyond the noise threshold, or could not be made for a reason that could hide a regression (the candidate crashed or gave wrong output). With --baseline only the comparisons against the baseline count; without, the run's own (--against, an experiment's).
+    /// Exit with status 3 when an implementation regressed against its own baseline beyond the noise threshold, or could not be compared for a reason that could hide a regression (the candidate crashed or gave wrong output). With --baseline: every case against the same case of the saved run. Without: the run's compile variants against the variant they vary, or an algorithm's next version against the last (c-variants, spook). Two implementations side by side (--against, an experiment's pairs) are faster or slower, a finding that no gate reads.
     #[arg(long)]
     pub fail_on_regression: bool,
     /// Also write the run as a self-contained HTML report (tables and charts) to PATH.

@@ -409,9 +409,14 @@ fn check_gate_can_decide(
             );
         }
     }
-    if !spec.compares() && !has_baseline {
+    if !has_baseline && !spec.compares_variants() {
+        if spec.compares() {
+            bail!(
+                "--fail-on-regression: this run only compares implementations with each other (--against, or the experiment's pairs), where slower is a finding, not a regression, so the gate could only pass; gate a change with --baseline NAME (these cases against a run saved with --save-baseline NAME)"
+            );
+        }
         bail!(
-            "--fail-on-regression: this run compares nothing, so the gate could only pass; add --against IMPLEMENTATION or --baseline NAME"
+            "--fail-on-regression: this run compares nothing, so the gate could only pass; add --baseline NAME (these cases against a run saved with --save-baseline NAME)"
         );
     }
     Ok(())

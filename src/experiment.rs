@@ -14,7 +14,8 @@ pub struct AnalysisSpec {
     /// (reference, member): the member's cost as a multiple of the reference's, per
     /// parameter set (e.g. an RNG over the cipher that is its "speed limit").
     pub ratios: Vec<(String, String)>,
-    /// (baseline, candidate): change of the candidate against the baseline.
+    /// (baseline, candidate): two implementations side by side (faster or slower; no
+    /// gate reads them).
     pub comparisons: Vec<(String, String)>,
     /// (short, long) message lengths: report each implementation's cost per byte at
     /// maximum throughput as the slope of its median between them.
@@ -40,6 +41,13 @@ impl AnalysisSpec {
         !self.comparisons.is_empty()
             || !self.algorithm_comparisons.is_empty()
             || !self.variant_comparisons.is_empty()
+    }
+
+    /// Whether the run compares an implementation with its own baseline (a compile
+    /// variant, an algorithm's next version): what `--fail-on-regression` gates within
+    /// a run. Two implementations side by side are a finding, not a regression.
+    pub fn compares_variants(&self) -> bool {
+        !self.algorithm_comparisons.is_empty() || !self.variant_comparisons.is_empty()
     }
 }
 

@@ -252,8 +252,10 @@ fn a_case_that_crashes_after_samples_were_stored_fails_without_figures() {
     assert_eq!(env.json(&["report", "--format", "json"]), run);
 }
 
+/// Two implementations side by side: the slower one is *slower*, a finding, in the words
+/// of the table and the JSON alike; no gate reads it, and one asked for is refused.
 #[test]
-fn a_planted_regression_is_found_and_gates_ci() {
+fn two_implementations_are_faster_or_slower_and_no_gate_reads_them() {
     let env = Env::new();
     let args = [
         "run",
@@ -263,9 +265,6 @@ fn a_planted_regression_is_found_and_gates_ci() {
         "4096",
         "--against",
         "rustcrypto/chacha20",
-        "--fail-on-regression",
-        "--format",
-        "json",
         "--samples",
         "512",
         "--processes",
@@ -273,21 +272,123 @@ fn a_planted_regression_is_found_and_gates_ci() {
         "--layouts",
         "4",
     ];
-    let out = env.cmd(&args);
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(String::from_utf8_lossy(&out.stderr).contains("test-slower/chacha20"));
-    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = env.json(&[args.as_slice(), &["--format", "json"]].concat());
     let c = &run["comparisons"][0];
-    assert_eq!(c["verdict"], "regressed", "{c}");
+    assert_eq!(c["candidate"], "test-slower/chacha20", "{c}");
+    assert_eq!(
+        (&c["verdict"], &c["relation"]),
+        (&"slower".into(), &"rivals".into()),
+        "{c}"
+    );
     // The plant doubles the cipher work: about +100 %, never a small change (the bound
     // is loose, as a loaded machine measures either side less steadily).
     let change = c["change_pct"].as_f64().unwrap();
     assert!(change > 25.0, "{c}");
+    let text = env.run_ok(&["report"]);
+    assert!(text.contains("slower"), "{text}");
+    assert!(!text.contains("regressed"), "{text}");
+
+    assert_bad_input(
+        &env.cmd(&[args.as_slice(), &["--fail-on-regression"]].concat()),
+        "this run only compares implementations with each other",
+    );
+}
+
+/// A C hash in a directory of the test's own, whose work per call and return status
+/// a header sets: the same implementation, made slower or broken between two runs.
+struct ToyHash {
+    manifest: std::path::PathBuf,
+}
+
+impl ToyHash {
+    fn new(env: &Env) -> ToyHash {
+        let dir = env.dir.path().join("toy-hash");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("api.h"), "#define CRYPTO_BYTES 8\n").unwrap();
+        std::fs::write(
+            dir.join("toy.c"),
+            "#include \"api.h\"\n#include \"work.h\"\n\
+             int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long n) {\n\
+             volatile unsigned long long acc = n;\n\
+             for (int r = 0; r < ROUNDS; r++) for (unsigned long long i = 0; i < n; i++) acc += in[i] * (r + 1);\n\
+             for (int i = 0; i < CRYPTO_BYTES; i++) out[i] = (unsigned char)(acc >> i);\n\
+             return STATUS;\n}\n",
+        )
+        .unwrap();
+        let manifest = dir.join("manifest.toml");
+        std::fs::write(
+            &manifest,
+            "name = \"toy\"\nsources = [\"toy.c\"]\ntargets = [\"native\"]\nflags = [\"-O1\"]\n\
+             [[implementation]]\nvariant = \"v\"\nalgorithm = \"toy-hash\"\nkind = \"hash\"\n",
+        )
+        .unwrap();
+        let toy = ToyHash { manifest };
+        toy.set(1, 0);
+        toy
+    }
+
+    /// Passes over the input per call, and what the call returns.
+    fn set(&self, rounds: u32, status: i32) {
+        let header = format!("#define ROUNDS {rounds}\n#define STATUS {status}\n");
+        std::fs::write(self.manifest.with_file_name("work.h"), header).unwrap();
+    }
+
+    fn run<'a>(&'a self, extra: &[&'a str]) -> Vec<&'a str> {
+        let mut args = vec!["run", self.manifest.to_str().unwrap(), "--sizes", "4096"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(QUICK);
+        args
+    }
+}
+
+/// The gate's purpose, end to end: the same implementation, four times the work since the
+/// saved baseline, is *regressed* and exits 3; put back, it passes; broken, it cannot
+/// pass as "no regression".
+#[test]
+fn a_real_regression_against_the_baseline_exits_3() {
+    let env = Env::new();
+    let toy = ToyHash::new(&env);
+    env.run_ok(&toy.run(&["--save-baseline", "main"]));
+
+    toy.set(4, 0);
+    let gate = toy.run(&[
+        "--baseline",
+        "main",
+        "--fail-on-regression",
+        "--format",
+        "json",
+    ]);
+    let out = env.cmd(&gate);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("len=4096 vs run 1"), "{err}");
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = &run["against_baseline"]["comparisons"][0];
+    assert_eq!(
+        (&c["verdict"], &c["relation"]),
+        (&"regressed".into(), &"variant".into()),
+        "{c}"
+    );
+    assert!(c["change_pct"].as_f64().unwrap() > 50.0, "{c}");
+
+    toy.set(1, 0);
+    let out = env.cmd(&gate);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // A candidate that now fails cannot pass the gate as "no regression".
+    toy.set(1, -1);
+    let out = env.cmd(&gate);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("vs run 1: not compared: the candidate"),
+        "{err}"
+    );
 }
 
 /// Against a stored baseline, the gate looks at the change since the baseline, not at the
@@ -331,24 +432,22 @@ fn against_a_baseline_only_the_changes_since_it_gate() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
     let run: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(run["comparisons"][0]["verdict"], "regressed", "{run}");
+    assert_eq!(run["comparisons"][0]["verdict"], "slower", "{run}");
 
-    // Without a baseline, the run's own comparison is the gate.
-    let out = env.cmd(&[pair.as_slice(), &["--fail-on-regression"]].concat());
-    assert_eq!(
-        out.status.code(),
-        Some(3),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    // Without a baseline the run's own comparison is of two implementations: nothing
+    // for a gate to read, and refused.
+    assert_bad_input(
+        &env.cmd(&[pair.as_slice(), &["--fail-on-regression"]].concat()),
+        "only compares implementations with each other",
     );
 }
 
-/// End to end, the gate lets identical code through. The threshold is loose (25 %, the
-/// planted regression's bound above): processes measured on a loaded machine can differ
+/// End to end, identical code is not called slower. The threshold is loose (25 %, the
+/// planted difference's bound above): processes measured on a loaded machine can differ
 /// by more than 5 %; that identical code is not called regressed at 5 % is shown on
 /// synthetic samples (`identical_code_is_never_called_regressed_at_a_five_percent_threshold`).
 #[test]
-fn an_identical_implementation_passes_the_gate() {
+fn an_identical_implementation_is_not_called_slower() {
     let env = Env::new();
     let args = [
         "run",
@@ -358,7 +457,6 @@ fn an_identical_implementation_passes_the_gate() {
         "4096",
         "--against",
         "rustcrypto/chacha20",
-        "--fail-on-regression",
         "--noise-threshold",
         "25",
         "--test",
@@ -372,17 +470,10 @@ fn an_identical_implementation_passes_the_gate() {
         "--layouts",
         "4",
     ];
-    let out = env.cmd(&args);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let run = env.json(&args);
     let c = &run["comparisons"][0];
     assert_eq!(c["candidate"], "test-same/chacha20", "{run}");
-    assert_ne!(c["verdict"], "regressed", "{c}");
+    assert_ne!(c["verdict"], "slower", "{c}");
 }
 
 #[test]
@@ -447,7 +538,8 @@ fn a_comparison_that_cannot_be_made_says_why_and_stops_the_gate() {
     }
     assert_eq!(env.json(&["history", "--format", "json"]), before);
 
-    // A candidate with wrong output cannot pass the gate as "no regression".
+    // Asked to gate two implementations side by side, refused too (a candidate with
+    // wrong output still fails the run: exit 1, as `json_with_failures` checks).
     let wrong = [
         "run",
         "rustcrypto/chacha20/",
@@ -456,12 +548,20 @@ fn a_comparison_that_cannot_be_made_says_why_and_stops_the_gate() {
         "rustcrypto/chacha20",
         "--processes",
         "4",
-        "--fail-on-regression",
     ];
-    let out = env.cmd(&[wrong.as_slice(), &quick].concat());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(3), "{err}");
-    assert!(err.contains("test-wrong/chacha20 len=1024 vs rustcrypto/chacha20: not compared: the candidate gave wrong output"), "{err}");
+    assert_bad_input(
+        &env.cmd(&[wrong.as_slice(), &quick, &["--fail-on-regression"]].concat()),
+        "only compares implementations with each other",
+    );
+    let run = env.json_with_failures(&[wrong.as_slice(), &quick, &["--format", "json"]].concat());
+    let n = &run["not_compared"][0];
+    assert!(
+        n["why"]
+            .as_str()
+            .unwrap()
+            .contains("the candidate gave wrong output"),
+        "{n}"
+    );
 }
 
 #[test]

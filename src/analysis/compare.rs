@@ -3,8 +3,38 @@
 
 use super::*;
 
+/// What a comparison sets side by side: that decides its words, its colours and whether
+/// `--fail-on-regression` reads it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Relation {
+    /// Two implementations (an experiment's pair, `--against`): that one is slower is a
+    /// finding, said as *faster* or *slower*, and no gate fails on it.
+    Rivals,
+    /// One implementation against its own baseline: a compile variant against the one it
+    /// varies (c-variants), the next version of an algorithm (Spook v1 -> v2), the same
+    /// case in a baseline run. Slower is a *regression*, and the gate fails on it.
+    Variant,
+}
+
+impl Relation {
+    /// The word for a verdict between such sides.
+    pub fn word(self, verdict: Verdict) -> &'static str {
+        match (self, verdict) {
+            (Relation::Variant, Verdict::Improved) => "improved",
+            (Relation::Variant, Verdict::Regressed) => "regressed",
+            (Relation::Variant, Verdict::NoChange) => "no change",
+            (Relation::Rivals, Verdict::Improved) => "faster",
+            (Relation::Rivals, Verdict::Regressed) => "slower",
+            (Relation::Rivals, Verdict::NoChange) => "no difference",
+            (_, Verdict::WithinNoise) => "within noise",
+        }
+    }
+}
+
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Comparison {
+    pub relation: Relation,
     pub baseline: String,
     pub candidate: String,
     pub operation: String,
@@ -34,9 +64,18 @@ pub struct Comparison {
     pub time_change_pct: Option<f64>,
 }
 
+impl Comparison {
+    /// The verdict in the words of its relation: *slower* between two implementations,
+    /// *regressed* for one against its own baseline.
+    pub fn verdict_word(&self) -> &'static str {
+        self.relation.word(self.verdict)
+    }
+}
+
 /// A comparison that was asked for and could not be made.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct NotCompared {
+    pub relation: Relation,
     pub baseline: String,
     pub candidate: String,
     pub operation: String,
@@ -67,8 +106,10 @@ pub(super) fn compare_cases(
     base: &StoredCase,
     cand: &StoredCase,
     opts: &VerdictOptions,
+    relation: Relation,
 ) -> Result<Comparison, NotCompared> {
     let not_compared = |why: String, blocks_gate: bool| NotCompared {
+        relation,
         baseline: base.implementation.clone(),
         candidate: cand.implementation.clone(),
         operation: cand.operation.clone(),
@@ -142,6 +183,7 @@ pub(super) fn compare_cases(
     let (ma, mb) = (median_of(&a), median_of(&b));
     let clocks = stats::median(&base.core_clocks).zip(stats::median(&cand.core_clocks));
     Ok(Comparison {
+        relation,
         baseline: base.implementation.clone(),
         candidate: cand.implementation.clone(),
         operation: cand.operation.clone(),
@@ -216,6 +258,7 @@ pub(super) fn unlike(run: &StoredRun, baseline: &str, candidate: &str) -> Option
         )
     };
     Some(NotCompared {
+        relation: Relation::Rivals,
         baseline: baseline.to_string(),
         candidate: candidate.to_string(),
         operation: list(&ours),
@@ -255,7 +298,7 @@ pub(super) fn counterpart_comparisons(
         if let Some(ca) = run.cases.iter().find(|c| {
             c.implementation == name_a && c.operation == cb.operation && c.params == cb.params
         }) {
-            out.push(compare_cases(ca, cb, verdict));
+            out.push(compare_cases(ca, cb, verdict, Relation::Variant));
         }
     }
     out

@@ -109,19 +109,21 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    /// What stops a regression gate, described: every comparison that regressed beyond
-    /// the noise threshold, and every one that could not be made for a reason that
-    /// could hide a regression. Against a stored baseline only the comparisons with it
-    /// count: the run's own (ChaCha20's RNG against rand_chacha's) compare two
-    /// implementations, where "slower" is a finding, not a regression.
+    /// What stops a regression gate, described: every comparison of an implementation
+    /// against its own baseline ([`Relation::Variant`]) that regressed beyond the noise
+    /// threshold, and every such one that could not be made for a reason that could hide
+    /// a regression. Against a stored baseline only the comparisons with it count.
+    /// Comparisons of two implementations (ChaCha20's RNG against rand_chacha's,
+    /// `--against`) never do: there "slower" is a finding, not a regression.
     pub fn regressions(&self) -> Vec<String> {
         let (comparisons, not_compared) = match &self.against_baseline {
             Some(r) => (&r.comparisons, &r.not_compared),
             None => (&self.comparisons, &self.not_compared),
         };
+        let gated = |relation: Relation| relation == Relation::Variant;
         comparisons
             .iter()
-            .filter(|c| c.verdict == Verdict::Regressed)
+            .filter(|c| gated(c.relation) && c.verdict == Verdict::Regressed)
             .map(|c| {
                 format!(
                     "{} vs {}: {:+.2} % [{:+.2}, {:+.2}], p {}",
@@ -136,14 +138,19 @@ impl Analysis {
                     }
                 )
             })
-            .chain(not_compared.iter().filter(|n| n.blocks_gate).map(|n| {
-                format!(
-                    "{} vs {}: not compared: {}",
-                    with_params(&n.candidate, &n.params),
-                    n.baseline,
-                    n.why
-                )
-            }))
+            .chain(
+                not_compared
+                    .iter()
+                    .filter(|n| gated(n.relation) && n.blocks_gate)
+                    .map(|n| {
+                        format!(
+                            "{} vs {}: not compared: {}",
+                            with_params(&n.candidate, &n.params),
+                            n.baseline,
+                            n.why
+                        )
+                    }),
+            )
             .collect()
     }
 }
@@ -247,7 +254,7 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
                         && c.params == cand.params
                 }) {
                     like_found = true;
-                    match compare_cases(base, cand, &opts.verdict) {
+                    match compare_cases(base, cand, &opts.verdict, Relation::Rivals) {
                         Ok(cmp) => comparisons.push(cmp),
                         Err(n) => not_compared.push(n),
                     }
@@ -384,7 +391,11 @@ mod tests {
             };
             pairs
                 .iter()
-                .map(|(a, b)| compare_cases(a, b, &opts).unwrap().verdict)
+                .map(|(a, b)| {
+                    compare_cases(a, b, &opts, Relation::Variant)
+                        .unwrap()
+                        .verdict
+                })
                 .collect()
         };
         let regressed = |v: &[Verdict]| v.iter().filter(|v| **v == Verdict::Regressed).count();
@@ -404,7 +415,7 @@ mod tests {
             ..fine(name)
         };
         let gate = |base: &StoredCase, cand: &StoredCase| {
-            compare_cases(base, cand, &OPTS)
+            compare_cases(base, cand, &OPTS, Relation::Variant)
                 .map(|_| ())
                 .map_err(|n| (n.blocks_gate, n.why))
         };
@@ -526,7 +537,7 @@ mod tests {
             &[95.0, 95.0, 95.0, 95.0],
             &[1.33, 1.34, 1.32, 1.33],
         );
-        let c = compare_cases(&base, &cand, &OPTS).unwrap();
+        let c = compare_cases(&base, &cand, &OPTS, Relation::Variant).unwrap();
         assert!(
             (c.change_pct.estimate - -5.0).abs() < 1e-9,
             "{:?}",
@@ -579,7 +590,7 @@ mod tests {
     fn no_clock_without_a_clock_on_both_sides() {
         let base = case("ours", &[100.0, 100.0, 100.0, 100.0], &[]);
         let cand = case("theirs", &[90.0, 90.0, 90.0, 90.0], &[1.3, 1.3, 1.3, 1.3]);
-        let c = compare_cases(&base, &cand, &OPTS).unwrap();
+        let c = compare_cases(&base, &cand, &OPTS, Relation::Variant).unwrap();
         assert_eq!((c.clock_change_pct, c.time_change_pct), (None, None));
     }
 

@@ -97,7 +97,7 @@ pub fn compare_runs(
     let mut only_in_b = Vec::new();
     for cb in &b.cases {
         match a.cases.iter().find(|ca| ca.key == cb.key) {
-            Some(ca) => match compare_cases(ca, cb, opts) {
+            Some(ca) => match compare_cases(ca, cb, opts, Relation::Variant) {
                 Ok(mut c) => {
                     c.baseline = format!("run {}", a.header.id);
                     c.candidate = cb.key.clone();

@@ -96,7 +96,7 @@ fn verdict_fields(c: &Comparison) -> String {
         c.change_pct.lo.to_string(),
         c.change_pct.hi.to_string(),
         c.p_value.to_string(),
-        field(&c.verdict.to_string()),
+        field(c.verdict_word()),
         opt(c.clock_change_pct),
         opt(c.time_change_pct),
     ]

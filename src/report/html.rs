@@ -168,7 +168,8 @@ span.vs { color: var(--muted); }
 td.bad, td.v-regressed { color: #c62a1f; font-weight: 600; }
 td.v-improved { color: #1a8548; font-weight: 600; }
 td.v-within-noise { color: #a86200; }
-td.v-no-change { color: var(--muted); }
+td.v-no-change, td.v-no-difference { color: var(--muted); }
+td.v-faster, td.v-slower { color: #3168a3; font-weight: 600; }
 figure { margin: 14px 0 22px; padding: 14px 16px 10px; border: 1px solid var(--line); border-radius: 8px; }
 figure svg { display: block; max-width: 100%; height: auto; }
 figcaption { color: var(--muted); font-size: 13px; margin-top: 6px; }

@@ -21,7 +21,8 @@ fn comparison(c: &Comparison) -> Value {
         "stdev_baseline": c.stdev_baseline,
         "stdev_candidate": c.stdev_candidate,
         "p_value": c.p_value,
-        "verdict": c.verdict.to_string(),
+        "verdict": c.verdict_word(),
+        "relation": c.relation,
         "clock_change_pct": c.clock_change_pct,
         "time_change_pct": c.time_change_pct,
     })

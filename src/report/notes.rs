@@ -156,6 +156,7 @@ mod tests {
             level: 0.95,
         };
         Comparison {
+            relation: crate::analysis::Relation::Variant,
             baseline: "ours".into(),
             candidate: candidate.into(),
             operation: "xof".into(),
@@ -179,6 +180,7 @@ mod tests {
     fn p_values_at_the_floor_of_few_processes_are_explained_once() {
         let floor = crate::stats::mann_whitney_p_floor(4, 4);
         let at = |p: f64| Comparison {
+            relation: crate::analysis::Relation::Variant,
             processes: [4, 4],
             p_floor: floor,
             p_value: p,

@@ -8,6 +8,7 @@ use plotters::coord::Shift;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::prelude::*;
 
+use crate::analysis::Relation;
 use crate::stats::Verdict;
 
 type Drawn = Result<(), Box<dyn Error>>;
@@ -73,13 +74,18 @@ pub(super) const IMPROVED: RGBColor = RGBColor(26, 152, 80);
 pub(super) const REGRESSED: RGBColor = RGBColor(215, 48, 39);
 pub(super) const WITHIN_NOISE: RGBColor = RGBColor(230, 145, 0);
 pub(super) const NO_CHANGE: RGBColor = RGBColor(120, 120, 120);
+/// Faster or slower between two implementations: a finding, in neither green nor red.
+pub(super) const DIFFERENT: RGBColor = RGBColor(49, 104, 163);
 
-pub(super) fn verdict_colour(v: Verdict) -> RGBColor {
-    match v {
-        Verdict::Improved => IMPROVED,
-        Verdict::Regressed => REGRESSED,
-        Verdict::WithinNoise => WITHIN_NOISE,
-        Verdict::NoChange => NO_CHANGE,
+/// Green and red for an implementation against its own baseline only; between two
+/// implementations a difference is a finding, not a regression.
+pub(super) fn verdict_colour(v: Verdict, relation: Relation) -> RGBColor {
+    match (v, relation) {
+        (Verdict::Improved | Verdict::Regressed, Relation::Rivals) => DIFFERENT,
+        (Verdict::Improved, Relation::Variant) => IMPROVED,
+        (Verdict::Regressed, Relation::Variant) => REGRESSED,
+        (Verdict::WithinNoise, _) => WITHIN_NOISE,
+        (Verdict::NoChange, _) => NO_CHANGE,
     }
 }
 

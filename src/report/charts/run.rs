@@ -5,11 +5,12 @@ use plotters::prelude::*;
 
 use super::Chart;
 use super::plot::{
-    Axis, IMPROVED, MAX_SERIES, Marker, NO_CHANGE, PALETTE, REGRESSED, Scale, WIDTH, WITHIN_NOISE,
-    bytes_label, fit_label, frame, label_px, rows_axis, short_num, svg, verdict_colour,
+    Axis, DIFFERENT, IMPROVED, MAX_SERIES, Marker, NO_CHANGE, PALETTE, REGRESSED, Scale, WIDTH,
+    WITHIN_NOISE, bytes_label, fit_label, frame, label_px, rows_axis, short_num, svg,
+    verdict_colour,
 };
 use super::shapes::{IntervalRows, Series, XAxis, draw_interval_rows, draw_lines};
-use crate::analysis::{Analysis, CaseStats, Comparison, LaneSpeedup};
+use crate::analysis::{Analysis, CaseStats, Comparison, LaneSpeedup, Relation};
 use crate::name::ImplName;
 
 /// Cost per byte against message length, one line per implementation and operation,
@@ -329,9 +330,23 @@ fn draw_forest(comparisons: &[Comparison], noise_pct: f64) -> Result<String, Str
         let sign = if *t > 0.0 { "+" } else { "" };
         format!("{sign}{} %", short_num(*t))
     };
-    let entries = [
+    let has = |relation| comparisons.iter().any(|c| c.relation == relation);
+    let variants = [
         (IMPROVED, "improved".to_string(), Marker::Dot),
         (REGRESSED, "regressed".to_string(), Marker::Dot),
+    ];
+    let rivals = [(DIFFERENT, "faster or slower".to_string(), Marker::Dot)];
+    let entries: Vec<_> = (has(Relation::Variant)
+        .then_some(variants)
+        .into_iter()
+        .flatten())
+    .chain(
+        has(Relation::Rivals)
+            .then_some(rivals)
+            .into_iter()
+            .flatten(),
+    )
+    .chain([
         (WITHIN_NOISE, "within noise".to_string(), Marker::Dot),
         (NO_CHANGE, "no change".to_string(), Marker::Dot),
         (
@@ -339,10 +354,11 @@ fn draw_forest(comparisons: &[Comparison], noise_pct: f64) -> Result<String, Str
             format!("noise threshold ±{noise_pct} %"),
             Marker::Band,
         ),
-    ];
+    ])
+    .collect();
     let rows = comparisons
         .iter()
-        .map(|c| (&c.change_pct, verdict_colour(c.verdict)))
+        .map(|c| (&c.change_pct, verdict_colour(c.verdict, c.relation)))
         .collect();
     draw_interval_rows(IntervalRows {
         labels: &labels,
@@ -425,6 +441,7 @@ mod tests {
 
     fn comparison(candidate: &str, operation: &str, params: Params) -> Comparison {
         Comparison {
+            relation: crate::analysis::Relation::Variant,
             baseline: "c/kem/o2".into(),
             candidate: candidate.into(),
             operation: operation.into(),
