@@ -283,7 +283,10 @@ fn run(args: RunArgs) -> Result<ExitCode> {
         },
     );
     if let (Some(id), Some(name)) = (baseline_run, &args.baseline) {
-        check_baseline(&store, id, name, &header, &plan.cases, args.force)?;
+        let gate = args
+            .fail_on_regression
+            .then(|| (args.verdict.into(), processes));
+        check_baseline(&store, id, name, &header, &plan.cases, args.force, gate)?;
     }
     let run_id = store.begin_run(&header)?;
     for (name, spec) in &plan.external {
@@ -431,6 +434,7 @@ fn check_baseline(
     header: &RunHeader,
     cases: &[runner::Case],
     force: bool,
+    gate: Option<(analysis::VerdictOptions, usize)>,
 ) -> Result<()> {
     let base = store.load_run(id)?;
     let differs: Vec<String> = analysis::differences(&base.header, header)
@@ -467,6 +471,27 @@ fn check_baseline(
             some_of(&base_keys),
             some_of(&keys)
         );
+    }
+    // A gate whose every comparison with the baseline's processes would fall short of an
+    // interval could only pass: the fewest processes of a shared case decide.
+    let fewest = base
+        .cases
+        .iter()
+        .filter(|c| keys.contains(&c.key) && !c.clusters.is_empty())
+        .map(|c| c.clusters.len())
+        .min();
+    if let (Some((verdict, processes)), Some(theirs)) = (gate, fewest) {
+        let level = 1.0 - verdict.significance;
+        if !crate::stats::interval_reachable(theirs, processes, level) {
+            bail!(
+                "--fail-on-regression with --baseline {name}: run {id} has {theirs} worker processes for some case, and {theirs} against this run's {processes} cannot give a {} % interval of a change at --significance {} (the smallest p-value a Mann-Whitney test of them can give is {}), so the gate could only pass; measure the baseline again with more --processes, or use a larger --significance",
+                analysis::fmt_level(level),
+                verdict.significance,
+                crate::stats::fmt_p(
+                    crate::stats::mann_whitney_p_floor(theirs, processes).unwrap_or(1.0)
+                ),
+            );
+        }
     }
     Ok(())
 }

@@ -389,6 +389,18 @@ fn a_real_regression_against_the_baseline_exits_3() {
         err.contains("vs run 1: not compared: the candidate"),
         "{err}"
     );
+
+    // The baseline's 4 processes against 5 cannot reach a 99 % interval (the smallest
+    // p-value is 2/126): refused before measuring, though 5 against 5 could.
+    toy.set(1, 0);
+    let mut five = toy.run(&["--baseline", "main", "--fail-on-regression"]);
+    let at = five.iter().position(|a| *a == "--processes").unwrap();
+    five[at + 1] = "5";
+    five.extend(["--significance", "0.01"]);
+    assert_bad_input(
+        &env.cmd(&five),
+        "run 1 has 4 worker processes for some case",
+    );
 }
 
 /// Against a stored baseline, the gate looks at the change since the baseline, not at the
