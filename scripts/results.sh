@@ -4,6 +4,10 @@
 # edited by hand: rerun this on a quiet machine instead.
 #
 #   scripts/results.sh chacha20-rng keccak-xn spook c-variants
+#
+# RESULTS_HOST=zen4 writes docs/results/EXPERIMENT-zen4.md instead, for a figure that
+# belongs to one CPU family (hosts change between sessions); EXTRA_ARGS are added to
+# every run (e.g. EXTRA_ARGS="--processes 20").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${CRYPTOBENCH:-target/release/cryptobench}
@@ -17,7 +21,9 @@ for exp in "$@"; do
         c-variants) title="c-variants: the shipped C examples, baseline vs variant"; args=(--estimate) ;;
         *) title="$exp" ;;
     esac
-    out=docs/results/$exp.md
+    # shellcheck disable=SC2206
+    args+=(${EXTRA_ARGS:-})
+    out=docs/results/$exp${RESULTS_HOST:+-$RESULTS_HOST}.md
     {
         echo "# $title"
         echo
