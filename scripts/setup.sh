@@ -8,7 +8,7 @@ set -euo pipefail
 # chromium to render HTML reports in tests (scripts/browser-check.sh), and an AArch64
 # cross compiler with qemu-user to test the NEON Keccak (implementations/c/keccak-neon-x2)
 # under emulation.
-packages=(build-essential pkg-config libssl-dev llvm chromium
+packages=(build-essential pkg-config libssl-dev llvm llvm-19 chromium
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user)
 
 missing=()

@@ -22,21 +22,142 @@ pub struct Estimate {
     pub note: Option<String>,
 }
 
-/// The model llvm-mca should use for a target; `native` maps the host CPU to one the
-/// installed llvm-mca (LLVM 14 knows neither znver4 nor every Intel core) models.
-pub fn model_for(target: &Target) -> String {
-    if let Some(m) = target.mca_cpu {
-        return m.to_string();
-    }
-    let flags = host_flags();
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let amd = cpuinfo.contains("AuthenticAMD");
+/// An installed llvm-mca and the CPU models it knows.
+struct Mca {
+    program: String,
+    cpus: Vec<String>,
+}
+
+/// The newest installed llvm-mca: Debian's default (LLVM 14) knows neither `znver4` nor
+/// the newest Intel cores, so scripts/setup.sh installs `llvm-19` beside it. Looked up
+/// once: every build of a run is estimated by the same tool.
+fn llvm_mca() -> Option<&'static Mca> {
+    static MCA: std::sync::OnceLock<Option<Mca>> = std::sync::OnceLock::new();
+    MCA.get_or_init(|| {
+        (14..=25)
+            .rev()
+            .map(|v| format!("llvm-mca-{v}"))
+            .chain(["llvm-mca".to_string()])
+            .find_map(|program| {
+                let out = Command::new(&program)
+                    .arg("-mcpu=help")
+                    .stdin(std::process::Stdio::null())
+                    .output()
+                    .ok()?;
+                let listing = String::from_utf8_lossy(&out.stderr).into_owned()
+                    + &String::from_utf8_lossy(&out.stdout);
+                let cpus = known_cpus(&listing);
+                (!cpus.is_empty()).then_some(Mca { program, cpus })
+            })
+    })
+    .as_ref()
+}
+
+/// The CPU names of `llvm-mca -mcpu=help` (`  znver4 - Select the znver4 processor.`),
+/// up to its list of features.
+fn known_cpus(listing: &str) -> Vec<String> {
+    listing
+        .lines()
+        .skip_while(|l| !l.starts_with("Available CPUs"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("Available features"))
+        .filter_map(|l| {
+            l.trim()
+                .split_once(" - ")
+                .map(|(cpu, _)| cpu.trim().to_string())
+        })
+        .collect()
+}
+
+/// The scheduling models that fit this host best, best first: its own core where the
+/// family and model say which, then one with its widest vector instructions (a model
+/// without them refuses the code: `found an unsupported instruction`).
+fn host_models(vendor_amd: bool, family: u32, model: u32, flags: &[String]) -> Vec<&'static str> {
     let has = |f: &str| flags.iter().any(|x| x == f);
-    match (amd, has("avx512f"), has("avx2")) {
-        (true, _, _) => "znver3".into(),
-        (false, true, _) => "icelake-server".into(),
-        (false, false, true) => "skylake".into(),
-        _ => "x86-64".into(),
+    let mut models = match (vendor_amd, family, model) {
+        (true, 0x1a, _) => vec!["znver5", "znver4"],
+        (true, 0x19, 0x10..=0x1f | 0x60..=0x7f | 0xa0..=0xaf) => vec!["znver4"],
+        (true, 0x19, _) => vec!["znver3"],
+        (true, 0x17, 0x30..) => vec!["znver2"],
+        (true, 0x17, _) => vec!["znver1"],
+        (false, 6, 0xcf) => vec!["emeraldrapids", "sapphirerapids"],
+        (false, 6, 0x8f) => vec!["sapphirerapids"],
+        (false, 6, 0x6a | 0x6c) => vec!["icelake-server"],
+        (false, 6, 0x55) => vec!["cascadelake", "skylake-avx512"],
+        _ => vec![],
+    };
+    models.extend(match (has("avx512f"), has("avx2")) {
+        (true, _) => vec!["icelake-server", "skylake-avx512"],
+        (false, true) if vendor_amd => vec!["znver3", "znver2", "haswell"],
+        (false, true) => vec!["skylake", "haswell"],
+        _ => vec!["x86-64"],
+    });
+    models
+}
+
+/// The model llvm-mca should use for a target, and a note where it is not the target's
+/// own: `native` maps the host CPU to the best model the installed llvm-mca knows.
+pub fn model_for(target: &Target) -> (String, Option<String>) {
+    let knows = |m: &str| llvm_mca().is_none_or(|mca| mca.cpus.iter().any(|c| c == m));
+    if let Some(m) = target.mca_cpu {
+        return (m.to_string(), None);
+    }
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| -> u32 {
+        cpuinfo
+            .lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
+            .and_then(|l| l.split(':').nth(1)?.trim().parse().ok())
+            .unwrap_or(0)
+    };
+    let amd = cpuinfo.contains("AuthenticAMD");
+    let models = host_models(amd, field("cpu family"), field("model"), &host_flags());
+    let chosen = models
+        .iter()
+        .copied()
+        .find(|m| knows(m))
+        .unwrap_or("x86-64");
+    let note = (chosen != models[0]).then(|| {
+        format!(
+            "no {} model in this llvm-mca; {chosen} has this host's instructions",
+            models[0]
+        )
+    });
+    (chosen.to_string(), note)
+}
+
+/// What `native` means for C builds on this host: the `-march` the C compiler resolves it
+/// to (gcc 12 takes a Zen 4 for `znver3`, whose tuning can slow code), and the model
+/// llvm-mca estimates such builds with. For `info`.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Native {
+    pub cc_march: Option<String>,
+    pub mca_model: String,
+    pub mca_program: Option<String>,
+    pub mca_note: Option<String>,
+}
+
+pub fn native() -> Native {
+    let cc_march = Command::new("cc")
+        .args(["-march=native", "-Q", "--help=target"])
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout).lines().find_map(|l| {
+                let value = l.trim().strip_prefix("-march=")?.trim();
+                (!value.is_empty()).then(|| value.to_string())
+            })
+        });
+    let native = super::target::KNOWN
+        .iter()
+        .find(|t| t.name == "native")
+        .expect("native is a known target");
+    let (mca_model, mca_note) = model_for(native);
+    Native {
+        cc_march,
+        mca_model,
+        mca_program: llvm_mca().map(|m| m.program.clone()),
+        mca_note,
     }
 }
 
@@ -58,7 +179,7 @@ fn function_body(asm: &str, symbol: &str) -> Option<Vec<String>> {
 }
 
 pub fn estimate(asm_path: &Path, kind: CKind, target: &Target) -> Estimate {
-    let model = model_for(target);
+    let (model, model_note) = model_for(target);
     let fail = |note: String| Estimate {
         cycles: None,
         model: model.clone(),
@@ -83,7 +204,10 @@ pub fn estimate(asm_path: &Path, kind: CKind, target: &Target) -> Estimate {
     if std::fs::write(&body_path, body.join("\n") + "\n").is_err() {
         return fail("cannot write the function body for llvm-mca".into());
     }
-    let out = match Command::new("llvm-mca")
+    let Some(mca) = llvm_mca() else {
+        return fail("llvm-mca is not installed (scripts/setup.sh installs Debian's llvm)".into());
+    };
+    let out = match Command::new(&mca.program)
         .arg(format!("-mcpu={model}"))
         .arg("-iterations=100")
         .arg(&body_path)
@@ -110,22 +234,55 @@ pub fn estimate(asm_path: &Path, kind: CKind, target: &Target) -> Estimate {
     };
     let mut notes = Vec::new();
     if jumps {
-        notes.push("branches or loops: each instruction counted once per call");
+        notes.push("branches or loops: each instruction counted once per call".to_string());
     }
     if calls {
-        notes.push("calls other functions: their cost is not included");
+        notes.push("calls other functions: their cost is not included".to_string());
+    }
+    if !notes.is_empty() {
+        notes = vec![format!(
+            "{} ({instructions} instructions)",
+            notes.join("; ")
+        )];
     }
     Estimate {
         cycles: Some(total / 100.0),
-        model,
-        note: (!notes.is_empty())
-            .then(|| format!("{} ({instructions} instructions)", notes.join("; "))),
+        model: match model_note {
+            Some(why) => format!("{model} ({}; {why})", mca.program),
+            None => format!("{model} ({})", mca.program),
+        },
+        note: (!notes.is_empty()).then(|| notes.join("; ")),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_host_gets_its_own_core_then_one_with_its_instructions() {
+        let flags = |f: &[&str]| f.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let avx512 = flags(&["avx2", "avx512f", "avx512vl"]);
+        // Zen 4 (family 25 model 17): znver4; an LLVM without it must not fall back to
+        // znver3, which has no AVX-512 and refuses the code.
+        let zen4 = host_models(true, 25, 17, &avx512);
+        assert_eq!(zen4[0], "znver4");
+        assert!(!zen4.contains(&"znver3"), "{zen4:?}");
+        assert_eq!(host_models(true, 25, 1, &flags(&["avx2"]))[0], "znver3");
+        assert_eq!(host_models(false, 6, 0x8f, &avx512)[0], "sapphirerapids");
+        assert_eq!(
+            host_models(false, 6, 0xcf, &avx512)[..2],
+            ["emeraldrapids", "sapphirerapids"]
+        );
+        assert_eq!(host_models(false, 99, 0, &flags(&["sse2"])), ["x86-64"]);
+    }
+
+    #[test]
+    fn the_cpus_of_mcpu_help_are_read_up_to_the_features() {
+        let listing = "Available CPUs for this target:\n\n  alderlake      - Select the alderlake processor.\n  znver4         - Select the znver4 processor.\n\nAvailable features for this target:\n\n  avx2 - Enable AVX2 instructions.\n";
+        assert_eq!(known_cpus(listing), ["alderlake", "znver4"]);
+        assert!(known_cpus("error: no such option").is_empty());
+    }
 
     #[test]
     fn the_body_of_a_symbol_is_cut_at_its_size_directive() {
