@@ -393,7 +393,7 @@ pub const BUILTIN: &[Experiment] = &[
         manifests: &[ManifestGroup {
             path: "implementations/c/spook/manifest.toml",
             lens: &[2048, 8192, 32768],
-            operations: &["core", "encrypt"],
+            operations: &["permute", "encrypt"],
         }],
         slope: Some((8192, 32768)),
         algorithm_comparisons: &[

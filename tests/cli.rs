@@ -1339,6 +1339,26 @@ fn a_c_core_of_a_known_algorithm_meets_its_known_answers() {
     );
     let wrong = result(&run, "keccak-cores/keccak-f1600/big-endian@native");
     assert_case(wrong, "wrong", "KeccakF-1600-IntermediateValues");
+    // One vocabulary for C and Rust: an unkeyed core permutes, as the catalog's
+    // Keccak-f[1600] does, so the two compare (a C `core` was never compared with a
+    // built-in `permute`).
+    assert_eq!(fine["operation"], "permute", "{fine}");
+    let run = env.json_with_failures(&with_quick(&[
+        "run",
+        &repo("tests/c/core/manifest.toml"),
+        "rustcrypto/keccak-f1600",
+        "--against",
+        "rustcrypto/keccak-f1600",
+        "--format",
+        "json",
+    ]));
+    let compared: Vec<&Value> = run["comparisons"].as_array().unwrap().iter().collect();
+    assert!(
+        compared
+            .iter()
+            .any(|c| c["candidate"] == "keccak-cores/keccak-f1600/little-endian@native"),
+        "{run}"
+    );
 }
 
 #[test]

@@ -146,7 +146,7 @@ pub fn plan(
     for spec in specs(&manifest, kat_dir, with_estimates)? {
         let kind = implementation::info(spec.kind);
         let param_sets = (kind.params)(sizes);
-        for op in kind.operations.iter().map(|o| o.name) {
+        for op in (kind.operations)(&spec).iter().map(|o| o.name) {
             for p in &param_sets {
                 cases.push(crate::runner::Case {
                     implementation: spec.name(),

@@ -41,12 +41,12 @@ pub struct CoreVector {
     pub output: &'static str,
 }
 
-const ENCRYPT: &[Operation] = &[Operation {
+pub(crate) const ENCRYPT: &[Operation] = &[Operation {
     name: "encrypt",
     params: &[],
 }];
 
-const PERMUTE: &[Operation] = &[Operation {
+pub(crate) const PERMUTE: &[Operation] = &[Operation {
     name: "permute",
     params: &[],
 }];

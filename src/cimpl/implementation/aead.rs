@@ -15,7 +15,7 @@ use crate::cimpl::library::{AeadDecryptFn, AeadEncryptFn, Library};
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Aead,
-    operations: kinds::aead::OPERATIONS,
+    operations: |_| kinds::aead::OPERATIONS,
     required_sizes: &["CRYPTO_KEYBYTES", "CRYPTO_NPUBBYTES", "CRYPTO_ABYTES"],
     estimated: "crypto_aead_encrypt",
     params: |lengths| {

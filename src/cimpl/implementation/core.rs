@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, KindInfo, Wanted, bytes, fixed_size, load, refused, refused_there, status,
-    tried,
+    Api, Build, CSpec, Checked, KindInfo, Wanted, bytes, fixed_size, load, refused, refused_there,
+    status, tried,
 };
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, Operation, PrepareError};
@@ -16,7 +16,7 @@ use crate::cimpl::manifest::CoreVector;
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Core,
-    operations: OPERATIONS,
+    operations,
     // A `core` build may have neither key nor constant.
     required_sizes: &["CRYPTO_OUTPUTBYTES", "CRYPTO_INPUTBYTES"],
     estimated: "crypto_core",
@@ -24,12 +24,16 @@ pub(super) static INFO: KindInfo = KindInfo {
     load: load::<CoreApi>,
 };
 
-/// `core` is SUPERCOP's name for one fixed-size call, which the Rust kind names after
-/// what it does (`encrypt`, `permute`).
-const OPERATIONS: &[Operation] = &[Operation {
-    name: "core",
-    params: &[],
-}];
+/// `crypto_core` is SUPERCOP's name for one fixed-size call; the operation is named after
+/// what it does, as the Rust catalog names the same calls, so that C and Rust builds of
+/// one algorithm compare: a keyed core is a block cipher (`encrypt`), an unkeyed one a
+/// permutation (`permute`).
+fn operations(spec: &CSpec) -> &'static [Operation] {
+    match spec.expected_sizes.get("CRYPTO_KEYBYTES") {
+        Some(&key) if key > 0 => kinds::core::ENCRYPT,
+        _ => kinds::core::PERMUTE,
+    }
+}
 
 pub(super) struct CoreApi {
     core: CoreFn,

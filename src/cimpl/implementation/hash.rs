@@ -12,7 +12,7 @@ use crate::cimpl::library::{HashFn, Library};
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Hash,
-    operations: kinds::hash::OPERATIONS,
+    operations: |_| kinds::hash::OPERATIONS,
     required_sizes: &["CRYPTO_BYTES"],
     estimated: "crypto_hash",
     params: per_length,

@@ -20,7 +20,7 @@ use crate::cimpl::library::{KemDecFn, KemEncFn, KemKeypairFn, Library};
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Kem,
-    operations: rust_kem::OPERATIONS,
+    operations: |_| rust_kem::OPERATIONS,
     required_sizes: &[
         "CRYPTO_PUBLICKEYBYTES",
         "CRYPTO_SECRETKEYBYTES",

@@ -64,8 +64,9 @@ impl CSpec {
 pub struct KindInfo {
     /// The catalog's kind, which C and Rust implementations share.
     pub kind: Kind,
-    /// The Rust catalog's operations, so that C and Rust implementations share rows.
-    pub operations: &'static [Operation],
+    /// The Rust catalog's operations for a build, so that C and Rust implementations
+    /// share rows.
+    pub operations: fn(&CSpec) -> &'static [Operation],
     /// The `api.h` sizes the kind cannot do without: the buffers the gate and the timed
     /// calls give its functions.
     required_sizes: &'static [&'static str],
@@ -373,7 +374,7 @@ impl Implementation for CImplementation {
         info(self.spec.kind).kind
     }
     fn operations(&self) -> &[Operation] {
-        info(self.spec.kind).operations
+        (info(self.spec.kind).operations)(&self.spec)
     }
     fn unsupported(&self) -> Option<String> {
         self.spec.unsupported.clone()

@@ -16,7 +16,7 @@ use crate::cimpl::library::{Library, ScalarmultBaseFn, ScalarmultFn};
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Dh,
-    operations: dh::OPERATIONS,
+    operations: |_| dh::OPERATIONS,
     required_sizes: &["CRYPTO_BYTES", "CRYPTO_SCALARBYTES"],
     estimated: "crypto_scalarmult",
     params: fixed_size,

@@ -12,7 +12,7 @@ use crate::cimpl::library::{Library, StreamXorFn};
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Stream,
-    operations: kinds::stream::OPERATIONS,
+    operations: |_| kinds::stream::OPERATIONS,
     required_sizes: &["CRYPTO_KEYBYTES", "CRYPTO_NONCEBYTES"],
     estimated: "crypto_stream_xor",
     params: per_length,
