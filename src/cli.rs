@@ -39,6 +39,9 @@ pub enum Command {
         /// A run id, `latest`, or the name of a saved baseline.
         #[arg(default_value = "latest")]
         run: String,
+        /// How to print the run.
+        #[arg(long, default_value = "table", value_parser = Doc::Run.parser())]
+        format: Format,
         #[command(flatten)]
         output: OutputArgs,
     },
@@ -53,6 +56,9 @@ pub enum Command {
         /// Compare even when the runs used another counter, CPU model or tool version.
         #[arg(long)]
         force: bool,
+        /// How to print the comparison.
+        #[arg(long, default_value = "table", value_parser = Doc::Comparison.parser())]
+        format: Format,
         #[command(flatten)]
         output: OutputArgs,
     },
@@ -60,6 +66,9 @@ pub enum Command {
     History {
         /// Show only the cases whose id (`provider/algorithm/operation params`, e.g. `rustcrypto/chacha20/xor len=1024`) contains this.
         filter: Option<String>,
+        /// How to print the history.
+        #[arg(long, default_value = "table", value_parser = Doc::History.parser())]
+        format: Format,
         #[command(flatten)]
         output: OutputArgs,
     },
@@ -158,6 +167,9 @@ pub struct RunArgs {
     pub html: Option<PathBuf>,
     #[command(flatten)]
     pub verdict: VerdictArgs,
+    /// How to print the results.
+    #[arg(long, default_value = "table", value_parser = Doc::Run.parser())]
+    pub format: Format,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -185,11 +197,9 @@ impl From<VerdictArgs> for crate::analysis::VerdictOptions {
     }
 }
 
+/// Where a command writes (its `--format` is its own: see [`Doc`]).
 #[derive(Args, Debug)]
 pub struct OutputArgs {
-    /// How to print the results.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
     /// Write to PATH instead of standard output (whole or not at all).
     #[arg(short = 'o', long = "output", value_name = "PATH")]
     pub file: Option<PathBuf>,
@@ -210,10 +220,88 @@ pub enum Format {
     Csv,
     /// One self-contained page with tables and charts (no network needed to view it).
     Html,
-    /// Bencher Metric Format (JSON keyed by case id), for `bencher run --adapter json` (one run's figures: `run` and `report`).
+    /// Bencher Metric Format (JSON keyed by case id), for `bencher run --adapter json` (one run's figures: `run`, `report` and `bulk`).
     Bencher,
-    /// github-action-benchmark's `customSmallerIsBetter` JSON array (one run's figures: `run` and `report`).
+    /// github-action-benchmark's `customSmallerIsBetter` JSON array (one run's figures: `run`, `report` and `bulk`).
     GithubActionBenchmark,
+}
+
+/// The kinds of document the commands print, each in the formats it has: the one place
+/// that says which, for clap's accepted values and `--help` as for the renderers'
+/// refusals.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Doc {
+    /// One stored run (`run`, `report`, `bulk`): every format, the exports of one run's
+    /// figures included.
+    Run,
+    /// Two runs case by case (`compare`).
+    Comparison,
+    /// Every case over the stored runs (`history`).
+    History,
+}
+
+impl Doc {
+    /// The formats this kind of document is printed in, in the order `--help` lists them.
+    pub const fn formats(self) -> &'static [Format] {
+        const ALL: &[Format] = &[
+            Format::Table,
+            Format::Md,
+            Format::Json,
+            Format::Csv,
+            Format::Html,
+            Format::Bencher,
+            Format::GithubActionBenchmark,
+        ];
+        match self {
+            Doc::Run => ALL,
+            // The exports (Bencher, github-action-benchmark) carry one run's figures.
+            Doc::Comparison | Doc::History => &[
+                Format::Table,
+                Format::Md,
+                Format::Json,
+                Format::Csv,
+                Format::Html,
+            ],
+        }
+    }
+
+    /// What the document is called in a refusal.
+    fn name(self) -> &'static str {
+        match self {
+            Doc::Run => "a run",
+            Doc::Comparison => "a comparison of runs (`compare`)",
+            Doc::History => "the history (`history`)",
+        }
+    }
+
+    /// `--format`'s parser: exactly [`Doc::formats`], each with its help.
+    pub fn parser(self) -> impl clap::builder::TypedValueParser<Value = Format> {
+        use clap::builder::TypedValueParser;
+        let values = self
+            .formats()
+            .iter()
+            .map(|f| f.to_possible_value().expect("every format has a name"));
+        clap::builder::PossibleValuesParser::new(values)
+            .map(|name| Format::from_str(&name, false).expect("one of the formats"))
+    }
+
+    /// Refuses a format this document is not printed in, naming those it is.
+    pub fn check(self, format: Format) -> anyhow::Result<()> {
+        if !self.formats().contains(&format) {
+            let names: Vec<String> = self
+                .formats()
+                .iter()
+                .map(|f| crate::report::format_name(*f))
+                .collect();
+            anyhow::bail!(
+                "--format {}: {} is printed as {}",
+                crate::report::format_name(format),
+                self.name(),
+                names.join(", ")
+            );
+        }
+        Ok(())
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

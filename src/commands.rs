@@ -26,12 +26,17 @@ pub fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Info { format } => info(format),
         Command::List { filter } => list(filter.as_deref()),
         Command::Run(args) => run(args),
-        Command::Report { run, output } => report_run(&run, &output),
+        Command::Report {
+            run,
+            format,
+            output,
+        } => report_run(&run, format, &output),
         Command::Compare {
             run_a,
             run_b,
             verdict,
             force,
+            format,
             output,
         } => {
             check_writable(output.file.as_deref(), &output.db)?;
@@ -56,17 +61,21 @@ pub fn dispatch(command: Command) -> Result<ExitCode> {
             let unit = b.header.counter.short_unit();
             emit(
                 output.file.as_deref(),
-                &report::render_comparison(&cmp, unit, &opts, output.format)?,
+                &report::render_comparison(&cmp, unit, &opts, format)?,
             )?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::History { filter, output } => {
+        Command::History {
+            filter,
+            format,
+            output,
+        } => {
             check_writable(output.file.as_deref(), &output.db)?;
             let store = Store::open_existing(&output.db)?;
             let h = history::collect(&store, filter.as_deref())?;
             emit(
                 output.file.as_deref(),
-                &report::history::render(&h, output.format)?,
+                &report::history::render(&h, format)?,
             )?;
             Ok(ExitCode::SUCCESS)
         }
@@ -350,7 +359,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     };
     emit(
         args.output.file.as_deref(),
-        &report::render(&analysed, args.output.format),
+        &report::render(&analysed, args.format),
     )
     .with_context(stored_as)?;
     if let Some(path) = &args.html {
@@ -588,20 +597,31 @@ fn unfit_cases(run: &crate::store::StoredRun) -> Vec<String> {
         .collect()
 }
 
-fn report_run(run: &str, output: &OutputArgs) -> Result<ExitCode> {
+fn report_run(run: &str, format: Format, output: &OutputArgs) -> Result<ExitCode> {
     check_writable(output.file.as_deref(), &output.db)?;
     let store = Store::open_existing(&output.db)?;
     let stored = store.load_run(store.resolve_run(run)?)?;
-    // A bulk run in every format `bulk` prints, as it printed it; the exports (Bencher,
-    // github-action-benchmark) take its cases like any run's.
-    let bulk_format = crate::bulk::check_format(output.format).is_ok();
-    let text = if matches!(stored.header.options, RunOrigin::Bulk { .. }) && bulk_format {
-        crate::bulk::render(&stored, output.format)?
-    } else {
-        report::render(&analyse_stored(&store, &stored)?, output.format)
-    };
-    emit(output.file.as_deref(), &text)?;
+    emit(
+        output.file.as_deref(),
+        &render_stored(&store, &stored, format)?,
+    )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A stored run in `format`, as `run` or `bulk` printed it: a bulk run in the tables
+/// `bulk` prints; the exports (Bencher, github-action-benchmark) take its cases like any
+/// run's.
+pub(crate) fn render_stored(
+    store: &Store,
+    stored: &crate::store::StoredRun,
+    format: Format,
+) -> Result<String> {
+    crate::cli::Doc::Run.check(format)?;
+    if matches!(stored.header.options, RunOrigin::Bulk { .. }) && crate::bulk::prints(format) {
+        crate::bulk::render(stored, format)
+    } else {
+        Ok(report::render(&analyse_stored(store, stored)?, format))
+    }
 }
 
 fn import_run(source: ImportSource) -> Result<ExitCode> {

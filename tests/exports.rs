@@ -5,7 +5,7 @@ mod common;
 
 use serde_json::Value;
 
-use common::{Env, WITH_INTERVALS};
+use common::{Env, WITH_INTERVALS, assert_refused};
 
 /// rand_chacha at two lengths, small and quick, with the fewest processes that give
 /// intervals (the exports carry them).
@@ -184,17 +184,53 @@ fn a_single_measurement_is_exported_without_an_interval() {
     }
 }
 
+/// Each command's `--help` lists exactly the formats it prints (one declaration per kind
+/// of document), and it refuses the others, naming the ones it takes.
 #[test]
-fn exports_describe_one_run_only() {
+fn each_command_offers_exactly_the_formats_it_prints() {
     let env = Env::new();
     quick_run(&env, "auto");
     quick_run(&env, "auto");
-    for format in ["bencher", "github-action-benchmark"] {
-        let out = env.cmd(&["compare", "1", "2", "--format", format]);
-        assert_eq!(out.status.code(), Some(2));
-        assert!(String::from_utf8_lossy(&out.stderr).contains("use it with `report` or `run`"));
-        let out = env.cmd(&["history", "--format", format]);
-        assert_eq!(out.status.code(), Some(2));
+    let all = [
+        "table",
+        "md",
+        "json",
+        "csv",
+        "html",
+        "bencher",
+        "github-action-benchmark",
+    ];
+    let commands: &[(&[&str], usize)] = &[
+        (&["run"], 7),
+        (&["report"], 7),
+        (&["bulk"], 7),
+        (&["compare", "1", "2"], 5),
+        (&["history"], 5),
+    ];
+    for (command, takes) in commands {
+        let help = env.run_ok(&[command[0], "--help"]);
+        let section = help
+            .split_once("--format <FORMAT>")
+            .and_then(|(_, rest)| rest.split_once("[default: table]"))
+            .unwrap_or_else(|| panic!("{command:?}: no --format in {help}"))
+            .0;
+        let offered: Vec<&str> = all
+            .iter()
+            .copied()
+            .filter(|f| section.contains(&format!("- {f}:")))
+            .collect();
+        assert_eq!(offered, all[..*takes], "{command:?}: {section}");
+        for refused in &all[*takes..] {
+            let mut args = command.to_vec();
+            args.extend(["--format", refused]);
+            let out = env.cmd(&args);
+            assert_refused(&out, &format!("invalid value '{refused}'"));
+            assert!(
+                String::from_utf8_lossy(&out.stderr)
+                    .contains("[possible values: table, md, json, csv, html]"),
+                "{args:?}"
+            );
+        }
     }
 }
 

@@ -57,7 +57,7 @@ use competitors::{BulkCipher, Secret};
 use gate::gate;
 use plan::{plan, thread_counts};
 /// The bulk tables of a stored bulk run, as `bulk` printed them.
-pub use report::{check_format, render};
+pub use report::{prints, render};
 
 /// The name memcpy, the ceiling, is stored under.
 pub const MEMCPY: &str = "memcpy";
@@ -84,6 +84,9 @@ pub struct BulkArgs {
     /// Also measure every code path of our AES this CPU has, each on its own (e.g. `cryptobench/aes-128-ctr@aesni`).
     #[arg(long)]
     pub paths: bool,
+    /// How to print the results: the bulk tables, or an export of the run's figures.
+    #[arg(long, default_value = "table", value_parser = crate::cli::Doc::Run.parser())]
+    pub format: crate::cli::Format,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -114,7 +117,6 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
             args.filters.join(",")
         );
     }
-    report::check_format(args.output.format)?;
     crate::output::check_writable(args.output.file.as_deref(), &args.output.db)?;
     let cpus = threads::cpu_order();
     let thread_counts = thread_counts(args.threads.as_deref(), cpus.len());
@@ -213,7 +215,7 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
     }
 
     let stored = store.load_run(run_id)?;
-    let text = report::render(&stored, args.output.format)?;
+    let text = crate::commands::render_stored(&store, &stored, args.format)?;
     crate::output::emit(args.output.file.as_deref(), &text).with_context(|| {
         format!(
             "the results are stored as run {run_id} in `{}`: `cryptobench report {run_id}` prints them again",

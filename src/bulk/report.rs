@@ -9,7 +9,7 @@ use super::analysis::{self, BulkAnalysis, MB, MIB, Series, mb_per_s};
 use super::size::format_size;
 use crate::cli::Format;
 use crate::name::ImplName;
-use crate::report::csv::{field, opt};
+use crate::report::csv::{Num, table};
 use crate::report::{Block, Document, provenance};
 use crate::stats::{self, Summary};
 use crate::store::{RunOrigin, StoredRun};
@@ -17,18 +17,22 @@ use crate::store::{RunOrigin, StoredRun};
 const CEILING: &str = "Ceiling: the fastest memcpy of the same size (median of its runs, at the thread count where it is fastest). Copying N bytes reads N and writes N bytes; encrypting or decrypting N bytes in place reads N and writes N too, so both rates count N bytes per pass and compare like with like (memory traffic is twice the rate shown).";
 
 /// Refuse, before anything is measured, a format the bulk tables do not come in.
-pub fn check_format(format: Format) -> Result<()> {
-    if !matches!(
+/// Whether a bulk run has tables of its own in `format`; the exports (Bencher,
+/// github-action-benchmark) take its cases as any run's.
+pub fn prints(format: Format) -> bool {
+    matches!(
         format,
         Format::Table | Format::Md | Format::Json | Format::Csv | Format::Html
-    ) {
-        bail!("`bulk` prints --format table, md, json, csv or html");
-    }
-    Ok(())
+    )
 }
 
 pub fn render(run: &StoredRun, format: Format) -> Result<String> {
-    check_format(format)?;
+    if !prints(format) {
+        bail!(
+            "a bulk run has no tables of its own in --format {}",
+            crate::report::format_name(format)
+        );
+    }
     let all = analysis::series(run);
     let t = BulkAnalysis::of(&all);
     Ok(match format {
@@ -370,58 +374,98 @@ fn json(run: &StoredRun, t: &BulkAnalysis) -> String {
 }
 
 /// Three sections (runs, summary, scaling), each with its header row, separated by a blank line.
+/// The columns that name a series: the same in all three tables.
+#[derive(Default, serde::Serialize)]
+struct SeriesColumns<'a> {
+    implementation: &'a str,
+    operation: &'a str,
+    size_bytes: u64,
+    threads: u64,
+}
+
+impl<'a> SeriesColumns<'a> {
+    fn of(s: &'a Series) -> SeriesColumns<'a> {
+        SeriesColumns {
+            implementation: &s.case.implementation,
+            operation: &s.case.operation,
+            size_bytes: s.len,
+            threads: s.threads,
+        }
+    }
+}
+
+#[derive(Default, serde::Serialize)]
+struct RunColumns {
+    run: usize,
+    ns: Num,
+    mb_per_s: Num,
+    decrypt_ns: Num,
+    decrypt_mb_per_s: Num,
+}
+
+#[derive(Default, serde::Serialize)]
+struct SummaryColumns {
+    runs: usize,
+    median_mb_per_s: Num,
+    mean_mb_per_s: Num,
+    min_mb_per_s: Num,
+    max_mb_per_s: Num,
+    std_dev_mb_per_s: Num,
+    median_mib_per_s: Num,
+    median_ns: Num,
+}
+
+#[derive(Default, serde::Serialize)]
+struct ScalingColumns {
+    median_mb_per_s: Num,
+    speedup_vs_1_thread: Num,
+    vs_openssl_1_thread: Num,
+    fraction_of_ceiling: Num,
+}
+
+/// The three tables, per run, summary and scaling, one after another with a blank line
+/// between them.
 fn csv(t: &BulkAnalysis) -> String {
-    let key = |s: &Series| {
-        format!(
-            "{},{},{},{}",
-            field(&s.case.implementation),
-            s.case.operation,
-            s.len,
-            s.threads
-        )
-    };
-    let mut out = String::from(
-        "implementation,operation,size_bytes,threads,run,ns,mb_per_s,decrypt_ns,decrypt_mb_per_s\n",
-    );
-    for r in &t.runs {
+    let runs = table(t.runs.iter().map(|r| {
         let s = r.series;
-        out += &format!(
-            "{},{},{},{},{},{}\n",
-            key(s),
-            r.run + 1,
-            r.first_ns,
-            mb_per_s(s.len, r.first_ns),
-            opt(r.second_ns),
-            opt(r.second_ns.map(|ns| mb_per_s(s.len, ns)))
-        );
-    }
-    out += "\nimplementation,operation,size_bytes,threads,runs,median_mb_per_s,mean_mb_per_s,min_mb_per_s,max_mb_per_s,std_dev_mb_per_s,median_mib_per_s,median_ns\n";
-    for r in &t.summary {
-        out += &format!(
-            "{},{},{},{},{},{},{},{},{}\n",
-            key(r.series),
-            r.rate.n,
-            r.rate.median,
-            r.rate.mean,
-            r.rate.min,
-            r.rate.max,
-            r.rate.std_dev,
-            r.rate.median * MB / MIB,
-            r.median_ns
-        );
-    }
-    out += "\nimplementation,operation,size_bytes,threads,median_mb_per_s,speedup_vs_1_thread,vs_openssl_1_thread,fraction_of_ceiling\n";
-    for r in &t.scaling {
-        out += &format!(
-            "{},{},{},{},{}\n",
-            key(r.series),
-            r.median,
-            opt(r.speedup),
-            opt(r.vs_openssl),
-            opt(r.of_ceiling)
-        );
-    }
-    out
+        (
+            SeriesColumns::of(s),
+            RunColumns {
+                run: r.run + 1,
+                ns: Num::of(r.first_ns),
+                mb_per_s: Num::of(mb_per_s(s.len, r.first_ns)),
+                decrypt_ns: Num(r.second_ns),
+                decrypt_mb_per_s: Num(r.second_ns.map(|ns| mb_per_s(s.len, ns))),
+            },
+        )
+    }));
+    let summary = table(t.summary.iter().map(|r| {
+        (
+            SeriesColumns::of(r.series),
+            SummaryColumns {
+                runs: r.rate.n,
+                median_mb_per_s: Num::of(r.rate.median),
+                mean_mb_per_s: Num::of(r.rate.mean),
+                min_mb_per_s: Num::of(r.rate.min),
+                max_mb_per_s: Num::of(r.rate.max),
+                std_dev_mb_per_s: Num::of(r.rate.std_dev),
+                median_mib_per_s: Num::of(r.rate.median * MB / MIB),
+                median_ns: Num::of(r.median_ns),
+            },
+        )
+    }));
+    let scaling = table(t.scaling.iter().map(|r| {
+        (
+            SeriesColumns::of(r.series),
+            ScalingColumns {
+                median_mb_per_s: Num::of(r.median),
+                speedup_vs_1_thread: Num(r.speedup),
+                vs_openssl_1_thread: Num(r.vs_openssl),
+                fraction_of_ceiling: Num(r.of_ceiling),
+            },
+        )
+    }));
+    format!("{runs}\n{summary}\n{scaling}")
 }
 
 #[cfg(test)]

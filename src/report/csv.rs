@@ -1,57 +1,157 @@
-//! CSV for spreadsheets: one rectangular table per output.
+//! CSV for spreadsheets: one rectangular table per output, written by the `csv` crate
+//! from typed records, so that every table is quoted the same way (RFC 4180) and its
+//! header is the names of its record's fields: a column cannot be added to the rows
+//! and not to the header, nor quoted in one table and not in another.
 
-use crate::analysis::{Analysis, Comparison, NotCompared, RunComparison};
+use serde::{Serialize, Serializer};
+
+use crate::analysis::{Analysis, CaseStats, Comparison, NotCompared, RunComparison};
 use crate::catalog::Params;
 
-/// A CSV field (RFC 4180): quoted where it holds a comma, a quote or a line break, a
-/// bare `\r` included (readers end a record there).
-pub(crate) fn field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+/// A figure as Rust writes it (`0.5`, `1234`, `0.0000001`: never an exponent), or an
+/// empty field where there is none.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Num(pub Option<f64>);
+
+impl Num {
+    pub(crate) fn of(x: f64) -> Num {
+        Num(Some(x))
     }
 }
 
-pub(crate) fn opt(x: Option<f64>) -> String {
-    x.map_or(String::new(), |v| v.to_string())
+impl Serialize for Num {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Some(x) => s.serialize_str(&x.to_string()),
+            None => s.serialize_none(),
+        }
+    }
+}
+
+/// One CSV table: a header of `R`'s field names (a tuple of records gives theirs one
+/// after another), then one line per record. A table without records still has its
+/// header.
+pub(crate) fn table<R: Serialize + Default>(records: impl IntoIterator<Item = R>) -> String {
+    let write = |records: &mut dyn Iterator<Item = R>| {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        for r in records {
+            w.serialize(r)
+                .expect("a record of strings and numbers serialises");
+        }
+        let bytes = w.into_inner().expect("writing to memory cannot fail");
+        String::from_utf8(bytes).expect("records of UTF-8 strings")
+    };
+    let mut records = records.into_iter().peekable();
+    if records.peek().is_some() {
+        write(&mut records)
+    } else {
+        let with_one = write(&mut std::iter::once(R::default()));
+        let header = with_one.lines().next().unwrap_or_default();
+        format!("{header}\n")
+    }
+}
+
+/// The columns of one case in a run's table.
+#[derive(Default, Serialize)]
+struct CaseColumns<'a> {
+    run_id: i64,
+    id: &'a str,
+    implementation: &'a str,
+    operation: &'a str,
+    params: String,
+    bytes: Option<u64>,
+    status: String,
+    unit: &'a str,
+    counter: String,
+    median: Num,
+    median_lo: Num,
+    median_hi: Num,
+    per_byte: Num,
+    per_byte_lo: Num,
+    per_byte_hi: Num,
+    throughput_bytes_per_s: Num,
+    samples: Option<usize>,
+    outliers: Option<usize>,
+    core_clock_hz: Num,
+}
+
+impl<'a> CaseColumns<'a> {
+    fn of(a: &'a Analysis, c: &'a CaseStats) -> CaseColumns<'a> {
+        let m = c.measured.as_ref();
+        let pb = m.and_then(|m| m.per_byte);
+        // A single measurement has no interval: its ends are left empty, not the point.
+        let ci = m.filter(|m| m.has_interval());
+        let pb_ci = ci.and_then(|m| m.per_byte);
+        CaseColumns {
+            run_id: a.header.id,
+            id: &c.key,
+            implementation: &c.implementation,
+            operation: &c.operation,
+            params: c.params.to_string(),
+            bytes: c.bytes,
+            status: format!("{:?}", c.status).to_lowercase(),
+            unit: &a.short_unit,
+            counter: a.counter.to_string(),
+            median: Num(m.map(|m| m.median.estimate)),
+            median_lo: Num(ci.map(|m| m.median.lo)),
+            median_hi: Num(ci.map(|m| m.median.hi)),
+            per_byte: Num(pb.map(|p| p.estimate)),
+            per_byte_lo: Num(pb_ci.map(|p| p.lo)),
+            per_byte_hi: Num(pb_ci.map(|p| p.hi)),
+            throughput_bytes_per_s: Num(m.and_then(|m| m.throughput_bytes_per_s)),
+            samples: m.map(|m| m.samples),
+            outliers: m.map(|m| m.outliers.total()),
+            core_clock_hz: Num(m.and_then(|m| m.core_clock_hz)),
+        }
+    }
+}
+
+/// What a case or a pair of runs is compared with.
+#[derive(Default, Serialize)]
+struct Baseline<'a> {
+    baseline: &'a str,
+}
+
+/// The columns every comparison row ends with: a verdict and its figures, or, for a
+/// comparison that could not be made, no figures and the reason as its verdict.
+#[derive(Default, Serialize)]
+struct VerdictColumns {
+    change_pct: Num,
+    change_lo: Num,
+    change_hi: Num,
+    p_value: Num,
+    verdict: String,
+    clock_change_pct: Num,
+    time_change_pct: Num,
+}
+
+impl VerdictColumns {
+    fn of(c: &Comparison) -> VerdictColumns {
+        VerdictColumns {
+            change_pct: Num::of(c.change_pct.estimate),
+            change_lo: Num::of(c.change_pct.lo),
+            change_hi: Num::of(c.change_pct.hi),
+            p_value: Num::of(c.p_value),
+            verdict: c.verdict_word().to_string(),
+            clock_change_pct: Num(c.clock_change_pct),
+            time_change_pct: Num(c.time_change_pct),
+        }
+    }
+
+    fn not_compared(n: &NotCompared) -> VerdictColumns {
+        VerdictColumns {
+            verdict: format!("not compared: {}", n.why),
+            ..VerdictColumns::default()
+        }
+    }
 }
 
 /// One rectangular table, one row per case: a case that is the candidate of a comparison
 /// carries it in the last columns (one row per comparison, should there be several), so
 /// that a spreadsheet or `pandas.read_csv` reads the whole file as one table.
 pub fn render(a: &Analysis) -> String {
-    let mut out = format!(
-        "run_id,id,implementation,operation,params,bytes,status,unit,counter,median,median_lo,median_hi,per_byte,per_byte_lo,per_byte_hi,throughput_bytes_per_s,samples,outliers,core_clock_hz,baseline,{VERDICT_COLUMNS}\n",
-    );
+    let mut rows: Vec<(CaseColumns, Baseline, VerdictColumns)> = Vec::new();
     for c in &a.cases {
-        let m = c.measured.as_ref();
-        let pb = m.and_then(|m| m.per_byte);
-        // A single measurement has no interval: its ends are left empty, not the point.
-        let ci = m.filter(|m| m.has_interval());
-        let pb_ci = ci.and_then(|m| m.per_byte);
-        let case = [
-            a.header.id.to_string(),
-            field(&c.key),
-            field(&c.implementation),
-            field(&c.operation),
-            field(&c.params.to_string()),
-            c.bytes.map_or(String::new(), |b| b.to_string()),
-            format!("{:?}", c.status).to_lowercase(),
-            field(&a.short_unit),
-            field(&a.counter.to_string()),
-            opt(m.map(|m| m.median.estimate)),
-            opt(ci.map(|m| m.median.lo)),
-            opt(ci.map(|m| m.median.hi)),
-            opt(pb.map(|p| p.estimate)),
-            opt(pb_ci.map(|p| p.lo)),
-            opt(pb_ci.map(|p| p.hi)),
-            opt(m.and_then(|m| m.throughput_bytes_per_s)),
-            m.map_or(String::new(), |m| m.samples.to_string()),
-            m.map_or(String::new(), |m| m.outliers.total().to_string()),
-            opt(m.and_then(|m| m.core_clock_hz)),
-        ]
-        .join(",");
         // Within the run a candidate is named by its implementation; against a baseline
         // run, by its case id.
         let is_candidate = |name: &str, operation: &str, params: &Params| {
@@ -63,104 +163,123 @@ pub fn render(a: &Analysis) -> String {
             .comparisons
             .iter()
             .chain(across.clone().flat_map(|r| r.comparisons.iter()))
-            .filter(|x| is_candidate(&x.candidate, &x.operation, &x.params));
+            .filter(|x| is_candidate(&x.candidate, &x.operation, &x.params))
+            .map(|x| (x.baseline.as_str(), VerdictColumns::of(x)));
         let not_compared = a
             .not_compared
             .iter()
             .chain(across.flat_map(|r| r.not_compared.iter()))
-            .filter(|x| is_candidate(&x.candidate, &x.operation, &x.params));
-        let mut rows = 0;
-        for x in compared {
-            out += &format!("{case},{},{}\n", field(&x.baseline), verdict_fields(x));
-            rows += 1;
+            .filter(|x| is_candidate(&x.candidate, &x.operation, &x.params))
+            .map(|x| (x.baseline.as_str(), VerdictColumns::not_compared(x)));
+        let before = rows.len();
+        for (baseline, verdict) in compared.chain(not_compared) {
+            rows.push((CaseColumns::of(a, c), Baseline { baseline }, verdict));
         }
-        for x in not_compared {
-            out += &format!("{case},{},{}\n", field(&x.baseline), not_compared_fields(x));
-            rows += 1;
-        }
-        if rows == 0 {
-            let empty = ",".repeat(1 + VERDICT_COLUMNS.split(',').count());
-            out += &format!("{case}{empty}\n");
+        if rows.len() == before {
+            rows.push((
+                CaseColumns::of(a, c),
+                Baseline::default(),
+                VerdictColumns::default(),
+            ));
         }
     }
-    out
+    table(rows)
 }
 
-/// The columns every comparison row ends with, and their values.
-const VERDICT_COLUMNS: &str =
-    "change_pct,change_lo,change_hi,p_value,verdict,clock_change_pct,time_change_pct";
-
-fn verdict_fields(c: &Comparison) -> String {
-    [
-        c.change_pct.estimate.to_string(),
-        c.change_pct.lo.to_string(),
-        c.change_pct.hi.to_string(),
-        c.p_value.to_string(),
-        field(c.verdict_word()),
-        opt(c.clock_change_pct),
-        opt(c.time_change_pct),
-    ]
-    .join(",")
-}
-
-/// The verdict columns of a comparison that could not be made: no figures, and the
-/// reason as its verdict.
-fn not_compared_fields(n: &NotCompared) -> String {
-    VERDICT_COLUMNS
-        .split(',')
-        .map(|column| match column {
-            "verdict" => field(&format!("not compared: {}", n.why)),
-            _ => String::new(),
-        })
-        .collect::<Vec<_>>()
-        .join(",")
+/// The columns of a comparison of two runs, before its verdict.
+#[derive(Default, Serialize)]
+struct PairColumns<'a> {
+    baseline: &'a str,
+    candidate: &'a str,
+    operation: &'a str,
+    params: String,
+    median_baseline: Num,
+    median_candidate: Num,
+    difference: Num,
 }
 
 /// `compare RUN_A RUN_B`: one row per comparison, then one per comparison not made.
 pub fn render_comparisons(rc: &RunComparison) -> String {
-    let cs = &rc.comparisons;
-    let mut out = format!(
-        "baseline,candidate,operation,params,median_baseline,median_candidate,difference,{VERDICT_COLUMNS}\n"
-    );
-    for c in cs {
-        let row = [
-            field(&c.baseline),
-            field(&c.candidate),
-            field(&c.operation),
-            field(&c.params.to_string()),
-            c.median_baseline.to_string(),
-            c.median_candidate.to_string(),
-            c.difference.to_string(),
-            verdict_fields(c),
-        ];
-        out += &row.join(",");
-        out += "\n";
-    }
-    for n in &rc.not_compared {
-        let row = [
-            field(&n.baseline),
-            field(&n.candidate),
-            field(&n.operation),
-            field(&n.params.to_string()),
-            String::new(),
-            String::new(),
-            String::new(),
-            not_compared_fields(n),
-        ];
-        out += &row.join(",");
-        out += "\n";
-    }
-    out
+    let compared = rc.comparisons.iter().map(|c| {
+        (
+            PairColumns {
+                baseline: &c.baseline,
+                candidate: &c.candidate,
+                operation: &c.operation,
+                params: c.params.to_string(),
+                median_baseline: Num::of(c.median_baseline),
+                median_candidate: Num::of(c.median_candidate),
+                difference: Num::of(c.difference),
+            },
+            VerdictColumns::of(c),
+        )
+    });
+    let not_compared = rc.not_compared.iter().map(|n| {
+        (
+            PairColumns {
+                baseline: &n.baseline,
+                candidate: &n.candidate,
+                operation: &n.operation,
+                params: n.params.to_string(),
+                ..PairColumns::default()
+            },
+            VerdictColumns::not_compared(n),
+        )
+    });
+    table(compared.chain(not_compared))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[derive(Default, Serialize)]
+    struct Row<'a> {
+        name: &'a str,
+        figure: Num,
+        count: Option<u64>,
+    }
+
     #[test]
     fn fields_with_line_breaks_or_separators_are_quoted() {
-        assert_eq!(super::field("plain"), "plain");
-        assert_eq!(super::field("a,b"), "\"a,b\"");
-        assert_eq!(super::field("say \"x\""), "\"say \"\"x\"\"\"");
-        assert_eq!(super::field("a\nb"), "\"a\nb\"");
-        assert_eq!(super::field("a\rb"), "\"a\rb\"");
+        let field = |s: &str| {
+            let t = table([Row {
+                name: s,
+                ..Row::default()
+            }]);
+            let row = t.split_once('\n').unwrap().1;
+            row.strip_suffix(",,\n").unwrap().to_string()
+        };
+        assert_eq!(field("plain"), "plain");
+        assert_eq!(field("a,b"), "\"a,b\"");
+        assert_eq!(field("say \"x\""), "\"say \"\"x\"\"\"");
+        assert_eq!(field("a\nb"), "\"a\nb\"");
+        assert_eq!(field("a\rb"), "\"a\rb\"");
+    }
+
+    #[test]
+    fn figures_are_written_as_rust_writes_them_and_none_is_empty() {
+        let t = table([
+            Row {
+                name: "x",
+                figure: Num::of(1e-7),
+                count: Some(3),
+            },
+            Row {
+                name: "y",
+                figure: Num::of(2.0),
+                count: None,
+            },
+        ]);
+        assert_eq!(t, "name,figure,count\nx,0.0000001,3\ny,2,\n");
+    }
+
+    #[test]
+    fn a_table_without_records_keeps_its_header() {
+        assert_eq!(table(Vec::<Row>::new()), "name,figure,count\n");
+        assert_eq!(
+            table(Vec::<(Row, Baseline)>::new()),
+            "name,figure,count,baseline\n"
+        );
     }
 }

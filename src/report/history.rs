@@ -1,27 +1,27 @@
 //! `cryptobench history` in every format: a table per case, JSON, CSV, or a page with a
 //! line chart per case.
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use serde_json::json;
 
 use crate::cli::Format;
 use crate::history::History;
 
-use super::csv::field as csv_field;
+use super::csv::Num;
 use super::format::fmt_count;
-use super::{Block, Document, format_name, html, text};
+use super::{Block, Document, html, text};
 
 pub fn render(h: &History, format: Format) -> Result<String> {
+    crate::cli::Doc::History.check(format)?;
     Ok(match format {
         Format::Table => text::render(&document(h), false),
         Format::Md => text::render(&document(h), true),
         Format::Json => json(h),
         Format::Csv => csv(h),
         Format::Html => html::history_page(h, &document(h)),
-        Format::Bencher | Format::GithubActionBenchmark => bail!(
-            "--format {} exports the figures of one run: use it with `report` or `run`",
-            format_name(format)
-        ),
+        Format::Bencher | Format::GithubActionBenchmark => {
+            unreachable!("refused by Doc::History.check")
+        }
     })
 }
 
@@ -147,29 +147,40 @@ fn json(h: &History) -> String {
     serde_json::to_string_pretty(&doc).expect("JSON values serialise") + "\n"
 }
 
+/// One row of `history --format csv`: a case's median in one run.
+#[derive(Default, serde::Serialize)]
+struct PointRow<'a> {
+    id: &'a str,
+    run_id: i64,
+    started_at: &'a str,
+    git_revision: &'a str,
+    tool_version: &'a str,
+    counter: String,
+    unit: &'a str,
+    cpu_model: &'a str,
+    median: Num,
+    comparable: bool,
+    core_clock_hz: Num,
+}
+
 fn csv(h: &History) -> String {
-    let mut out = String::from(
-        "id,run_id,started_at,git_revision,tool_version,counter,unit,cpu_model,median,comparable,core_clock_hz\n",
-    );
-    for c in &h.cases {
-        for p in &c.points {
+    let rows = h.cases.iter().flat_map(|c| {
+        c.points.iter().map(|p| {
             let r = &h.runs[p.run];
-            let row = [
-                csv_field(&c.key),
-                r.id.to_string(),
-                csv_field(&r.started_at),
-                csv_field(r.git_revision.as_deref().unwrap_or("")),
-                csv_field(&r.tool_version),
-                csv_field(&r.counter.to_string()),
-                csv_field(&r.short_unit),
-                csv_field(&r.cpu_model),
-                p.median.to_string(),
-                p.comparable.to_string(),
-                super::csv::opt(p.core_clock_hz),
-            ];
-            out += &row.join(",");
-            out += "\n";
-        }
-    }
-    out
+            PointRow {
+                id: &c.key,
+                run_id: r.id,
+                started_at: &r.started_at,
+                git_revision: r.git_revision.as_deref().unwrap_or(""),
+                tool_version: &r.tool_version,
+                counter: r.counter.to_string(),
+                unit: &r.short_unit,
+                cpu_model: &r.cpu_model,
+                median: Num::of(p.median),
+                comparable: p.comparable,
+                core_clock_hz: Num(p.core_clock_hz),
+            }
+        })
+    });
+    super::csv::table(rows)
 }

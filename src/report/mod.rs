@@ -17,7 +17,7 @@ mod notes;
 mod run;
 pub(crate) mod text;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 
 use comfy_table::Table;
 
@@ -101,15 +101,15 @@ pub fn render_comparison(
         run_comparison_blocks(&mut doc, c, unit);
         doc
     };
+    crate::cli::Doc::Comparison.check(format)?;
     Ok(match format {
         Format::Table | Format::Md => text::render(&doc(), format == Format::Md),
         Format::Json => json::render_run_comparison(c),
         Format::Csv => csv::render_comparisons(c),
         Format::Html => html::comparison_page(c, opts, &doc()),
-        Format::Bencher | Format::GithubActionBenchmark => bail!(
-            "--format {} exports the figures of one run: use it with `report` or `run`",
-            format_name(format)
-        ),
+        Format::Bencher | Format::GithubActionBenchmark => {
+            unreachable!("refused by Doc::Comparison.check")
+        }
     })
 }
 
