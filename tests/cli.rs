@@ -1618,3 +1618,86 @@ fn runs_in_another_environment_are_not_taken_for_comparable() {
     );
     assert!(env.cmd(&["compare", "1", "2", "--force"]).status.success());
 }
+
+/// The cells of one Markdown table row.
+fn md_cells(line: &str) -> Vec<String> {
+    line.trim()
+        .trim_matches('|')
+        .split(" | ")
+        .map(|c| c.trim().to_string())
+        .collect()
+}
+
+/// The `aead` experiment measures AES-GCM at 64 bytes with no associated data and with
+/// 13 bytes of it: two cases, whose rows say which is which in every format that prints
+/// the table, not only in JSON and CSV.
+#[test]
+fn every_parameter_that_varies_within_a_table_is_a_column() {
+    let env = Env::new();
+    let one = [
+        "--sizes",
+        "64",
+        "--samples",
+        "8",
+        "--processes",
+        "1",
+        "--layouts",
+        "1",
+    ];
+    let mut args = vec!["run", "aead"];
+    args.extend(one);
+    env.run_ok(&args);
+    let md = env.run_ok(&["report", "latest", "--format", "md"]);
+    let header = md_cells(
+        md.lines()
+            .find(|l| l.starts_with("| Implementation"))
+            .expect(&md),
+    );
+    let ad = header
+        .iter()
+        .position(|h| h == "ad")
+        .expect("an `ad` column");
+    let bytes = header.iter().position(|h| h == "Bytes").unwrap();
+    let rows: Vec<Vec<String>> = md
+        .lines()
+        .filter(|l| l.starts_with("| rustcrypto/aes-128-gcm ") && l.contains(" encrypt "))
+        .map(md_cells)
+        .collect();
+    let shown: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r[ad].as_str(), r[bytes].as_str()))
+        .collect();
+    assert_eq!(shown, [("0", "64"), ("13", "64")], "{md}");
+
+    let table = env.run_ok(&["report", "latest"]);
+    let header = table
+        .lines()
+        .find(|l| l.contains("Implementation"))
+        .unwrap();
+    assert!(
+        header.split_whitespace().any(|h| h == "ad"),
+        "the text table has the column too: {header}"
+    );
+    let html = env.run_ok(&["report", "latest", "--format", "html"]);
+    assert!(html.contains("<th>ad</th>"), "and the page");
+    // Where only the length varies, the Bytes column is it: no column repeats it.
+    let mut args = vec!["run", "rustcrypto/chacha20/xor", "--sizes", "64,128"];
+    args.extend(&one[2..]);
+    let md = env.run_ok(
+        &args
+            .iter()
+            .copied()
+            .chain(["--format", "md"])
+            .collect::<Vec<_>>(),
+    );
+    let header = md_cells(
+        md.lines()
+            .find(|l| l.starts_with("| Implementation"))
+            .unwrap(),
+    );
+    assert_eq!(
+        header[..3],
+        ["Implementation", "Operation", "Bytes"],
+        "{md}"
+    );
+}

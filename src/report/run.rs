@@ -125,18 +125,31 @@ pub(super) fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
             status_cell(c)
         }
     };
+    // Every parameter that varies between the cases is a column, or two rows (AES-GCM
+    // at 64 bytes with and without associated data) would read as one case twice.
+    let shown = param_columns(&a.cases);
     let mut rows = Vec::new();
     for c in &a.cases {
-        let bytes = c.bytes.map_or(String::new(), |b| b.to_string());
+        let mut row = vec![c.implementation.clone(), c.operation.clone()];
+        row.extend(
+            shown
+                .iter()
+                .map(|name| c.params.get(name).map_or(String::new(), |v| v.to_string())),
+        );
+        // An operation without bytes (a KEM's, a scalar multiplication's) shows the
+        // parameters no column has.
+        row.push(match c.bytes {
+            Some(b) => b.to_string(),
+            None => c
+                .params
+                .iter()
+                .filter(|(name, _)| !shown.iter().any(|s| s == name))
+                .map(|(name, v)| format!("{name}={v}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+        });
         match &c.measured {
-            Some(m) => rows.push(vec![
-                c.implementation.clone(),
-                c.operation.clone(),
-                if c.bytes.is_some() {
-                    bytes
-                } else {
-                    c.params.to_string()
-                },
+            Some(m) => row.extend([
                 fmt_count(m.median.estimate),
                 match &m.per_byte {
                     Some(pb) if m.has_interval() => fmt_interval(pb, fmt_per_byte),
@@ -159,35 +172,26 @@ pub(super) fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                 fmt_outliers(&m.outliers, m.samples),
                 status(c),
             ]),
-            None => rows.push(vec![
-                c.implementation.clone(),
-                c.operation.clone(),
-                bytes,
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                String::new(),
-                status_cell(c),
-            ]),
+            None => {
+                row.extend(std::iter::repeat_n(String::new(), 6));
+                row.push(status_cell(c));
+            }
         }
+        rows.push(row);
     }
-    blocks.push(Block::Table {
-        headers: vec![
-            "Implementation".into(),
-            "Operation".into(),
-            "Bytes".into(),
-            format!("Median ({u})"),
-            format!("{u}/byte [95 % CI]"),
-            "± (95 %)".into(),
-            "Throughput".into(),
-            "Samples".into(),
-            "Outliers".into(),
-            "Status".into(),
-        ],
-        rows,
-    });
+    let mut headers: Vec<String> = vec!["Implementation".into(), "Operation".into()];
+    headers.extend(shown.iter().cloned());
+    headers.extend([
+        "Bytes".into(),
+        format!("Median ({u})"),
+        format!("{u}/byte [95 % CI]"),
+        "± (95 %)".into(),
+        "Throughput".into(),
+        "Samples".into(),
+        "Outliers".into(),
+        "Status".into(),
+    ]);
+    blocks.push(Block::Table { headers, rows });
     if a.cases.iter().any(|c| c.params.get("out").is_some()) {
         let lanes = a
             .cases
@@ -222,6 +226,27 @@ pub(super) fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
         Some((c.key.as_str(), spread))
     });
     blocks.extend(process_note(spreads).map(Block::Line));
+}
+
+/// The parameters that take more than one value among the `cases` that have them, in
+/// name order, each to be a column of its own; save the message length where the Bytes
+/// column is that length for every case. (One that only some cases have, at one value,
+/// tells no two rows apart: an AEAD's `ad=0` beside a hash.)
+fn param_columns(cases: &[CaseStats]) -> Vec<String> {
+    let names: std::collections::BTreeSet<&str> = cases
+        .iter()
+        .flat_map(|c| c.params.iter().map(|(name, _)| name))
+        .collect();
+    names
+        .into_iter()
+        .filter(|&name| {
+            let values: std::collections::BTreeSet<u64> =
+                cases.iter().filter_map(|c| c.params.get(name)).collect();
+            let in_bytes = name == "len" && cases.iter().all(|c| c.bytes == c.params.get("len"));
+            values.len() > 1 && !in_bytes
+        })
+        .map(str::to_string)
+        .collect()
 }
 
 fn status_cell(c: &CaseStats) -> String {
