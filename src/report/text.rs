@@ -1,4 +1,7 @@
-//! Aligned text tables for people, or GitHub Markdown.
+//! Aligned text tables for people, or GitHub Markdown. Every string of a [`Document`]
+//! (headings, lines, warnings, cells: names and notes users chose among them) goes
+//! through the format's one escaping function, [`plain`] or [`md`], as every string of
+//! a page goes through `html::escape`.
 
 use comfy_table::{LineStyle, Table, TableStyle, presets};
 
@@ -11,10 +14,10 @@ pub fn render(doc: &Document, markdown: bool) -> String {
     let mut out = String::new();
     for block in &doc.blocks {
         match block {
-            Block::Heading(h) if markdown => out += &format!("\n## {h}\n\n"),
-            Block::Heading(h) => out += &format!("\n{h}\n"),
-            Block::Line(l) | Block::Warning(l) if markdown => out += &format!("{l}  \n"),
-            Block::Line(l) | Block::Warning(l) => out += &format!("{l}\n"),
+            Block::Heading(h) if markdown => out += &format!("\n## {}\n\n", md(h)),
+            Block::Heading(h) => out += &format!("\n{}\n", plain(h)),
+            Block::Line(l) | Block::Warning(l) if markdown => out += &format!("{}  \n", md(l)),
+            Block::Line(l) | Block::Warning(l) => out += &format!("{}\n", plain(l)),
             Block::Table { headers, rows } => out += &table(headers, rows, markdown),
             Block::Matrix { headers, rows } => {
                 let (headers, rows) = Block::matrix_as_table(headers, rows);
@@ -38,22 +41,48 @@ fn table(headers: &[String], rows: &[Vec<String>], markdown: bool) -> String {
             t.add_row(r.iter().map(|c| md_cell(c)));
         }
     } else {
-        t.set_header(headers);
+        t.set_header(headers.iter().map(|h| plain(h)));
         for r in rows {
-            t.add_row(r);
+            t.add_row(r.iter().map(|c| plain(c)));
         }
     }
     let gap = if markdown { "\n" } else { "" };
     format!("{gap}{t}\n")
 }
 
-/// A Markdown table cell showing `s` as written: a `|` would end the cell, a newline the
-/// row, and `<u8>` would be read as HTML and vanish.
+/// Text for a terminal, as written, save control characters (an escape sequence in a
+/// name would recolour or move the terminal's cursor): shown escaped, `\u{1b}`. Line
+/// breaks and tabs are kept.
+pub(crate) fn plain(s: &str) -> String {
+    if !s.chars().any(hidden) {
+        return s.to_string();
+    }
+    s.chars()
+        .map(|c| {
+            if hidden(c) {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// A control character that [`plain`] shows escaped.
+fn hidden(c: char) -> bool {
+    c.is_control() && c != '\n' && c != '\t'
+}
+
+/// Markdown showing `s` as written, wherever it stands (a heading, a line, a cell): a
+/// newline would end a heading or a row, `<i>` or `<script>` would be read as HTML, and
+/// a control character is shown escaped as in [`plain`].
+pub(crate) fn md(s: &str) -> String {
+    plain(&s.replace("\r\n", " ").replace(['\n', '\r'], " ")).replace('<', "&lt;")
+}
+
+/// [`md`] for a table cell, where a `|` would also end the cell.
 fn md_cell(s: &str) -> String {
-    s.replace("\r\n", " ")
-        .replace(['\n', '\r'], " ")
-        .replace('|', "\\|")
-        .replace('<', "&lt;")
+    md(s).replace('|', "\\|")
 }
 
 #[cfg(test)]
@@ -73,5 +102,43 @@ mod tests {
         assert!(row.contains("x\\|&lt;u8> y"), "{md}");
         // Plain tables show names as they are.
         assert!(table(&headers, &rows, false).contains("x|<u8>"));
+    }
+
+    /// Headings and notes carry names users chose (a manifest's implementation and
+    /// algorithm): they are escaped as cells are.
+    #[test]
+    fn markdown_headings_and_lines_are_escaped_as_cells_are() {
+        let doc = Document {
+            blocks: vec![
+                Block::Heading("run of <script>alert(1)".into()),
+                Block::Line("Note: toy<i>perm\nsecond".into()),
+                Block::Warning("Warning: <b>".into()),
+            ],
+        };
+        let md = render(&doc, true);
+        assert!(!md.contains('<'), "{md}");
+        assert!(md.contains("## run of &lt;script>alert(1)\n"), "{md}");
+        assert!(md.contains("Note: toy&lt;i>perm second  \n"), "{md}");
+        assert!(md.contains("Warning: &lt;b>  \n"), "{md}");
+    }
+
+    #[test]
+    fn control_characters_are_shown_escaped_in_every_text_format() {
+        let evil = "a\x1b[31mRED";
+        let doc = Document {
+            blocks: vec![
+                Block::Heading(evil.into()),
+                Block::Line(evil.into()),
+                Block::Table {
+                    headers: vec!["h".into()],
+                    rows: vec![vec![evil.into()]],
+                },
+            ],
+        };
+        for markdown in [false, true] {
+            let out = render(&doc, markdown);
+            assert!(!out.contains('\x1b'), "{out:?}");
+            assert_eq!(out.matches("a\\u{1b}[31mRED").count(), 3, "{out}");
+        }
     }
 }
