@@ -26,6 +26,29 @@ pub struct ImplName<'a> {
     target: Option<&'a str>,
 }
 
+/// Why `part` cannot be a part of an implementation's name (its provider, algorithm,
+/// variant or target), if it cannot: `/` and `@` would split it elsewhere when the name
+/// is read back, and whitespace or a control character would break the case ids (a space
+/// ends the name), tables, filters and files it is written to. Every name that comes
+/// from outside (a manifest, an import) is checked with it.
+pub fn bad_part(part: &str) -> Option<String> {
+    if part.is_empty() {
+        return Some("must be non-empty".into());
+    }
+    let bad = part
+        .chars()
+        .find(|c| c.is_whitespace() || c.is_control() || matches!(c, '/' | '@'))?;
+    Some(format!(
+        "must be non-empty without `/`, `@`, spaces or other whitespace or control characters: {part:?} has {bad:?}"
+    ))
+}
+
+/// `words` as one word: each run of whitespace as one `-` (OpenSSL 1.1.1's `aes-128 cbc`,
+/// a criterion group `ChaCha20 xor`), as a name part needs.
+pub fn one_word(words: &str) -> String {
+    words.split_whitespace().collect::<Vec<_>>().join("-")
+}
+
 impl<'a> ImplName<'a> {
     pub fn new(provider: &'a str, algorithm: &'a str) -> ImplName<'a> {
         ImplName {
@@ -244,6 +267,25 @@ mod tests {
             ImplName::new("openssl", "shake128").to_string(),
             "openssl/shake128"
         );
+    }
+
+    #[test]
+    fn parts_that_would_read_back_as_other_parts_are_refused() {
+        for good in ["aes-128-gcm", "clyde_32bit", "x86-64", "toy<i>perm"] {
+            assert_eq!(bad_part(good), None, "{good}");
+        }
+        for (bad, why) in [
+            ("", "non-empty"),
+            ("a/b", "'/'"),
+            ("b@c", "'@'"),
+            ("c d", "' '"),
+            ("\x1b[31mRED", "'\\u{1b}'"),
+            ("tab\t", "'\\t'"),
+        ] {
+            let said = bad_part(bad).unwrap_or_else(|| panic!("{bad:?} passed"));
+            assert!(said.contains(why), "{bad:?}: {said}");
+        }
+        assert_eq!(one_word(" aes-128  cbc "), "aes-128-cbc");
     }
 
     #[test]

@@ -1109,3 +1109,55 @@ fn cargo_criterion_s_layout_is_named() {
         "cargo-criterion's data (`.cbor` files), which is not supported",
     );
 }
+
+/// An algorithm becomes a part of the name `openssl/ALGORITHM`: a control character
+/// (which would reach the terminal raw on `report`), `/` or `@` (read back as a variant
+/// or a target) is refused, naming the file and the line.
+#[test]
+fn openssl_algorithm_names_obey_the_name_grammar() {
+    for (alg, bad) in [
+        ("\x1b[31mRED", "'\\u{1b}'"),
+        ("a/b@c d", "'/'"),
+        ("aes@x", "'@'"),
+    ] {
+        assert_openssl_refused(
+            "names.txt",
+            &format!("+H:16:64\n+F:25:{alg}:10.00:100.00\n"),
+            &[
+                "line 2",
+                "the algorithm name must be non-empty without `/`, `@`",
+                bad,
+            ],
+        );
+    }
+}
+
+/// A criterion group is the implementation's whole name, its function and value the
+/// operation's parts: each must be a name part (spaces become `-`, as in openssl's).
+#[test]
+fn criterion_names_obey_the_name_grammar() {
+    let bench = |group: &str, function: &str| {
+        format!(
+            r#"{{"group_id": "{group}", "function_id": "{function}", "value_str": null, "throughput": null}}"#
+        )
+    };
+    for (benchmark, field, bad) in [
+        (bench("rust/crypto", "f"), "group_id", "'/'"),
+        (bench("g@x", "f"), "group_id", "'@'"),
+        (bench("g", "\\u001b[31mRED"), "function_id", "'\\u{1b}'"),
+    ] {
+        assert_criterion_refused(
+            "names",
+            &benchmark,
+            SAMPLE,
+            "benchmark.json",
+            &format!("`{field}` must be non-empty without `/`, `@`"),
+        );
+        assert_criterion_refused("names", &benchmark, SAMPLE, "benchmark.json", bad);
+    }
+    let env = Env::new();
+    let spaced = criterion_dir(&env, "spaced", &bench("ChaCha20 xor", "in place"), SAMPLE);
+    env.run_ok(&["import", "criterion", spaced.to_str().unwrap()]);
+    let run = env.json(&["report", "latest", "--format", "json"]);
+    result(&run, "ChaCha20-xor/in-place");
+}

@@ -91,20 +91,7 @@ fn default_compiler() -> String {
     "cc".into()
 }
 
-/// Why `name` cannot be part of an implementation's name (`provider/algorithm/variant@
-/// target`), if it cannot: `/` and `@` would split it elsewhere, and whitespace or a
-/// control character would break the tables, filters and files it is written to.
-fn bad_name(name: &str) -> Option<String> {
-    if name.is_empty() {
-        return Some("must be non-empty".into());
-    }
-    let bad = name
-        .chars()
-        .find(|c| c.is_whitespace() || c.is_control() || matches!(c, '/' | '@'))?;
-    Some(format!(
-        "must be non-empty without `/`, `@`, spaces or other whitespace or control characters: {name:?} has {bad:?}"
-    ))
-}
+use crate::name::bad_part as bad_name;
 
 fn check_flags(file: &Path, owner: &str, flags: &[String]) -> Result<()> {
     for f in flags {

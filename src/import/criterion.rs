@@ -339,6 +339,24 @@ fn read_benchmark(new: &Path) -> Result<(ImportedCase, Option<u64>)> {
             );
         }
     }
+    // group_id is the whole implementation name (an algorithm, no provider), so it must
+    // be one name part; function_id and value_str make the operation, `function/value`,
+    // whose parts must be too. Spaces become `-`, as in `openssl speed` names.
+    let group_id = crate::name::one_word(&id.group_id);
+    let parts = [
+        ("group_id", Some(&group_id)),
+        ("function_id", id.function_id.as_ref()),
+        ("value_str", id.value_str.as_ref()),
+    ];
+    for (field, value) in parts {
+        let Some(value) = value else { continue };
+        if let Some(why) = crate::name::bad_part(&crate::name::one_word(value)) {
+            bail!(
+                "`{}`: `{field}` {why}: it becomes part of the case's name (`group/function/value`), which these would split or break",
+                id_path.display()
+            );
+        }
+    }
     let sample_path = new.join("sample.json");
     let sample: SampleFile = parse(
         &sample_path,
@@ -405,10 +423,13 @@ fn read_benchmark(new: &Path) -> Result<(ImportedCase, Option<u64>)> {
             id_path.display()
         );
     }
-    let mut operation = id.function_id.clone().unwrap_or_else(|| "bench".into());
+    let mut operation = id
+        .function_id
+        .as_deref()
+        .map_or_else(|| "bench".into(), crate::name::one_word);
     // A parameter that is the byte count becomes `len`; any other stays in the name.
-    if let Some(v) = id.value_str.as_deref()
-        && bytes.map(|b| b.to_string()).as_deref() != Some(v)
+    if let Some(v) = id.value_str.as_deref().map(crate::name::one_word)
+        && bytes.map(|b| b.to_string()) != Some(v.clone())
     {
         operation = format!("{operation}/{v}");
     }
@@ -419,7 +440,7 @@ fn read_benchmark(new: &Path) -> Result<(ImportedCase, Option<u64>)> {
     };
     let case = ImportedCase {
         case: Case {
-            implementation: id.group_id,
+            implementation: group_id,
             operation,
             params,
         },

@@ -176,11 +176,16 @@ pub fn read(file: &Path) -> Result<Imported> {
             };
             // OpenSSL 1.1.1 names some ciphers with a space (`aes-128 cbc`); a case id
             // puts a space before its parameters, so it becomes `aes-128-cbc`.
-            let key = alg
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join("-")
-                .to_ascii_lowercase();
+            let key = crate::name::one_word(alg).to_ascii_lowercase();
+            // The algorithm is a part of the name `openssl/ALGORITHM`: a `/` or `@` in it
+            // would read back as a variant or a target, a control character would reach
+            // the terminal.
+            if let Some(why) = crate::name::bad_part(&key) {
+                bail!(
+                    "{}: the algorithm name {why}; is the file the output of `openssl speed -mr`, undamaged?",
+                    at()
+                );
+            }
             if values.len() != lens.len() {
                 bail!(
                     "{}: {} figures for {} lengths in `+H:`: `{line}`",
