@@ -49,6 +49,15 @@ pub fn dispatch(command: Command) -> Result<ExitCode> {
             }
             let a = store.load_run(id_a)?;
             let b = store.load_run(id_b)?;
+            if !force
+                && let Some(why) = [&a.header, &b.header]
+                    .into_iter()
+                    .find_map(analysis::incomplete)
+            {
+                bail!(
+                    "{why}; compare it once it is measured again in full, or use --force to compare what it has"
+                );
+            }
             let opts = verdict.into();
             let cmp = analysis::compare_runs(&a, &b, &opts, force)?;
             if cmp.comparisons.is_empty() && cmp.not_compared.is_empty() {
@@ -466,6 +475,11 @@ fn check_baseline(
     gate: Option<(analysis::VerdictOptions, usize)>,
 ) -> Result<()> {
     let base = store.load_run(id)?;
+    if !force && let Some(why) = analysis::incomplete(&base.header) {
+        bail!(
+            "--baseline {name}: {why}; measure the baseline again, or use --force to compare with what it has"
+        );
+    }
     let differs: Vec<String> = analysis::differences(&base.header, header)
         .into_iter()
         .map(|(what, was, is)| format!("{what} `{was}` there, `{is}` here"))

@@ -22,6 +22,8 @@ pub struct RunInfo {
     pub unit: String,
     pub short_unit: String,
     pub cpu_model: String,
+    /// Whether the run finished: an interrupted one has fewer samples than asked.
+    pub complete: bool,
     /// What the environment told the C library or OpenSSL to run (`NAME=value`), where
     /// it told them anything.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -40,6 +42,7 @@ impl RunInfo {
             unit: h.unit.clone(),
             short_unit: h.counter.short_unit().to_string(),
             cpu_model: h.cpu_model.clone(),
+            complete: h.status == crate::store::RunStatus::Complete,
             environment: h.machine.measured().map_or(Vec::new(), |m| {
                 m.measuring_environment()
                     .into_iter()
@@ -170,6 +173,12 @@ pub fn collect(store: &Store, filter: Option<&str>) -> Result<History> {
         let latest = &runs[case.reference()];
         for p in &mut case.points {
             let r = &runs[p.run];
+            if !r.complete {
+                p.caveats.push(
+                    "incomplete run (interrupted, or still running): fewer samples than asked"
+                        .into(),
+                );
+            }
             if r.counter != latest.counter {
                 p.caveats
                     .push(format!("counter {}, not {}", r.counter, latest.counter));

@@ -1740,3 +1740,38 @@ fn markdown_escapes_names_in_headings_and_notes_too() {
     let note = md.lines().find(|l| l.starts_with("Note:")).expect(&md);
     assert!(note.contains("toy&lt;i>perm"), "{note}");
 }
+
+/// A run stopped by Ctrl-C has fewer samples than asked: `history` marks it not
+/// comparable, and `compare` refuses it unless `--force`, which compares with a warning.
+#[test]
+fn an_interrupted_run_is_marked_incomplete_in_history_and_compare() {
+    let env = Env::new();
+    let case = ["run", "rustcrypto/chacha20/xor", "--sizes", "64"];
+    let with =
+        |more: &[&'static str]| -> Vec<&'static str> { case.iter().chain(more).copied().collect() };
+    env.run_ok(&with(QUICK));
+    let measured = |r: &Value| {
+        r["run_id"] == 2
+            && r["results"]
+                .as_array()
+                .is_some_and(|rs| rs.iter().any(|r| r["samples"].as_u64().unwrap_or(0) > 0))
+    };
+    let out = env.interrupt_when(&with(&["--processes", "200"]), measured);
+    assert_eq!(out.status.code(), Some(130));
+
+    let history = env.run_ok(&["history"]);
+    let row = history
+        .lines()
+        .find(|l| l.trim_start().starts_with("2 "))
+        .expect(&history);
+    assert!(row.contains("NOT COMPARABLE: incomplete run"), "{history}");
+    let json = env.json(&["history", "--format", "json"]);
+    assert_eq!(json["runs"][1]["complete"], false, "{json}");
+    assert_eq!(json["cases"][0]["points"][1]["comparable"], false, "{json}");
+
+    let refused = env.cmd(&["compare", "1", "2"]);
+    assert_bad_input(&refused, "run 2 is incomplete");
+    assert_bad_input(&refused, "--force");
+    let forced = env.run_ok(&["compare", "1", "2", "--force"]);
+    assert!(forced.contains("Warning: run 2 is incomplete"), "{forced}");
+}

@@ -51,6 +51,18 @@ pub(super) fn incomparability(a: &RunHeader, b: &RunHeader) -> Vec<String> {
         .collect()
 }
 
+/// Why `h` is not a whole run, if it is not: interrupted (or still running), its cases
+/// have fewer samples than asked, or none, so a change against it may be the missing
+/// samples'. `compare` and `run --baseline` refuse such a run without `--force`.
+pub fn incomplete(h: &RunHeader) -> Option<String> {
+    (h.status != crate::store::RunStatus::Complete).then(|| {
+        format!(
+            "run {} is incomplete (interrupted, or still running): its cases have fewer samples than asked, or none",
+            h.id
+        )
+    })
+}
+
 /// Counts in nanoseconds and counts in cycles have no ratio that means anything: no
 /// `--force` compares them.
 pub fn check_same_unit(a: &RunHeader, b: &RunHeader) -> Result<()> {
@@ -121,13 +133,15 @@ pub fn compare_runs(
     let bulk = [&a.header, &b.header]
         .iter()
         .any(|h| matches!(h.options, RunOrigin::Bulk { .. }));
-    let warnings = if bulk {
-        vec![
+    let mut warnings: Vec<String> = [&a.header, &b.header]
+        .into_iter()
+        .filter_map(incomplete)
+        .collect();
+    if bulk {
+        warnings.push(
             "bulk runs: the test takes each run of a session as an independent measurement, but they ran back to back in one process under the same load, so a change between two sessions includes what the machine did between them (host load moved whole sessions by tens of percent on a shared 2-vCPU guest); read a verdict as a hint, and compare several sessions before believing it".to_string(),
-        ]
-    } else {
-        Vec::new()
-    };
+        );
+    }
     Ok(RunComparison {
         run_a: a.header.id,
         run_b: b.header.id,

@@ -37,7 +37,7 @@ fn document(h: &History) -> Document {
             .map_or(String::new(), |f| format!(" (case ids containing `{f}`)"))
     ))];
     blocks.push(Block::Line(
-        "Medians per call, oldest run first. Runs that counted with another counter, ran on another CPU model, or in another environment (GLIBC_TUNABLES, OPENSSL_ia32cap) than a case's latest run are marked not comparable.".into(),
+        "Medians per call, oldest run first. Runs that counted with another counter, ran on another CPU model, or in another environment (GLIBC_TUNABLES, OPENSSL_ia32cap) than a case's latest run are marked not comparable, and so are incomplete runs (interrupted: fewer samples than asked).".into(),
     ));
     blocks.extend(
         h.unreadable
@@ -117,6 +117,7 @@ fn json(h: &History) -> String {
                 "counter": r.counter,
                 "unit": r.unit,
                 "cpu_model": r.cpu_model,
+                "complete": r.complete,
             })
         })
         .collect();
