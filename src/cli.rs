@@ -106,6 +106,20 @@ pub enum ImportSource {
     },
 }
 
+impl Cli {
+    /// The command line, parsed; a bad one ends the process with clap's message (status
+    /// 2). A value that starts with `-` (`--sizes -1`) reaches its option's parser,
+    /// which says what is wrong with it, instead of being taken for an option.
+    pub fn parse_args() -> Cli {
+        use clap::{CommandFactory, FromArgMatches};
+        fn negatives(c: clap::Command) -> clap::Command {
+            c.allow_negative_numbers(true).mut_subcommands(negatives)
+        }
+        let matches = negatives(Cli::command()).get_matches();
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum CriterionUnit {
     Auto,
@@ -135,9 +149,9 @@ pub struct RunArgs {
     /// CPU to pin the measuring process to. Default: the last available CPU.
     #[arg(long)]
     pub cpu: Option<usize>,
-    /// Seconds a worker may take before it is killed and its case marked failed.
-    #[arg(long, default_value_t = 120.0)]
-    pub timeout: f64,
+    /// Seconds a worker may take before it is killed and its case marked failed (at most a week, 604800).
+    #[arg(long, default_value = "120", value_parser = parse_timeout)]
+    pub timeout: std::time::Duration,
     /// Seed for the order of cases and the memory layouts (a run is reproducible from it).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -321,6 +335,30 @@ fn parse_size(s: &str) -> Result<u64, String> {
     }
 }
 
+/// The longest a worker may be given: a week. Far longer, the deadline would overflow
+/// the clock it is added to.
+pub const MAX_TIMEOUT_S: u64 = 7 * 24 * 3600;
+
+/// A worker's time limit in seconds: positive, at most [`MAX_TIMEOUT_S`].
+fn parse_timeout(s: &str) -> Result<std::time::Duration, String> {
+    match s.trim().parse::<f64>() {
+        Ok(t) if t.is_nan() => Err(format!("`{s}` is not a number of seconds (example: 120)")),
+        Ok(t) if t <= 0.0 => Err(format!(
+            "`{s}`: a worker's time limit must be a positive number of seconds (the default is 120)"
+        )),
+        Ok(t) if t > MAX_TIMEOUT_S as f64 => Err(format!(
+            "`{s}` seconds is too large: the most is {MAX_TIMEOUT_S} (a week)"
+        )),
+        Ok(t) => std::time::Duration::try_from_secs_f64(t)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| {
+                format!("`{s}` is too short to be a time limit: give at least a nanosecond")
+            }),
+        Err(_) => Err(format!("`{s}` is not a number of seconds (example: 120)")),
+    }
+}
+
 fn parse_probability(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(p) if p > 0.0 && p < 1.0 => Ok(p),
@@ -354,6 +392,25 @@ mod tests {
         assert!(parse_size("x").unwrap_err().contains("not a size"));
         assert!(parse_size("4294967296").unwrap_err().contains("too large"));
         assert!(parse_size("2GiB").unwrap_err().contains("cryptobench bulk"));
+    }
+
+    #[test]
+    fn timeouts_are_positive_and_at_most_a_week() {
+        assert_eq!(
+            parse_timeout("1.5"),
+            Ok(std::time::Duration::from_millis(1500))
+        );
+        assert!(parse_timeout("0").unwrap_err().contains("positive"));
+        assert!(parse_timeout("-3").unwrap_err().contains("positive"));
+        assert!(parse_timeout("NaN").unwrap_err().contains("not a number"));
+        assert!(parse_timeout("x").unwrap_err().contains("not a number"));
+        let huge = parse_timeout("1e300").unwrap_err();
+        assert!(
+            huge.contains("too large") && huge.contains("604800"),
+            "{huge}"
+        );
+        assert!(parse_timeout("inf").unwrap_err().contains("too large"));
+        assert!(parse_timeout("604800").is_ok());
     }
 
     #[test]

@@ -2,7 +2,6 @@
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
-use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -170,26 +169,31 @@ fn list(filter: Option<&str>) -> Result<ExitCode> {
 /// What `run EXPERIMENT` would measure and compare, read from its definition: nothing is
 /// built or measured.
 fn experiment_plan(e: &experiment::Experiment) -> String {
-    // A group's members share its parameters: one row each, the parameters once.
-    let mut table = comfy_table::Table::new();
-    table
-        .load_style(comfy_table::presets::UTF8_HORIZONTAL_ONLY)
-        .set_header(["implementations (operation)", "each measured at"]);
+    // A group's members share its parameters: the parameters once, above its members
+    // (side by side, a member and a parameter point on one line would read as a pair).
+    let mut groups = String::new();
     let mut cases = 0;
     for g in e.groups {
         let points = g.params.expand(None);
         cases += points.len() * g.members.len();
-        let members: Vec<String> = g
-            .members
-            .iter()
-            .map(|(implementation, operation)| format!("{implementation} ({operation})"))
-            .collect();
-        let params: Vec<String> = points.iter().map(|p| p.to_string()).collect();
-        table.add_row(vec![members.join("\n"), params.join("\n")]);
+        groups += &format!(
+            "{} x {}:\n",
+            experiment_counted(
+                g.members.len(),
+                "implementation (operation)",
+                "implementations (operation)"
+            ),
+            describe_points(&points)
+        );
+        for (implementation, operation) in g.members {
+            groups += &format!("  {implementation} ({operation})\n");
+        }
     }
     let mut text = format!("{}: {}\n\n", e.name, e.description);
     if cases > 0 {
-        text += &format!("{cases} cases of the catalog:\n{table}\n\n");
+        text += &format!(
+            "{cases} cases of the catalog, each implementation at each of its group's parameter points:\n{groups}\n"
+        );
     }
     for m in e.manifests {
         let lens: Vec<String> = m.lens.iter().map(u64::to_string).collect();
@@ -228,6 +232,45 @@ fn experiment_plan(e: &experiment::Experiment) -> String {
     text
 }
 
+fn experiment_counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// A group's parameter points in a few words: a full grid by the values of each
+/// parameter (`8 parameter points (ad 0, 13 x len 64, 576)`), else each point.
+fn describe_points(points: &[crate::catalog::Params]) -> String {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut values: BTreeMap<&str, BTreeSet<u64>> = BTreeMap::new();
+    for p in points {
+        for (name, v) in p.iter() {
+            values.entry(name).or_default().insert(v);
+        }
+    }
+    let counted = experiment_counted(points.len(), "parameter point", "parameter points");
+    if values.is_empty() {
+        return format!("{counted} (no parameters)");
+    }
+    let grid = values.values().map(BTreeSet::len).product::<usize>() == points.len()
+        && points.iter().all(|p| p.iter().count() == values.len());
+    let each = if grid {
+        values
+            .iter()
+            .map(|(name, vs)| {
+                let vs: Vec<String> = vs.iter().map(u64::to_string).collect();
+                format!("{name} {}", vs.join(", "))
+            })
+            .collect::<Vec<_>>()
+            .join(" x ")
+    } else {
+        points
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    format!("{counted} ({each})")
+}
+
 fn run(args: RunArgs) -> Result<ExitCode> {
     let counter = args.counter.resolve().map_err(anyhow::Error::msg)?;
     // Before measuring: finding out afterwards that the report cannot be written wastes the run.
@@ -235,15 +278,7 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     check_writable(args.html.as_deref(), &args.output.db)?;
     let cpu = args.cpu.unwrap_or_else(machine::default_cpu);
     machine::check_cpu(cpu)?;
-    let timeout = Duration::try_from_secs_f64(args.timeout)
-        .ok()
-        .filter(|t| !t.is_zero())
-        .with_context(|| {
-            format!(
-                "--timeout {:?}: a worker's time limit must be a positive number of seconds (the default is 120)",
-                args.timeout
-            )
-        })?;
+    let timeout = args.timeout;
     if let Some(name) = &args.save_baseline {
         check_baseline_name(name)?;
     }

@@ -1,11 +1,10 @@
 use std::process::ExitCode;
 
-use clap::Parser;
 use cryptobench::exit::Exit;
 use cryptobench::{cli, commands, runner};
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = cli::Cli::parse_args();
     if let cli::Command::Worker = cli.command {
         return match runner::worker::serve() {
             Ok(()) => ExitCode::SUCCESS,

@@ -18,6 +18,11 @@ const UNITS: &[(&str, u64)] = &[
 /// ignored. Zero is left to the caller, which knows its own least size.
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
+    if t.starts_with('-') {
+        return Err(format!(
+            "`{s}` is negative, not a size: a size is a whole number of bytes"
+        ));
+    }
     let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (number, unit) = t.split_at(digits);
     let unit = unit.trim().to_ascii_lowercase();
@@ -103,6 +108,7 @@ mod tests {
         assert!(parse_bytes("MiB").unwrap_err().contains("not a size"));
         assert!(parse_bytes("").unwrap_err().contains("not a size"));
         assert!(parse_bytes("-1GiB").unwrap_err().contains("not a size"));
+        assert!(parse_bytes("-1").unwrap_err().contains("`-1` is negative"));
         assert!(
             parse_bytes("1.5GiB")
                 .unwrap_err()

@@ -722,10 +722,39 @@ fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
         ]),
         "no other implementation in this run does its operation",
     );
-    for timeout in ["1e20", "1e-300"] {
+    for (timeout, expect) in [
+        (
+            "1e300",
+            "`1e300` seconds is too large: the most is 604800 (a week)",
+        ),
+        ("1e20", "`1e20` seconds is too large: the most is 604800"),
+        ("1e-300", "`1e-300` is too short to be a time limit"),
+        ("0", "must be a positive number of seconds"),
+        ("-1", "must be a positive number of seconds"),
+    ] {
+        let out = env.cmd(&["run", "rustcrypto/sha-256", "--timeout", timeout]);
         assert_bad_input(
-            &env.cmd(&["run", "rustcrypto/sha-256", "--timeout", timeout]),
-            &format!("--timeout {timeout}: a worker's time limit must be a positive number"),
+            &out,
+            &format!("invalid value '{timeout}' for '--timeout <TIMEOUT>'"),
+        );
+        assert_bad_input(&out, expect);
+    }
+    // A negative number is a value, said what is wrong with, not taken for an option.
+    for (option, value, expect) in [
+        (
+            "--sizes",
+            "-1",
+            "`-1` is negative, not a size: a size is a whole number of bytes",
+        ),
+        ("--sizes", "64,-1", "`-1` is negative"),
+        ("--processes", "-3", "'--processes <PROCESSES>'"),
+        ("--significance", "-0.5", "is not a probability"),
+    ] {
+        let out = env.cmd(&["run", "rustcrypto/sha-256", option, value]);
+        assert_bad_input(&out, expect);
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("tip:"),
+            "{option} {value}"
         );
     }
     // Nothing above was measured or stored.
@@ -898,6 +927,22 @@ fn reports_never_overwrite_the_store_and_unwritable_outputs_are_found_first() {
         }
         assert_eq!(std::fs::read(file).unwrap(), before, "{}", file.display());
     }
+    // A store cut short is called damaged, not another kind of file.
+    let whole = std::fs::read(&db).unwrap();
+    for (name, len) in [("cut.db", 3000), ("header-only.db", 50)] {
+        let cut = env.dir.path().join(name);
+        std::fs::write(&cut, &whole[..len]).unwrap();
+        assert_bad_input(
+            &env.cmd(&["history", "--db", cut.to_str().unwrap()]),
+            &format!("the result store `{}` is damaged", cut.display()),
+        );
+    }
+    let text = env.dir.path().join("notes.db");
+    std::fs::write(&text, "x".repeat(4096)).unwrap();
+    assert_bad_input(
+        &env.cmd(&["history", "--db", text.to_str().unwrap()]),
+        "is not a cryptobench store (not an SQLite database)",
+    );
     // A full disk is an error in words; a reader that goes away is none.
     let full = Command::new(env!("CARGO_BIN_EXE_cryptobench"))
         .args(["report", "--db", db.to_str().unwrap()])
@@ -965,6 +1010,23 @@ fn info_and_list_describe_the_machine_and_catalog() {
     // An experiment's name shows its plan, the cipher it compares against included.
     let plan = env.run_ok(&["list", "chacha20-rng"]);
     assert!(plan.contains("15 cases of the catalog"), "{plan}");
+    assert!(
+        plan.contains("3 implementations (operation) x 5 parameter points (len 1024, 2048, 4096, 8192, 16384):\n  rustcrypto/chacha20 (xor)\n"),
+        "{plan}"
+    );
+    // Members one a line, their parameter points once above them: no line pairs an
+    // implementation with a point.
+    let aead = env.run_ok(&["list", "aead"]);
+    assert!(
+        aead.contains("x 8 parameter points (ad 0, 13 x len 64, 576, 1536, 16384):"),
+        "{aead}"
+    );
+    for line in aead
+        .lines()
+        .filter(|l| l.contains(" (encrypt)") || l.contains(" (decrypt)"))
+    {
+        assert!(!line.contains("len") && !line.contains("ad="), "{line}");
+    }
     assert!(plan.contains("rustcrypto/chacha20 "), "{plan}");
     assert!(
         plan.contains("Comparison: rustcrypto/chacha20-rng against rand_chacha/chacha20-rng"),

@@ -8,7 +8,7 @@ use crate::cli::Format;
 use crate::history::History;
 
 use super::csv::Num;
-use super::format::fmt_count;
+use super::format::{fmt_count, fmt_signed};
 use super::{Block, Document, html, text};
 
 pub fn render(h: &History, format: Format) -> Result<String> {
@@ -60,7 +60,7 @@ fn document(h: &History) -> Document {
                 };
                 let change = match previous {
                     Some(prev) if p.comparable => {
-                        format!("{:+.2} %", 100.0 * (p.median - prev) / prev)
+                        format!("{} %", fmt_signed(100.0 * (p.median - prev) / prev))
                     }
                     _ => String::new(),
                 };

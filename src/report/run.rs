@@ -3,7 +3,7 @@
 
 use super::format::{
     counted, fmt_count, fmt_count_as, fmt_interval, fmt_outliers, fmt_p, fmt_pct, fmt_per_byte,
-    fmt_rel, fmt_throughput,
+    fmt_rel, fmt_signed, fmt_throughput,
 };
 use super::notes::{clock_notes, p_floor_notes, process_note};
 use super::{Block, Document};
@@ -286,7 +286,7 @@ pub(super) fn ratio_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                         "{:.4} [{:.4} {:.4}]",
                         r.ratio.estimate, r.ratio.lo, r.ratio.hi
                     ),
-                    format!("{:+.2} %", 100.0 * (r.ratio.estimate - 1.0)),
+                    format!("{} %", fmt_signed(100.0 * (r.ratio.estimate - 1.0))),
                 ]
             })
             .collect();

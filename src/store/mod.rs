@@ -208,12 +208,15 @@ impl Store {
         let version: i64 = self
             .conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
-            .map_err(|e| match self.locked(&e) {
-                Some(locked) => locked,
-                None => anyhow::Error::new(e).context(format!(
-                    "`{}` is not a cryptobench store (not an SQLite database)",
-                    self.path.display()
-                )),
+            .map_err(|e| {
+                self.locked(&e)
+                    .or_else(|| self.damaged(&e))
+                    .unwrap_or_else(|| {
+                        anyhow::Error::new(e).context(format!(
+                            "`{}` is not a cryptobench store (not an SQLite database)",
+                            self.path.display()
+                        ))
+                    })
             })?;
         if version > SCHEMA_VERSION {
             bail!(
@@ -230,7 +233,12 @@ impl Store {
                 .conn
                 .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
                 .and_then(|mut q| q.query_map([], |r| r.get(0))?.collect())
-                .with_context(|| format!("cannot read `{}`", self.path.display()))?;
+                .map_err(|e| {
+                    self.damaged(&e).unwrap_or_else(|| {
+                        anyhow::Error::new(e)
+                            .context(format!("cannot read `{}`", self.path.display()))
+                    })
+                })?;
             // Our own tables without a version: a store whose first write stopped between
             // the two. Only `run` and `import` finish one; a reader leaves a file as it was.
             let half_made = ["runs", "cases", "clusters"]
@@ -284,6 +292,17 @@ impl Store {
                 "the result store `{}` stayed locked by another process for {} s (another cryptobench writing to it, or a program holding it open?)",
                 self.path.display(),
                 BUSY_WAIT.as_secs()
+            )
+        })
+    }
+
+    /// SQLite's "database disk image is malformed" of a file that begins as an SQLite
+    /// database does: cut short (a copy or a disk that filled up) or overwritten in part.
+    fn damaged(&self, e: &rusqlite::Error) -> Option<anyhow::Error> {
+        (e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt)).then(|| {
+            anyhow::anyhow!(
+                "the result store `{}` is damaged (an SQLite database cut short or overwritten in part: {e}); restore it from a copy, or choose another --db",
+                self.path.display()
             )
         })
     }
