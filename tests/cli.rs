@@ -1836,4 +1836,11 @@ fn an_interrupted_run_is_marked_incomplete_in_history_and_compare() {
     assert_bad_input(&refused, "--force");
     let forced = env.run_ok(&["compare", "1", "2", "--force"]);
     assert!(forced.contains("Warning: run 2 is incomplete"), "{forced}");
+    // Nor is it a baseline: refused before measuring.
+    assert_bad_input(
+        &env.cmd(&with(&["--baseline", "2"])),
+        "--baseline 2: run 2 is incomplete",
+    );
+    let runs = env.json(&["history", "--format", "json"])["runs"].clone();
+    assert_eq!(runs.as_array().unwrap().len(), 2, "nothing measured");
 }
