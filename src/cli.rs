@@ -33,7 +33,7 @@ pub enum Command {
         filter: Option<String>,
     },
     /// Measure an experiment, or every implementation matching the filters, store the run and print it.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Print a stored run again, exactly as `run` (or `bulk`) printed it.
     Report {
         /// A run id, `latest`, or the name of a saved baseline.
@@ -164,6 +164,12 @@ pub struct RunArgs {
     /// Compare every other implementation in this run against this one, case by case at the same operation and parameters (faster or slower: a finding, not a regression); named in full as `list` shows it (e.g. `rustcrypto/chacha20`); measured interleaved, as every comparison is. One of another operation is listed as not compared.
     #[arg(long, value_name = "IMPLEMENTATION")]
     pub against: Option<String>,
+    /// Add a table of every other implementation's median over this one's, at the same operation and parameters, with intervals (the seed's RNG-over-cipher table, for any run).
+    #[arg(long, value_name = "IMPLEMENTATION")]
+    pub ratio_to: Option<String>,
+    /// Add a table of each implementation's cost per byte at maximum throughput: the slope of its median from the SHORT to the LONG message length (both among the run's sizes), so that fixed per-call costs drop out.
+    #[arg(long, value_name = "SHORT,LONG", value_parser = parse_slope)]
+    pub slope: Option<(u64, u64)>,
     /// Keep this run as a named baseline for later `--baseline NAME` comparisons.
     #[arg(long, value_name = "NAME")]
     pub save_baseline: Option<String>,
@@ -373,6 +379,20 @@ fn parse_percent(s: &str) -> Result<f64, String> {
         Ok(p) if (0.0..100.0).contains(&p) => Ok(p),
         _ => Err(format!(
             "`{s}` is not a percentage between 0 and 100 (example: 1 or 1%)"
+        )),
+    }
+}
+
+/// `--slope 8KiB,32KiB`: two message lengths.
+fn parse_slope(s: &str) -> Result<(u64, u64), String> {
+    let lens: Vec<u64> = s
+        .split(',')
+        .map(|part| crate::size::parse_bytes(part.trim()))
+        .collect::<Result<_, _>>()?;
+    match lens.as_slice() {
+        [short, long] => Ok((*short, *long)),
+        _ => Err(format!(
+            "`{s}` is not two lengths SHORT,LONG (e.g. 8KiB,32KiB)"
         )),
     }
 }

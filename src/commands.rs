@@ -24,7 +24,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode> {
     match command {
         Command::Info { format } => info(format),
         Command::List { filter } => list(filter.as_deref()),
-        Command::Run(args) => run(args),
+        Command::Run(args) => run(*args),
         Command::Report {
             run,
             format,
@@ -293,6 +293,12 @@ fn run(args: RunArgs) -> Result<ExitCode> {
     )?;
     if let Some(base) = &args.against {
         plan.compare_all_against(base)?;
+    }
+    if let Some(reference) = &args.ratio_to {
+        plan.ratio_to(reference)?;
+    }
+    if let Some((short, long)) = args.slope {
+        plan.slope(short, long)?;
     }
     if plan.cases.is_empty() {
         bail!(

@@ -545,6 +545,55 @@ impl Plan {
         self.analysis.comparisons = others.into_iter().map(|o| (base.to_string(), o)).collect();
         Ok(())
     }
+
+    /// Add the ratio of every other implementation of the run over `reference`, at the
+    /// same operation and parameters (`--ratio-to`): the seed's "RNG over the cipher"
+    /// table, for any run.
+    pub fn ratio_to(&mut self, reference: &str) -> Result<()> {
+        if !self.cases.iter().any(|c| c.implementation == reference) {
+            bail!(
+                "--ratio-to `{reference}`: that implementation is not part of this run; add it to the targets (named in full, as `cryptobench list` shows it)"
+            );
+        }
+        let mut members: Vec<String> = Vec::new();
+        for c in &self.cases {
+            let alike = self.cases.iter().any(|r| {
+                r.implementation == reference && r.operation == c.operation && r.params == c.params
+            });
+            if c.implementation != reference && alike && !members.contains(&c.implementation) {
+                members.push(c.implementation.clone());
+            }
+        }
+        if members.is_empty() {
+            bail!(
+                "--ratio-to `{reference}`: no other implementation in this run does its operation at the same parameters"
+            );
+        }
+        let pairs = members.into_iter().map(|m| (reference.to_string(), m));
+        for pair in pairs {
+            if !self.analysis.ratios.contains(&pair) {
+                self.analysis.ratios.push(pair);
+            }
+        }
+        Ok(())
+    }
+
+    /// Report each implementation's cost per byte at maximum throughput, the slope of its
+    /// median from `short` to `long` bytes (`--slope`), for any run measured at both.
+    pub fn slope(&mut self, short: u64, long: u64) -> Result<()> {
+        if short >= long {
+            bail!("--slope {short},{long}: the first length must be the shorter");
+        }
+        for len in [short, long] {
+            if !self.cases.iter().any(|c| c.params.get("len") == Some(len)) {
+                bail!(
+                    "--slope {short},{long}: this run measures no case at {len} bytes; add it to --sizes"
+                );
+            }
+        }
+        self.analysis.slope = Some((short, long));
+        Ok(())
+    }
 }
 
 fn case(implementation: &str, operation: &str, params: Params) -> Case {
@@ -625,6 +674,46 @@ fn distinct(values: &[u64]) -> Vec<u64> {
     values.iter().copied().filter(|v| seen.insert(*v)).collect()
 }
 
+/// An experiment's own cases, manifests and tables.
+fn experiment_plan(
+    e: &Experiment,
+    sizes: Option<&[u64]>,
+    kat_dir: Option<&Path>,
+    estimates: bool,
+) -> Result<Plan> {
+    let own = |pairs: &[(&str, &str)]| {
+        pairs
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    let mut cases = experiment_cases(e, sizes);
+    let mut external = crate::runner::External::new();
+    for m in e.manifests {
+        let (mcases, specs) =
+            crate::cimpl::plan(&m.resolve()?, sizes.unwrap_or(m.lens), kat_dir, estimates)?;
+        cases.extend(
+            mcases.into_iter().filter(|c| {
+                m.operations.is_empty() || m.operations.contains(&c.operation.as_str())
+            }),
+        );
+        external.extend(specs);
+    }
+    Ok(Plan {
+        name: e.name.to_string(),
+        cases,
+        analysis: AnalysisSpec {
+            ratios: own(e.ratios),
+            comparisons: own(e.comparisons),
+            slope: e.slope,
+            algorithm_comparisons: own(e.algorithm_comparisons),
+            variant_comparisons: own(e.variant_comparisons),
+            lane_speedups: e.lane_speedups,
+        },
+        external,
+    })
+}
+
 fn plan_cases(
     targets: &[String],
     sizes: Option<&[u64]>,
@@ -637,46 +726,44 @@ fn plan_cases(
             "an empty target ({empty:?}) would match every implementation; name an experiment, a filter such as `rustcrypto/` or a manifest"
         );
     }
-    if targets.len() > 1
-        && let Some(e) = targets.iter().find_map(|t| find(t))
-    {
-        eprintln!(
-            "note: `{}` is also an experiment; beside other targets it is a filter over implementation names (run it alone for the experiment's cases and tables)",
-            e.name
+    let experiments: Vec<&Experiment> = targets.iter().filter_map(|t| find(t)).collect();
+    if let [first, second, ..] = experiments.as_slice() {
+        bail!(
+            "`{}` and `{}` are both experiments: run them one at a time (each has its own tables)",
+            first.name,
+            second.name
         );
     }
-    if targets.is_empty() || (targets.len() == 1 && find(&targets[0]).is_some()) {
-        let name = targets.first().map(String::as_str).unwrap_or(DEFAULT);
-        let e = find(name).expect("checked above");
-        let own = |pairs: &[(&str, &str)]| {
-            pairs
-                .iter()
-                .map(|(a, b)| (a.to_string(), b.to_string()))
-                .collect()
-        };
-        let mut cases = experiment_cases(e, sizes);
-        let mut external = crate::runner::External::new();
-        for m in e.manifests {
-            let (mcases, specs) =
-                crate::cimpl::plan(&m.resolve()?, sizes.unwrap_or(m.lens), kat_dir, estimates)?;
-            cases.extend(mcases.into_iter().filter(|c| {
-                m.operations.is_empty() || m.operations.contains(&c.operation.as_str())
-            }));
-            external.extend(specs);
+    if targets.is_empty() || !experiments.is_empty() {
+        let e = experiments
+            .first()
+            .copied()
+            .unwrap_or_else(|| find(DEFAULT).expect("built in"));
+        let mut plan = experiment_plan(e, sizes, kat_dir, estimates)?;
+        // Beside an experiment, other targets add their cases to its run and tables: a
+        // manifest of one's own beside spook's, measured interleaved with it.
+        let extra: Vec<String> = targets
+            .iter()
+            .filter(|t| find(t).is_none())
+            .cloned()
+            .collect();
+        if !extra.is_empty() {
+            let lens = e.manifests.first().map_or(DEFAULT_FILTER_SIZES, |m| m.lens);
+            let more = plan_cases(
+                &extra,
+                Some(sizes.unwrap_or(lens)),
+                kat_dir,
+                estimates,
+                registry,
+            )?;
+            let known: std::collections::BTreeSet<String> =
+                plan.cases.iter().map(Case::key).collect();
+            plan.cases
+                .extend(more.cases.into_iter().filter(|c| !known.contains(&c.key())));
+            plan.external.extend(more.external);
+            plan.name = targets.join(" ");
         }
-        return Ok(Plan {
-            name: e.name.to_string(),
-            cases,
-            analysis: AnalysisSpec {
-                ratios: own(e.ratios),
-                comparisons: own(e.comparisons),
-                slope: e.slope,
-                algorithm_comparisons: own(e.algorithm_comparisons),
-                variant_comparisons: own(e.variant_comparisons),
-                lane_speedups: e.lane_speedups,
-            },
-            external,
-        });
+        return Ok(plan);
     }
     let mut members = Vec::new();
     let mut manifest_cases = Vec::new();

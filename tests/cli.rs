@@ -1844,3 +1844,74 @@ fn an_interrupted_run_is_marked_incomplete_in_history_and_compare() {
     let runs = env.json(&["history", "--format", "json"])["runs"].clone();
     assert_eq!(runs.as_array().unwrap().len(), 2, "nothing measured");
 }
+
+/// The derived tables for any run, and an experiment with a manifest of one's own: the
+/// manifest's cases join the experiment's run and tables, measured interleaved with it.
+#[test]
+fn any_run_can_ask_for_ratios_and_slopes_and_an_experiment_takes_extra_manifests() {
+    let env = Env::new();
+    let run = env.json(&with_quick(&[
+        "run",
+        "chacha20-rng",
+        &repo("examples/c/chacha20/manifest.toml"),
+        "--sizes",
+        "1024,4096",
+        "--ratio-to",
+        "rustcrypto/chacha20",
+        "--slope",
+        "1024,4096",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(
+        run["experiment"],
+        format!("chacha20-rng {}", repo("examples/c/chacha20/manifest.toml")),
+        "{run}"
+    );
+    let implementations: Vec<&str> = results(&run)
+        .iter()
+        .map(|r| r["implementation"].as_str().unwrap())
+        .collect();
+    assert!(
+        implementations.iter().any(|i| i.starts_with("c-chacha20/")),
+        "{implementations:?}"
+    );
+    // The experiment's own comparison is kept beside the additions.
+    assert!(!run["comparisons"].as_array().unwrap().is_empty(), "{run}");
+    let ratios = run["ratios"].as_array().unwrap();
+    assert!(
+        ratios
+            .iter()
+            .any(|r| r["reference"] == "rustcrypto/chacha20"
+                && r["implementation"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("c-chacha20/")),
+        "{run}"
+    );
+    let slopes = run["slopes"].as_array().unwrap();
+    assert!(
+        slopes
+            .iter()
+            .any(|s| s["implementation"] == "rustcrypto/chacha20"),
+        "{run}"
+    );
+
+    let sha = ["run", "rustcrypto/sha-256", "--sizes", "64,1024"];
+    assert_bad_input(
+        &env.cmd(&[sha.as_slice(), &["--slope", "1024,64"]].concat()),
+        "the first length must be the shorter",
+    );
+    assert_bad_input(
+        &env.cmd(&[sha.as_slice(), &["--slope", "64,4096"]].concat()),
+        "measures no case at 4096 bytes",
+    );
+    assert_bad_input(
+        &env.cmd(&[sha.as_slice(), &["--ratio-to", "openssl/sha-256"]].concat()),
+        "--ratio-to `openssl/sha-256`: that implementation is not part of this run",
+    );
+    assert_bad_input(
+        &env.cmd(&["run", "chacha20-rng", "keccak-xn"]),
+        "are both experiments",
+    );
+}
