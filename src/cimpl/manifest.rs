@@ -113,7 +113,13 @@ impl Manifest {
     pub fn load(path: &Path) -> Result<Manifest> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read manifest `{}`", path.display()))?;
-        let mut m: Manifest = toml::from_str(&text)
+        Manifest::from_toml(&text, path)
+    }
+
+    /// The manifest `text`, read as the file at `path` (which its errors name, and
+    /// against whose directory sources and include directories are looked for), checked.
+    pub fn from_toml(text: &str, path: &Path) -> Result<Manifest> {
+        let mut m: Manifest = toml::from_str(text)
             .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim()))?;
         m.path = path.to_path_buf();
         m.validate()?;

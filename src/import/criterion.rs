@@ -309,18 +309,32 @@ fn find_benchmarks(dir: &Path, out: &mut Vec<PathBuf>, seen: &mut Vec<PathBuf>) 
     Ok(())
 }
 
-fn parse<T: for<'de> Deserialize<'de>>(path: &Path, what: &str) -> Result<T> {
-    let text =
-        fs::read_to_string(path).with_context(|| format!("cannot read `{}`", path.display()))?;
-    serde_json::from_str(&text)
+fn read_text(path: &Path) -> Result<String> {
+    fs::read_to_string(path).with_context(|| format!("cannot read `{}`", path.display()))
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(text: &str, path: &Path, what: &str) -> Result<T> {
+    serde_json::from_str(text)
         .map_err(|e| anyhow::anyhow!("`{}` is not criterion's {what}: {e}", path.display()))
 }
 
 /// The benchmark in `new/` as a case, with the bits per iteration it declares where
 /// they make no whole byte (kept without a byte count).
 fn read_benchmark(new: &Path) -> Result<(ImportedCase, Option<u64>)> {
+    let benchmark = read_text(&new.join("benchmark.json"))?;
+    benchmark_from_json(new, &benchmark, || read_text(&new.join("sample.json")))
+}
+
+/// [`read_benchmark`] of the text of `new/benchmark.json` and, read only once that is
+/// found good, of `new/sample.json`.
+pub(crate) fn benchmark_from_json(
+    new: &Path,
+    benchmark: &str,
+    sample: impl FnOnce() -> Result<String>,
+) -> Result<(ImportedCase, Option<u64>)> {
     let id_path = new.join("benchmark.json");
     let id: BenchmarkId = parse(
+        benchmark,
         &id_path,
         "benchmark.json (expected `group_id`, `function_id`, `value_str`, `throughput`)",
     )?;
@@ -359,6 +373,7 @@ fn read_benchmark(new: &Path) -> Result<(ImportedCase, Option<u64>)> {
     }
     let sample_path = new.join("sample.json");
     let sample: SampleFile = parse(
+        &sample()?,
         &sample_path,
         "sample.json (expected arrays of numbers `iters` and `times`)",
     )?;
@@ -477,7 +492,7 @@ fn declared(t: &serde_json::Value) -> Result<Declared, String> {
 
 /// What a file of criterion's says the unit of a benchmark's figures is.
 #[derive(Debug, PartialEq)]
-enum UnitSaid {
+pub(crate) enum UnitSaid {
     Known(CriterionUnit),
     /// A unit that is neither time nor cycles, as the file names it.
     Unknown(String),
@@ -509,7 +524,7 @@ fn unit_said(new: &Path) -> Result<Option<(UnitSaid, PathBuf)>> {
 /// The unit column of criterion's raw.csv: `group,function,value,throughput_num,
 /// throughput_type,sample_measured_value,unit,iteration_count`, one row per sample. The
 /// first columns are names that may hold commas (quoted); the last two never do.
-fn unit_in_raw_csv(text: &str) -> Result<UnitSaid, String> {
+pub(crate) fn unit_in_raw_csv(text: &str) -> Result<UnitSaid, String> {
     let mut lines = text.lines();
     let header = lines.next().unwrap_or_default().trim();
     if !header.ends_with(",unit,iteration_count") {
@@ -528,7 +543,7 @@ fn unit_in_raw_csv(text: &str) -> Result<UnitSaid, String> {
 }
 
 /// The unit criterion's HTML report prints its figures in.
-fn unit_in_report(html: &str) -> UnitSaid {
+pub(crate) fn unit_in_report(html: &str) -> UnitSaid {
     let has = |suffixes: &[&str]| suffixes.iter().any(|s| html.contains(&format!(" {s}<")));
     if has(&["cycles", "cpb"]) {
         UnitSaid::Known(CriterionUnit::Cycles)

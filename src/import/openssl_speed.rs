@@ -87,8 +87,19 @@ fn lines_of(bytes: &[u8], name: &str) -> Result<Vec<(String, bool)>> {
 
 pub fn read(file: &Path) -> Result<Imported> {
     let bytes = fs::read(file).with_context(|| format!("cannot read `{}`", file.display()))?;
+    parse(&bytes, file, || {
+        fs::metadata(file).and_then(|m| m.modified()).ok()
+    })
+}
+
+/// [`read`] of the bytes of `file`; `measured_at` is asked for once they are found good.
+pub(crate) fn parse(
+    bytes: &[u8],
+    file: &Path,
+    measured_at: impl FnOnce() -> Option<std::time::SystemTime>,
+) -> Result<Imported> {
     let name = file.display();
-    let lines = lines_of(&bytes, &name.to_string())?;
+    let lines = lines_of(bytes, &name.to_string())?;
     let mut lengths: Option<Vec<u64>> = None;
     // The current table's `+H:` line and, per algorithm, the line of its `+F:`: one run
     // prints one `+F:` per algorithm, so a second under the same `+H:` is damage, where
@@ -271,7 +282,7 @@ pub fn read(file: &Path) -> Result<Imported> {
             "`{name}` has no `+F:` line with a figure: is it the output of `openssl speed -mr`? (without -mr, openssl prints a table that is not read)"
         );
     }
-    let measured_at = fs::metadata(file).and_then(|m| m.modified()).ok();
+    let measured_at = measured_at();
     let cases = series
         .into_iter()
         .map(|((alg, len), values)| ImportedCase {

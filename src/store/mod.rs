@@ -91,7 +91,7 @@ impl CaseStatus {
             CaseStatus::Unsupported => "unsupported",
         }
     }
-    fn parse(s: &str) -> Result<Self> {
+    pub(crate) fn parse(s: &str) -> Result<Self> {
         Ok(match s {
             "pending" => CaseStatus::Pending,
             "ok" => CaseStatus::Ok,
@@ -152,9 +152,15 @@ fn encode_samples(samples: &[f64]) -> Vec<u8> {
     samples.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
-fn decode_samples(blob: &[u8]) -> impl Iterator<Item = f64> + '_ {
-    blob.chunks_exact(8)
-        .map(|b| f64::from_le_bytes(b.try_into().expect("chunks of 8 bytes")))
+/// The samples of a stored cluster of the case in row `case_row`; a blob that is not
+/// whole f64s is an error naming the case.
+pub(crate) fn decode_samples(blob: &[u8], case_row: i64) -> Result<impl Iterator<Item = f64> + '_> {
+    if !blob.len().is_multiple_of(8) {
+        bail!("corrupt sample record in the store (case {case_row})");
+    }
+    Ok(blob
+        .chunks_exact(8)
+        .map(|b| f64::from_le_bytes(b.try_into().expect("chunks of 8 bytes"))))
 }
 
 pub struct Store {
@@ -556,23 +562,22 @@ impl Store {
                 [run_id],
                 |r| {
                     let header = || -> Result<RunHeader> {
-                        Ok(RunHeader {
+                        RunRow {
                             id: r.get(0)?,
                             started_at: r.get(1)?,
                             finished_at: r.get(2)?,
-                            status: RunStatus::parse(&r.get::<_, String>(3)?)?,
+                            status: r.get(3)?,
                             experiment: r.get(4)?,
                             tool_version: r.get(5)?,
                             git_revision: r.get(6)?,
-                            counter: RunCounter::parse(&r.get::<_, String>(7)?)?,
+                            counter: r.get(7)?,
                             unit: r.get(8)?,
                             tsc_hz: r.get(9)?,
                             cpu_model: r.get(10)?,
-                            machine: serde_json::from_str(&r.get::<_, String>(11)?)
-                                .context("corrupt machine record in the store")?,
-                            options: serde_json::from_str(&r.get::<_, String>(12)?)
-                                .context("corrupt options record in the store")?,
-                        })
+                            machine_json: r.get(11)?,
+                            options_json: r.get(12)?,
+                        }
+                        .decode()
                     };
                     Ok(header())
                 },
@@ -621,8 +626,7 @@ impl Store {
                 key,
                 implementation,
                 operation,
-                params: serde_json::from_str(&params_json)
-                    .context("corrupt case parameters in the store")?,
+                params: decode_params(&params_json)?,
                 bytes: bytes.map(|b| b as u64),
                 status: CaseStatus::parse(&status)?,
                 message,
@@ -649,15 +653,13 @@ impl Store {
         let mut current = None;
         for row in rows {
             let (process, blob) = row?;
-            if blob.len() % 8 != 0 {
-                bail!("corrupt sample record in the store (case {case_row})");
-            }
+            let samples = decode_samples(&blob, case_row)?;
             if current != Some(process) {
                 out.push(Vec::new());
                 current = Some(process);
             }
             let cluster = out.last_mut().expect("pushed above");
-            cluster.extend(decode_samples(&blob));
+            cluster.extend(samples);
         }
         Ok(out)
     }
@@ -681,6 +683,51 @@ impl Store {
             .collect::<rusqlite::Result<Vec<i64>>>()?;
         Ok(ids)
     }
+}
+
+/// A row of `runs` as stored, its typed columns still text.
+pub(crate) struct RunRow {
+    pub id: i64,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub status: String,
+    pub experiment: String,
+    pub tool_version: String,
+    pub git_revision: Option<String>,
+    pub counter: String,
+    pub unit: String,
+    pub tsc_hz: Option<f64>,
+    pub cpu_model: String,
+    pub machine_json: String,
+    pub options_json: String,
+}
+
+impl RunRow {
+    /// The run's header, its status, counter, machine and options read from their text.
+    pub(crate) fn decode(self) -> Result<RunHeader> {
+        Ok(RunHeader {
+            id: self.id,
+            started_at: self.started_at,
+            finished_at: self.finished_at,
+            status: RunStatus::parse(&self.status)?,
+            experiment: self.experiment,
+            tool_version: self.tool_version,
+            git_revision: self.git_revision,
+            counter: RunCounter::parse(&self.counter)?,
+            unit: self.unit,
+            tsc_hz: self.tsc_hz,
+            cpu_model: self.cpu_model,
+            machine: serde_json::from_str(&self.machine_json)
+                .context("corrupt machine record in the store")?,
+            options: serde_json::from_str(&self.options_json)
+                .context("corrupt options record in the store")?,
+        })
+    }
+}
+
+/// A case's parameters as stored (`params_json`).
+pub(crate) fn decode_params(params_json: &str) -> Result<Params> {
+    serde_json::from_str(params_json).context("corrupt case parameters in the store")
 }
 
 /// Insert `header` as a new run (its `id` ignored); returns the new id.
