@@ -36,6 +36,8 @@ pub mod commands;
 pub mod counter;
 pub mod exit;
 pub mod experiment;
+#[doc(hidden)]
+pub mod fuzz_entry;
 pub mod history;
 pub mod import;
 pub mod interrupt;
