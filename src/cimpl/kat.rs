@@ -40,7 +40,9 @@ pub fn check_lengths(vectors: &[AeadVector], sizes: &BTreeMap<&str, u64>) -> Res
                 ));
             }
         }
-        if v.ciphertext.len() != v.plaintext.len() + abytes {
+        // Subtracted, not added: api.h may give any size (a `#define` of -1 reads as
+        // 2^64 - 1), and the sum would overflow, into a length the file can match.
+        if v.ciphertext.len().checked_sub(v.plaintext.len()) != Some(abytes) {
             return Err(format!(
                 "line {}: `CT` has {}, but `PT` has {} and api.h gives CRYPTO_ABYTES = {abytes} \
                  (the ciphertext is the message's length plus the tag's); this file is not for \
@@ -204,6 +206,16 @@ mod tests {
         let err = check_lengths(&entry("00", "AABB"), &sizes).unwrap_err();
         assert!(
             err.starts_with("line 9: `Key` has 1 byte, api.h gives CRYPTO_KEYBYTES = 2;"),
+            "{err}"
+        );
+        // A tag of 2^64 - 1 bytes, with a message of 1: no ciphertext is that long, and
+        // the sum wrapped to 0 once (or panicked, with overflow checks).
+        let mut huge = sizes.clone();
+        huge.insert("CRYPTO_ABYTES", u64::MAX);
+        let one = parse("Count = 1\nKey = 0001\nNonce = 02\nPT = 03\nAD =\nCT =\n").unwrap();
+        let err = check_lengths(&one, &huge).unwrap_err();
+        assert!(
+            err.starts_with("line 6: `CT` has 0 bytes, but `PT` has 1 byte and api.h gives CRYPTO_ABYTES = 18446744073709551615"),
             "{err}"
         );
         let err = check_lengths(&entry("0001", "AA"), &sizes).unwrap_err();
