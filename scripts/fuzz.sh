@@ -32,7 +32,9 @@ else
 fi
 # Built once and then run directly: `cargo fuzz run` would rebuild whenever the work tree
 # changed (build.rs records the git revision), in the middle of a campaign.
-"${fuzz[@]}" build -O -s "$sanitizer"
+# -a: with debug assertions and overflow checks, so that an overflow is a crash, not a
+# wrapped number (-O alone builds without them).
+"${fuzz[@]}" build -O -a -s "$sanitizer"
 bin=target/$(rustc +nightly -vV | sed -n 's/^host: //p')/release
 mkdir -p logs
 for t in "${targets[@]}"; do
@@ -73,6 +75,6 @@ for t in "${targets[@]}"; do
         mv "corpus/$t.cmin" "corpus/$t"
     fi
     after=$(find "corpus/$t" -type f | wc -l)
-    line="$(date -u +%FT%TZ) $t runs=$done_runs seconds=$((end - start)) exec_per_s=$rate peak_rss_mb=$peak corpus=$before->$after sanitizer=$sanitizer"
+    line="$(date -u +%FT%TZ) $t runs=$done_runs seconds=$((end - start)) exec_per_s=$rate peak_rss_mb=$peak corpus=$before->$after sanitizer=$sanitizer overflow_checks=yes"
     echo "$line" | tee -a campaign.log
 done
