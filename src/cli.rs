@@ -77,7 +77,7 @@ pub enum Command {
         #[command(subcommand)]
         source: ImportSource,
     },
-    /// Multi-threaded AES (CTR, ECB) over buffers of hundreds of MiB to GiB: ours, OpenSSL and RustCrypto against the memcpy ceiling.
+    /// Multi-threaded AES (CTR, ECB) over buffers of hundreds of MiB to GiB: ours, OpenSSL and RustCrypto beside memcpy (a memory reference).
     Bulk(crate::bulk::BulkArgs),
     #[command(name = "__worker", hide = true)]
     Worker,

@@ -1,6 +1,6 @@
 //! The figures of a stored bulk run, computed from the store alone: every run, a summary
 //! per implementation, operation, size and thread count, and scaling against one thread,
-//! OpenSSL on one thread and the memcpy ceiling. [`super::report`] only formats them.
+//! OpenSSL on one thread and memcpy's rate. [`super::report`] only formats them.
 
 use super::MEMCPY;
 use super::size::format_size;
@@ -58,7 +58,7 @@ pub struct ScalingRow<'a> {
     pub median: f64,
     pub speedup: Option<f64>,
     pub vs_openssl: Option<f64>,
-    pub of_ceiling: Option<f64>,
+    pub of_memcpy: Option<f64>,
 }
 
 /// The rows of the three tables, over the series of a run.
@@ -158,7 +158,7 @@ impl<'a> BulkAnalysis<'a> {
             let one_thread = |implementation: &str| {
                 find(all, implementation, &s.case.operation, s.len, 1).and_then(Series::median_rate)
             };
-            let ceiling = all
+            let memcpy = all
                 .iter()
                 .filter(|m| m.ok() && m.case.implementation == MEMCPY && m.len == s.len)
                 .filter_map(Series::median_rate)
@@ -170,7 +170,7 @@ impl<'a> BulkAnalysis<'a> {
                 vs_openssl: openssl_twin(&s.case.implementation)
                     .and_then(|o| one_thread(&o))
                     .map(|o| median / o),
-                of_ceiling: ceiling.map(|c| median / c),
+                of_memcpy: memcpy.map(|c| median / c),
             });
         }
         t

@@ -323,7 +323,7 @@ mod tests {
             };
             assert!(why.contains(expected), "{why}");
         }
-        // The same run of a correct implementation passes, and so does the ceiling.
+        // The same run of a correct implementation passes, and so does memcpy.
         let good = competitors::all(&secret, false).remove(0);
         let mut work = plain.clone();
         let mut bench = Bench {

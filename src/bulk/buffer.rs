@@ -15,7 +15,7 @@ pub const MARGIN: u64 = 512 << 20;
 /// (the caller fills it before anything is timed: first-touch page faults are not
 /// encryption). Transparent huge pages are asked for where the kernel offers them
 /// (`madvise` mode), so that TLB misses do not decide figures either; every implementation
-/// and the memcpy ceiling run on the same buffers.
+/// and memcpy's rate run on the same buffers.
 pub struct Buffer {
     ptr: NonNull<u8>,
     len: usize,

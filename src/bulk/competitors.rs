@@ -1,6 +1,6 @@
 //! What `bulk` measures: our AES, OpenSSL's EVP interface and RustCrypto's `aes` + `ctr`,
 //! each split across the same pinned threads behind [`BulkCipher`], and `memcpy`, the
-//! ceiling they are held against.
+//! reference they are held against.
 
 use aes::cipher::{BlockCipherDecrypt, BlockCipherEncrypt, KeyInit};
 use anyhow::{Result, ensure};
@@ -345,7 +345,7 @@ pub fn reference_block(alg: Algorithm, secret: &Secret, index: u64, plain: &[u8]
     block
 }
 
-/// The ceiling: `dst` = `src`, split across `threads` pinned threads like the ciphers.
+/// The reference: `dst` = `src`, split across `threads` pinned threads like the ciphers.
 /// glibc's `memcpy` streams GiB-sized copies with non-temporal stores, so it reads and
 /// writes each byte once, as in-place encryption does.
 pub fn memcpy(dst: &mut [u8], src: &[u8], threads: usize) {

@@ -1,5 +1,5 @@
 //! `cryptobench bulk`: multi-threaded AES over hundreds of MiB to GiB, against OpenSSL,
-//! RustCrypto and the memory-bandwidth ceiling (`memcpy` of the same size).
+//! RustCrypto and a memory reference (`memcpy` of the same size).
 //!
 //! Its own runner rather than `runner`'s worker processes: what it times is our own code
 //! and libraries, each checked against the reference before it is timed, and each run is
@@ -18,7 +18,7 @@
 //! | `threads` | CPU order, splitting a buffer, a pool of pinned worker threads |
 //! | `buffer` | the buffers, and whether they fit in memory |
 //! | [`size`] | sizes with units, thread counts |
-//! | `analysis` | the figures of a stored run: medians, speed-ups, the memcpy ceiling |
+//! | `analysis` | the figures of a stored run: medians, speed-ups, memcpy's rate |
 //! | `report` | those figures as table, md, json, csv or html |
 
 #[cfg(target_arch = "x86_64")]
@@ -59,7 +59,7 @@ use plan::{plan, thread_counts};
 /// The bulk tables of a stored bulk run, as `bulk` printed them.
 pub use report::{prints, render};
 
-/// The name memcpy, the ceiling, is stored under.
+/// The name memcpy, the reference, is stored under.
 pub const MEMCPY: &str = "memcpy";
 
 #[derive(clap::Args, Debug)]
@@ -78,7 +78,7 @@ pub struct BulkArgs {
     /// Timed runs per implementation, size and thread count; each encrypts the buffer and decrypts it again.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(2..=1000))]
     pub runs: u64,
-    /// Only implementations whose name contains one of these, comma-separated (e.g. `aes-128-ctr`, `openssl`); memcpy, the ceiling, is always measured.
+    /// Only implementations whose name contains one of these, comma-separated (e.g. `aes-128-ctr`, `openssl`); memcpy, the reference, is always measured.
     #[arg(long = "impl", value_name = "FILTER", value_delimiter = ',')]
     pub filters: Vec<String>,
     /// Also measure every code path of our AES this CPU has, each on its own (e.g. `cryptobench/aes-128-ctr@aesni`).

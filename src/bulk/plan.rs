@@ -4,7 +4,7 @@
 use super::MEMCPY;
 use super::competitors::BulkCipher;
 
-/// What one case times: an implementation of an algorithm, or the ceiling.
+/// What one case times: an implementation of an algorithm, or memcpy (the reference).
 #[derive(Clone, Copy)]
 pub enum Subject<'a> {
     Cipher(&'a dyn BulkCipher),
@@ -49,7 +49,7 @@ pub fn thread_counts(asked: Option<&[usize]>, cpus: usize) -> Vec<usize> {
     out
 }
 
-/// Every subject at every size and thread count, the ceiling first within each size.
+/// Every subject at every size and thread count, memcpy first within each size.
 pub fn plan<'a>(
     sizes: &[u64],
     ciphers: &'a [Box<dyn BulkCipher>],

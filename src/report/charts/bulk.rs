@@ -1,4 +1,4 @@
-//! The bulk mode's chart: throughput against threads, beside the memcpy ceiling.
+//! The bulk mode's chart: throughput against threads, beside memcpy's rate.
 
 use super::Chart;
 use super::plot::MAX_SERIES;
@@ -13,7 +13,7 @@ const THREADS_AXIS: XAxis = XAxis {
 pub type ScalingLine = (String, Vec<(u64, f64, f64, f64)>);
 
 /// Thread scaling of the bulk mode: median MB/s against threads per implementation and
-/// operation (min..max of the runs as the band), with the memcpy ceiling as a line.
+/// operation (min..max of the runs as the band), with memcpy's rate as a line.
 pub fn thread_scaling(title: &str, lines: Vec<ScalingLine>, ceiling: Option<f64>) -> Chart {
     let series: Vec<Series> = lines
         .into_iter()
@@ -27,6 +27,6 @@ pub fn thread_scaling(title: &str, lines: Vec<ScalingLine>, ceiling: Option<f64>
     Chart {
         title: title.to_string(),
         caption: "Median rate of the runs against the number of threads (the band spans the slowest and the fastest run), beside memcpy's copy of the same size: in-place encryption and a copy both read and write every byte once.".into(),
-        svg: draw_lines(&refs, THREADS_AXIS, "MB/s (10^6 bytes per second)", ceiling.map(|c| (c, "memcpy ceiling"))),
+        svg: draw_lines(&refs, THREADS_AXIS, "MB/s (10^6 bytes per second)", ceiling.map(|c| (c, "memcpy (a reference)"))),
     }
 }
