@@ -12,7 +12,7 @@ use crate::counter::CounterChoice;
     version,
     about = "Measure how fast cryptographic implementations are, and say with statistics whether one is faster than another.",
     long_about = None,
-    after_help = "Examples:\n  cryptobench run                       the default experiment (chacha20-rng)\n  cryptobench run chacha20-rng --format md\n  cryptobench run rand_chacha --sizes 64,1024\n  cryptobench report latest --format json\n  cryptobench report latest --format html -o report.html\n  cryptobench history chacha20 --format html -o history.html\n  cryptobench import criterion target/criterion\n  cryptobench info"
+    after_help = "Examples:\n  cryptobench run                       the default experiment (chacha20-rng)\n  cryptobench run chacha20-rng --format md\n  cryptobench run rand_chacha --sizes 64,1024\n  cryptobench report latest --format json\n  cryptobench report latest --format html -o report.html\n  cryptobench history chacha20 --format html -o history.html\n  cryptobench import criterion target/criterion\n  cryptobench list path/to/manifest.toml       a manifest's builds, without building\n  cryptobench check path/to/manifest.toml      build and check them, without timing\n  cryptobench run path/to/manifest.toml:variant=o3,target=native\n  cryptobench cache clean --older-than 30d\n  cryptobench info"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -27,13 +27,20 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = InfoFormat::Text)]
         format: InfoFormat,
     },
-    /// List implementations and their operations (optionally only those whose name contains FILTER), and the built-in experiments; `list EXPERIMENT` shows what that experiment measures and compares, without measuring.
+    /// List implementations and their operations (optionally only those whose name contains FILTER), and the built-in experiments; `list EXPERIMENT` shows what that experiment measures and compares, and `list path/to/manifest.toml` every implementation x target of a manifest, without building or measuring.
     List {
-        /// Show only the operations whose `provider/algorithm/operation` name contains this; an experiment's name shows its plan.
+        /// Show only the operations whose `provider/algorithm/operation` name contains this; an experiment's name shows its plan; a manifest (path/to/manifest.toml, or path/to/manifest.toml:variant=o3,target=native) its builds.
         filter: Option<String>,
     },
     /// Measure an experiment, or every implementation matching the filters, store the run and print it.
     Run(Box<RunArgs>),
+    /// Build and check without timing: put every implementation of the manifests (or matching the filters, or of an experiment) through the correctness gate `run` applies before timing, and print each one's verdict. Nothing is measured or stored; exit status 1 if any gave wrong output or failed.
+    Check(CheckArgs),
+    /// Show the build cache of C implementations (where it is, how many builds, their size); `cache clean` empties it.
+    Cache {
+        #[command(subcommand)]
+        action: Option<CacheAction>,
+    },
     /// Print a stored run again, exactly as `run` (or `bulk`) printed it.
     Report {
         /// A run id, `latest`, or the name of a saved baseline.
@@ -84,6 +91,32 @@ pub enum Command {
 }
 
 #[derive(Subcommand, Debug)]
+pub enum CacheAction {
+    /// Remove every build from the cache (builds again on the next run), or only those not used for a while.
+    Clean {
+        /// Remove only the builds not used for this long: a number and a unit, s, m, h, d or w (e.g. 30d).
+        #[arg(long, value_name = "DURATION", value_parser = parse_age)]
+        older_than: Option<std::time::Duration>,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// Manifests (path/to/manifest.toml, optionally narrowed as path/to/manifest.toml:variant=o3,target=native), filters over `provider/algorithm/operation` names, or an experiment.
+    #[arg(required = true)]
+    pub targets: Vec<String>,
+    /// Directory of known-answer files named by manifests (`kat = ...`).
+    #[arg(long, value_name = "DIR")]
+    pub kat_dir: Option<PathBuf>,
+    /// CPU to pin the checking processes to. Default: the last available CPU.
+    #[arg(long)]
+    pub cpu: Option<usize>,
+    /// Seconds a check may take before its worker is killed and the implementation marked failed (at most a week, 604800).
+    #[arg(long, default_value = "120", value_parser = parse_timeout)]
+    pub timeout: std::time::Duration,
+}
+
+#[derive(Subcommand, Debug)]
 pub enum ImportSource {
     /// criterion.rs's saved results: every benchmark under DIR (usually target/criterion) with a `new/` directory.
     Criterion {
@@ -129,7 +162,7 @@ pub enum CriterionUnit {
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// An experiment name (see `cryptobench list`), filters over `provider/algorithm/operation` names, or manifests (path/to/manifest.toml) of C implementations. Default: chacha20-rng. Filters and manifests measure lengths 64, 1024 and 16384 (or --sizes), an XOF's output at 32 bytes and an AEAD without associated data; an experiment sets its own.
+    /// An experiment name (see `cryptobench list`), filters over `provider/algorithm/operation` names, or manifests (path/to/manifest.toml) of C implementations, each narrowed to some builds with filters after a colon: path/to/manifest.toml:variant=o3,target=native,operation=encrypt (keys variant, algorithm, target, operation; a key given twice takes either value). Default: chacha20-rng. Filters and manifests measure lengths 64, 1024 and 16384 (or --sizes), an XOF's output at 32 bytes and an AEAD without associated data; an experiment sets its own.
     pub targets: Vec<String>,
     /// Message lengths, comma-separated: bytes or with a unit (1024,16KiB); overrides the experiment's.
     #[arg(long, value_delimiter = ',', value_parser = parse_size)]
@@ -365,6 +398,34 @@ fn parse_timeout(s: &str) -> Result<std::time::Duration, String> {
     }
 }
 
+/// A duration as `cache clean --older-than` takes it: a whole number and a unit.
+fn parse_age(s: &str) -> Result<std::time::Duration, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (n, unit) = t.split_at(split);
+    let unit_s = match unit.trim() {
+        "s" => 1,
+        "m" | "min" => 60,
+        "h" => 3600,
+        "d" => 86400,
+        "w" => 7 * 86400,
+        _ => {
+            return Err(format!(
+                "`{s}` is not a duration: give a whole number and a unit, s, m, h, d or w (e.g. 30d)"
+            ));
+        }
+    };
+    match n.parse::<u64>() {
+        Ok(n) => n
+            .checked_mul(unit_s)
+            .map(std::time::Duration::from_secs)
+            .ok_or_else(|| format!("`{s}` is too long a duration")),
+        Err(_) => Err(format!(
+            "`{s}` is not a duration: give a whole number and a unit, s, m, h, d or w (e.g. 30d)"
+        )),
+    }
+}
+
 fn parse_probability(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(p) if p > 0.0 && p < 1.0 => Ok(p),
@@ -431,6 +492,20 @@ mod tests {
         );
         assert!(parse_timeout("inf").unwrap_err().contains("too large"));
         assert!(parse_timeout("604800").is_ok());
+    }
+
+    #[test]
+    fn ages_have_a_unit() {
+        assert_eq!(
+            parse_age("30d"),
+            Ok(std::time::Duration::from_secs(30 * 86400))
+        );
+        assert_eq!(parse_age("90m"), Ok(std::time::Duration::from_secs(5400)));
+        assert_eq!(parse_age("0s"), Ok(std::time::Duration::ZERO));
+        assert!(parse_age("30").unwrap_err().contains("unit"));
+        assert!(parse_age("d").unwrap_err().contains("not a duration"));
+        assert!(parse_age("-1d").unwrap_err().contains("not a duration"));
+        assert!(parse_age("99999999999999999999w").is_err());
     }
 
     #[test]

@@ -8,7 +8,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::analysis::{self, AnalysisOptions};
 use crate::catalog::registry::Registry;
-use crate::cli::{Command, Format, ImportSource, InfoFormat, OutputArgs, RunArgs};
+use crate::cli::{
+    CacheAction, CheckArgs, Command, Format, ImportSource, InfoFormat, OutputArgs, RunArgs,
+};
 use crate::exit::Exit;
 use crate::experiment::{self, BUILTIN};
 use crate::history;
@@ -25,6 +27,8 @@ pub fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Info { format } => info(format),
         Command::List { filter } => list(filter.as_deref()),
         Command::Run(args) => run(*args),
+        Command::Check(args) => check(args),
+        Command::Cache { action } => cache(action),
         Command::Report {
             run,
             format,
@@ -134,6 +138,10 @@ fn list(filter: Option<&str>) -> Result<ExitCode> {
         print(&experiment_plan(e))?;
         return Ok(ExitCode::SUCCESS);
     }
+    if let Some(arg) = filter.and_then(crate::cimpl::manifest_arg) {
+        let (path, selection) = arg?;
+        return list_manifest(&path, &selection);
+    }
     let registry = Registry::builtin();
     let mut table = report::text_table(&["implementation", "kind", "operation", "parameters"]);
     let mut shown = 0;
@@ -163,6 +171,135 @@ fn list(filter: Option<&str>) -> Result<ExitCode> {
         text += &format!("  {:<16} {}\n", e.name, e.description);
     }
     print(&text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Every implementation x target of a manifest, read from it: nothing is built.
+fn list_manifest(path: &std::path::Path, selection: &crate::cimpl::Selection) -> Result<ExitCode> {
+    let listed = crate::cimpl::listing(path, selection)?;
+    let mut table = report::text_table(&[
+        "implementation",
+        "kind",
+        "operations",
+        "parameters",
+        "this CPU",
+    ]);
+    for l in &listed {
+        table.add_row(vec![
+            l.name.clone(),
+            l.kind.clone(),
+            l.operations.join(", "),
+            l.params.join(", "),
+            match &l.runnable {
+                Ok(()) => "runs it".to_string(),
+                Err(why) => why.clone(),
+            },
+        ]);
+    }
+    print(&format!(
+        "{table}\n\n`cryptobench check {}` builds and checks them without timing; `cryptobench run {}` measures them.\n",
+        path.display(),
+        path.display()
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The correctness gate alone, for every implementation of the plan: nothing is timed
+/// or stored.
+fn check(args: CheckArgs) -> Result<ExitCode> {
+    let cpu = args.cpu.unwrap_or_else(machine::default_cpu);
+    machine::check_cpu(cpu)?;
+    let registry = Registry::builtin();
+    let plan = experiment::plan(
+        &args.targets,
+        None,
+        args.kat_dir.as_deref(),
+        false,
+        &registry,
+    )?;
+    if args.kat_dir.is_some() && plan.external.is_empty() {
+        eprintln!(
+            "warning: --kat-dir applies to C implementations (manifests), and this check has none"
+        );
+    }
+    let mut implementations: Vec<&str> = Vec::new();
+    for c in &plan.cases {
+        if !implementations.contains(&c.implementation.as_str()) {
+            implementations.push(&c.implementation);
+        }
+    }
+    if implementations.is_empty() {
+        bail!(
+            "nothing to check in `{}`: no implementation x target of its manifests can be built (see each variant's `requires` against its `targets`)",
+            plan.name
+        );
+    }
+    let progress = Bar::new();
+    progress.start(implementations.len() as u64);
+    let mut table = report::text_table(&["implementation", "verdict", "why"]);
+    let mut unfit = 0;
+    for imp in implementations {
+        progress.step(&format!("checking {imp}"));
+        let (verdict, why) = match runner::verify(imp, &plan.external, Some(cpu), args.timeout)? {
+            runner::Verdict::Checked(notes) if notes.is_empty() => ("verified", String::new()),
+            runner::Verdict::Checked(notes) => ("checked in part", notes.join("; ")),
+            runner::Verdict::Unfit(status, why) => {
+                use crate::store::CaseStatus;
+                let word = match status {
+                    CaseStatus::Wrong => "WRONG OUTPUT",
+                    CaseStatus::Unsupported => "not supported on this CPU",
+                    _ => "FAILED",
+                };
+                if status != CaseStatus::Unsupported {
+                    unfit += 1;
+                }
+                (word, why)
+            }
+        };
+        table.add_row(vec![imp.to_string(), verdict.to_string(), why]);
+    }
+    progress.finish();
+    print(&format!("{table}\n"))?;
+    if unfit > 0 {
+        eprintln!(
+            "{unfit} implementation{} gave wrong output or failed",
+            if unfit == 1 { "" } else { "s" }
+        );
+        return Ok(Exit::CasesFailed.into());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cache(action: Option<CacheAction>) -> Result<ExitCode> {
+    use crate::cimpl::cache;
+    let format_size = cache::human;
+    match action {
+        None => {
+            let s = cache::summary()?;
+            print(&format!(
+                "Build cache: {}{}\nBuilds:      {} ({} in all)\n`cryptobench cache clean` removes them (`--older-than 30d`: those not used for 30 days); the path is $CRYPTOBENCH_CACHE, else $XDG_CACHE_HOME/cryptobench, else ~/.cache/cryptobench.\n",
+                s.path.display(),
+                if s.exists { "" } else { " (not created yet)" },
+                s.builds,
+                format_size(s.bytes)
+            ))?;
+        }
+        Some(CacheAction::Clean { older_than }) => {
+            let c = cache::clean(older_than)?;
+            print(&format!(
+                "removed {} build{} ({}) from {}{}\n",
+                c.removed_builds,
+                if c.removed_builds == 1 { "" } else { "s" },
+                format_size(c.removed_bytes),
+                c.path.display(),
+                if older_than.is_some() {
+                    format!("; kept {} used more recently", c.kept_builds)
+                } else {
+                    String::new()
+                }
+            ))?;
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

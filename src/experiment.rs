@@ -690,8 +690,13 @@ fn experiment_plan(
     let mut cases = experiment_cases(e, sizes);
     let mut external = crate::runner::External::new();
     for m in e.manifests {
-        let (mcases, specs) =
-            crate::cimpl::plan(&m.resolve()?, sizes.unwrap_or(m.lens), kat_dir, estimates)?;
+        let (mcases, specs) = crate::cimpl::plan(
+            &m.resolve()?,
+            &crate::cimpl::Selection::default(),
+            sizes.unwrap_or(m.lens),
+            kat_dir,
+            estimates,
+        )?;
         cases.extend(
             mcases.into_iter().filter(|c| {
                 m.operations.is_empty() || m.operations.contains(&c.operation.as_str())
@@ -770,14 +775,17 @@ fn plan_cases(
     let mut external = crate::runner::External::new();
     let mut manifests_seen = std::collections::BTreeSet::new();
     for t in targets {
-        if t.ends_with(".toml") {
-            // The same manifest under two spellings is one set of cases.
-            let resolved = std::fs::canonicalize(t).unwrap_or_else(|_| Path::new(t).to_path_buf());
-            if !manifests_seen.insert(resolved) {
+        if let Some(arg) = crate::cimpl::manifest_arg(t) {
+            let (path, selection) = arg?;
+            // The same manifest under two spellings (and the same filters) is one set
+            // of cases.
+            let resolved = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+            if !manifests_seen.insert((resolved, format!("{selection:?}"))) {
                 continue;
             }
             let (cases, specs) = crate::cimpl::plan(
-                Path::new(t),
+                &path,
+                &selection,
                 sizes.unwrap_or(DEFAULT_FILTER_SIZES),
                 kat_dir,
                 estimates,

@@ -1915,3 +1915,191 @@ fn any_run_can_ask_for_ratios_and_slopes_and_an_experiment_takes_extra_manifests
         "are both experiments",
     );
 }
+
+/// `list MANIFEST` shows every implementation x target of a manifest, read from it and
+/// nothing built (it once said "no implementation matches"); filters after the path
+/// narrow it, and one that matches nothing names the manifest and what it has.
+#[test]
+fn list_shows_a_manifests_builds_without_building_them() {
+    let env = Env::new();
+    let manifest = repo("examples/c/sha256/manifest.toml");
+    let text = env.run_ok(&["list", &manifest]);
+    for variant in ["o2", "o3-unroll"] {
+        for target in ["x86-64", "haswell", "skylake-avx512", "native"] {
+            let name = format!("c-sha256/sha-256/{variant}@{target}");
+            let line = text
+                .lines()
+                .find(|l| l.contains(&format!("{name} ")))
+                .unwrap_or_else(|| panic!("{name} not listed: {text}"));
+            assert!(line.contains("hash") && line.contains("len"), "{line}");
+        }
+    }
+    assert!(text.contains("runs it"), "{text}");
+    assert!(
+        !env.path("build-cache").exists(),
+        "list built something: {text}"
+    );
+
+    let narrowed = env.run_ok(&["list", &format!("{manifest}:variant=o2,target=native")]);
+    let rows: Vec<&str> = narrowed
+        .lines()
+        .filter(|l| l.contains("c-sha256/"))
+        .collect();
+    assert_eq!(rows.len(), 1, "{narrowed}");
+    assert!(rows[0].contains("c-sha256/sha-256/o2@native"), "{narrowed}");
+
+    assert_bad_input(
+        &env.cmd(&["list", &format!("{manifest}:variant=o4")]),
+        "sha256/manifest.toml: `variant=o4` matches nothing in this manifest; its variants: o2, o3-unroll",
+    );
+    assert_bad_input(
+        &env.cmd(&["list", &format!("{manifest}:target=znver9")]),
+        "`target=znver9` matches nothing in this manifest; its targets: x86-64, haswell, skylake-avx512, native",
+    );
+    assert_bad_input(
+        &env.cmd(&["list", &format!("{manifest}:colour=red")]),
+        "`colour=red` is no filter of a manifest's builds",
+    );
+}
+
+/// `check` builds and runs the correctness gate that `run` applies before timing, prints
+/// each build's verdict and measures and stores nothing: exit 1 when one is wrong, 0
+/// otherwise; built-in implementations are checked the same way.
+#[test]
+fn check_builds_and_checks_without_timing() {
+    let env = Env::new();
+    let faulty = repo("tests/c/faulty/manifest.toml");
+    let out = env.cmd(&["check", &format!("{faulty}:variant=fine,variant=wrong")]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{text}{err}");
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.contains(name))
+            .unwrap_or_else(|| panic!("{name} not in: {text}"))
+            .to_string()
+    };
+    assert!(
+        line("faulty/sha-256/fine@native").contains("verified"),
+        "{text}"
+    );
+    assert!(
+        line("faulty/sha-256/wrong@native").contains("WRONG OUTPUT"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("faulty/sha-256/crash"),
+        "not selected: {text}"
+    );
+    assert!(
+        err.contains("1 implementation gave wrong output or failed"),
+        "{err}"
+    );
+
+    let aead = repo("tests/c/aead/manifest.toml");
+    let text = env.run_ok(&["check", &format!("{aead}:algorithm=toy-aead")]);
+    assert!(
+        line_of(&text, "toy-aeads/toy-aead/o1@native").contains("checked in part"),
+        "{text}"
+    );
+    let text = env.run_ok(&["check", "rustcrypto/sha-256"]);
+    assert!(
+        line_of(&text, "rustcrypto/sha-256").contains("verified"),
+        "{text}"
+    );
+    assert!(!env.db().exists(), "check stored something");
+}
+
+fn line_of(text: &str, what: &str) -> String {
+    text.lines()
+        .find(|l| l.contains(what))
+        .unwrap_or_else(|| panic!("{what} not in: {text}"))
+        .to_string()
+}
+
+/// Filters after a manifest's path narrow what `run` builds and measures: an AEAD's
+/// encryption alone (decryption was always measured too).
+#[test]
+fn a_manifest_is_narrowed_to_some_builds_and_operations() {
+    let env = Env::new();
+    let manifest = repo("tests/c/aead/manifest.toml");
+    let run = env.json(&with_quick(&[
+        "run",
+        &format!("{manifest}:variant=o2,operation=encrypt"),
+        "--sizes",
+        "64",
+        "--format",
+        "json",
+    ]));
+    let rs = results(&run);
+    assert_eq!(rs.len(), 1, "{run}");
+    assert_eq!(rs[0]["implementation"], "toy-aeads/toy-aead/o2@native");
+    assert_eq!(rs[0]["operation"], "encrypt");
+    assert_bad_input(
+        &env.cmd(&["run", &format!("{manifest}:operation=hash")]),
+        "aead/manifest.toml: `operation=hash` matches nothing in this manifest; its operations: encrypt, decrypt",
+    );
+}
+
+/// `cache` shows the build cache and `cache clean` empties it, all of it or the builds
+/// not used for a while.
+#[test]
+fn the_build_cache_is_shown_and_cleaned() {
+    let env = Env::new();
+    let cache = env.path("build-cache");
+    let shown = env.run_ok(&["cache"]);
+    assert!(shown.contains(&cache.display().to_string()), "{shown}");
+    assert!(shown.contains("Builds:      0"), "{shown}");
+    let manifest = repo("tests/c/faulty/manifest.toml");
+    env.run_ok(&["check", &format!("{manifest}:variant=fine")]);
+    let shown = env.run_ok(&["cache"]);
+    assert!(shown.contains("Builds:      1 ("), "{shown}");
+    let kept = env.run_ok(&["cache", "clean", "--older-than", "1d"]);
+    assert!(
+        kept.contains("removed 0 builds") && kept.contains("kept 1"),
+        "{kept}"
+    );
+    std::fs::write(cache.join("mine.txt"), "not cryptobench's").unwrap();
+    let cleaned = env.run_ok(&["cache", "clean"]);
+    assert!(cleaned.contains("removed 1 build ("), "{cleaned}");
+    assert!(env.run_ok(&["cache"]).contains("Builds:      0 (0 B"));
+    assert!(
+        cache.join("mine.txt").exists(),
+        "a file not cryptobench's was removed"
+    );
+    let bad = env.cmd(&["cache", "clean", "--older-than", "30"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+/// A KAT file that is not found (the shipped Spook manifest's lie outside a clone) is said
+/// at the top of the report and in the status column, with the way to give it.
+#[test]
+fn a_missing_kat_file_is_said_at_the_top_and_in_the_status() {
+    let env = Env::new();
+    let empty = env.path("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let manifest = repo("tests/c/aead/kat.toml");
+    let text = env.run_ok(&with_quick(&[
+        "run",
+        &manifest,
+        "--sizes",
+        "64",
+        "--kat-dir",
+        empty.to_str().unwrap(),
+    ]));
+    let warning = line_of(
+        &text,
+        "Warning: toy-aead-kat/toy-aead/kat@native was checked without its KAT file",
+    );
+    assert!(warning.contains("--kat-dir DIR"), "{warning}");
+    let table = text.find("Implementation").expect("table");
+    assert!(
+        text.find("Warning: toy-aead-kat").unwrap() < table,
+        "{text}"
+    );
+    assert!(
+        line_of(&text, "toy-aead-kat/toy-aead/kat@native  encrypt")
+            .contains("checked in part: KAT file not found, see --kat-dir"),
+        "{text}"
+    );
+}

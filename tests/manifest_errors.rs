@@ -673,3 +673,24 @@ fn a_kat_dir_that_is_not_a_directory_is_refused() {
         ),
     );
 }
+
+/// A relative `-I` in `flags` is taken from the manifest's directory, as every other path
+/// in a manifest is, not from wherever cryptobench is started (it was given to the
+/// compiler as written, so `api.h` in the manifest's `inc/` was not found).
+#[test]
+fn a_relative_include_flag_is_taken_from_the_manifests_directory() {
+    let env = Env::new();
+    let sub = env.path("sub");
+    std::fs::create_dir_all(sub.join("inc")).unwrap();
+    std::fs::write(sub.join("toy.c"), TOY_HASH).unwrap();
+    std::fs::write(sub.join("inc/api.h"), "#define CRYPTO_BYTES 32\n").unwrap();
+    std::fs::write(
+        sub.join("manifest.toml"),
+        TOY_MANIFEST.replace("flags = [\"-O2\"]", "flags = [\"-O2\", \"-Iinc\"]"),
+    )
+    .unwrap();
+    // Started in the test's directory, above the manifest's.
+    let r = only_result(&run(&env, "sub/manifest.toml"));
+    assert_eq!(r["implementation"], "toys/toy-hash/o2@native", "{r}");
+    assert_eq!(r["status"], "ok", "{r}");
+}

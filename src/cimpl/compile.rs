@@ -167,13 +167,33 @@ fn compiler_version(m: &Manifest) -> Result<String> {
 pub fn arguments(m: &Manifest, imp: &ManifestImplementation, target: &Target) -> Vec<String> {
     let dir = m.dir();
     let mut args = vec![target.march_flag()];
-    args.extend(m.flags.iter().cloned());
-    args.extend(imp.flags.iter().cloned());
+    args.extend(m.flags.iter().map(|f| anchored(&dir, f)));
+    args.extend(imp.flags.iter().map(|f| anchored(&dir, f)));
     args.push(format!("-I{}", dir.display()));
     for inc in &m.include_dirs {
         args.push(format!("-I{}", dir.join(inc).display()));
     }
     args
+}
+
+/// The flags that name a directory to search for headers, joined to it (`-Iinc`): the
+/// path in them, like every path in a manifest, is taken from the manifest's directory.
+pub const DIRECTORY_FLAGS: [&str; 4] = ["-I", "-iquote", "-isystem", "-idirafter"];
+
+/// `flag` with the relative directory of a [`DIRECTORY_FLAGS`] flag taken from `dir`, the
+/// manifest's directory (the compiler runs in the current directory, which is anywhere):
+/// `-Iinclude` becomes `-I<manifest dir>/include`. Other flags, and absolute directories,
+/// are given as written.
+fn anchored(dir: &Path, flag: &str) -> String {
+    for prefix in DIRECTORY_FLAGS {
+        if let Some(path) = flag.strip_prefix(prefix)
+            && !path.is_empty()
+            && Path::new(path).is_relative()
+        {
+            return format!("{prefix}{}", dir.join(path).display());
+        }
+    }
+    flag.to_string()
 }
 
 /// A generated source, written once into the cache under a name taken from its content,
@@ -319,6 +339,7 @@ pub fn shared_object(
     );
     let so = cache.join(format!("{stem}.so"));
     if so.is_file() {
+        super::cache::touch(&so);
         return Ok(so);
     }
     let tmp = cache.join(format!("{stem}.{}.tmp", std::process::id()));
@@ -439,6 +460,17 @@ pub(crate) mod tests {
             .expect("cc runs");
         assert!(built.success());
         so
+    }
+
+    #[test]
+    fn relative_include_flags_are_taken_from_the_manifests_directory() {
+        let dir = Path::new("/m/dir");
+        assert_eq!(anchored(dir, "-Iinc"), "-I/m/dir/inc");
+        assert_eq!(anchored(dir, "-I../common"), "-I/m/dir/../common");
+        assert_eq!(anchored(dir, "-isystemsys"), "-isystem/m/dir/sys");
+        assert_eq!(anchored(dir, "-I/usr/include"), "-I/usr/include");
+        assert_eq!(anchored(dir, "-O2"), "-O2");
+        assert_eq!(anchored(dir, "-DINC=1"), "-DINC=1");
     }
 
     #[test]

@@ -87,6 +87,51 @@ pub struct Manifest {
     pub path: PathBuf,
 }
 
+/// Which builds of a manifest to keep, from `PATH.toml:KEY=VALUE,...` on the command
+/// line: each key may be given more than once (either value), an empty list keeps all.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Selection {
+    pub variant: Vec<String>,
+    pub algorithm: Vec<String>,
+    pub target: Vec<String>,
+    pub operation: Vec<String>,
+}
+
+impl Selection {
+    pub const KEYS: [&str; 4] = ["variant", "algorithm", "target", "operation"];
+
+    /// The filters after `PATH.toml:` in `arg`.
+    pub fn parse(arg: &str, filters: &str) -> Result<Selection> {
+        let mut s = Selection::default();
+        for item in filters.split(',') {
+            let (key, value) = item.split_once('=').unwrap_or((item, ""));
+            let list = match key.trim() {
+                "variant" => &mut s.variant,
+                "algorithm" => &mut s.algorithm,
+                "target" => &mut s.target,
+                "operation" => &mut s.operation,
+                _ => bail!(
+                    "`{arg}`: `{item}` is no filter of a manifest's builds: give KEY=VALUE pairs separated by commas, KEY one of {} (e.g. `manifest.toml:variant=o3,target=native`)",
+                    Self::KEYS.join(", ")
+                ),
+            };
+            let value = value.trim();
+            if value.is_empty() {
+                bail!("`{arg}`: `{key}` needs a value (`{key}=...`)");
+            }
+            list.push(value.to_string());
+        }
+        Ok(s)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self == &Selection::default()
+    }
+}
+
+/// A key of a [`Selection`], its values, whether the manifest has a value, and what it has.
+type SelectionCheck<'a> = (&'a str, &'a [String], &'a dyn Fn(&str) -> bool, String);
+
 fn default_compiler() -> String {
     "cc".into()
 }
@@ -242,6 +287,97 @@ impl Manifest {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Keeps the implementations and targets `selection` names; a value that names none
+    /// of the manifest's is refused, with those it has.
+    pub fn select(&mut self, selection: &Selection) -> Result<()> {
+        let file = self.path.display().to_string();
+        let distinct = |values: Vec<String>| {
+            let mut v: Vec<String> = Vec::new();
+            for x in values {
+                if !v.contains(&x) {
+                    v.push(x);
+                }
+            }
+            v.join(", ")
+        };
+        let variants = distinct(
+            self.implementations
+                .iter()
+                .map(|i| i.variant.clone())
+                .collect(),
+        );
+        let algorithms = distinct(
+            self.implementations
+                .iter()
+                .map(|i| i.algorithm.clone())
+                .collect(),
+        );
+        let operations = distinct(
+            self.implementations
+                .iter()
+                .flat_map(|i| {
+                    super::operations_of(self, i)
+                        .iter()
+                        .map(|o| o.name.to_string())
+                })
+                .collect(),
+        );
+        let checks: [SelectionCheck; 4] = [
+            (
+                "variant",
+                &selection.variant,
+                &|v| self.implementations.iter().any(|i| i.variant == v),
+                format!("its variants: {variants}"),
+            ),
+            (
+                "algorithm",
+                &selection.algorithm,
+                &|v| self.implementations.iter().any(|i| i.algorithm == v),
+                format!("its algorithms: {algorithms}"),
+            ),
+            (
+                "target",
+                &selection.target,
+                &|v| self.targets.iter().any(|t| t == v),
+                format!("its targets: {}", self.targets.join(", ")),
+            ),
+            (
+                "operation",
+                &selection.operation,
+                &|v| operations.split(", ").any(|o| o == v),
+                format!("its operations: {operations}"),
+            ),
+        ];
+        for (key, values, found, has) in checks {
+            if let Some(v) = values.iter().find(|v| !found(v)) {
+                bail!("{file}: `{key}={v}` matches nothing in this manifest; {has}");
+            }
+        }
+        let keeps = |wanted: &[String], v: &str| wanted.is_empty() || wanted.iter().any(|w| w == v);
+        let kept: Vec<ManifestImplementation> = self
+            .implementations
+            .iter()
+            .filter(|i| {
+                keeps(&selection.variant, &i.variant) && keeps(&selection.algorithm, &i.algorithm)
+            })
+            .filter(|i| {
+                selection.operation.is_empty()
+                    || super::operations_of(self, i)
+                        .iter()
+                        .any(|o| keeps(&selection.operation, o.name))
+            })
+            .cloned()
+            .collect();
+        if kept.is_empty() {
+            bail!(
+                "{file}: the filters together match no [[implementation]] (variant, algorithm, operation); its variants: {variants}; its algorithms: {algorithms}; its operations: {operations}"
+            );
+        }
+        self.implementations = kept;
+        self.targets.retain(|t| keeps(&selection.target, t));
         Ok(())
     }
 

@@ -6,6 +6,7 @@
 //! [`Implementation`](crate::catalog::Implementation) ([`implementation`]). Nothing else
 //! in cryptobench knows that an implementation is written in C.
 
+pub mod cache;
 pub mod compile;
 pub mod estimate;
 pub mod implementation;
@@ -16,11 +17,109 @@ pub mod randomness;
 pub mod target;
 
 pub use implementation::{CImplementation, CSpec};
-pub use manifest::Manifest;
+pub use manifest::{Manifest, Selection};
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+
+use crate::catalog::Operation;
+
+/// A `run`, `check` or `list` argument that names a manifest: `PATH.toml`, or
+/// `PATH.toml:KEY=VALUE,...` to keep some of its builds (see [`Selection`]); `None`
+/// where it names none (a filter over the catalog's names, an experiment).
+pub fn manifest_arg(arg: &str) -> Option<Result<(PathBuf, Selection)>> {
+    if arg.ends_with(".toml") {
+        return Some(Ok((PathBuf::from(arg), Selection::default())));
+    }
+    let (path, filters) = arg.rsplit_once(".toml:")?;
+    let path = PathBuf::from(format!("{path}.toml"));
+    Some(Selection::parse(arg, filters).map(|s| (path, s)))
+}
+
+/// The operations a build of `imp` is timed at, known from the manifest alone.
+pub fn operations_of(
+    manifest: &Manifest,
+    imp: &manifest::ManifestImplementation,
+) -> &'static [Operation] {
+    let spec = CSpec {
+        provider: manifest.name.clone(),
+        algorithm: imp.algorithm.clone(),
+        variant: imp.variant.clone(),
+        target: String::new(),
+        kind: imp.kind,
+        library: PathBuf::new(),
+        unsupported: None,
+        kat: None,
+        caveats: Vec::new(),
+        vectors: imp.vectors.clone(),
+        expected_sizes: imp.sizes.clone(),
+        peer: None,
+        estimate: None,
+    };
+    (implementation::info(imp.kind).operations)(&spec)
+}
+
+/// One implementation x target of a manifest as `list` shows it, without building it.
+pub struct Listed {
+    /// `provider/algorithm/variant@target`.
+    pub name: String,
+    pub kind: String,
+    pub operations: Vec<&'static str>,
+    pub params: Vec<&'static str>,
+    /// `Ok` when it is built and this CPU runs it; else why not.
+    pub runnable: std::result::Result<(), String>,
+}
+
+/// Every implementation x target of the manifest at `path`, narrowed by `selection`.
+pub fn listing(path: &Path, selection: &Selection) -> Result<Vec<Listed>> {
+    let mut manifest = Manifest::load(path)?;
+    manifest.select(selection)?;
+    let host = target::host_flags();
+    let mut listed = Vec::new();
+    for imp in &manifest.implementations {
+        let operations: Vec<&Operation> = operations_of(&manifest, imp)
+            .iter()
+            .filter(|o| {
+                selection.operation.is_empty() || selection.operation.iter().any(|s| s == o.name)
+            })
+            .collect();
+        let mut params: Vec<&'static str> = Vec::new();
+        for p in operations.iter().flat_map(|o| o.params.iter()) {
+            if !params.contains(p) {
+                params.push(p);
+            }
+        }
+        for t in manifest.targets() {
+            let runnable = if !t.provides(&imp.requires, &host) {
+                let lacks: Vec<&str> = imp
+                    .requires
+                    .iter()
+                    .filter(|f| !t.provides(std::slice::from_ref(f), &host))
+                    .map(String::as_str)
+                    .collect();
+                Err(format!(
+                    "not built: the variant requires {}, which target `{}` lacks",
+                    lacks.join(", "),
+                    t.name
+                ))
+            } else {
+                t.runnable_on(&host)
+            };
+            listed.push(Listed {
+                name: crate::name::ImplName::new(&manifest.name, &imp.algorithm)
+                    .with_variant(&imp.variant)
+                    .at(t.name)
+                    .to_string(),
+                kind: implementation::info(imp.kind).kind.to_string(),
+                operations: operations.iter().map(|o| o.name).collect(),
+                params: params.clone(),
+                runnable,
+            });
+        }
+    }
+    Ok(listed)
+}
 
 /// Every buildable variant x target of `manifest`, compiled (or taken from the cache).
 ///
@@ -133,20 +232,33 @@ pub fn specs(
     Ok(specs)
 }
 
-/// Cases for every build of the manifest at `path`, and the specs workers load them by.
+/// Cases for every build of the manifest at `path` that `selection` keeps, and the specs
+/// workers load them by.
 pub fn plan(
     path: &Path,
+    selection: &Selection,
     sizes: &[u64],
     kat_dir: Option<&Path>,
     with_estimates: bool,
 ) -> Result<(Vec<crate::runner::Case>, crate::runner::External)> {
-    let manifest = Manifest::load(path)?;
+    let mut manifest = Manifest::load(path)?;
+    manifest.select(selection)?;
     let mut cases = Vec::new();
     let mut external = crate::runner::External::new();
     for spec in specs(&manifest, kat_dir, with_estimates)? {
         let kind = implementation::info(spec.kind);
         let param_sets = (kind.params)(sizes);
-        for op in (kind.operations)(&spec).iter().map(|o| o.name) {
+        let operations = (kind.operations)(&spec)
+            .iter()
+            .map(|o| o.name)
+            .filter(|o| {
+                selection.operation.is_empty() || selection.operation.iter().any(|s| s == o)
+            })
+            .collect::<Vec<_>>();
+        if operations.is_empty() {
+            continue;
+        }
+        for op in operations {
             for p in &param_sets {
                 cases.push(crate::runner::Case {
                     implementation: spec.name(),

@@ -114,38 +114,19 @@ pub fn execute(
     progress.start((gate.len() + cases.len() * opts.processes) as u64);
     for (imp, verdict) in gate.iter_mut() {
         progress.step(&format!("checking {imp}"));
-        let request = Request {
-            implementation: imp.to_string(),
-            c: external.get(*imp).cloned(),
-            cpu: opts.cpu,
-            task: Task::Verify,
-        };
-        let outcome = worker::run(&request, opts.timeout)?;
+        let checked = verify(imp, external, opts.cpu, opts.timeout)?;
         if stop() {
             return Ok(Ended::Interrupted);
         }
-        *verdict = match outcome {
-            Outcome::Replied(Reply::Verified(notes)) => {
+        *verdict = match checked {
+            Verdict::Checked(notes) => {
                 for n in &notes {
                     progress.note(n);
                 }
                 caveats.insert(imp, notes);
                 None
             }
-            Outcome::Replied(Reply::Wrong(why)) => {
-                Some((CaseStatus::Wrong, format!("wrong output: {why}")))
-            }
-            Outcome::Replied(Reply::Unsupported(why)) => Some((CaseStatus::Unsupported, why)),
-            Outcome::Replied(Reply::Refused(why)) => {
-                Some((CaseStatus::Failed, format!("cannot be loaded: {why}")))
-            }
-            Outcome::Replied(other) => {
-                Some((CaseStatus::Failed, describe(&Outcome::Replied(other))))
-            }
-            other => Some((
-                CaseStatus::Failed,
-                format!("correctness check {}", describe(&other)),
-            )),
+            Verdict::Unfit(status, why) => Some((status, why)),
         };
         if let Some((_, why)) = verdict {
             progress.note(&format!("{imp}: {why}; not timed"));
@@ -213,6 +194,50 @@ pub fn execute(
         live.retain(|i| !failed.contains(i));
     }
     Ok(Ended::Finished)
+}
+
+/// What the correctness gate found of one implementation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Fit to be timed: verified where there are no notes, else checked in part, the
+    /// notes saying what was not checked.
+    Checked(Vec<String>),
+    /// Not to be timed: wrong output, failed (crashed, hung, could not be loaded) or not
+    /// supported on this CPU, and why.
+    Unfit(CaseStatus, String),
+}
+
+/// The correctness gate of `implementation`, in a worker of its own (what `run` does
+/// before timing it, and all that `check` does).
+pub fn verify(
+    implementation: &str,
+    external: &External,
+    cpu: Option<usize>,
+    timeout: Duration,
+) -> Result<Verdict> {
+    let request = Request {
+        implementation: implementation.to_string(),
+        c: external.get(implementation).cloned(),
+        cpu,
+        task: Task::Verify,
+    };
+    Ok(match worker::run(&request, timeout)? {
+        Outcome::Replied(Reply::Verified(notes)) => Verdict::Checked(notes),
+        Outcome::Replied(Reply::Wrong(why)) => {
+            Verdict::Unfit(CaseStatus::Wrong, format!("wrong output: {why}"))
+        }
+        Outcome::Replied(Reply::Unsupported(why)) => Verdict::Unfit(CaseStatus::Unsupported, why),
+        Outcome::Replied(Reply::Refused(why)) => {
+            Verdict::Unfit(CaseStatus::Failed, format!("cannot be loaded: {why}"))
+        }
+        Outcome::Replied(other) => {
+            Verdict::Unfit(CaseStatus::Failed, describe(&Outcome::Replied(other)))
+        }
+        other => Verdict::Unfit(
+            CaseStatus::Failed,
+            format!("correctness check {}", describe(&other)),
+        ),
+    })
 }
 
 fn describe(outcome: &Outcome) -> String {
