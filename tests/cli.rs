@@ -1923,6 +1923,16 @@ fn any_run_can_ask_for_ratios_and_slopes_and_an_experiment_takes_extra_manifests
 fn list_shows_a_manifests_builds_without_building_them() {
     let env = Env::new();
     let manifest = repo("examples/c/sha256/manifest.toml");
+    // A keyed core is a block cipher, an unkeyed one a permutation, as the catalog names
+    // them (Clyde-128's vectors carry a key; Shadow-512's do not).
+    let spook = env.run_ok(&["list", &repo("implementations/c/spook/manifest.toml")]);
+    for (build, operation) in [
+        ("spook/clyde-128/clyde_32bit@native ", "encrypt"),
+        ("spook/shadow-512-v1/shadow_32bit@native ", "permute"),
+    ] {
+        let line = spook.lines().find(|l| l.contains(build)).unwrap();
+        assert!(line.contains(operation), "{line}");
+    }
     let text = env.run_ok(&["list", &manifest]);
     for variant in ["o2", "o3-unroll"] {
         for target in ["x86-64", "haswell", "skylake-avx512", "native"] {

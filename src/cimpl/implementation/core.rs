@@ -27,11 +27,21 @@ pub(super) static INFO: KindInfo = KindInfo {
 /// `crypto_core` is SUPERCOP's name for one fixed-size call; the operation is named after
 /// what it does, as the Rust catalog names the same calls, so that C and Rust builds of
 /// one algorithm compare: a keyed core is a block cipher (`encrypt`), an unkeyed one a
-/// permutation (`permute`).
+/// permutation (`permute`). Named before anything is built, so from what the manifest
+/// says: its `sizes`, else its vectors' keys, else the catalog's algorithm of that name.
+/// (The gate then checks the build's api.h against the same sizes and vectors.)
 fn operations(spec: &CSpec) -> &'static [Operation] {
-    match spec.expected_sizes.get("CRYPTO_KEYBYTES") {
-        Some(&key) if key > 0 => kinds::core::ENCRYPT,
-        _ => kinds::core::PERMUTE,
+    let keyed = (spec
+        .expected_sizes
+        .get("CRYPTO_KEYBYTES")
+        .map(|&key| key > 0))
+    .or_else(|| spec.vectors.first().map(|v| !v.key.is_empty()))
+    .or_else(|| kinds::core::algorithm(&spec.algorithm).map(|a| a.key_len > 0))
+    .unwrap_or(false);
+    if keyed {
+        kinds::core::ENCRYPT
+    } else {
+        kinds::core::PERMUTE
     }
 }
 
