@@ -694,3 +694,71 @@ fn a_relative_include_flag_is_taken_from_the_manifests_directory() {
     assert_eq!(r["implementation"], "toys/toy-hash/o2@native", "{r}");
     assert_eq!(r["status"], "ok", "{r}");
 }
+
+/// Variants that are separate files defining the same symbols (a `ref/` and an `opt/`
+/// directory) each compile their own sources and headers; one whose own file is missing
+/// is named, and a variant with no sources anywhere is refused.
+#[test]
+fn a_variant_compiles_its_own_sources() {
+    let env = Env::new();
+    let dir = env.dir.path();
+    for (sub, first) in [("ref", 0), ("opt", 0), ("bad", 1)] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        std::fs::write(
+            dir.join(sub).join("toy.c"),
+            TOY_HASH.replace(
+                "(unsigned char)i;",
+                &format!("(unsigned char)(i + {first});"),
+            ),
+        )
+        .unwrap();
+        std::fs::write(dir.join(sub).join("api.h"), "#define CRYPTO_BYTES 8\n").unwrap();
+    }
+    let manifest = |variants: &str| {
+        let m = dir.join("manifest.toml");
+        std::fs::write(
+            &m,
+            format!("name = \"split\"\ntargets = [\"native\"]\n{variants}"),
+        )
+        .unwrap();
+        m.to_str().unwrap().to_string()
+    };
+    let variant = |name: &str, sub: &str| {
+        format!(
+            "[[implementation]]\nvariant = \"{name}\"\nalgorithm = \"toy-hash\"\nkind = \"hash\"\n\
+             sources = [\"{sub}/toy.c\"]\ninclude_dirs = [\"{sub}\"]\n"
+        )
+    };
+    // The two agree, so each built its own file with its own api.h (there is no
+    // manifest-wide source or header to fall back on).
+    let m = manifest(&(variant("ref", "ref") + &variant("opt", "opt")));
+    let out = run(&env, &m);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["results"].as_array().unwrap().len(), 2, "{r}");
+    // A variant whose own file computes something else is caught by the agreement check:
+    // it was compiled from its own file, not the first variant's.
+    let m = manifest(&(variant("ref", "ref") + &variant("bad", "bad")));
+    let out = run(&env, &m);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let m = manifest(&variant("gone", "nowhere"));
+    assert_bad_input(
+        &run(&env, &m),
+        "source `nowhere/toy.c` not found (implementation `gone`'s",
+    );
+    let m = manifest(
+        "[[implementation]]\nvariant = \"bare\"\nalgorithm = \"toy-hash\"\nkind = \"hash\"\n",
+    );
+    assert_bad_input(&run(&env, &m), "implementation `bare` has no sources");
+}

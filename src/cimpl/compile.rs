@@ -170,8 +170,8 @@ pub fn arguments(m: &Manifest, imp: &ManifestImplementation, target: &Target) ->
     args.extend(m.flags.iter().map(|f| anchored(&dir, f)));
     args.extend(imp.flags.iter().map(|f| anchored(&dir, f)));
     args.push(format!("-I{}", dir.display()));
-    for inc in &m.include_dirs {
-        args.push(format!("-I{}", dir.join(inc).display()));
+    for inc in m.include_dirs_of(imp) {
+        args.push(format!("-I{}", inc.display()));
     }
     args
 }
@@ -297,7 +297,7 @@ pub fn shared_object(
     let args = arguments(m, imp, target);
     let probe = generated(&cache, "api", &api_probe_source())?;
     let randombytes = generated(&cache, "randombytes", &randombytes_source())?;
-    let mut sources: Vec<PathBuf> = m.sources.iter().map(|s| m.dir().join(s)).collect();
+    let mut sources = m.sources_of(imp);
     sources.push(probe);
     sources.push(randombytes);
     let failed = |said: &str| {
@@ -316,7 +316,7 @@ pub fn shared_object(
     compiler_version(m)?.hash(&mut h);
     m.compiler.hash(&mut h);
     args.hash(&mut h);
-    m.sources.hash(&mut h);
+    m.sources_of(imp).hash(&mut h);
     let mut read = dependencies(m, &args, &sources)?.map_err(|said| failed(&said))?;
     // Assembly (`.s`) is not preprocessed, so -M does not name it.
     read.extend(sources.iter().cloned());
@@ -327,8 +327,8 @@ pub fn shared_object(
         std::fs::read(f).ok().hash(&mut h);
     }
     hash_dir_files(&mut h, &m.dir());
-    for inc in &m.include_dirs {
-        hash_dir_files(&mut h, &m.dir().join(inc));
+    for inc in m.include_dirs_of(imp) {
+        hash_dir_files(&mut h, &inc);
     }
     let stem = format!(
         "{}-{}-{}-{:016x}",
@@ -423,7 +423,7 @@ pub fn assembly(
     if asm.is_file() {
         return Ok(asm);
     }
-    let sources: Vec<PathBuf> = m.sources.iter().map(|s| m.dir().join(s)).collect();
+    let sources = m.sources_of(imp);
     let out = Command::new(&m.compiler)
         .args(["-S", "-fPIC", "-fno-asynchronous-unwind-tables"])
         .args(arguments(m, imp, target))

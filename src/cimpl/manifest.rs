@@ -13,6 +13,8 @@
 //! kind = "hash"                   # hash | stream | aead | core | kem | scalarmult
 //! flags = ["-O3", "-funroll-loops"]
 //! requires = []                   # CPU features the variant needs (e.g. ["avx2"])
+//! sources = ["avx2/sha256.c"]     # optional: its own files, in place of the manifest's
+//! include_dirs = ["avx2"]         # optional: searched before the manifest's
 //! ```
 
 use std::collections::BTreeMap;
@@ -52,6 +54,12 @@ pub struct ManifestImplementation {
     pub variant: String,
     pub algorithm: String,
     pub kind: CKind,
+    /// This variant's own sources, in place of the manifest's: libraries whose variants
+    /// are separate files defining the same symbols (a `ref/` and an `avx2/` directory).
+    pub sources: Option<Vec<PathBuf>>,
+    /// Header directories of this variant, searched before the manifest's.
+    #[serde(default)]
+    pub include_dirs: Vec<PathBuf>,
     #[serde(default)]
     pub flags: Vec<String>,
     #[serde(default)]
@@ -71,6 +79,8 @@ pub struct Manifest {
     pub name: String,
     #[serde(default)]
     pub description: String,
+    /// The sources every variant compiles, unless it lists its own.
+    #[serde(default)]
     pub sources: Vec<PathBuf>,
     #[serde(default)]
     pub include_dirs: Vec<PathBuf>,
@@ -180,26 +190,55 @@ impl Manifest {
         }
     }
 
+    /// The sources `imp` compiles, as paths: its own, or the manifest's.
+    pub fn sources_of(&self, imp: &ManifestImplementation) -> Vec<PathBuf> {
+        let listed = imp.sources.as_ref().unwrap_or(&self.sources);
+        listed.iter().map(|s| self.dir().join(s)).collect()
+    }
+
+    /// The header directories `imp` searches: its own, then the manifest's.
+    pub fn include_dirs_of(&self, imp: &ManifestImplementation) -> Vec<PathBuf> {
+        (imp.include_dirs.iter().chain(&self.include_dirs))
+            .map(|d| self.dir().join(d))
+            .collect()
+    }
+
     fn validate(&self) -> Result<()> {
         let file = &self.path;
         if let Some(why) = bad_name(&self.name) {
             bail!("{}: `name` {why}", file.display());
         }
-        if self.sources.is_empty() {
-            bail!(
-                "{}: `sources` is empty: list the C or assembly files to compile",
-                file.display()
-            );
-        }
-        for s in &self.sources {
-            let p = self.dir().join(s);
-            if !p.is_file() {
+        for imp in &self.implementations {
+            let owner = format!("implementation `{}`", imp.variant);
+            let (sources, whose) = match &imp.sources {
+                Some(own) => (own, owner.as_str()),
+                None => (&self.sources, "the manifest"),
+            };
+            if sources.is_empty() {
                 bail!(
-                    "{}: source `{}` not found (looked for {})",
-                    file.display(),
-                    s.display(),
-                    p.display()
+                    "{}: {owner} has no sources: list the C or assembly files to compile in the manifest's `sources` or in the implementation's own",
+                    file.display()
                 );
+            }
+            for s in sources {
+                let p = self.dir().join(s);
+                if !p.is_file() {
+                    bail!(
+                        "{}: source `{}` not found ({whose}'s; looked for {})",
+                        file.display(),
+                        s.display(),
+                        p.display()
+                    );
+                }
+            }
+            for d in &imp.include_dirs {
+                if !self.dir().join(d).is_dir() {
+                    bail!(
+                        "{}: include dir `{}` of {owner} not found",
+                        file.display(),
+                        d.display()
+                    );
+                }
             }
         }
         for d in &self.include_dirs {
