@@ -510,6 +510,10 @@ fn run(args: RunArgs) -> Result<ExitCode> {
             store.add_estimate(run_id, name, e)?;
         }
     }
+    let (_claim, shared) = machine::claim_cpu(cpu);
+    if let Some(warning) = shared {
+        eprintln!("warning: {warning}");
+    }
     let interrupted = crate::interrupt::on_ctrl_c();
     let progress = Bar::new();
     let ended = runner::execute(

@@ -296,6 +296,41 @@ pub fn default_cpu() -> usize {
     online_cpus().last().copied().unwrap_or(0)
 }
 
+/// A measuring CPU claimed for as long as this is held (an advisory `flock` on a file in
+/// the temporary directory), so that a second cryptobench run measuring on the same CPU at
+/// the same time is told: both share the core, and both runs' figures suffer.
+pub struct CpuClaim {
+    _file: std::fs::File,
+}
+
+/// Claim `cpu`; the warning to give where another run holds it already. A claim that
+/// cannot be made (no temporary directory) is no reason not to measure: no claim, no
+/// warning.
+pub fn claim_cpu(cpu: usize) -> (Option<CpuClaim>, Option<String>) {
+    use std::os::fd::AsRawFd;
+    let path = std::env::temp_dir().join(format!("cryptobench-cpu{cpu}.lock"));
+    let Ok(file) = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+    else {
+        return (None, None);
+    };
+    // SAFETY: flock on a descriptor this function owns; LOCK_NB never blocks.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+        return (Some(CpuClaim { _file: file }), None);
+    }
+    let held = std::io::Error::last_os_error().raw_os_error() == Some(libc::EWOULDBLOCK);
+    let warning = held.then(|| {
+        format!(
+            "another cryptobench run is measuring on CPU {cpu} now (it holds {}): the two share the core and both runs' figures suffer; wait for it, or give this one another --cpu",
+            path.display()
+        )
+    });
+    (None, warning)
+}
+
 /// Pin the calling thread to `cpu`.
 pub fn pin_to_cpu(cpu: usize) -> Result<()> {
     // SAFETY: cpu_set_t is plain data, CPU_SET stays within it for cpu < CPU_SETSIZE.

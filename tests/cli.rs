@@ -2113,3 +2113,53 @@ fn a_missing_kat_file_is_said_at_the_top_and_in_the_status() {
         "{text}"
     );
 }
+
+/// Two runs measuring on one CPU at once share its core, and both runs' figures suffer:
+/// the second is told (it measures all the same).
+#[test]
+fn a_second_run_on_a_cpu_in_use_is_warned() {
+    let env = Env::new();
+    let run = [
+        "run",
+        "rustcrypto/sha-256/hash",
+        "--sizes",
+        "64",
+        "--cpu",
+        "0",
+    ];
+    let args = with_quick(&run);
+    let lock = env.dir.path().join("cryptobench-cpu0.lock");
+    // `-o`: flock itself holds the lock, not the command, so killing it lets go.
+    let mut holder = std::process::Command::new("flock")
+        .arg("-o")
+        .arg(&lock)
+        .args(["sleep", "20"])
+        .spawn()
+        .expect("flock (util-linux) runs");
+    // The holder has the lock once the file exists and a non-blocking try fails.
+    let held = || {
+        !std::process::Command::new("flock")
+            .args(["-n"])
+            .arg(&lock)
+            .arg("true")
+            .status()
+            .unwrap()
+            .success()
+    };
+    let start = std::time::Instant::now();
+    while !held() && start.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = env.cmd(&args);
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("another cryptobench run is measuring on CPU 0 now"),
+        "{err}"
+    );
+    // Alone on the CPU: no such warning.
+    let out = env.cmd(&args);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("another cryptobench run"));
+}

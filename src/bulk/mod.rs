@@ -157,6 +157,14 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
     let machine = Machine::detect();
     threads::prepare(max_threads.max(cpus.len()))?;
     machine::pin_to_cpu(cpus[0])?;
+    let mut _claims = Vec::new();
+    for &cpu in cpus {
+        let (claim, shared) = machine::claim_cpu(cpu);
+        _claims.extend(claim);
+        if let Some(warning) = shared {
+            eprintln!("warning: {warning}");
+        }
+    }
 
     let mut store = Store::open(&args.output.db)?;
     let header = RunHeader::measured_now(

@@ -36,11 +36,14 @@ impl Env {
     /// The binary with this environment's store and cache, the test implementations
     /// registered, run in the scratch directory; the variables that change what is
     /// measured (and mark runs not comparable) removed, whatever the caller's shell set.
+    /// Its own temporary directory, so that the claims on a measuring CPU of tests that
+    /// run at once do not warn of each other.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_cryptobench"));
         c.args(args)
             .env("CRYPTOBENCH_DB", self.db())
             .env("CRYPTOBENCH_CACHE", self.dir.path().join("build-cache"))
+            .env("TMPDIR", self.dir.path())
             .env("CRYPTOBENCH_TEST_IMPLEMENTATIONS", "1")
             .env_remove("GLIBC_TUNABLES")
             .env_remove("OPENSSL_ia32cap")
