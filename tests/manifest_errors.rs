@@ -762,3 +762,61 @@ fn a_variant_compiles_its_own_sources() {
     );
     assert_bad_input(&run(&env, &m), "implementation `bare` has no sources");
 }
+
+/// A core's known answers may come from a file of `[[vector]]` tables beside the
+/// manifest (a permutation's 200-byte states need not sit inline): they are checked as
+/// inline ones are, so a wrong one refuses the build; a file that is missing, not a file
+/// or not such tables is named.
+#[test]
+fn core_vectors_come_from_a_file_too() {
+    let env = Env::new();
+    let dir = env.dir.path();
+    std::fs::write(
+        dir.join("api.h"),
+        "#define CRYPTO_OUTPUTBYTES 8\n#define CRYPTO_INPUTBYTES 8\n#define CRYPTO_KEYBYTES 0\n#define CRYPTO_CONSTBYTES 0\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("toy.c"),
+        "#include \"api.h\"\nint crypto_core(unsigned char *out, const unsigned char *in, \
+         const unsigned char *k, const unsigned char *c) {\n(void)k; (void)c;\n\
+         for (int i = 0; i < CRYPTO_OUTPUTBYTES; i++) out[i] = in[i] ^ 0x5a;\nreturn 0;\n}\n",
+    )
+    .unwrap();
+    let manifest = |file: &str| {
+        let m = dir.join("manifest.toml");
+        std::fs::write(
+            &m,
+            format!(
+                "name = \"toyperm\"\nsources = [\"toy.c\"]\ntargets = [\"native\"]\n\
+                 [[implementation]]\nvariant = \"v\"\nalgorithm = \"toy-perm\"\nkind = \"core\"\n\
+                 vectors_file = \"{file}\"\n"
+            ),
+        )
+        .unwrap();
+        m.to_str().unwrap().to_string()
+    };
+    let vectors = |output: &str| {
+        format!(
+            "[[vector]]\ninput = \"0001020304050607\"\noutput = \"{output}\"\nsource = \"by hand\"\n"
+        )
+    };
+    std::fs::write(dir.join("right.toml"), vectors("5a5b58595e5f5c5d")).unwrap();
+    std::fs::write(dir.join("wrong.toml"), vectors("5a5b58595e5f5c00")).unwrap();
+    std::fs::write(dir.join("junk.toml"), "vector = 3\n").unwrap();
+
+    let out = run(&env, &manifest("right.toml"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["results"][0]["verified"], true, "{r}");
+
+    let out = run(&env, &manifest("wrong.toml"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("wrong output"), "{err}");
+
+    assert_bad_input(&run(&env, &manifest("gone.toml")), "`vectors_file`");
+    assert_bad_input(&run(&env, &manifest("/dev/null")), "is not a file");
+    assert_bad_input(&run(&env, &manifest("junk.toml")), "junk.toml");
+}

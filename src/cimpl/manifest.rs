@@ -14,6 +14,7 @@
 //! flags = ["-O3", "-funroll-loops"]
 //! requires = []                   # CPU features the variant needs (e.g. ["avx2"])
 //! sources = ["avx2/sha256.c"]     # optional: its own files, in place of the manifest's
+//! vectors_file = "vectors.toml"   # core: more known answers, as [[vector]] tables
 //! include_dirs = ["avx2"]         # optional: searched before the manifest's
 //! ```
 
@@ -68,6 +69,9 @@ pub struct ManifestImplementation {
     pub kat: Option<String>,
     #[serde(default)]
     pub vectors: Vec<CoreVector>,
+    /// More `core` known answers, from a TOML file of `[[vector]]` tables (relative to
+    /// the manifest): a 1600-bit permutation's vectors need not sit inline.
+    pub vectors_file: Option<PathBuf>,
     /// The `api.h` sizes this build must have, e.g. `CRYPTO_KEYBYTES = 16`.
     #[serde(default)]
     pub sizes: BTreeMap<String, u64>,
@@ -177,8 +181,63 @@ impl Manifest {
         let mut m: Manifest = toml::from_str(text)
             .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim()))?;
         m.path = path.to_path_buf();
+        m.read_vector_files()?;
         m.validate()?;
         Ok(m)
+    }
+
+    /// Each implementation's `vectors_file`, appended to its `vectors`.
+    fn read_vector_files(&mut self) -> Result<()> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct VectorFile {
+            vector: Vec<CoreVector>,
+        }
+        let dir = self.dir();
+        for imp in &mut self.implementations {
+            let Some(file) = &imp.vectors_file else {
+                continue;
+            };
+            let path = dir.join(file);
+            // A regular file of sane size: a device or a FIFO named here would be read
+            // without end.
+            const MOST: u64 = 16 << 20;
+            match std::fs::metadata(&path) {
+                Ok(m) if m.is_file() && m.len() <= MOST => {}
+                Ok(m) if m.is_file() => bail!(
+                    "{}: implementation `{}`: `vectors_file` `{}` is larger than 16 MiB",
+                    self.path.display(),
+                    imp.variant,
+                    path.display()
+                ),
+                _ => bail!(
+                    "{}: implementation `{}`: `vectors_file` `{}` is not a file",
+                    self.path.display(),
+                    imp.variant,
+                    path.display()
+                ),
+            }
+            let text = std::fs::read_to_string(&path).with_context(|| {
+                format!(
+                    "{}: implementation `{}`: cannot read `vectors_file` `{}`",
+                    self.path.display(),
+                    imp.variant,
+                    path.display()
+                )
+            })?;
+            let read: VectorFile = toml::from_str(&text).map_err(|e| {
+                let line = e
+                    .span()
+                    .map_or(0, |at| text[..at.start].matches('\n').count() + 1);
+                anyhow::anyhow!(
+                    "{}: line {line}: {} (a `vectors_file` holds [[vector]] tables of input, key, output and source)",
+                    path.display(),
+                    e.message().trim()
+                )
+            })?;
+            imp.vectors.extend(read.vector);
+        }
+        Ok(())
     }
 
     /// The manifest's directory; `.` for a bare file name (whose parent is `""`, which
