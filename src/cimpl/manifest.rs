@@ -290,20 +290,16 @@ impl Manifest {
                     );
                 }
             }
-            for d in &imp.include_dirs {
-                if !self.dir().join(d).is_dir() {
-                    bail!(
-                        "{}: include dir `{}` of {owner} not found",
-                        file.display(),
-                        d.display()
-                    );
-                }
-            }
         }
-        for d in &self.include_dirs {
+        let own_dirs = (self.implementations.iter())
+            .flat_map(|imp| imp.include_dirs.iter().map(move |d| (d, Some(imp))));
+        for (d, owner) in own_dirs.chain(self.include_dirs.iter().map(|d| (d, None))) {
             if !self.dir().join(d).is_dir() {
+                let of = owner.map_or(String::new(), |imp| {
+                    format!(" of implementation `{}`", imp.variant)
+                });
                 bail!(
-                    "{}: include dir `{}` not found",
+                    "{}: include dir `{}`{of} not found",
                     file.display(),
                     d.display()
                 );
