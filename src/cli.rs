@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::counter::CounterChoice;
+use crate::report::{Doc, Format};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -123,8 +124,8 @@ pub enum ImportSource {
         /// criterion's output directory, usually target/criterion.
         dir: PathBuf,
         /// What criterion measured: `ns` (its default wall clock), `cycles` (criterion-cycles-per-byte), or `auto` (read criterion's HTML report where there is one, else ns).
-        #[arg(long, value_enum, default_value_t = CriterionUnit::Auto)]
-        unit: CriterionUnit,
+        #[arg(long, value_enum, default_value_t = crate::import::criterion::CriterionUnit::Auto)]
+        unit: crate::import::criterion::CriterionUnit,
         /// The result store (SQLite).
         #[arg(long, default_value = "cryptobench.db", env = "CRYPTOBENCH_DB")]
         db: PathBuf,
@@ -151,13 +152,6 @@ impl Cli {
         let matches = negatives(Cli::command()).get_matches();
         Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
     }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum CriterionUnit {
-    Auto,
-    Ns,
-    Cycles,
 }
 
 #[derive(Args, Debug)]
@@ -230,19 +224,19 @@ pub struct RunArgs {
 #[derive(Args, Debug, Clone, Copy)]
 pub struct VerdictArgs {
     /// A difference counts only when its p-value is below this.
-    #[arg(long, default_value_t = crate::analysis::VerdictOptions::DEFAULT.significance, value_parser = parse_probability)]
+    #[arg(long, default_value_t = crate::record::VerdictOptions::DEFAULT.significance, value_parser = parse_probability)]
     pub significance: f64,
     /// Significant changes smaller than this many percent are reported as within noise.
-    #[arg(long, default_value_t = crate::analysis::VerdictOptions::DEFAULT.noise_threshold_pct, value_parser = parse_percent)]
+    #[arg(long, default_value_t = crate::record::VerdictOptions::DEFAULT.noise_threshold_pct, value_parser = parse_percent)]
     pub noise_threshold: f64,
     /// The test behind the p-value: Mann-Whitney U (no assumption on the distribution) or Welch's t (means, unequal variances).
-    #[arg(long, value_enum, default_value_t = crate::analysis::VerdictOptions::DEFAULT.test)]
-    pub test: crate::analysis::Test,
+    #[arg(long, value_enum, default_value_t = crate::record::VerdictOptions::DEFAULT.test)]
+    pub test: crate::record::Test,
 }
 
-impl From<VerdictArgs> for crate::analysis::VerdictOptions {
+impl From<VerdictArgs> for crate::record::VerdictOptions {
     fn from(v: VerdictArgs) -> Self {
-        crate::analysis::VerdictOptions {
+        crate::record::VerdictOptions {
             significance: v.significance,
             noise_threshold_pct: v.noise_threshold,
             test: v.test,
@@ -259,108 +253,6 @@ pub struct OutputArgs {
     /// The result store (SQLite).
     #[arg(long, default_value = "cryptobench.db", env = "CRYPTOBENCH_DB")]
     pub db: PathBuf,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Aligned text for people, units stated.
-    Table,
-    /// GitHub-flavoured Markdown tables.
-    Md,
-    /// One JSON object.
-    Json,
-    /// Comma-separated values: a row per case, repeated for each comparison it is the candidate of (a run's ratio, slope and lane tables are in the other formats).
-    Csv,
-    /// One self-contained page with tables and charts (no network needed to view it).
-    Html,
-    /// Bencher Metric Format (JSON keyed by case id), for `bencher run --adapter json` (one run's figures: `run`, `report` and `bulk`).
-    Bencher,
-    /// github-action-benchmark's `customSmallerIsBetter` JSON array (one run's figures: `run`, `report` and `bulk`).
-    GithubActionBenchmark,
-}
-
-/// The kinds of document the commands print, each in the formats it has: the one place
-/// that says which, for clap's accepted values and `--help` as for the renderers'
-/// refusals.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Doc {
-    /// One stored run (`run`, `report`, `bulk`): every format, the exports of one run's
-    /// figures included.
-    Run,
-    /// Two runs case by case (`compare`).
-    Comparison,
-    /// Every case over the stored runs (`history`).
-    History,
-}
-
-impl Doc {
-    /// The formats this kind of document is printed in, in the order `--help` lists them.
-    pub const fn formats(self) -> &'static [Format] {
-        const ALL: &[Format] = &[
-            Format::Table,
-            Format::Md,
-            Format::Json,
-            Format::Csv,
-            Format::Html,
-            Format::Bencher,
-            Format::GithubActionBenchmark,
-        ];
-        match self {
-            Doc::Run => ALL,
-            // The exports (Bencher, github-action-benchmark) carry one run's figures.
-            Doc::Comparison | Doc::History => &[
-                Format::Table,
-                Format::Md,
-                Format::Json,
-                Format::Csv,
-                Format::Html,
-            ],
-        }
-    }
-
-    /// What the document is called in a refusal.
-    fn name(self) -> &'static str {
-        match self {
-            Doc::Run => "a run",
-            Doc::Comparison => "a comparison of runs (`compare`)",
-            Doc::History => "the history (`history`)",
-        }
-    }
-
-    /// `--format`'s parser: exactly [`Doc::formats`], each with its help.
-    pub fn parser(self) -> impl clap::builder::TypedValueParser<Value = Format> {
-        use clap::builder::TypedValueParser;
-        let values = self
-            .formats()
-            .iter()
-            .map(|f| f.to_possible_value().expect("every format has a name"));
-        clap::builder::PossibleValuesParser::new(values)
-            .map(|name| Format::from_str(&name, false).expect("one of the formats"))
-    }
-
-    /// Refuses a format this document is not printed in, naming those it is.
-    pub fn check(self, format: Format) -> anyhow::Result<()> {
-        if !self.formats().contains(&format) {
-            let names: Vec<String> = self
-                .formats()
-                .iter()
-                .map(|f| crate::report::format_name(*f))
-                .collect();
-            anyhow::bail!(
-                "--format {}: {} is printed as {}",
-                crate::report::format_name(format),
-                self.name(),
-                names.join(", ")
-            );
-        }
-        Ok(())
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum InfoFormat {
-    Text,
-    Json,
 }
 
 /// A message length, in bytes or with a unit (`16KiB`), up to 1 GiB.
@@ -521,4 +413,10 @@ mod tests {
         use clap::CommandFactory;
         Cli::command().debug_assert();
     }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum InfoFormat {
+    Text,
+    Json,
 }

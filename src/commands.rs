@@ -6,21 +6,23 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::analysis::{self, AnalysisOptions};
+use crate::record::{AnalysisSpec, Case, Test, VerdictOptions};
+
+use crate::analysis::{self};
 use crate::catalog::registry::Registry;
-use crate::cli::{
-    CacheAction, CheckArgs, Command, Format, ImportSource, InfoFormat, OutputArgs, RunArgs,
-};
+use crate::cli::{CacheAction, CheckArgs, Command, ImportSource, InfoFormat, OutputArgs, RunArgs};
 use crate::exit::Exit;
 use crate::experiment::{self, BUILTIN};
 use crate::history;
 use crate::import;
 use crate::machine::{self, Machine};
 use crate::output::{check_writable, emit, print, write_atomically};
+use crate::record::{AnalysisOptions, RunHeader, RunOptions, RunOrigin, SamplePlan, now};
 use crate::report;
-use crate::runner::{self, Progress, RunOptions};
-use crate::sample::SamplePlan;
-use crate::store::{RunHeader, RunOrigin, Store, now};
+use crate::report::Format;
+use crate::runner::{self, Progress};
+
+use crate::store::Store;
 
 pub fn dispatch(command: Command) -> Result<ExitCode> {
     match command {
@@ -244,7 +246,7 @@ fn check(args: CheckArgs) -> Result<ExitCode> {
             runner::Verdict::Checked(notes) if notes.is_empty() => ("verified", String::new()),
             runner::Verdict::Checked(notes) => ("checked in part", notes.join("; ")),
             runner::Verdict::Unfit(status, why) => {
-                use crate::store::CaseStatus;
+                use crate::record::CaseStatus;
                 let word = match status {
                     CaseStatus::Wrong => "WRONG OUTPUT",
                     CaseStatus::Unsupported => "not supported on this CPU",
@@ -375,7 +377,7 @@ fn experiment_counted(n: usize, one: &str, many: &str) -> String {
 
 /// A group's parameter points in a few words: a full grid by the values of each
 /// parameter (`8 parameter points (ad 0, 13 x len 64, 576)`), else each point.
-fn describe_points(points: &[crate::catalog::Params]) -> String {
+fn describe_points(points: &[crate::record::Params]) -> String {
     use std::collections::{BTreeMap, BTreeSet};
     let mut values: BTreeMap<&str, BTreeSet<u64>> = BTreeMap::new();
     for p in points {
@@ -611,9 +613,9 @@ fn run(args: RunArgs) -> Result<ExitCode> {
 /// A regression gate that could not fail must not be offered: refuse, before measuring,
 /// one whose run compares nothing or has too few processes for any interval.
 fn check_gate_can_decide(
-    spec: &experiment::AnalysisSpec,
+    spec: &AnalysisSpec,
     processes: usize,
-    verdict: &analysis::VerdictOptions,
+    verdict: &VerdictOptions,
     has_baseline: bool,
 ) -> Result<()> {
     if !crate::stats::interval_reachable(processes, processes, analysis::LEVEL) {
@@ -622,7 +624,7 @@ fn check_gate_can_decide(
             100.0 * analysis::LEVEL
         );
     }
-    if verdict.test == analysis::Test::MannWhitney {
+    if verdict.test == Test::MannWhitney {
         let floor = crate::stats::mann_whitney_p_floor(processes, processes).unwrap_or(1.0);
         if floor >= verdict.significance {
             bail!(
@@ -652,9 +654,9 @@ fn check_baseline(
     id: i64,
     name: &str,
     header: &RunHeader,
-    cases: &[runner::Case],
+    cases: &[Case],
     force: bool,
-    gate: Option<(analysis::VerdictOptions, usize)>,
+    gate: Option<(VerdictOptions, usize)>,
 ) -> Result<()> {
     let base = store.load_run(id)?;
     if !force && let Some(why) = analysis::incomplete(&base.header) {
@@ -675,10 +677,10 @@ fn check_baseline(
     let (there, here) = (base.header.counter, header.counter);
     if there.short_unit() != here.short_unit() {
         let way = match there {
-            crate::store::RunCounter::Measured(kind) => {
+            crate::record::RunCounter::Measured(kind) => {
                 format!("run with --counter {kind}, or measure the baseline again")
             }
-            crate::store::RunCounter::Imported(_) => {
+            crate::record::RunCounter::Imported(_) => {
                 "measure a baseline with cryptobench itself".into()
             }
         };
@@ -688,7 +690,7 @@ fn check_baseline(
             here.short_unit()
         );
     }
-    let keys: Vec<String> = cases.iter().map(runner::Case::key).collect();
+    let keys: Vec<String> = cases.iter().map(Case::key).collect();
     if !base.cases.iter().any(|c| keys.contains(&c.key)) {
         let base_keys: Vec<String> = base.cases.iter().map(|c| c.key.clone()).collect();
         bail!(
@@ -735,12 +737,12 @@ fn some_of(keys: &[String]) -> String {
 /// Each memory layout of a case holds its own message and output buffers, and a worker
 /// prepares all its layouts up front: refuse what would run the machine out of memory
 /// (the worker would die of it, with the real reason buried in its stderr).
-fn check_memory(cases: &[runner::Case], layouts: u64) -> Result<()> {
+fn check_memory(cases: &[Case], layouts: u64) -> Result<()> {
     const MARGIN: u64 = 256 << 20;
     let Some(available) = crate::bulk::buffer::available_memory() else {
         return Ok(());
     };
-    let Some(largest) = cases.iter().filter_map(runner::Case::bytes).max() else {
+    let Some(largest) = cases.iter().filter_map(Case::bytes).max() else {
         return Ok(());
     };
     // Input and output of the largest case in every layout.
@@ -774,7 +776,7 @@ fn check_baseline_name(name: &str) -> Result<()> {
 /// The cases that gave wrong output, crashed, hung or could not be loaded: a run with
 /// any of them ends with [`Exit::CasesFailed`]. A case this CPU cannot run is not one.
 fn unfit_cases(run: &crate::store::StoredRun) -> Vec<String> {
-    use crate::store::CaseStatus;
+    use crate::record::CaseStatus;
     run.cases
         .iter()
         .filter(|c| {
@@ -812,7 +814,7 @@ pub(crate) fn render_stored(
     stored: &crate::store::StoredRun,
     format: Format,
 ) -> Result<String> {
-    crate::cli::Doc::Run.check(format)?;
+    crate::report::Doc::Run.check(format)?;
     if matches!(stored.header.options, RunOrigin::Bulk { .. }) && crate::bulk::prints(format) {
         crate::bulk::render(stored, format)
     } else {

@@ -4,52 +4,10 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
-use crate::catalog::Params;
+use crate::record::AnalysisSpec;
+
 use crate::catalog::registry::Registry;
-use crate::runner::Case;
-
-/// What to compute from the measurements besides per-case statistics.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct AnalysisSpec {
-    /// (reference, member): the member's cost as a multiple of the reference's, per
-    /// parameter set (e.g. an RNG over the cipher that is its "speed limit").
-    pub ratios: Vec<(String, String)>,
-    /// (baseline, candidate): two implementations side by side (faster or slower; no
-    /// gate reads them).
-    pub comparisons: Vec<(String, String)>,
-    /// (short, long) message lengths: report each implementation's cost per byte at
-    /// maximum throughput as the slope of its median between them.
-    #[serde(default)]
-    pub slope: Option<(u64, u64)>,
-    /// (baseline algorithm, candidate algorithm): compare each variant@target of C builds
-    /// across two algorithms (e.g. Spook v1 -> v2).
-    #[serde(default)]
-    pub algorithm_comparisons: Vec<(String, String)>,
-    /// (baseline variant, candidate variant): compare each algorithm@target of C builds
-    /// across two compile variants (the Jasmin seed's baseline vs variant).
-    #[serde(default)]
-    pub variant_comparisons: Vec<(String, String)>,
-    /// Report what N lanes buy: each N-lane implementation against N calls of the
-    /// fastest single-lane implementation of the same algorithm in the run.
-    #[serde(default)]
-    pub lane_speedups: bool,
-}
-
-impl AnalysisSpec {
-    /// Whether the run compares anything with anything (within itself).
-    pub fn compares(&self) -> bool {
-        !self.comparisons.is_empty()
-            || !self.algorithm_comparisons.is_empty()
-            || !self.variant_comparisons.is_empty()
-    }
-
-    /// Whether the run compares an implementation with its own baseline (a compile
-    /// variant, an algorithm's next version): what `--fail-on-regression` gates within
-    /// a run. Two implementations side by side are a finding, not a regression.
-    pub fn compares_variants(&self) -> bool {
-        !self.algorithm_comparisons.is_empty() || !self.variant_comparisons.is_empty()
-    }
-}
+use crate::record::{Case, Params};
 
 pub struct Experiment {
     pub name: &'static str,
@@ -495,7 +453,7 @@ pub struct Plan {
     pub cases: Vec<Case>,
     pub analysis: AnalysisSpec,
     /// Implementations built from manifests for this plan.
-    pub external: crate::runner::External,
+    pub external: crate::cimpl::External,
 }
 
 impl Plan {
@@ -596,14 +554,6 @@ impl Plan {
     }
 }
 
-fn case(implementation: &str, operation: &str, params: Params) -> Case {
-    Case {
-        implementation: implementation.to_string(),
-        operation: operation.to_string(),
-        params,
-    }
-}
-
 /// An experiment's cases: every member of every group at every point of its grid.
 fn experiment_cases(e: &Experiment, sizes: Option<&[u64]>) -> Vec<Case> {
     e.groups
@@ -611,7 +561,10 @@ fn experiment_cases(e: &Experiment, sizes: Option<&[u64]>) -> Vec<Case> {
         .flat_map(|g| {
             let points = g.params.expand(sizes);
             g.members.iter().flat_map(move |(imp, op)| {
-                points.clone().into_iter().map(move |p| case(imp, op, p))
+                points
+                    .clone()
+                    .into_iter()
+                    .map(move |p| Case::new(imp, op, p))
             })
         })
         .collect()
@@ -637,7 +590,7 @@ fn filter_cases(members: &[(String, String, Vec<&str>)], sizes: &[u64]) -> Resul
                 .flat_map(|p| values.iter().map(move |&v| p.clone().with(name, v)))
                 .collect();
         }
-        cases.extend(points.into_iter().map(|p| case(imp, op, p)));
+        cases.extend(points.into_iter().map(|p| Case::new(imp, op, p)));
     }
     Ok(cases)
 }
@@ -653,7 +606,12 @@ pub fn plan(
 ) -> Result<Plan> {
     let sizes = sizes.map(distinct);
     let sizes = sizes.as_deref();
-    let plan = plan_cases(targets, sizes, kat_dir, estimates, registry)?;
+    let mut plan = plan_cases(targets, sizes, kat_dir, estimates, registry)?;
+    for case in &mut plan.cases {
+        if let Some(implementation) = registry.get(&case.implementation) {
+            case.lanes = implementation.lanes();
+        }
+    }
     let mut keys = std::collections::BTreeSet::new();
     if let Some(twice) = plan
         .cases
@@ -688,7 +646,7 @@ fn experiment_plan(
             .collect()
     };
     let mut cases = experiment_cases(e, sizes);
-    let mut external = crate::runner::External::new();
+    let mut external = crate::cimpl::External::new();
     for m in e.manifests {
         let (mcases, specs) = crate::cimpl::plan(
             &m.resolve()?,
@@ -772,7 +730,7 @@ fn plan_cases(
     }
     let mut members = Vec::new();
     let mut manifest_cases = Vec::new();
-    let mut external = crate::runner::External::new();
+    let mut external = crate::cimpl::External::new();
     let mut manifests_seen = std::collections::BTreeSet::new();
     for t in targets {
         if let Some(arg) = crate::cimpl::manifest_arg(t) {

@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 use crate::cimpl::{Manifest, kat};
 use crate::import::{criterion, openssl_speed};
 use crate::name::ImplName;
+use crate::record::CaseStatus;
 use crate::size::{format_size, parse_bytes};
-use crate::store::{CaseStatus, RunRow, decode_params, decode_samples};
+use crate::store::{RunRow, decode_params, decode_samples};
 
 /// A target's entry point: one input, parsed; it returns only if nothing panicked.
 pub type Entry = fn(&[u8]);

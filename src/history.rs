@@ -7,8 +7,9 @@
 
 use anyhow::{Result, bail};
 
+use crate::record::{CaseStatus, RunCounter, RunHeader};
 use crate::stats;
-use crate::store::{CaseStatus, RunCounter, RunHeader, Store};
+use crate::store::Store;
 
 /// One stored run that holds at least one matching measured case.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -42,7 +43,7 @@ impl RunInfo {
             unit: h.unit.clone(),
             short_unit: h.counter.short_unit().to_string(),
             cpu_model: h.cpu_model.clone(),
-            complete: h.status == crate::store::RunStatus::Complete,
+            complete: h.status == crate::record::RunStatus::Complete,
             environment: h.machine.measured().map_or(Vec::new(), |m| {
                 m.measuring_environment()
                     .into_iter()
@@ -202,4 +203,34 @@ pub fn collect(store: &Store, filter: Option<&str>) -> Result<History> {
         cases,
         unreadable,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::tests::{header, imported_case};
+
+    #[test]
+    fn history_leaves_out_a_run_it_cannot_read_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("h.db");
+        let mut store = Store::open(&path).unwrap();
+        for _ in 0..2 {
+            store.import_run(&header(), &[imported_case()]).unwrap();
+        }
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .execute("UPDATE runs SET counter = 'rdpmc' WHERE id = 1", [])
+            .unwrap();
+        let err = store.load_run(1).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("unknown counter `rdpmc`"),
+            "{err:#}"
+        );
+        let h = collect(&store, None).unwrap();
+        assert_eq!(h.runs.len(), 1);
+        assert_eq!(h.runs[0].id, 2);
+        assert_eq!(h.unreadable.len(), 1);
+        assert!(h.unreadable[0].contains("run 1"), "{:?}", h.unreadable);
+    }
 }

@@ -45,6 +45,7 @@ pub mod keccak;
 pub mod machine;
 pub mod name;
 pub mod output;
+pub mod record;
 pub mod report;
 pub mod runner;
 pub mod sample;

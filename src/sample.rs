@@ -8,44 +8,12 @@
 //! store; the statistics resample worker processes, the independent units, each with
 //! all of its layouts.
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
+
+use crate::record::{SamplePlan, Samples};
 
 use crate::catalog::Call;
 use crate::counter::{self, Calibration, Counter, CounterKind, calibrate};
-
-#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
-pub struct SamplePlan {
-    /// Samples per layout.
-    pub samples: usize,
-    pub warmup: Duration,
-    /// Minimum counts a sample must span, as a multiple of the counter's overhead and of
-    /// its resolution, so that both are negligible.
-    pub overhead_factor: f64,
-    pub resolution_factor: f64,
-}
-
-impl Default for SamplePlan {
-    fn default() -> Self {
-        SamplePlan {
-            samples: 64,
-            warmup: Duration::from_millis(10),
-            overhead_factor: 200.0,
-            resolution_factor: 1000.0,
-        }
-    }
-}
-
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct Samples {
-    pub calls_per_sample: u64,
-    pub calibration: Calibration,
-    /// One group of samples per layout; counts per call, overhead removed.
-    pub clusters: Vec<Vec<f64>>,
-    /// Median core cycles per TSC tick beside the samples, where the counter measures
-    /// the clock (tsc-core): the clock this code ran at, which the code itself can move.
-    #[serde(default)]
-    pub core_clock: Option<f64>,
-}
 
 /// [`collect`] with the counter of this kind, opened here: the one place a counter kind
 /// becomes a counter. The choice is made once, outside every timed region.
@@ -156,6 +124,8 @@ fn calls_per_sample<C: Counter>(
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use super::*;
 
     /// A counter that advances by a fixed amount per read, and a call that advances it by

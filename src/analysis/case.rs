@@ -39,6 +39,9 @@ pub struct CaseStats {
     pub operation: String,
     pub params: Params,
     pub bytes: Option<u64>,
+    /// Independent inputs per call (N for an N-lane implementation).
+    #[serde(skip)]
+    pub lanes: usize,
     pub status: CaseStatus,
     pub message: Option<String>,
     pub measured: Option<Measured>,

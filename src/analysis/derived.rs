@@ -46,11 +46,16 @@ pub struct LaneSpeedup {
     pub speedup_in_time: Option<f64>,
 }
 
-/// The algorithm one lane computes and the lane count: from `cryptobench/shake128-x4-avx2`
-/// (N lanes) or a plain single-lane name such as `openssl/shake128`.
-pub(super) fn lane_shape(implementation: &str) -> (&str, usize) {
-    crate::catalog::kinds::xof_lanes::lanes_of(implementation)
-        .unwrap_or_else(|| (ImplName::parse(implementation).algorithm(), 1))
+/// The algorithm one lane computes and the case's lanes: `shake128` for
+/// `cryptobench/shake128-x4-avx2` (whose name says its lanes and instructions after the
+/// algorithm) as for `openssl/shake128`.
+pub(super) fn lane_shape(case: &StoredCase) -> (&str, usize) {
+    let algorithm = ImplName::parse(&case.implementation).algorithm();
+    let lane_algorithm = match algorithm.split_once("-x") {
+        Some((base, rest)) if rest.starts_with(|c: char| c.is_ascii_digit()) => base,
+        _ => algorithm,
+    };
+    (lane_algorithm, case.lanes)
 }
 
 /// What one lane of an N-lane XOF call takes in and gives out.
@@ -65,11 +70,11 @@ pub(super) fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
         .filter(|c| c.status == CaseStatus::Ok)
         .collect();
     let mut out = Vec::new();
-    for c in ok.iter().filter(|c| lane_shape(&c.implementation).1 > 1) {
-        let (algorithm, n) = lane_shape(&c.implementation);
+    for c in ok.iter().filter(|c| lane_shape(c).1 > 1) {
+        let (algorithm, n) = lane_shape(c);
         let single = ok
             .iter()
-            .filter(|s| s.params == c.params && lane_shape(&s.implementation) == (algorithm, 1))
+            .filter(|s| s.params == c.params && lane_shape(s) == (algorithm, 1))
             .min_by(|a, b| {
                 median_of(&a.clusters.concat()).total_cmp(&median_of(&b.clusters.concat()))
             });

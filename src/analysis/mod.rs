@@ -5,12 +5,13 @@
 
 use anyhow::{Result, bail};
 
-use crate::catalog::Params;
+use crate::record::{AnalysisOptions, VerdictOptions};
+
 use crate::counter::CounterKind;
-use crate::experiment::AnalysisSpec;
 use crate::name::ImplName;
+use crate::record::{CaseStatus, Params, RunCounter, RunHeader, RunOrigin};
 use crate::stats::{self, BoxPlot, Interval, Outliers, Summary, Verdict};
-use crate::store::{CaseStatus, RunCounter, RunHeader, RunOrigin, StoredCase, StoredRun};
+use crate::store::{StoredCase, StoredRun};
 
 mod case;
 mod compare;
@@ -29,66 +30,6 @@ const RESAMPLES: usize = 2000;
 /// carrying every sample of a heavy tail into the report.
 pub const MARKED_OUTLIERS: usize = 12;
 
-#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
-pub struct VerdictOptions {
-    pub significance: f64,
-    pub noise_threshold_pct: f64,
-    #[serde(default)]
-    pub test: Test,
-}
-
-impl VerdictOptions {
-    /// criterion's defaults, which `run` and `compare` take unless told otherwise.
-    pub const DEFAULT: VerdictOptions = VerdictOptions {
-        significance: 0.05,
-        noise_threshold_pct: 1.0,
-        test: Test::MannWhitney,
-    };
-}
-
-impl Default for VerdictOptions {
-    fn default() -> Self {
-        VerdictOptions::DEFAULT
-    }
-}
-
-/// The two-sample test behind a comparison's p-value.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    serde::Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Test {
-    #[default]
-    MannWhitney,
-    Welch,
-}
-
-impl std::fmt::Display for Test {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Test::MannWhitney => "Mann-Whitney U",
-            Test::Welch => "Welch t",
-        })
-    }
-}
-
-/// What a run asked to be analysed, stored with it so that `report` repeats it.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct AnalysisOptions {
-    pub spec: AnalysisSpec,
-    pub verdict: VerdictOptions,
-    pub baseline_run: Option<i64>,
-    pub force: bool,
-}
-
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Analysis {
     pub header: RunHeader,
@@ -105,7 +46,7 @@ pub struct Analysis {
     /// What the run's comparisons were judged by (the defaults where a run has none).
     pub verdict_options: VerdictOptions,
     /// llvm-mca estimates of C builds, by implementation (with `--estimate`).
-    pub estimates: std::collections::BTreeMap<String, crate::cimpl::estimate::Estimate>,
+    pub estimates: std::collections::BTreeMap<String, crate::record::Estimate>,
 }
 
 impl Analysis {
@@ -173,7 +114,7 @@ pub struct Context {
     /// The run its options name as baseline (`--baseline`), to compare every case with.
     pub baseline: Option<StoredRun>,
     /// llvm-mca estimates of its C builds, by implementation.
-    pub estimates: std::collections::BTreeMap<String, crate::cimpl::estimate::Estimate>,
+    pub estimates: std::collections::BTreeMap<String, crate::record::Estimate>,
 }
 
 /// How a run asked to be analysed; `None` for runs that asked nothing (imported ones).
@@ -206,6 +147,7 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
             operation: c.operation.clone(),
             params: c.params.clone(),
             bytes: c.bytes,
+            lanes: c.lanes,
             status: c.status,
             message: c.message.clone(),
             measured: measure_case(c, header),
@@ -306,7 +248,8 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
 mod tests {
     use super::*;
     use crate::machine::Machine;
-    use crate::store::MachineRecord;
+    use crate::record::MachineRecord;
+    use crate::record::Test;
 
     fn case(implementation: &str, per_process: &[f64], core_clocks: &[f64]) -> StoredCase {
         StoredCase {
@@ -316,6 +259,7 @@ mod tests {
             operation: "xof".into(),
             params: Params::new(),
             bytes: Some(1000),
+            lanes: 1,
             status: CaseStatus::Ok,
             message: None,
             calls_per_sample: Some(1),
@@ -446,7 +390,7 @@ mod tests {
             id: 1,
             started_at: String::new(),
             finished_at: None,
-            status: crate::store::RunStatus::Complete,
+            status: crate::record::RunStatus::Complete,
             experiment: "t".into(),
             tool_version: "0".into(),
             git_revision: None,
@@ -573,7 +517,10 @@ mod tests {
     fn a_lane_speedup_in_time_is_the_cycles_speedup_times_the_clock_ratio() {
         let single = case("cryptobench/shake256-x1-scalar", &[4000.0; 6], &[1.40; 6]);
         // Four lanes in 2000 cycles (2x) at a clock 10 % lower: 1.8x in time.
-        let lanes = case("cryptobench/shake256-x4-avx2", &[8000.0; 6], &[1.26; 6]);
+        let lanes = StoredCase {
+            lanes: 4,
+            ..case("cryptobench/shake256-x4-avx2", &[8000.0; 6], &[1.26; 6])
+        };
         let run = StoredRun {
             header: header(None),
             cases: vec![single, lanes],

@@ -1,5 +1,7 @@
 //! Two stored runs side by side: whether they can be compared, and every case they share.
 
+use crate::record::VerdictOptions;
+
 use super::*;
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -55,7 +57,7 @@ pub(super) fn incomparability(a: &RunHeader, b: &RunHeader) -> Vec<String> {
 /// have fewer samples than asked, or none, so a change against it may be the missing
 /// samples'. `compare` and `run --baseline` refuse such a run without `--force`.
 pub fn incomplete(h: &RunHeader) -> Option<String> {
-    (h.status != crate::store::RunStatus::Complete).then(|| {
+    (h.status != crate::record::RunStatus::Complete).then(|| {
         format!(
             "run {} is incomplete (interrupted, or still running): its cases have fewer samples than asked, or none",
             h.id

@@ -5,8 +5,9 @@
 use super::MEMCPY;
 use super::size::format_size;
 use crate::name::ImplName;
+use crate::record::CaseStatus;
 use crate::stats::{self, Summary};
-use crate::store::{CaseStatus, StoredCase, StoredRun};
+use crate::store::{StoredCase, StoredRun};
 
 /// Bytes per MB and per MiB, the two units rates are given in.
 pub const MB: f64 = 1e6;

@@ -12,8 +12,9 @@ use super::competitors::{self, BulkCipher, Secret};
 use super::plan::{Combo, Subject};
 use super::{size, threads};
 use crate::counter::{self, Counter, Nanoseconds};
-use crate::sample::Samples;
-use crate::store::{CaseStatus, Store};
+use crate::record::{CaseStatus, Samples};
+
+use crate::store::Store;
 
 /// What every size of a bulk run shares.
 pub struct Session<'a> {

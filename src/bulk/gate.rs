@@ -6,7 +6,8 @@ use anyhow::Result;
 use super::competitors::{self, BulkCipher, Secret};
 use super::plan::{Combo, Subject};
 use super::threads;
-use crate::store::{CaseStatus, Store};
+use crate::record::CaseStatus;
+use crate::store::Store;
 
 /// Before anything is timed: every implementation, at every thread count of the run,
 /// against the single-threaded reference on a buffer that every thread gets a chunk of.

@@ -45,13 +45,15 @@ use anyhow::{Context, Result, bail};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 
-use crate::catalog::Params;
+use crate::record::BulkOptions;
+
 use crate::cli::OutputArgs;
 use crate::counter::{self, CounterKind, Nanoseconds};
 use crate::exit::Exit;
 use crate::machine::{self, Machine};
-use crate::runner::Case;
-use crate::store::{CaseStatus, RunHeader, RunOrigin, Store};
+use crate::record::{Case, CaseStatus, Params, RunHeader, RunOrigin};
+
+use crate::store::Store;
 use bench::{Session, measure_size};
 use competitors::{BulkCipher, Secret};
 use gate::gate;
@@ -85,26 +87,10 @@ pub struct BulkArgs {
     #[arg(long)]
     pub paths: bool,
     /// How to print the results: the bulk tables, or an export of the run's figures.
-    #[arg(long, default_value = "table", value_parser = crate::cli::Doc::Run.parser())]
-    pub format: crate::cli::Format,
+    #[arg(long, default_value = "table", value_parser = crate::report::Doc::Run.parser())]
+    pub format: crate::report::Format,
     #[command(flatten)]
     pub output: OutputArgs,
-}
-
-/// What a bulk run was asked, stored with it for its report.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct BulkOptions {
-    pub sizes: Vec<u64>,
-    pub threads: Vec<usize>,
-    pub runs: u64,
-    #[serde(rename = "impl")]
-    pub filters: Vec<String>,
-    /// `--paths`: every code path of our AES measured on its own (earlier builds did not store it).
-    #[serde(default)]
-    pub paths: bool,
-    /// The CPUs threads were pinned to, in the order they were taken.
-    pub cpu_order: Vec<usize>,
-    pub huge_pages: String,
 }
 
 pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
@@ -195,6 +181,7 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
                 params: Params::new()
                     .with("len", c.len)
                     .with("threads", c.threads as u64),
+                lanes: 1,
             };
             c.rows.push(store.add_case(run_id, seq, &case)?);
             seq += 1;
@@ -219,7 +206,7 @@ pub fn run(mut args: BulkArgs) -> Result<ExitCode> {
     }
     let finished = !interrupted.load(Ordering::SeqCst);
     if finished {
-        store.finish_run(run_id, &crate::store::now())?;
+        store.finish_run(run_id, &crate::record::now())?;
     }
 
     let stored = store.load_run(run_id)?;

@@ -7,12 +7,13 @@ use serde_json::{Value, json};
 use super::MEMCPY;
 use super::analysis::{self, BulkAnalysis, MB, MIB, Series, mb_per_s};
 use super::size::format_size;
-use crate::cli::Format;
 use crate::name::ImplName;
+use crate::record::RunOrigin;
+use crate::report::Format;
 use crate::report::csv::{Num, table};
 use crate::report::{Block, Document, provenance};
 use crate::stats::{self, Summary};
-use crate::store::{RunOrigin, StoredRun};
+use crate::store::StoredRun;
 
 const MEMCPY_REFERENCE: &str = "memcpy: the fastest memcpy of the same size (median of its runs, at the thread count where it is fastest), a reference, not a ceiling. A copy streams two buffers (it reads one and writes the other); in-place encryption streams one (it reads and writes the same lines), so it can pass memcpy's rate, above all where the buffer fits the cache. Both rates count N bytes per pass of N bytes.";
 
@@ -360,7 +361,7 @@ fn json(run: &StoredRun, t: &BulkAnalysis) -> String {
         "tool_version": h.tool_version,
         "git_revision": h.git_revision,
         "machine": h.machine,
-        "options": serde_json::to_value(&h.options).expect("options serialise"),
+        "options": h.options.untagged(),
         "units": { "time": "ns (CLOCK_MONOTONIC_RAW)", "rate": "MB/s = 10^6 bytes/s" },
         "memcpy_reference": MEMCPY_REFERENCE,
         "runs": runs,
@@ -470,8 +471,9 @@ fn csv(t: &BulkAnalysis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::Params;
-    use crate::store::{CaseStatus, StoredCase};
+    use crate::record::CaseStatus;
+    use crate::record::Params;
+    use crate::store::StoredCase;
 
     fn case(implementation: &str, runs_ns: &[f64]) -> StoredCase {
         StoredCase {
@@ -481,6 +483,7 @@ mod tests {
             operation: "encrypt".into(),
             params: Params::new().with("len", 1 << 20).with("threads", 1),
             bytes: Some(1 << 20),
+            lanes: 1,
             status: CaseStatus::Ok,
             message: None,
             calls_per_sample: Some(1),

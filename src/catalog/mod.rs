@@ -5,16 +5,15 @@
 //! line in [`registry`] makes it measurable. The kind's adapter turns the small trait
 //! into an [`Implementation`]: a correctness gate plus prepared calls for the sampler.
 
+use crate::record::Params;
+
 pub mod buffer;
 pub mod kinds;
-pub mod params;
 pub mod providers;
 pub mod reference;
 pub mod registry;
 
 use std::fmt;
-
-pub use params::Params;
 
 /// What an implementation computes; decides its operations, parameters and units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -140,6 +139,11 @@ pub trait Implementation: Send + Sync {
     /// Checks the gate could not make (e.g. a missing KAT file), for the report to say.
     fn caveats(&self) -> Vec<String> {
         Vec::new()
+    }
+    /// Independent inputs one call processes: N for an N-lane implementation. Bytes per
+    /// call, and the lane table, count them.
+    fn lanes(&self) -> usize {
+        1
     }
     /// Build a ready-to-time call of `operation` with `params`.
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError>;

@@ -73,7 +73,7 @@ mod tests {
                 let params = op
                     .params
                     .iter()
-                    .fold(crate::catalog::Params::new(), |p, name| {
+                    .fold(crate::record::Params::new(), |p, name| {
                         p.with(name, if *name == "len" { 1000 } else { 13 })
                     });
                 let mut call = i

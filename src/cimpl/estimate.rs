@@ -10,17 +10,10 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::record::Estimate;
+
 use super::manifest::CKind;
 use super::target::{Target, host_flags};
-
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct Estimate {
-    pub cycles: Option<f64>,
-    /// The llvm-mca scheduling model used (`-mcpu`).
-    pub model: String,
-    /// Why the figure is missing or should be read with care.
-    pub note: Option<String>,
-}
 
 /// An installed llvm-mca and the CPU models it knows.
 struct Mca {

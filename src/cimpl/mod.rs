@@ -25,6 +25,9 @@ use anyhow::{Context, Result};
 
 use crate::catalog::Operation;
 
+/// Implementations built from manifests, by name: what a worker needs to load them.
+pub type External = std::collections::BTreeMap<String, CSpec>;
+
 /// A `run`, `check` or `list` argument that names a manifest: `PATH.toml`, or
 /// `PATH.toml:KEY=VALUE,...` to keep some of its builds (see [`Selection`]); `None`
 /// where it names none (a filter over the catalog's names, an experiment).
@@ -240,11 +243,11 @@ pub fn plan(
     sizes: &[u64],
     kat_dir: Option<&Path>,
     with_estimates: bool,
-) -> Result<(Vec<crate::runner::Case>, crate::runner::External)> {
+) -> Result<(Vec<crate::record::Case>, External)> {
     let mut manifest = Manifest::load(path)?;
     manifest.select(selection)?;
     let mut cases = Vec::new();
-    let mut external = crate::runner::External::new();
+    let mut external = External::new();
     for spec in specs(&manifest, kat_dir, with_estimates)? {
         let kind = implementation::info(spec.kind);
         let param_sets = (kind.params)(sizes);
@@ -260,10 +263,11 @@ pub fn plan(
         }
         for op in operations {
             for p in &param_sets {
-                cases.push(crate::runner::Case {
+                cases.push(crate::record::Case {
                     implementation: spec.name(),
                     operation: op.to_string(),
                     params: p.clone(),
+                    lanes: 1,
                 });
             }
         }

@@ -20,10 +20,18 @@ use anyhow::{Context, Result, bail};
 use serde::Deserialize;
 
 use super::{Imported, MAX_BYTES, PER_CALL};
-use crate::catalog::Params;
-use crate::cli::CriterionUnit;
-use crate::runner::Case;
-use crate::store::{ImportedCase, ImportedCounter};
+
+use crate::record::{Case, ImportedCounter, Params};
+
+use crate::store::ImportedCase;
+
+/// What criterion's figures count, as `import criterion --unit` says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CriterionUnit {
+    Auto,
+    Ns,
+    Cycles,
+}
 
 #[derive(Deserialize)]
 struct BenchmarkId {
@@ -458,6 +466,7 @@ pub(crate) fn benchmark_from_json(
             implementation: group_id,
             operation,
             params,
+            lanes: 1,
         },
         clusters: vec![per_iteration],
         calls_per_sample: None,

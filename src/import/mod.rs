@@ -15,10 +15,11 @@ use std::time::SystemTime;
 
 use anyhow::Result;
 
-use crate::store::{
-    ImportedCase, ImportedCounter, ImportedFrom, MachineRecord, RunCounter, RunHeader, RunOrigin,
-    Store, UnrecordedMachine,
+use crate::record::{
+    ImportedCounter, ImportedFrom, MachineRecord, RunCounter, RunHeader, RunOrigin,
+    UnrecordedMachine,
 };
+use crate::store::{ImportedCase, Store};
 
 /// The largest message length or declared throughput an import takes, in bytes: 2^53,
 /// the largest whole number an f64 holds exactly (the figures are computed in f64).
@@ -59,7 +60,7 @@ pub fn store(store: &mut Store, imported: &Imported, now: &str) -> Result<i64> {
         id: 0,
         started_at: when.clone(),
         finished_at: Some(when),
-        status: crate::store::RunStatus::Complete,
+        status: crate::record::RunStatus::Complete,
         experiment: format!("import:{}", imported.source),
         tool_version: env!("CARGO_PKG_VERSION").into(),
         git_revision: None,

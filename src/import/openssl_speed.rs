@@ -20,10 +20,11 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 
 use super::{Imported, MAX_BYTES, PER_CALL};
-use crate::catalog::Params;
+
 use crate::name::ImplName;
-use crate::runner::Case;
-use crate::store::{ImportedCase, ImportedCounter};
+use crate::record::{Case, ImportedCounter, Params};
+
+use crate::store::ImportedCase;
 
 /// The public-key tables of `openssl speed -mr`, by the tag of their lines: operations
 /// per second, not bytes, so not imported, but counted and named in the run's note.
@@ -290,6 +291,7 @@ pub(crate) fn parse(
                 implementation: ImplName::new("openssl", &alg).to_string(),
                 operation: "speed".into(),
                 params: Params::new().with("len", len),
+                lanes: 1,
             },
             clusters: values.into_iter().map(|v| vec![v]).collect(),
             calls_per_sample: None,

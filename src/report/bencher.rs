@@ -11,8 +11,8 @@ use serde_json::{Map, Value, json};
 
 use crate::analysis::Analysis;
 use crate::counter::CounterKind;
+use crate::record::{ImportedCounter, RunCounter};
 use crate::stats::Interval;
-use crate::store::{ImportedCounter, RunCounter};
 
 /// The unit the exports name a run's counts in: `cycles` (core cycles), `ref-cycles`
 /// (TSC reference cycles, which tick at a fixed rate whatever the core's clock) or `ns`.

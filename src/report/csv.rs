@@ -6,7 +6,7 @@
 use serde::{Serialize, Serializer};
 
 use crate::analysis::{Analysis, CaseStats, Comparison, NotCompared, RunComparison};
-use crate::catalog::Params;
+use crate::record::Params;
 
 /// A figure as Rust writes it (`0.5`, `1234`, `0.0000001`: never an exponent), or an
 /// empty field where there is none.

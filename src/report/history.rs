@@ -4,7 +4,7 @@
 use anyhow::Result;
 use serde_json::json;
 
-use crate::cli::Format;
+use super::Format;
 use crate::history::History;
 
 use super::csv::Num;
@@ -12,7 +12,7 @@ use super::format::{fmt_count, fmt_signed};
 use super::{Block, Document, html, text};
 
 pub fn render(h: &History, format: Format) -> Result<String> {
-    crate::cli::Doc::History.check(format)?;
+    crate::report::Doc::History.check(format)?;
     Ok(match format {
         Format::Table => text::render(&document(h), false),
         Format::Md => text::render(&document(h), true),

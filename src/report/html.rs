@@ -6,10 +6,10 @@
 //! Every piece of text goes through [`escape`]: implementation, manifest, variant and
 //! file names are chosen by users.
 
-use crate::analysis::{Analysis, RunComparison, VerdictOptions};
+use crate::analysis::{Analysis, RunComparison};
 use crate::history::History;
 use crate::machine::Machine;
-use crate::store::{MachineRecord, RunHeader};
+use crate::record::{MachineRecord, RunHeader, VerdictOptions};
 
 use super::charts::{self, Chart};
 use super::{Block, Document, MatrixRow};
@@ -408,9 +408,10 @@ fn table(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::Params;
-    use crate::runner::Case;
-    use crate::store::{ImportedCase, ImportedCounter, ImportedFrom, RunCounter, RunOrigin, Store};
+    use crate::record::Case;
+    use crate::record::Params;
+    use crate::record::{ImportedCounter, ImportedFrom, RunCounter, RunOrigin};
+    use crate::store::{ImportedCase, Store};
 
     const EVIL: &str = "<script>alert(1)</script>";
 
@@ -423,7 +424,7 @@ mod tests {
             id: 0,
             started_at: "2026-01-01T00:00:00Z".into(),
             finished_at: None,
-            status: crate::store::RunStatus::Complete,
+            status: crate::record::RunStatus::Complete,
             experiment: format!("exp{EVIL}"),
             tool_version: "0".into(),
             git_revision: Some(EVIL.into()),
@@ -458,6 +459,7 @@ mod tests {
                         implementation,
                         operation: format!("op{EVIL}"),
                         params: Params::new().with("len", len),
+                        lanes: 1,
                     },
                     clusters: samples(len as f64 * 3.0),
                     calls_per_sample: None,
@@ -468,7 +470,7 @@ mod tests {
         let id = store.import_run(&header, &cases).unwrap();
         let run = store.load_run(id).unwrap();
         let a = crate::analysis::analyse(&run, &Default::default()).unwrap();
-        let html = super::super::render(&a, crate::cli::Format::Html);
+        let html = super::super::render(&a, crate::report::Format::Html);
         assert!(
             html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
             "the names are shown, escaped"

@@ -91,7 +91,7 @@ pub fn render(a: &Analysis) -> String {
         "git_revision": a.header.git_revision,
         "machine": a.header.machine,
         "counter": { "kind": a.counter, "unit": a.unit, "tsc_hz": a.header.tsc_hz },
-        "options": serde_json::to_value(&a.header.options).expect("options serialise"),
+        "options": a.header.options.untagged(),
         "results": results,
         "ratios": ratios,
         "comparisons": a.comparisons.iter().map(comparison).collect::<Vec<_>>(),

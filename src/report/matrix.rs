@@ -5,7 +5,7 @@ use super::format::{fmt_count, fmt_interval, fmt_per_byte};
 use super::{Block, MatrixRow};
 use crate::analysis::{Analysis, CaseStats};
 use crate::name::ImplName;
-use crate::store::CaseStatus;
+use crate::record::CaseStatus;
 
 /// A C build's `provider/algorithm/variant@target` as (`provider/algorithm`, variant,
 /// target); none for other names.

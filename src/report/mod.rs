@@ -5,6 +5,7 @@
 mod bencher;
 pub mod charts;
 pub(crate) mod csv;
+mod document;
 mod format;
 mod github;
 pub mod history;
@@ -21,9 +22,10 @@ use anyhow::Result;
 
 use comfy_table::Table;
 
-use crate::analysis::{Analysis, RunComparison, VerdictOptions};
-use crate::cli::Format;
+use crate::analysis::{Analysis, RunComparison};
+use crate::record::VerdictOptions;
 
+pub use document::{Doc, Format};
 use lanes::lane_blocks;
 pub use machine::machine_text;
 use matrix::{matrix_blocks, slope_blocks};
@@ -101,7 +103,7 @@ pub fn render_comparison(
         run_comparison_blocks(&mut doc, c, unit);
         doc
     };
-    crate::cli::Doc::Comparison.check(format)?;
+    crate::report::Doc::Comparison.check(format)?;
     Ok(match format {
         Format::Table | Format::Md => text::render(&doc(), format == Format::Md),
         Format::Json => json::render_run_comparison(c),

@@ -145,7 +145,7 @@ pub(super) fn process_note<'a>(spreads: impl Iterator<Item = (&'a str, f64)>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::Params;
+    use crate::record::Params;
     use crate::stats::Interval;
 
     fn comparison(candidate: &str, clock: Option<f64>, time: Option<f64>) -> Comparison {

@@ -11,7 +11,7 @@ use crate::analysis::{
     Analysis, CaseStats, Comparison, LEVEL, NotCompared, RunComparison, fmt_level,
 };
 use crate::counter::CounterKind;
-use crate::store::{CaseStatus, RunCounter, RunHeader, RunOrigin};
+use crate::record::{CaseStatus, RunCounter, RunHeader, RunOrigin};
 
 /// The title, the counter and its clock, where and how the run was measured.
 pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
@@ -105,7 +105,7 @@ pub(crate) fn provenance(h: &RunHeader, cpus: &str) -> Vec<Block> {
         .git_revision
         .as_deref()
         .map_or(String::new(), |r| format!(" ({r})"));
-    let incomplete = if h.status == crate::store::RunStatus::Complete {
+    let incomplete = if h.status == crate::record::RunStatus::Complete {
         ""
     } else {
         "; INCOMPLETE (interrupted?)"
@@ -209,10 +209,7 @@ pub(super) fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     ]);
     blocks.push(Block::Table { headers, rows });
     if a.cases.iter().any(|c| c.params.get("out").is_some()) {
-        let lanes = a
-            .cases
-            .iter()
-            .any(|c| crate::catalog::kinds::xof_lanes::lanes_of(&c.implementation).is_some());
+        let lanes = a.cases.iter().any(|c| c.lanes > 1);
         blocks.push(Block::Line(format!(
             "Bytes: what one call processes; for an XOF, its input plus its output{}.",
             if lanes {
@@ -335,10 +332,10 @@ pub(super) fn comparison_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     if !a.comparisons.is_empty() || !a.not_compared.is_empty() {
         let v = a.verdict_options;
         let change = match v.test {
-            crate::analysis::Test::MannWhitney => {
+            crate::record::Test::MannWhitney => {
                 "the Hodges-Lehmann ratio of candidate to baseline with Moses' interval"
             }
-            crate::analysis::Test::Welch => {
+            crate::record::Test::Welch => {
                 "the ratio of their geometric means with Welch's interval"
             }
         };

@@ -13,58 +13,11 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::catalog::Params;
-use crate::counter::CounterKind;
-use crate::sample::SamplePlan;
-use crate::store::{CaseStatus, Store};
+use crate::record::{Case, RunOptions};
+
+use crate::record::CaseStatus;
+use crate::store::Store;
 use worker::{Outcome, Reply, Request, Task};
-
-/// One thing to measure: an implementation's operation with its parameters.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Case {
-    pub implementation: String,
-    pub operation: String,
-    pub params: Params,
-}
-
-impl Case {
-    /// The stable id every comparison and filter keys on,
-    /// e.g. `rustcrypto/chacha20/xor len=16384`.
-    pub fn key(&self) -> String {
-        if self.params.is_empty() {
-            format!("{}/{}", self.implementation, self.operation)
-        } else {
-            format!("{}/{} {}", self.implementation, self.operation, self.params)
-        }
-    }
-
-    /// The bytes one call processes, which cycles-per-byte divides by, where the operation
-    /// has them: the message (`len`), plus the output of an extendable-output function
-    /// (`out`), times the lanes of an N-lane implementation (each lane takes its own
-    /// message). Associated data is not counted, as in SUPERCOP's and OpenSSL's figures.
-    pub fn bytes(&self) -> Option<u64> {
-        let lanes = crate::catalog::kinds::xof_lanes::lanes_of(&self.implementation)
-            .map_or(1, |(_, n)| n as u64);
-        match (self.params.get("len"), self.params.get("out")) {
-            (None, None) => None,
-            (len, out) => Some(lanes * (len.unwrap_or(0) + out.unwrap_or(0))),
-        }
-    }
-}
-
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct RunOptions {
-    pub counter: CounterKind,
-    pub cpu: Option<usize>,
-    /// Fresh processes per case.
-    pub processes: usize,
-    /// Memory layouts per process.
-    pub layouts: usize,
-    pub plan: SamplePlan,
-    /// Limit for each worker process.
-    pub timeout: Duration,
-    pub seed: u64,
-}
 
 /// Something to tell the user about as the run goes.
 pub trait Progress {
@@ -72,9 +25,6 @@ pub trait Progress {
     fn step(&self, what: &str);
     fn note(&self, line: &str);
 }
-
-/// Implementations built from manifests, by name: what a worker needs to load them.
-pub type External = BTreeMap<String, crate::cimpl::CSpec>;
 
 /// How a run's measuring ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,7 +40,7 @@ pub enum Ended {
 /// cases' messages.
 pub fn execute(
     cases: &[Case],
-    external: &External,
+    external: &crate::cimpl::External,
     opts: &RunOptions,
     store: &mut Store,
     run_id: i64,
@@ -211,7 +161,7 @@ pub enum Verdict {
 /// before timing it, and all that `check` does).
 pub fn verify(
     implementation: &str,
-    external: &External,
+    external: &crate::cimpl::External,
     cpu: Option<usize>,
     timeout: Duration,
 ) -> Result<Verdict> {
@@ -280,29 +230,6 @@ fn shuffle<T>(v: &mut [T], rng: &mut SplitMix) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn case_keys_are_stable() {
-        let c = Case {
-            implementation: "openssl/aes-128-gcm".into(),
-            operation: "encrypt".into(),
-            params: Params::new().with("len", 16384).with("ad", 0),
-        };
-        assert_eq!(c.key(), "openssl/aes-128-gcm/encrypt ad=0 len=16384");
-        assert_eq!(c.bytes(), Some(16384));
-    }
-
-    #[test]
-    fn an_n_lane_call_processes_every_lanes_input_and_output() {
-        let xof = |implementation: &str| Case {
-            implementation: implementation.into(),
-            operation: "xof".into(),
-            params: Params::new().with("len", 672).with("out", 42),
-        };
-        assert_eq!(xof("rustcrypto/shake128").bytes(), Some(714));
-        assert_eq!(xof("cryptobench/shake128-x4-avx2").bytes(), Some(4 * 714));
-        assert_eq!(xof("libcrux/shake256-x4").bytes(), Some(4 * 714));
-    }
 
     #[test]
     fn shuffle_is_a_deterministic_permutation() {

@@ -13,9 +13,10 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 
 use crate::catalog::registry::Registry;
-use crate::catalog::{Call, Params, PrepareError};
+use crate::catalog::{Call, PrepareError};
 use crate::counter::CounterKind;
-use crate::sample::{self, SamplePlan, Samples};
+use crate::record::{Params, SamplePlan, Samples};
+use crate::sample::{self};
 
 /// The hidden subcommand name.
 pub const SUBCOMMAND: &str = "__worker";

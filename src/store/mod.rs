@@ -8,15 +8,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::catalog::Params;
+mod migrate;
 
-mod header;
-pub use header::{
-    ImportedCounter, ImportedFrom, MachineRecord, RunCounter, RunHeader, RunOrigin, RunStatus,
-    UnrecordedMachine, now,
+use crate::record::{
+    Case, CaseStatus, Estimate, Params, RunCounter, RunHeader, RunStatus, Samples,
 };
 
-const SCHEMA_VERSION: i64 = 2;
+const SCHEMA_VERSION: i64 = 3;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS runs (
@@ -32,7 +30,7 @@ CREATE TABLE IF NOT EXISTS runs (
     tsc_hz        REAL,
     cpu_model     TEXT NOT NULL,
     machine_json  TEXT NOT NULL,
-    options_json  TEXT NOT NULL
+    options_json  TEXT NOT NULL           -- RunOrigin, tagged and versioned (origin: run/1, ...)
 );
 CREATE TABLE IF NOT EXISTS cases (
     id               INTEGER PRIMARY KEY,
@@ -43,6 +41,7 @@ CREATE TABLE IF NOT EXISTS cases (
     operation        TEXT NOT NULL,
     params_json      TEXT NOT NULL,
     bytes            INTEGER,
+    lanes            INTEGER NOT NULL DEFAULT 1,
     status           TEXT NOT NULL,       -- pending | ok | wrong | failed | unsupported
     message          TEXT,
     calls_per_sample INTEGER,
@@ -71,38 +70,6 @@ CREATE TABLE IF NOT EXISTS baselines (
 );
 ";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CaseStatus {
-    Pending,
-    Ok,
-    Wrong,
-    Failed,
-    Unsupported,
-}
-
-impl CaseStatus {
-    fn as_str(self) -> &'static str {
-        match self {
-            CaseStatus::Pending => "pending",
-            CaseStatus::Ok => "ok",
-            CaseStatus::Wrong => "wrong",
-            CaseStatus::Failed => "failed",
-            CaseStatus::Unsupported => "unsupported",
-        }
-    }
-    pub(crate) fn parse(s: &str) -> Result<Self> {
-        Ok(match s {
-            "pending" => CaseStatus::Pending,
-            "ok" => CaseStatus::Ok,
-            "wrong" => CaseStatus::Wrong,
-            "failed" => CaseStatus::Failed,
-            "unsupported" => CaseStatus::Unsupported,
-            other => bail!("unknown case status `{other}` in the store"),
-        })
-    }
-}
-
 #[derive(Clone, Debug)]
 pub struct StoredCase {
     pub row: i64,
@@ -111,6 +78,8 @@ pub struct StoredCase {
     pub operation: String,
     pub params: Params,
     pub bytes: Option<u64>,
+    /// Independent inputs per call (N for an N-lane implementation).
+    pub lanes: usize,
     pub status: CaseStatus,
     pub message: Option<String>,
     pub calls_per_sample: Option<u64>,
@@ -131,7 +100,7 @@ pub struct StoredRun {
 /// A case measured by another tool, ready to be stored as measured.
 #[derive(Clone, Debug)]
 pub struct ImportedCase {
-    pub case: crate::runner::Case,
+    pub case: Case,
     /// Counts per call; one cluster per independent series the tool measured (a process).
     pub clusters: Vec<Vec<f64>>,
     pub calls_per_sample: Option<u64>,
@@ -264,20 +233,22 @@ impl Store {
                 );
             }
         }
-        self.conn
-            .execute_batch(SCHEMA)
-            .and_then(|()| {
-                // Schema 1 had no clock per process; its runs read as unknown clocks.
-                if version == 1 {
-                    self.conn
-                        .execute_batch("ALTER TABLE clusters ADD COLUMN core_clock REAL")?;
-                }
-                Ok(())
-            })
-            .and_then(|()| {
-                self.conn
-                    .pragma_update(None, "user_version", SCHEMA_VERSION)
-            })
+        // All of it or none: a migration killed half-way leaves the old schema, whole.
+        let upgrade = || -> rusqlite::Result<()> {
+            let tx = self.conn.unchecked_transaction()?;
+            tx.execute_batch(SCHEMA)?;
+            // Schema 1 had no clock per process; its runs read as unknown clocks.
+            if version == 1 {
+                tx.execute_batch("ALTER TABLE clusters ADD COLUMN core_clock REAL")?;
+            }
+            if (1..=2).contains(&version) {
+                migrate::to_schema_3(&tx)?;
+            }
+            tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+            tx.commit()
+        };
+        upgrade()
+            .map_err(|e| self.locked(&e).unwrap_or_else(|| anyhow::Error::new(e)))
             .with_context(|| {
                 format!(
                     "cannot write to the result store `{}`: are it and its directory writable (SQLite writes a journal beside it)?",
@@ -345,10 +316,10 @@ impl Store {
     }
 
     /// Record a planned case; returns its row id.
-    pub fn add_case(&self, run_id: i64, seq: usize, case: &crate::runner::Case) -> Result<i64> {
+    pub fn add_case(&self, run_id: i64, seq: usize, case: &Case) -> Result<i64> {
         self.conn.execute(
-            "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, bytes, status)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'pending')",
+            "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, bytes, lanes, status)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending')",
             params![
                 run_id,
                 seq as i64,
@@ -357,6 +328,7 @@ impl Store {
                 case.operation,
                 serde_json::to_string(&case.params)?,
                 case.bytes().map(|b| b as i64),
+                case.lanes as i64,
             ],
         )
         .map_err(|e| self.cannot_write(e))?;
@@ -379,12 +351,7 @@ impl Store {
     }
 
     /// Append one worker's samples to a case, in one transaction.
-    pub fn add_samples(
-        &mut self,
-        case_row: i64,
-        process: usize,
-        samples: &crate::sample::Samples,
-    ) -> Result<()> {
+    pub fn add_samples(&mut self, case_row: i64, process: usize, samples: &Samples) -> Result<()> {
         let write = |conn: &mut Connection| -> rusqlite::Result<()> {
             let tx = conn.transaction()?;
             for (layout, cluster) in samples.clusters.iter().enumerate() {
@@ -424,8 +391,8 @@ impl Store {
             .with_context(|| format!("cannot write to the result store `{path}`"))?;
         for (seq, c) in cases.iter().enumerate() {
             tx.execute(
-                "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, bytes, status, message, calls_per_sample)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'ok', ?8, ?9)",
+                "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, bytes, lanes, status, message, calls_per_sample)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'ok', ?9, ?10)",
                 params![
                     run_id,
                     seq as i64,
@@ -434,6 +401,7 @@ impl Store {
                     c.case.operation,
                     serde_json::to_string(&c.case.params)?,
                     c.case.bytes().map(|b| b as i64),
+                    c.case.lanes as i64,
                     c.message,
                     c.calls_per_sample.map(|n| n as i64),
                 ],
@@ -491,12 +459,7 @@ impl Store {
         })
     }
 
-    pub fn add_estimate(
-        &self,
-        run_id: i64,
-        implementation: &str,
-        e: &crate::cimpl::estimate::Estimate,
-    ) -> Result<()> {
+    pub fn add_estimate(&self, run_id: i64, implementation: &str, e: &Estimate) -> Result<()> {
         self.conn
             .execute(
                 "INSERT OR REPLACE INTO estimates (run_id, implementation, cycles, model, note) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -507,17 +470,14 @@ impl Store {
     }
 
     /// Static estimates stored with a run, by implementation.
-    pub fn estimates(
-        &self,
-        run_id: i64,
-    ) -> Result<std::collections::BTreeMap<String, crate::cimpl::estimate::Estimate>> {
+    pub fn estimates(&self, run_id: i64) -> Result<std::collections::BTreeMap<String, Estimate>> {
         let mut stmt = self.conn.prepare(
             "SELECT implementation, cycles, model, note FROM estimates WHERE run_id = ?1",
         )?;
         let rows = stmt.query_map([run_id], |r| {
             Ok((
                 r.get::<_, String>(0)?,
-                crate::cimpl::estimate::Estimate {
+                Estimate {
                     cycles: r.get(1)?,
                     model: r.get(2)?,
                     note: r.get(3)?,
@@ -587,7 +547,7 @@ impl Store {
             .with_context(|| format!("run {run_id} in `{}`", self.path.display()))?;
 
         let mut stmt = self.conn.prepare(
-            "SELECT id, case_key, implementation, operation, params_json, bytes, status, message, calls_per_sample, overhead
+            "SELECT id, case_key, implementation, operation, params_json, bytes, status, message, calls_per_sample, overhead, lanes
              FROM cases WHERE run_id = ?1 ORDER BY seq",
         )?;
         let rows = stmt.query_map([run_id], |r| {
@@ -602,6 +562,7 @@ impl Store {
                 r.get::<_, Option<String>>(7)?,
                 r.get::<_, Option<i64>>(8)?,
                 r.get::<_, Option<f64>>(9)?,
+                r.get::<_, i64>(10)?,
             ))
         })?;
         let mut cases = Vec::new();
@@ -617,6 +578,7 @@ impl Store {
                 message,
                 cps,
                 overhead,
+                lanes,
             ) = row?;
             if !keep(&key) {
                 continue;
@@ -628,6 +590,7 @@ impl Store {
                 operation,
                 params: decode_params(&params_json)?,
                 bytes: bytes.map(|b| b as u64),
+                lanes: lanes.max(1) as usize,
                 status: CaseStatus::parse(&status)?,
                 message,
                 calls_per_sample: cps.map(|c| c as u64),
@@ -754,13 +717,16 @@ fn insert_run(conn: &Connection, header: &RunHeader) -> Result<i64> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::catalog::Params;
     use crate::counter::Calibration;
-    use crate::sample::Samples;
+    use crate::record::Params;
+    use crate::record::{
+        ImportedCounter, ImportedFrom, MachineRecord, RunOrigin, UnrecordedMachine,
+    };
+    use Samples;
 
-    fn header() -> RunHeader {
+    pub(crate) fn header() -> RunHeader {
         RunHeader {
             id: 0,
             started_at: "2026-11-22T00:00:00Z".into(),
@@ -778,11 +744,12 @@ mod tests {
         }
     }
 
-    fn case() -> crate::runner::Case {
-        crate::runner::Case {
+    fn case() -> Case {
+        Case {
             implementation: "a/b".into(),
             operation: "hash".into(),
             params: Params::new(),
+            lanes: 1,
         }
     }
 
@@ -795,7 +762,7 @@ mod tests {
         }
     }
 
-    fn imported_case() -> ImportedCase {
+    pub(crate) fn imported_case() -> ImportedCase {
         ImportedCase {
             case: case(),
             clusters: vec![vec![100.0, 101.0, 102.0]],
@@ -848,30 +815,6 @@ mod tests {
     }
 
     #[test]
-    fn history_leaves_out_a_run_it_cannot_read_and_says_so() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("h.db");
-        let mut store = Store::open(&path).unwrap();
-        for _ in 0..2 {
-            store.import_run(&header(), &[imported_case()]).unwrap();
-        }
-        Connection::open(&path)
-            .unwrap()
-            .execute("UPDATE runs SET counter = 'rdpmc' WHERE id = 1", [])
-            .unwrap();
-        let err = store.load_run(1).unwrap_err();
-        assert!(
-            format!("{err:#}").contains("unknown counter `rdpmc`"),
-            "{err:#}"
-        );
-        let h = crate::history::collect(&store, None).unwrap();
-        assert_eq!(h.runs.len(), 1);
-        assert_eq!(h.runs[0].id, 2);
-        assert_eq!(h.unreadable.len(), 1);
-        assert!(h.unreadable[0].contains("run 1"), "{:?}", h.unreadable);
-    }
-
-    #[test]
     fn a_schema_1_store_gains_the_clock_column_and_keeps_its_runs() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("old.db");
@@ -881,6 +824,7 @@ mod tests {
                 "    core_clock REAL,                      -- core cycles per TSC tick beside them (tsc-core)\n",
                 "",
             );
+            let old = without_lanes(&old);
             assert_ne!(
                 old, SCHEMA,
                 "the test must remove the column to mimic schema 1"
@@ -924,6 +868,66 @@ mod tests {
         assert_eq!(loaded.cases[0].core_clocks, vec![1.40, 1.30]);
         drop(store);
         // Opening again must not try to add the column twice.
+        Store::open(&path).unwrap();
+    }
+
+    /// The schema before lanes were a column of their own (2 and older).
+    fn without_lanes(schema: &str) -> String {
+        let old = schema.replace("    lanes            INTEGER NOT NULL DEFAULT 1,\n", "");
+        assert_ne!(
+            old, schema,
+            "the test must remove the column to mimic schema 2"
+        );
+        old
+    }
+
+    #[test]
+    fn a_schema_2_store_gains_lanes_and_tagged_options_and_keeps_its_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s2.db");
+        let untagged = serde_json::json!({
+            "source": "criterion", "path": "target/criterion",
+            "note": "n", "imported_at": "2026-11-23T00:00:00Z",
+        });
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(&without_lanes(SCHEMA)).unwrap();
+            conn.pragma_update(None, "user_version", 2).unwrap();
+            let run = insert_run(&conn, &header()).unwrap();
+            conn.execute(
+                "UPDATE runs SET options_json = ?2 WHERE id = ?1",
+                params![run, untagged.to_string()],
+            )
+            .unwrap();
+            for (seq, imp) in ["cryptobench/shake128-x4-avx2", "rustcrypto/shake128"]
+                .iter()
+                .enumerate()
+            {
+                conn.execute(
+                    "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, status)
+                     VALUES (?1, ?2, ?3, ?3, 'xof', '{}', 'ok')",
+                    params![run, seq as i64, imp],
+                )
+                .unwrap();
+            }
+        }
+        let store = Store::open(&path).unwrap();
+        let run = store.load_run(1).unwrap();
+        let lanes: Vec<usize> = run.cases.iter().map(|c| c.lanes).collect();
+        assert_eq!(lanes, [4, 1]);
+        assert!(
+            matches!(&run.header.options, RunOrigin::Imported(f) if f.path == "target/criterion"),
+            "{:?}",
+            run.header.options
+        );
+        let stored: String = store
+            .conn
+            .query_row("SELECT options_json FROM runs WHERE id = 1", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert!(stored.starts_with(r#"{"origin":"import/1""#), "{stored}");
+        drop(store);
         Store::open(&path).unwrap();
     }
 

@@ -3,10 +3,10 @@
 use std::hint::black_box;
 use std::marker::PhantomData;
 
+use crate::record::Params;
+
 use super::super::reference;
-use super::super::{
-    Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
-};
+use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
 use super::{refused, unhex};
 
 /// What a provider implements for a block cipher or a permutation.

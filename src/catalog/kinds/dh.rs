@@ -5,9 +5,9 @@
 use std::hint::black_box;
 use std::marker::PhantomData;
 
-use super::super::{
-    Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
-};
+use crate::record::Params;
+
+use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
 use super::unhex;
 
 /// What a provider implements for a Diffie-Hellman function.

@@ -3,11 +3,11 @@
 use std::hint::black_box;
 use std::marker::PhantomData;
 
+use crate::record::Params;
+
 use super::super::buffer::Buffer;
 use super::super::reference;
-use super::super::{
-    Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError, pattern,
-};
+use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
 use super::{boundary_lengths, param, refused, unhex};
 
 /// What a provider implements for a hash function.

@@ -5,8 +5,10 @@
 use std::hint::black_box;
 use std::marker::PhantomData;
 
+use crate::record::Params;
+
 use super::super::reference::{self, ml_kem};
-use super::super::{Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError};
+use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError};
 
 /// What a provider implements for a KEM.
 pub trait KemFunction: Send + Sized + 'static {

@@ -11,7 +11,9 @@ pub mod stream;
 pub mod xof;
 pub mod xof_lanes;
 
-use super::{Implementation, Mismatch, Params, PrepareError};
+use crate::record::Params;
+
+use super::{Implementation, Mismatch, PrepareError};
 
 fn unhex(s: &str) -> Vec<u8> {
     hex::decode(s).expect("built-in test vectors are valid hex")

@@ -2,13 +2,15 @@
 //! outputs of equal length squeezed together (the shape ML-KEM's matrix expansion and
 //! the N-way Keccak seed use). Timed per call of all N lanes.
 //!
-//! Names carry the lane count (`provider/shake128-x4-avx2`), which the lane speed-up
-//! analysis reads with [`lanes_of`], and the instructions, so that a figure is never
-//! credited to instructions it did not use.
+//! Each implementation declares its lanes ([`LaneXof::lanes`], carried on every case
+//! as data); names say them too (`provider/shake128-x4-avx2`), with the instructions,
+//! so that a figure is never credited to instructions it did not use.
 
 use std::hint::black_box;
 
-use super::super::{Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError};
+use crate::record::Params;
+
+use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError};
 use super::param;
 use super::xof::XofAlgorithm;
 
@@ -24,15 +26,6 @@ pub trait LaneXof: Clone + Send + Sync + 'static {
     /// `ins.len() == outs.len() == lanes()`, inputs of one length, outputs of one length;
     /// called only where `unsupported` is `None`.
     fn shake(&self, ins: &[&[u8]], outs: &mut [&mut [u8]]);
-}
-
-/// The lane count in an implementation name such as `cryptobench/shake128-x4-avx2`, and
-/// the algorithm each lane computes (`shake128`); `None` for single-lane names.
-pub fn lanes_of(implementation: &str) -> Option<(&str, usize)> {
-    let algorithm = crate::name::ImplName::parse(implementation).algorithm();
-    let (base, rest) = algorithm.split_once("-x")?;
-    let lanes = rest.split('-').next()?.parse().ok()?;
-    Some((base, lanes))
 }
 
 /// Lane `l` of a test gets its own bytes, so a lane mix-up cannot pass.
@@ -69,6 +62,9 @@ impl<L: LaneXof> Implementation for Lanes<L> {
     }
     fn unsupported(&self) -> Option<String> {
         self.0.unsupported()
+    }
+    fn lanes(&self) -> usize {
+        self.0.lanes()
     }
 
     /// Every lane against the FIPS 202 reference sponge, around the rate on both sides.
@@ -134,19 +130,27 @@ mod tests {
     use super::super::xof::SHAKE128;
     use super::*;
 
+    /// Every N-lane implementation declares the lanes its name promises (`-x4-avx2`),
+    /// and bytes per call count them: the lane table and cycles per byte read the
+    /// declaration, users read the name.
     #[test]
-    fn lane_counts_are_read_from_names() {
-        assert_eq!(
-            lanes_of("cryptobench/shake128-x4-avx2"),
-            Some(("shake128", 4))
+    fn declared_lanes_agree_with_names() {
+        let registry = crate::catalog::registry::Registry::builtin();
+        let mut n_lane = 0;
+        for imp in registry.all() {
+            let name = imp.name();
+            let in_name = crate::name::ImplName::parse(&name)
+                .algorithm()
+                .split_once("-x")
+                .and_then(|(_, rest)| rest.split('-').next()?.parse::<usize>().ok())
+                .unwrap_or(1);
+            assert_eq!(imp.lanes(), in_name, "{name}");
+            n_lane += usize::from(in_name > 1);
+        }
+        assert!(
+            n_lane >= 8,
+            "only {n_lane} N-lane implementations registered"
         );
-        assert_eq!(lanes_of("libcrux/shake256-x4-avx2"), Some(("shake256", 4)));
-        assert_eq!(
-            lanes_of("cryptobench/shake256-x1-scalar"),
-            Some(("shake256", 1))
-        );
-        assert_eq!(lanes_of("rustcrypto/shake128"), None);
-        assert_eq!(lanes_of("dalek/x25519"), None);
     }
 
     /// Two lanes whose outputs come back swapped.

@@ -11,8 +11,9 @@ use crate::catalog::kinds::xof::{SHAKE128, SHAKE256, XofAlgorithm};
 use crate::catalog::kinds::xof_lanes::{LaneXof, Lanes};
 use crate::catalog::reference;
 use crate::catalog::registry::Registry;
-use crate::catalog::{Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError};
+use crate::catalog::{Call, Implementation, Kind, Mismatch, Operation, PrepareError};
 use crate::keccak::{self, Backend};
+use crate::record::Params;
 
 pub const PROVIDER: &str = "cryptobench";
 
@@ -96,6 +97,9 @@ impl Implementation for PermuteLanes {
     }
     fn unsupported(&self) -> Option<String> {
         unsupported(self.backend)
+    }
+    fn lanes(&self) -> usize {
+        self.backend.lanes()
     }
 
     fn verify(&self) -> Result<(), Mismatch> {

@@ -9,9 +9,10 @@ use super::{
     tried,
 };
 use crate::catalog::kinds::{self, aead::Case};
-use crate::catalog::{Call, Kind, Mismatch, Params, PrepareError};
+use crate::catalog::{Call, Kind, Mismatch, PrepareError};
 use crate::cimpl::kat;
 use crate::cimpl::library::{AeadDecryptFn, AeadEncryptFn, Library};
+use crate::record::Params;
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Aead,

@@ -20,12 +20,15 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 
+use crate::record::Estimate;
+
 use super::compile::{API_NAMES, API_SYMBOL};
 use super::library::Library;
 use super::manifest::{CKind, CoreVector};
 use super::randomness::Hook;
-use crate::catalog::{Call, Implementation, Kind, Mismatch, Operation, Params, PrepareError};
+use crate::catalog::{Call, Implementation, Kind, Mismatch, Operation, PrepareError};
 use crate::name::ImplName;
+use crate::record::Params;
 
 /// Everything a worker needs to load one compiled variant; travels in the worker request.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -46,7 +49,7 @@ pub struct CSpec {
     /// Another variant of the same algorithm that this one must agree with.
     pub peer: Option<Box<CSpec>>,
     /// The llvm-mca estimate, when asked for (`--estimate`).
-    pub estimate: Option<super::estimate::Estimate>,
+    pub estimate: Option<Estimate>,
 }
 
 impl CSpec {

@@ -435,7 +435,7 @@ fn draw_lanes(lanes: &[LaneSpeedup]) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalog::Params;
+    use crate::record::Params;
     use crate::stats::Interval;
     use crate::stats::Verdict;
 

@@ -6,11 +6,9 @@ use std::fmt;
 
 use anyhow::{Result, bail};
 
-use crate::analysis::AnalysisOptions;
-use crate::bulk::BulkOptions;
+use super::options::{AnalysisOptions, BulkOptions, RunOptions};
 use crate::counter::CounterKind;
 use crate::machine::Machine;
-use crate::runner::RunOptions;
 
 /// What identifies a run and the conditions it was measured under.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -79,13 +77,13 @@ pub enum RunStatus {
 }
 
 impl RunStatus {
-    pub(super) fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             RunStatus::Running => "running",
             RunStatus::Complete => "complete",
         }
     }
-    pub(super) fn parse(s: &str) -> Result<Self> {
+    pub(crate) fn parse(s: &str) -> Result<Self> {
         Ok(match s {
             "running" => RunStatus::Running,
             "complete" => RunStatus::Complete,
@@ -138,7 +136,7 @@ impl RunCounter {
     }
 
     /// The counter named `name` in the store's `counter` column.
-    pub(super) fn parse(name: &str) -> Result<Self> {
+    pub(crate) fn parse(name: &str) -> Result<Self> {
         serde_json::from_value(serde_json::Value::String(name.into())).map_err(|_| {
             anyhow::anyhow!(
                 "unknown counter `{name}` in the store: was the run stored by a newer cryptobench?"
@@ -207,8 +205,12 @@ impl MachineRecord {
 /// How a run came to be, stored with it (`options_json`) so that `report` repeats what
 /// `run` printed: the options it was measured and analysed with, or where an imported
 /// run's figures came from.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-#[serde(untagged)]
+///
+/// Stored tagged and versioned (`{"origin": "run/1", ...}`): a reader knows which form it
+/// holds, and a form it does not know (another version's) reads as
+/// [`RunOrigin::Unreadable`], kept as stored, instead of as whichever variant its fields
+/// happen to fit. Changing a field of the options inside is a new version.
+#[derive(Clone, Debug)]
 pub enum RunOrigin {
     /// `cryptobench run`.
     Measured {
@@ -222,6 +224,82 @@ pub enum RunOrigin {
     /// Options this version cannot read (stored by another version): kept as stored, so
     /// the run's cases can still be listed, and its analysis says why it cannot be done.
     Unreadable(serde_json::Value),
+}
+
+/// The stored forms of [`RunOrigin`], one tag per form and version.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(tag = "origin")]
+enum StoredOrigin {
+    #[serde(rename = "run/1")]
+    Run {
+        run: RunOptions,
+        analysis: AnalysisOptions,
+    },
+    #[serde(rename = "bulk/1")]
+    Bulk { bulk: BulkOptions },
+    #[serde(rename = "import/1")]
+    Import(ImportedFrom),
+}
+
+/// The untagged form schema 2 stored, which the JSON export still prints (its readers
+/// see the options as they always did) and the migration to schema 3 reads.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+enum UntaggedOrigin {
+    Run {
+        run: RunOptions,
+        analysis: AnalysisOptions,
+    },
+    Bulk {
+        bulk: BulkOptions,
+    },
+    Import(ImportedFrom),
+}
+
+impl RunOrigin {
+    /// The origin a schema 2 store held, in its untagged form; `None` if it fits none.
+    pub fn from_untagged(value: &serde_json::Value) -> Option<RunOrigin> {
+        Some(match serde_json::from_value(value.clone()).ok()? {
+            UntaggedOrigin::Run { run, analysis } => RunOrigin::Measured { run, analysis },
+            UntaggedOrigin::Bulk { bulk } => RunOrigin::Bulk { bulk },
+            UntaggedOrigin::Import(from) => RunOrigin::Imported(from),
+        })
+    }
+
+    /// The options without their tag, as the JSON export shows them.
+    pub fn untagged(&self) -> serde_json::Value {
+        let form = match self.clone() {
+            RunOrigin::Measured { run, analysis } => UntaggedOrigin::Run { run, analysis },
+            RunOrigin::Bulk { bulk } => UntaggedOrigin::Bulk { bulk },
+            RunOrigin::Imported(from) => UntaggedOrigin::Import(from),
+            RunOrigin::Unreadable(value) => return value,
+        };
+        serde_json::to_value(form).expect("options serialise")
+    }
+}
+
+impl serde::Serialize for RunOrigin {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let form = match self.clone() {
+            RunOrigin::Measured { run, analysis } => StoredOrigin::Run { run, analysis },
+            RunOrigin::Bulk { bulk } => StoredOrigin::Bulk { bulk },
+            RunOrigin::Imported(from) => StoredOrigin::Import(from),
+            RunOrigin::Unreadable(value) => return value.serialize(s),
+        };
+        form.serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for RunOrigin {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        Ok(match serde_json::from_value(value.clone()) {
+            Ok(StoredOrigin::Run { run, analysis }) => RunOrigin::Measured { run, analysis },
+            Ok(StoredOrigin::Bulk { bulk }) => RunOrigin::Bulk { bulk },
+            Ok(StoredOrigin::Import(from)) => RunOrigin::Imported(from),
+            Err(_) => RunOrigin::Unreadable(value),
+        })
+    }
 }
 
 /// Where an imported run's figures came from.
@@ -299,27 +377,94 @@ mod tests {
 
     #[test]
     fn each_origin_reads_back_as_itself_and_foreign_options_are_kept() {
-        let imported = serde_json::json!({
+        let from = serde_json::json!({
             "source": "criterion", "path": "target/criterion",
             "note": "n", "imported_at": "2026-11-23T00:00:00Z",
         });
-        let origin: RunOrigin = serde_json::from_value(imported.clone()).unwrap();
+        let mut stored = from.clone();
+        stored["origin"] = "import/1".into();
+        let origin: RunOrigin = serde_json::from_value(stored.clone()).unwrap();
         assert!(matches!(&origin, RunOrigin::Imported(f) if f.source == "criterion"));
-        assert_eq!(serde_json::to_value(&origin).unwrap(), imported);
+        assert_eq!(serde_json::to_value(&origin).unwrap(), stored);
+        assert_eq!(origin.untagged(), from);
+
+        // Untagged, as schema 2 stored it: not read as an import by the tagged reader,
+        // but by the migration's.
+        let origin: RunOrigin = serde_json::from_value(from.clone()).unwrap();
+        assert!(matches!(&origin, RunOrigin::Unreadable(v) if *v == from));
+        let origin = RunOrigin::from_untagged(&from).unwrap();
+        assert!(matches!(&origin, RunOrigin::Imported(f) if f.path == "target/criterion"));
 
         // Stored before `paths` was.
         let bulk = serde_json::json!({ "bulk": {
             "sizes": [1024], "threads": [1, 2], "runs": 3, "impl": ["openssl"],
             "cpu_order": [1, 0], "huge_pages": "asked for (madvise)",
         }});
-        let origin: RunOrigin = serde_json::from_value(bulk).unwrap();
+        let origin = RunOrigin::from_untagged(&bulk).unwrap();
         assert!(
             matches!(&origin, RunOrigin::Bulk { bulk } if bulk.cpu_order == [1, 0] && !bulk.paths)
         );
 
-        let foreign = serde_json::json!({ "run": { "processes": "many" } });
-        let origin: RunOrigin = serde_json::from_value(foreign.clone()).unwrap();
-        assert!(matches!(&origin, RunOrigin::Unreadable(v) if *v == foreign));
-        assert_eq!(serde_json::to_value(&origin).unwrap(), foreign);
+        // Another version's form, tagged or not: kept as it was.
+        for foreign in [
+            serde_json::json!({ "run": { "processes": "many" } }),
+            serde_json::json!({ "origin": "run/2", "run": {} }),
+        ] {
+            let origin: RunOrigin = serde_json::from_value(foreign.clone()).unwrap();
+            assert!(matches!(&origin, RunOrigin::Unreadable(v) if *v == foreign));
+            assert_eq!(serde_json::to_value(&origin).unwrap(), foreign);
+        }
+        assert!(RunOrigin::from_untagged(&serde_json::json!({ "run": 1 })).is_none());
+    }
+
+    /// The stored form, pinned: if this fails, a field of a stored struct changed, which
+    /// is a schema change (a new origin version, read beside the old, and a migration).
+    #[test]
+    fn the_stored_form_of_a_measured_run_is_pinned() {
+        use crate::record::{AnalysisSpec, SamplePlan, Test, VerdictOptions};
+        let origin = RunOrigin::Measured {
+            run: RunOptions {
+                counter: CounterKind::TscCore,
+                cpu: Some(1),
+                processes: 20,
+                layouts: 4,
+                plan: SamplePlan::default(),
+                timeout: std::time::Duration::from_secs(120),
+                seed: 7,
+            },
+            analysis: AnalysisOptions {
+                spec: AnalysisSpec {
+                    ratios: vec![("a".into(), "b".into())],
+                    comparisons: vec![("c".into(), "d".into())],
+                    slope: Some((64, 4096)),
+                    algorithm_comparisons: vec![],
+                    variant_comparisons: vec![("o2".into(), "o3".into())],
+                    lane_speedups: true,
+                },
+                verdict: VerdictOptions {
+                    significance: 0.05,
+                    noise_threshold_pct: 1.0,
+                    test: Test::Welch,
+                },
+                baseline_run: Some(3),
+                force: false,
+            },
+        };
+        let want = r#"{"origin":"run/1","run":{"counter":"tsc-core","cpu":1,"processes":20,"layouts":4,"plan":{"samples":64,"warmup":{"secs":0,"nanos":10000000},"overhead_factor":200.0,"resolution_factor":1000.0},"timeout":{"secs":120,"nanos":0},"seed":7},"analysis":{"spec":{"ratios":[["a","b"]],"comparisons":[["c","d"]],"slope":[64,4096],"algorithm_comparisons":[],"variant_comparisons":[["o2","o3"]],"lane_speedups":true},"verdict":{"significance":0.05,"noise_threshold_pct":1.0,"test":"welch"},"baseline_run":3,"force":false}}"#;
+        assert_eq!(serde_json::to_string(&origin).unwrap(), want);
+
+        let bulk = RunOrigin::Bulk {
+            bulk: BulkOptions {
+                sizes: vec![1 << 20],
+                threads: vec![1, 2],
+                runs: 3,
+                filters: vec!["openssl".into()],
+                paths: true,
+                cpu_order: vec![1, 0],
+                huge_pages: "asked for (madvise)".into(),
+            },
+        };
+        let want = r#"{"origin":"bulk/1","bulk":{"sizes":[1048576],"threads":[1,2],"runs":3,"impl":["openssl"],"paths":true,"cpu_order":[1,0],"huge_pages":"asked for (madvise)"}}"#;
+        assert_eq!(serde_json::to_string(&bulk).unwrap(), want);
     }
 }

@@ -1,0 +1,178 @@
+//! One thing to measure: an implementation's operation at its parameters, and how
+//! its measuring ended.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use anyhow::{Result, bail};
+
+/// Named non-negative integer parameters, kept in name order so that the textual form
+/// (part of a case's stable id) never depends on insertion order.
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(transparent)]
+pub struct Params(BTreeMap<String, u64>);
+
+impl Params {
+    pub fn new() -> Self {
+        Params::default()
+    }
+
+    pub fn with(mut self, name: &str, value: u64) -> Self {
+        self.0.insert(name.to_string(), value);
+        self
+    }
+
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.0.get(name).copied()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), *v))
+    }
+}
+
+impl fmt::Display for Params {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for (k, v) in &self.0 {
+            if !first {
+                f.write_str(" ")?;
+            }
+            first = false;
+            write!(f, "{k}={v}")?;
+        }
+        Ok(())
+    }
+}
+
+/// One thing to measure: an implementation's operation with its parameters.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Case {
+    pub implementation: String,
+    pub operation: String,
+    pub params: Params,
+    /// Independent inputs one call processes: N for an N-lane implementation (each lane
+    /// its own message), else 1. The implementation's to say, not its name's.
+    #[serde(default = "one_lane")]
+    pub lanes: usize,
+}
+
+fn one_lane() -> usize {
+    1
+}
+
+impl Case {
+    /// One call of a single-lane implementation's `operation` at `params`.
+    pub fn new(implementation: &str, operation: &str, params: Params) -> Case {
+        Case {
+            implementation: implementation.into(),
+            operation: operation.into(),
+            params,
+            lanes: 1,
+        }
+    }
+
+    /// The stable id every comparison and filter keys on,
+    /// e.g. `rustcrypto/chacha20/xor len=16384`.
+    pub fn key(&self) -> String {
+        if self.params.is_empty() {
+            format!("{}/{}", self.implementation, self.operation)
+        } else {
+            format!("{}/{} {}", self.implementation, self.operation, self.params)
+        }
+    }
+
+    /// The bytes one call processes, which cycles-per-byte divides by, where the operation
+    /// has them: the message (`len`), plus the output of an extendable-output function
+    /// (`out`), times the lanes of an N-lane implementation (each lane takes its own
+    /// message). Associated data is not counted, as in SUPERCOP's and OpenSSL's figures.
+    pub fn bytes(&self) -> Option<u64> {
+        let lanes = self.lanes as u64;
+        match (self.params.get("len"), self.params.get("out")) {
+            (None, None) => None,
+            (len, out) => Some(lanes * (len.unwrap_or(0) + out.unwrap_or(0))),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CaseStatus {
+    Pending,
+    Ok,
+    Wrong,
+    Failed,
+    Unsupported,
+}
+
+impl CaseStatus {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            CaseStatus::Pending => "pending",
+            CaseStatus::Ok => "ok",
+            CaseStatus::Wrong => "wrong",
+            CaseStatus::Failed => "failed",
+            CaseStatus::Unsupported => "unsupported",
+        }
+    }
+    pub(crate) fn parse(s: &str) -> Result<Self> {
+        Ok(match s {
+            "pending" => CaseStatus::Pending,
+            "ok" => CaseStatus::Ok,
+            "wrong" => CaseStatus::Wrong,
+            "failed" => CaseStatus::Failed,
+            "unsupported" => CaseStatus::Unsupported,
+            other => bail!("unknown case status `{other}` in the store"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn case_keys_are_stable() {
+        let c = Case::new(
+            "openssl/aes-128-gcm",
+            "encrypt",
+            Params::new().with("len", 16384).with("ad", 0),
+        );
+        assert_eq!(c.key(), "openssl/aes-128-gcm/encrypt ad=0 len=16384");
+        assert_eq!(c.bytes(), Some(16384));
+    }
+
+    #[test]
+    fn an_n_lane_call_processes_every_lanes_input_and_output() {
+        let xof = |lanes| Case {
+            lanes,
+            ..Case::new(
+                "any/shake128",
+                "xof",
+                Params::new().with("len", 672).with("out", 42),
+            )
+        };
+        assert_eq!(xof(1).bytes(), Some(714));
+        assert_eq!(xof(4).bytes(), Some(4 * 714));
+        assert_eq!(xof(8).bytes(), Some(8 * 714));
+        // The worker protocol and older writers leave it out: one lane.
+        let read: Case = serde_json::from_str(
+            r#"{"implementation":"a/b","operation":"xof","params":{"len":1}}"#,
+        )
+        .unwrap();
+        assert_eq!(read.lanes, 1);
+    }
+
+    #[test]
+    fn textual_form_is_sorted_by_name() {
+        let p = Params::new().with("len", 64).with("ad", 0);
+        assert_eq!(p.to_string(), "ad=0 len=64");
+        assert_eq!(Params::new().to_string(), "");
+    }
+}

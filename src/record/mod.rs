@@ -1,0 +1,23 @@
+//! What a run is, at the bottom of the tool: the case (implementation, operation,
+//! parameters, lanes), the run's header, how it was asked to measure and analyse, and
+//! what measuring a case leaves. The store keeps these and the layers above read and
+//! write them; this module imports nothing above the host layer (`counter`, `machine`).
+//!
+//! Every type here that the store serialises is a *stored form*: renaming or retyping a
+//! field changes what older stores hold, so it is a schema change (take the next
+//! `store` schema version and migrate). The tests pin the stored JSON of each.
+
+mod case;
+mod options;
+mod run;
+mod samples;
+
+pub use case::{Case, CaseStatus, Params};
+pub use options::{
+    AnalysisOptions, AnalysisSpec, BulkOptions, RunOptions, SamplePlan, Test, VerdictOptions,
+};
+pub use run::{
+    ImportedCounter, ImportedFrom, MachineRecord, RunCounter, RunHeader, RunOrigin, RunStatus,
+    UnrecordedMachine, now,
+};
+pub use samples::{Estimate, Samples};

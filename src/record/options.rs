@@ -1,0 +1,160 @@
+//! How a run was asked to measure and analyse, as the store keeps it.
+
+use std::time::Duration;
+
+use crate::counter::CounterKind;
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct RunOptions {
+    pub counter: CounterKind,
+    pub cpu: Option<usize>,
+    /// Fresh processes per case.
+    pub processes: usize,
+    /// Memory layouts per process.
+    pub layouts: usize,
+    pub plan: SamplePlan,
+    /// Limit for each worker process.
+    pub timeout: Duration,
+    pub seed: u64,
+}
+
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+pub struct SamplePlan {
+    /// Samples per layout.
+    pub samples: usize,
+    pub warmup: Duration,
+    /// Minimum counts a sample must span, as a multiple of the counter's overhead and of
+    /// its resolution, so that both are negligible.
+    pub overhead_factor: f64,
+    pub resolution_factor: f64,
+}
+
+impl Default for SamplePlan {
+    fn default() -> Self {
+        SamplePlan {
+            samples: 64,
+            warmup: Duration::from_millis(10),
+            overhead_factor: 200.0,
+            resolution_factor: 1000.0,
+        }
+    }
+}
+
+/// What a run asked to be analysed, stored with it so that `report` repeats it.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct AnalysisOptions {
+    pub spec: AnalysisSpec,
+    pub verdict: VerdictOptions,
+    pub baseline_run: Option<i64>,
+    pub force: bool,
+}
+
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
+pub struct VerdictOptions {
+    pub significance: f64,
+    pub noise_threshold_pct: f64,
+    #[serde(default)]
+    pub test: Test,
+}
+
+impl VerdictOptions {
+    /// criterion's defaults, which `run` and `compare` take unless told otherwise.
+    pub const DEFAULT: VerdictOptions = VerdictOptions {
+        significance: 0.05,
+        noise_threshold_pct: 1.0,
+        test: Test::MannWhitney,
+    };
+}
+
+impl Default for VerdictOptions {
+    fn default() -> Self {
+        VerdictOptions::DEFAULT
+    }
+}
+
+/// The two-sample test behind a comparison's p-value.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Test {
+    #[default]
+    MannWhitney,
+    Welch,
+}
+
+impl std::fmt::Display for Test {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Test::MannWhitney => "Mann-Whitney U",
+            Test::Welch => "Welch t",
+        })
+    }
+}
+
+/// What to compute from the measurements besides per-case statistics.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct AnalysisSpec {
+    /// (reference, member): the member's cost as a multiple of the reference's, per
+    /// parameter set (e.g. an RNG over the cipher that is its "speed limit").
+    pub ratios: Vec<(String, String)>,
+    /// (baseline, candidate): two implementations side by side (faster or slower; no
+    /// gate reads them).
+    pub comparisons: Vec<(String, String)>,
+    /// (short, long) message lengths: report each implementation's cost per byte at
+    /// maximum throughput as the slope of its median between them.
+    #[serde(default)]
+    pub slope: Option<(u64, u64)>,
+    /// (baseline algorithm, candidate algorithm): compare each variant@target of C builds
+    /// across two algorithms (e.g. Spook v1 -> v2).
+    #[serde(default)]
+    pub algorithm_comparisons: Vec<(String, String)>,
+    /// (baseline variant, candidate variant): compare each algorithm@target of C builds
+    /// across two compile variants (the Jasmin seed's baseline vs variant).
+    #[serde(default)]
+    pub variant_comparisons: Vec<(String, String)>,
+    /// Report what N lanes buy: each N-lane implementation against N calls of the
+    /// fastest single-lane implementation of the same algorithm in the run.
+    #[serde(default)]
+    pub lane_speedups: bool,
+}
+
+impl AnalysisSpec {
+    /// Whether the run compares anything with anything (within itself).
+    pub fn compares(&self) -> bool {
+        !self.comparisons.is_empty()
+            || !self.algorithm_comparisons.is_empty()
+            || !self.variant_comparisons.is_empty()
+    }
+
+    /// Whether the run compares an implementation with its own baseline (a compile
+    /// variant, an algorithm's next version): what `--fail-on-regression` gates within
+    /// a run. Two implementations side by side are a finding, not a regression.
+    pub fn compares_variants(&self) -> bool {
+        !self.algorithm_comparisons.is_empty() || !self.variant_comparisons.is_empty()
+    }
+}
+
+/// What a bulk run was asked, stored with it for its report.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct BulkOptions {
+    pub sizes: Vec<u64>,
+    pub threads: Vec<usize>,
+    pub runs: u64,
+    #[serde(rename = "impl")]
+    pub filters: Vec<String>,
+    /// `--paths`: every code path of our AES measured on its own (earlier builds did not store it).
+    #[serde(default)]
+    pub paths: bool,
+    /// The CPUs threads were pinned to, in the order they were taken.
+    pub cpu_order: Vec<usize>,
+    pub huge_pages: String,
+}
