@@ -86,7 +86,7 @@ pub enum Command {
         source: ImportSource,
     },
     /// Multi-threaded AES (CTR, ECB) over buffers of hundreds of MiB to GiB: ours, OpenSSL and RustCrypto beside memcpy (a memory reference).
-    Bulk(crate::bulk::BulkArgs),
+    Bulk(BulkArgs),
     #[command(name = "__worker", hide = true)]
     Worker,
 }
@@ -242,6 +242,36 @@ impl From<VerdictArgs> for crate::record::VerdictOptions {
             test: v.test,
         }
     }
+}
+
+/// `cryptobench bulk`.
+#[derive(Args, Debug)]
+pub struct BulkArgs {
+    /// Buffer sizes, comma-separated: a whole number with KiB, MiB, GiB (powers of 1024), KB, MB, GB (powers of 1000) or no unit (bytes), in whole 16-byte blocks.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_parser = crate::bulk::size::parse_size,
+        default_value = "512MiB,1GiB,2GiB"
+    )]
+    pub sizes: Vec<u64>,
+    /// Thread counts, comma-separated, 1 to 1024. Default: 1 and every CPU available to this process.
+    #[arg(long, value_delimiter = ',', value_parser = crate::bulk::size::parse_threads)]
+    pub threads: Option<Vec<usize>>,
+    /// Timed runs per implementation, size and thread count; each encrypts the buffer and decrypts it again.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(2..=1000))]
+    pub runs: u64,
+    /// Only implementations whose name contains one of these, comma-separated (e.g. `aes-128-ctr`, `openssl`); memcpy, the reference, is always measured.
+    #[arg(long = "impl", value_name = "FILTER", value_delimiter = ',')]
+    pub filters: Vec<String>,
+    /// Also measure every code path of our AES this CPU has, each on its own (e.g. `cryptobench/aes-128-ctr@aesni`).
+    #[arg(long)]
+    pub paths: bool,
+    /// How to print the results: the bulk tables, or an export of the run's figures.
+    #[arg(long, default_value = "table", value_parser = Doc::Run.parser())]
+    pub format: Format,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Where a command writes (its `--format` is its own: see [`Doc`]).

@@ -49,6 +49,7 @@ pub mod record;
 pub mod report;
 pub mod runner;
 pub mod sample;
+pub mod session;
 pub mod size;
 pub mod stats;
 pub mod store;

@@ -18,6 +18,7 @@ mod compare;
 mod derived;
 mod runs;
 
+pub mod bulk;
 pub use case::*;
 pub use compare::*;
 pub use derived::*;

@@ -3,6 +3,7 @@
 //! structural. HTML is the [`Document`] again, with charts beside it.
 
 mod bencher;
+pub mod bulk;
 pub mod charts;
 pub(crate) mod csv;
 mod document;

@@ -1,9 +1,9 @@
 //! The figures of a stored bulk run, computed from the store alone: every run, a summary
 //! per implementation, operation, size and thread count, and scaling against one thread,
-//! OpenSSL on one thread and memcpy's rate. [`super::report`] only formats them.
+//! OpenSSL on one thread and memcpy's rate. [`crate::report::bulk`] only formats them.
 
-use super::MEMCPY;
-use super::size::format_size;
+use crate::bulk::MEMCPY;
+use crate::bulk::size::format_size;
 use crate::name::ImplName;
 use crate::record::CaseStatus;
 use crate::stats::{self, Summary};

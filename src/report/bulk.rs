@@ -1,17 +1,17 @@
-//! The bulk tables of a stored run, from its [`super::analysis`]: every run (the seed's
+//! The bulk tables of a stored run, from its [`crate::analysis::bulk`]: every run (the seed's
 //! table), the summary and the scaling, as table, md, json, csv or html.
 
 use anyhow::{Result, bail};
 use serde_json::{Value, json};
 
-use super::MEMCPY;
-use super::analysis::{self, BulkAnalysis, MB, MIB, Series, mb_per_s};
-use super::size::format_size;
+use super::Format;
+use super::csv::{Num, table};
+use super::{Block, Document, provenance};
+use crate::analysis::bulk::{self as analysis, BulkAnalysis, MB, MIB, Series, mb_per_s};
+use crate::bulk::MEMCPY;
+use crate::bulk::size::format_size;
 use crate::name::ImplName;
 use crate::record::RunOrigin;
-use crate::report::Format;
-use crate::report::csv::{Num, table};
-use crate::report::{Block, Document, provenance};
 use crate::stats::{self, Summary};
 use crate::store::StoredRun;
 

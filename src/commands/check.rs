@@ -1,0 +1,82 @@
+//! `cryptobench check`: the correctness gate alone, nothing timed or stored.
+
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+
+use crate::catalog::registry::Registry;
+use crate::cli::CheckArgs;
+use crate::exit::Exit;
+use crate::experiment::{self};
+use crate::machine::{self};
+use crate::output::print;
+use crate::report;
+use crate::runner::{self, Progress};
+
+use super::progress::Bar;
+
+/// The correctness gate alone, for every implementation of the plan: nothing is timed
+/// or stored.
+pub(super) fn check(args: CheckArgs) -> Result<ExitCode> {
+    let cpu = args.cpu.unwrap_or_else(machine::default_cpu);
+    machine::check_cpu(cpu)?;
+    let registry = Registry::builtin();
+    let plan = experiment::plan(
+        &args.targets,
+        None,
+        args.kat_dir.as_deref(),
+        false,
+        &registry,
+    )?;
+    if args.kat_dir.is_some() && plan.external.is_empty() {
+        eprintln!(
+            "warning: --kat-dir applies to C implementations (manifests), and this check has none"
+        );
+    }
+    let mut implementations: Vec<&str> = Vec::new();
+    for c in &plan.cases {
+        if !implementations.contains(&c.implementation.as_str()) {
+            implementations.push(&c.implementation);
+        }
+    }
+    if implementations.is_empty() {
+        bail!(
+            "nothing to check in `{}`: no implementation x target of its manifests can be built (see each variant's `requires` against its `targets`)",
+            plan.name
+        );
+    }
+    let progress = Bar::new();
+    progress.start(implementations.len() as u64);
+    let mut table = report::text_table(&["implementation", "verdict", "why"]);
+    let mut unfit = 0;
+    for imp in implementations {
+        progress.step(&format!("checking {imp}"));
+        let (verdict, why) = match runner::verify(imp, &plan.external, Some(cpu), args.timeout)? {
+            runner::Verdict::Checked(notes) if notes.is_empty() => ("verified", String::new()),
+            runner::Verdict::Checked(notes) => ("checked in part", notes.join("; ")),
+            runner::Verdict::Unfit(status, why) => {
+                use crate::record::CaseStatus;
+                let word = match status {
+                    CaseStatus::Wrong => "WRONG OUTPUT",
+                    CaseStatus::Unsupported => "not supported on this CPU",
+                    _ => "FAILED",
+                };
+                if status != CaseStatus::Unsupported {
+                    unfit += 1;
+                }
+                (word, why)
+            }
+        };
+        table.add_row(vec![imp.to_string(), verdict.to_string(), why]);
+    }
+    progress.finish();
+    print(&format!("{table}\n"))?;
+    if unfit > 0 {
+        eprintln!(
+            "{unfit} implementation{} gave wrong output or failed",
+            if unfit == 1 { "" } else { "s" }
+        );
+        return Ok(Exit::CasesFailed.into());
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,117 @@
+//! `report`, `compare`, `history` and `import`: the commands that read or fill the store
+//! without measuring.
+
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+
+use crate::analysis::{self};
+use crate::cli::{ImportSource, OutputArgs};
+use crate::history;
+use crate::import;
+use crate::output::{check_writable, emit, print};
+use crate::record::now;
+use crate::report;
+use crate::report::Format;
+
+use crate::store::Store;
+
+pub(super) fn report_run(run: &str, format: Format, output: &OutputArgs) -> Result<ExitCode> {
+    check_writable(output.file.as_deref(), &output.db)?;
+    let store = Store::open_existing(&output.db)?;
+    let stored = store.load_run(store.resolve_run(run)?)?;
+    emit(
+        output.file.as_deref(),
+        &crate::session::render_stored(&store, &stored, format)?,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The first few of `keys`, for an error message.
+pub(super) fn some_of(keys: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let shown: Vec<String> = keys.iter().take(SHOWN).map(|k| format!("`{k}`")).collect();
+    match keys.len() {
+        0 => "no case".into(),
+        n if n <= SHOWN => shown.join(", "),
+        n => format!("{} and {} more", shown.join(", "), n - SHOWN),
+    }
+}
+
+pub(super) fn import_run(source: ImportSource) -> Result<ExitCode> {
+    let (db, parsed) = match &source {
+        ImportSource::Criterion { dir, unit, db } => (db, import::criterion::read(dir, *unit)?),
+        ImportSource::OpensslSpeed { file, db } => (db, import::openssl_speed::read(file)?),
+    };
+    let mut store = Store::open(db)?;
+    let run_id = import::store(&mut store, &parsed, &now())?;
+    for w in &parsed.warnings {
+        eprintln!("warning: {w}");
+    }
+    print(&format!(
+        "imported {} case{} from {} as run {run_id} ({}) into {}\n",
+        parsed.cases.len(),
+        if parsed.cases.len() == 1 { "" } else { "s" },
+        parsed.source,
+        parsed.counter.unit(),
+        store.path().display()
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn compare(
+    run_a: &str,
+    run_b: &str,
+    verdict: crate::cli::VerdictArgs,
+    force: bool,
+    format: Format,
+    output: &OutputArgs,
+) -> Result<ExitCode> {
+    check_writable(output.file.as_deref(), &output.db)?;
+    let store = Store::open_existing(&output.db)?;
+    let (id_a, id_b) = (store.resolve_run(run_a)?, store.resolve_run(run_b)?);
+    if id_a == id_b {
+        bail!("`{run_a}` and `{run_b}` are the same run ({id_a}): compare two different runs");
+    }
+    let a = store.load_run(id_a)?;
+    let b = store.load_run(id_b)?;
+    if !force
+        && let Some(why) = [&a.header, &b.header]
+            .into_iter()
+            .find_map(analysis::incomplete)
+    {
+        bail!(
+            "{why}; compare it once it is measured again in full, or use --force to compare what it has"
+        );
+    }
+    let opts = verdict.into();
+    let cmp = analysis::compare_runs(&a, &b, &opts, force)?;
+    if cmp.comparisons.is_empty() && cmp.not_compared.is_empty() {
+        bail!(
+            "runs {id_a} and {id_b} share no case, so there is nothing to compare (run {id_a} has {}; run {id_b} has {}); compare runs of the same implementations at the same sizes",
+            some_of(&cmp.only_in_a),
+            some_of(&cmp.only_in_b)
+        );
+    }
+    let unit = b.header.counter.short_unit();
+    emit(
+        output.file.as_deref(),
+        &report::render_comparison(&cmp, unit, &opts, format)?,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub(super) fn history(
+    filter: Option<&str>,
+    format: Format,
+    output: &OutputArgs,
+) -> Result<ExitCode> {
+    check_writable(output.file.as_deref(), &output.db)?;
+    let store = Store::open_existing(&output.db)?;
+    let h = history::collect(&store, filter)?;
+    emit(
+        output.file.as_deref(),
+        &report::history::render(&h, format)?,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}

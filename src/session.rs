@@ -1,0 +1,177 @@
+//! One run's life, whatever measures it: begun in the store, measured with Ctrl-C kept,
+//! finished (and saved as a baseline), loaded back, printed as every report of it is,
+//! what went wrong said, and the exit status chosen. `run` measures in worker rounds
+//! ([`crate::runner`]), `bulk` on pinned threads ([`crate::bulk`]); both live it here.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::{Context, Result};
+
+use crate::analysis::{self, Analysis};
+use crate::exit::Exit;
+use crate::output::{emit, write_atomically};
+use crate::record::{CaseStatus, RunHeader, RunOrigin, now};
+use crate::report::{self, Doc, Format};
+use crate::runner::Ended;
+use crate::store::{Store, StoredRun};
+
+/// Where and how a run is printed once measured, and what ends it with a failure.
+pub struct Finish<'a> {
+    pub format: Format,
+    /// `-o`: the report written here instead of standard output.
+    pub file: Option<&'a Path>,
+    /// `--html`: the HTML report written here as well.
+    pub html: Option<&'a Path>,
+    /// `--save-baseline`: a finished run is saved under this name.
+    pub save_baseline: Option<&'a str>,
+    /// `--fail-on-regression`: a regression beyond the noise threshold ends the run with
+    /// [`Exit::Regression`].
+    pub fail_on_regression: bool,
+}
+
+/// Begin a run of `header` in `store`, `measure` it (until done, or until Ctrl-C sets the
+/// flag it is given), and finish it: everything measured is in the store before anything
+/// is printed, so a failure to print, or to measure the rest, loses none of it.
+pub fn run(
+    store: &mut Store,
+    header: &RunHeader,
+    finish: Finish<'_>,
+    measure: impl FnOnce(&mut Store, i64, &AtomicBool) -> Result<Ended>,
+) -> Result<ExitCode> {
+    let run_id = store.begin_run(header)?;
+    let interrupted = crate::interrupt::on_ctrl_c();
+    let ended = measure(store, run_id, &interrupted).with_context(|| {
+        format!(
+            "run {run_id} stopped; the cases measured before are kept in `{}` (`cryptobench report {run_id}` prints them)",
+            store.path().display()
+        )
+    })?;
+    let finished = ended == Ended::Finished;
+    if finished {
+        store.finish_run(run_id, &now())?;
+        if let Some(name) = finish.save_baseline {
+            store.save_baseline(name, run_id)?;
+        }
+    }
+
+    let stored = store.load_run(run_id)?;
+    let stored_as = || {
+        format!(
+            "the results are stored as run {run_id} in `{}`: `cryptobench report {run_id}` prints them again",
+            store.path().display()
+        )
+    };
+    let analysed = match &stored.header.options {
+        RunOrigin::Bulk { .. } => None,
+        _ => Some(analyse_stored(store, &stored)?),
+    };
+    let render = |format| match &analysed {
+        Some(a) => Ok(report::render(a, format)),
+        None => render_stored(store, &stored, format),
+    };
+    emit(finish.file, &render(finish.format)?).with_context(stored_as)?;
+    if let Some(path) = finish.html {
+        write_atomically(path, &render(Format::Html)?).with_context(stored_as)?;
+        eprintln!("wrote the HTML report to {}", path.display());
+    }
+    if !finished {
+        // Its report says INCOMPLETE; a part of a run is no baseline, and its cases that
+        // were never measured are not failures.
+        eprintln!(
+            "interrupted: run {run_id} keeps what was measured before Ctrl-C, marked incomplete ({}){}",
+            stored_as(),
+            if finish.save_baseline.is_some() {
+                "; not saved as a baseline"
+            } else {
+                ""
+            }
+        );
+        return Ok(Exit::Interrupted.into());
+    }
+    if let Some(name) = finish.save_baseline {
+        eprintln!(
+            "saved run {run_id} as baseline `{name}` in {}",
+            store.path().display()
+        );
+    }
+    let unfit = unfit_cases(&stored);
+    if !unfit.is_empty() {
+        eprintln!(
+            "{} case{} gave wrong output or failed (results stored as run {run_id}):",
+            unfit.len(),
+            if unfit.len() == 1 { "" } else { "s" }
+        );
+        for u in &unfit {
+            eprintln!("  {u}");
+        }
+    }
+    if finish.fail_on_regression
+        && let Some(analysed) = &analysed
+    {
+        let regressed = analysed.regressions();
+        if !regressed.is_empty() {
+            eprintln!(
+                "regressions beyond the noise threshold, or comparisons that could not be made ({}):",
+                regressed.len()
+            );
+            for r in regressed {
+                eprintln!("  {r}");
+            }
+            return Ok(Exit::Regression.into());
+        }
+    }
+    Ok(if unfit.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        Exit::CasesFailed.into()
+    })
+}
+
+/// A stored run in `format`, as `run` or `bulk` printed it: a bulk run in the tables
+/// `bulk` prints; the exports (Bencher, github-action-benchmark) take its cases like any
+/// run's.
+pub fn render_stored(store: &Store, stored: &StoredRun, format: Format) -> Result<String> {
+    Doc::Run.check(format)?;
+    if matches!(stored.header.options, RunOrigin::Bulk { .. }) && report::bulk::prints(format) {
+        report::bulk::render(stored, format)
+    } else {
+        Ok(report::render(&analyse_stored(store, stored)?, format))
+    }
+}
+
+/// Analyse a stored run with what it refers to in the store: its baseline run and the
+/// estimates of its C builds.
+pub fn analyse_stored(store: &Store, run: &StoredRun) -> Result<Analysis> {
+    let baseline = analysis::options_of(&run.header)?
+        .and_then(|o| o.baseline_run)
+        .map(|id| store.load_run(id))
+        .transpose()?;
+    let context = analysis::Context {
+        baseline,
+        estimates: store.estimates(run.header.id)?,
+    };
+    analysis::analyse(run, &context)
+}
+
+/// The cases that gave wrong output, crashed, hung or could not be loaded: a run with
+/// any of them ends with [`Exit::CasesFailed`]. A case this CPU cannot run is not one.
+fn unfit_cases(run: &StoredRun) -> Vec<String> {
+    run.cases
+        .iter()
+        .filter(|c| {
+            matches!(
+                c.status,
+                CaseStatus::Wrong | CaseStatus::Failed | CaseStatus::Pending
+            )
+        })
+        .map(|c| {
+            format!(
+                "{}: {}",
+                c.key,
+                c.message.as_deref().unwrap_or("not measured")
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,150 @@
+//! The import check: data flows one way (experiment → cases → measurement → samples →
+//! store → statistics → reports), so no module imports one of a layer above its own,
+//! and below the application layer no two modules import each other, however
+//! indirectly. Read from the sources: every `crate::module` path outside comments.
+//!
+//! A new top-level module must be given a layer here; docs/architecture.md says what
+//! each layer is for.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Bottom to top. A module may import its own layer and those below it.
+const LAYERS: &[(&str, &[&str])] = &[
+    ("values", &["stats", "name", "size", "exit"]),
+    ("host", &["counter", "machine"]),
+    ("record", &["record"]),
+    ("store", &["store"]),
+    ("subjects", &["keccak", "catalog", "cimpl"]),
+    ("measurement", &["sample", "runner", "experiment", "bulk"]),
+    ("analysis", &["analysis", "history"]),
+    ("reports", &["report"]),
+    (
+        "application",
+        &[
+            "session",
+            "commands",
+            "cli",
+            "import",
+            "interrupt",
+            "output",
+            "fuzz_entry",
+            "lib",
+            "main",
+        ],
+    ),
+];
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|(_, ms)| ms.contains(&module))
+}
+
+/// Every `(file, line, from, to)` of a `crate::to` path in a module `from`'s sources.
+fn imports() -> Vec<(String, usize, String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut found = Vec::new();
+    let mut stack = vec![src.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let rel = path
+                .strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .to_string();
+            let from = rel
+                .split('/')
+                .next()
+                .unwrap()
+                .trim_end_matches(".rs")
+                .to_string();
+            for (n, line) in std::fs::read_to_string(&path).unwrap().lines().enumerate() {
+                let code = line.split("//").next().unwrap();
+                for (at, _) in code.match_indices("crate::") {
+                    let to: String = code[at + 7..]
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    if to != from {
+                        found.push((rel.clone(), n + 1, from.clone(), to));
+                    }
+                }
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_module_imports_one_of_a_layer_above_it() {
+    let found = imports();
+    assert!(
+        found.len() > 100,
+        "the scan found only {} imports",
+        found.len()
+    );
+    let mut wrong = Vec::new();
+    for (file, line, from, to) in &found {
+        let (Some(lf), Some(lt)) = (layer_of(from), layer_of(to)) else {
+            wrong.push(format!(
+                "src/{file}:{line}: `{from}` or `{to}` has no layer in tests/layers.rs"
+            ));
+            continue;
+        };
+        if lt > lf {
+            wrong.push(format!(
+                "src/{file}:{line}: `{from}` ({}) imports `{to}` ({})",
+                LAYERS[lf].0, LAYERS[lt].0
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn below_the_application_no_import_cycle() {
+    let app = LAYERS.len() - 1;
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (_, _, from, to) in imports() {
+        if layer_of(&from).is_some_and(|l| l < app) {
+            graph.entry(from).or_default().insert(to);
+        }
+    }
+    // Depth-first, with the path so far: a module met again on its own path is a cycle.
+    fn visit(
+        m: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|p| p == m) {
+            let mut cycle = path[at..].to_vec();
+            cycle.push(m.to_string());
+            return Some(cycle);
+        }
+        if !done.insert(m.to_string()) {
+            return None;
+        }
+        path.push(m.to_string());
+        for next in graph.get(m).into_iter().flatten() {
+            if let Some(cycle) = visit(next, graph, path, done) {
+                return Some(cycle);
+            }
+        }
+        path.pop();
+        None
+    }
+    let mut done = BTreeSet::new();
+    for m in graph.keys() {
+        if let Some(cycle) = visit(m, &graph, &mut Vec::new(), &mut done) {
+            panic!("import cycle: {}", cycle.join(" -> "));
+        }
+    }
+}
