@@ -8,4 +8,4 @@ if [ ! -d "$spook_kat" ]; then
   echo "warning: $spook_kat not found: tests/spook.rs will skip the Spook known-answer" \
     "tests (set SPOOK_KAT_DIR to the folder of the LWC KAT files)" >&2
 fi
-cargo test --release --locked
+cargo test --release --locked --workspace

@@ -9,6 +9,8 @@
 //! (NaN or ±∞), instead of panicking or returning NaN. Each function's doc
 //! lists any further cases.
 
+#![forbid(unsafe_code)]
+
 pub mod bootstrap;
 pub mod compare;
 pub mod interval;
@@ -19,8 +21,8 @@ pub mod verdict;
 
 mod u_dist;
 
-#[cfg(test)]
-pub(crate) mod test_rng;
+#[doc(hidden)]
+pub mod test_rng;
 
 pub use bootstrap::{cluster_bootstrap_ci, min_clusters};
 pub use compare::{

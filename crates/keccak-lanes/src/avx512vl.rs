@@ -78,7 +78,7 @@ macro_rules! vl_variant {
 
         #[target_feature(enable = "avx512f,avx512vl")]
         fn f1600(state: &mut [V; 25]) {
-            crate::keccak::round::keccak_f1600!(state);
+            crate::round::keccak_f1600!(state);
         }
 
         sponge::simd_entry_points!(
@@ -99,7 +99,7 @@ pub(super) mod x2 {
     use super::super::x2::avx::{write_words, xor_words};
 
     vl_variant! {
-        backend: crate::keccak::Backend::Avx512vlX2,
+        backend: crate::Backend::Avx512vlX2,
         lanes: 2,
         vector: __m128i,
         ternarylogic: _mm_ternarylogic_epi64,
@@ -115,7 +115,7 @@ pub(super) mod x4 {
     use super::super::x4::{write_words, xor_words};
 
     vl_variant! {
-        backend: crate::keccak::Backend::Avx512vlX4,
+        backend: crate::Backend::Avx512vlX4,
         lanes: 4,
         vector: __m256i,
         ternarylogic: _mm256_ternarylogic_epi64,

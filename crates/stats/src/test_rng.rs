@@ -1,4 +1,5 @@
-//! Seeded random variates for the statistical tests of this module.
+//! Seeded random variates for statistical tests, here and in the crates that test with
+//! these statistics.
 
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};

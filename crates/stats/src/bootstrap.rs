@@ -141,8 +141,8 @@ fn percentile_interval(estimate: f64, mut replicates: Vec<f64>, tail: f64, level
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::summary::{mean, median};
-    use crate::stats::test_rng::TestRng;
+    use crate::summary::{mean, median};
+    use crate::test_rng::TestRng;
 
     fn med(xs: &[f64]) -> f64 {
         median(xs).unwrap_or(f64::NAN)

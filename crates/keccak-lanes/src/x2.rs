@@ -66,8 +66,8 @@ macro_rules! x2_variant {
         }
 
         #[target_feature(enable = $feature)]
-        pub(in crate::keccak) fn f1600(state: &mut [V; 25]) {
-            crate::keccak::round::keccak_f1600!(state);
+        pub(crate) fn f1600(state: &mut [V; 25]) {
+            crate::round::keccak_f1600!(state);
         }
 
         /// XORs the first `words` little-endian words of each lane's bytes
@@ -80,7 +80,7 @@ macro_rules! x2_variant {
         /// `words <= 25`.
         #[target_feature(enable = $feature)]
         #[inline]
-        pub(in crate::keccak) unsafe fn xor_words(
+        pub(crate) unsafe fn xor_words(
             state: &mut [V; 25],
             lanes: [*const u8; 2],
             words: usize,
@@ -111,7 +111,7 @@ macro_rules! x2_variant {
         /// `words <= 25`.
         #[target_feature(enable = $feature)]
         #[inline]
-        pub(in crate::keccak) unsafe fn write_words(
+        pub(crate) unsafe fn write_words(
             state: &[V; 25],
             lanes: [*mut u8; 2],
             words: usize,

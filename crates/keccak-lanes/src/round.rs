@@ -34,7 +34,7 @@ macro_rules! chi_row {
     ($a:ident, $d:ident; $(($i:literal, $x:literal, $r:literal)),+) => {{
         let [b0, b1, b2, b3, b4] =
             [$(rotl::<$r, { 64 - $r }>(theta_apply($a[$i], $d[$x]))),+];
-        $crate::keccak::round::chi_row!(@chi b0, b1, b2, b3, b4)
+        $crate::round::chi_row!(@chi b0, b1, b2, b3, b4)
     }};
     (@chi $b0:ident, $b1:ident, $b2:ident, $b3:ident, $b4:ident) => {
         [
@@ -52,7 +52,7 @@ macro_rules! chi_row_with {
     ($a:ident, $d:ident, $k:expr; $(($i:literal, $x:literal, $r:literal)),+) => {{
         let [b0, b1, b2, b3, b4] =
             [$(rotl_with::<$r, { 64 - $r }>(theta_apply($a[$i], $d[$x]), $k)),+];
-        $crate::keccak::round::chi_row!(@chi b0, b1, b2, b3, b4)
+        $crate::round::chi_row!(@chi b0, b1, b2, b3, b4)
     }};
 }
 
@@ -76,10 +76,10 @@ macro_rules! chi_row_with {
 /// permutation's own stack frame (see [`keccak_f1600`]).
 macro_rules! keccak_round {
     ($a:ident, $rc:expr) => {
-        $crate::keccak::round::keccak_round!(@rows $a, $rc, chi_row)
+        $crate::round::keccak_round!(@rows $a, $rc, chi_row)
     };
     ($a:ident, $rc:expr, $k:expr) => {
-        $crate::keccak::round::keccak_round!(@rows $a, $rc, chi_row_with, $k)
+        $crate::round::keccak_round!(@rows $a, $rc, chi_row_with, $k)
     };
     (@rows $a:ident, $rc:expr, $chi_row:ident $(, $k:expr)?) => {{
         let c = [
@@ -99,7 +99,7 @@ macro_rules! keccak_round {
         // Output row y takes lane (x + 3y, x) for x = 0..5 (indices mod 5),
         // as (lane index, theta column, rho rotation).
         #[allow(unused_imports)]
-        use $crate::keccak::round::{chi_row, chi_row_with};
+        use $crate::round::{chi_row, chi_row_with};
         let [e0, e1, e2, e3, e4] =
             $chi_row!($a, d $(, $k)?; (0, 0, 0), (6, 1, 44), (12, 2, 43), (18, 3, 21), (24, 4, 14));
         let [e5, e6, e7, e8, e9] =
@@ -136,9 +136,9 @@ macro_rules! keccak_f1600 {
     ($state:expr) => {{
         let state = $state;
         let mut a = *state;
-        for rc in $crate::keccak::round::RC.chunks_exact(2) {
-            let e = $crate::keccak::round::keccak_round!(a, rc[0]);
-            a = $crate::keccak::round::keccak_round!(e, rc[1]);
+        for rc in $crate::round::RC.chunks_exact(2) {
+            let e = $crate::round::keccak_round!(a, rc[0]);
+            a = $crate::round::keccak_round!(e, rc[1]);
         }
         *state = a;
     }};
@@ -147,14 +147,14 @@ macro_rules! keccak_f1600 {
         let mut a = *state;
         let k = core::hint::black_box($constants);
         for r in 0..24 {
-            a = $crate::keccak::round::keccak_round!(a, k.rc[r], &k);
+            a = $crate::round::keccak_round!(a, k.rc[r], &k);
         }
         *state = a;
     }};
     ($state:expr, unrolled) => {{
         let state = $state;
         let a = *state;
-        $crate::keccak::round::keccak_rounds!(
+        $crate::round::keccak_rounds!(
             a; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23
         );
         *state = a;
@@ -164,7 +164,7 @@ macro_rules! keccak_f1600 {
 macro_rules! keccak_rounds {
     ($a:ident; $($round:literal)+) => {
         $(
-            let $a = $crate::keccak::round::keccak_round!($a, $crate::keccak::round::RC[$round]);
+            let $a = $crate::round::keccak_round!($a, $crate::round::RC[$round]);
         )+
     };
 }

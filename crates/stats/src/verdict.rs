@@ -76,8 +76,8 @@ pub fn verdict(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::compare::{mann_whitney, relative_change};
-    use crate::stats::test_rng::TestRng;
+    use crate::compare::{mann_whitney, relative_change};
+    use crate::test_rng::TestRng;
 
     fn pct(lo: f64, hi: f64) -> Interval {
         Interval {

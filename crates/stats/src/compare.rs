@@ -847,7 +847,7 @@ mod properties {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::stats::verdict::{Verdict, verdict};
+    use crate::verdict::{Verdict, verdict};
 
     /// Around `centre`, with 0.5 % noise, `slow` of them in a mode `factor` slower.
     fn bimodal(n: std::ops::RangeInclusive<usize>) -> impl Strategy<Value = Vec<f64>> {

@@ -169,26 +169,26 @@ macro_rules! simd_entry_points {
         feature: $feature:literal, lanes: $lanes:literal, zero: $zero:expr $(,)?
     ) => {
         #[target_feature(enable = $feature)]
-        pub(in crate::keccak) fn $shake(
+        pub(crate) fn $shake(
             rate: usize,
             inputs: &[&[u8]; $lanes],
             outputs: &mut [&mut [u8]; $lanes],
         ) {
-            $crate::keccak::sponge::shake(
+            $crate::sponge::shake(
                 &mut [$zero; 25],
                 rate,
                 inputs,
                 outputs,
                 |state, blocks| {
                     let words = blocks[0].len() / 8;
-                    let lanes = $crate::keccak::sponge::lane_ptrs(&blocks, 8 * words);
+                    let lanes = $crate::sponge::lane_ptrs(&blocks, 8 * words);
                     // SAFETY: `lane_ptrs` checked that each block holds `8 * words` bytes.
                     unsafe { xor_words(state, lanes, words) }
                 },
                 |state| f1600(state),
                 |state, mut blocks| {
                     let words = blocks[0].len() / 8;
-                    let lanes = $crate::keccak::sponge::lane_ptrs_mut(&mut blocks, 8 * words);
+                    let lanes = $crate::sponge::lane_ptrs_mut(&mut blocks, 8 * words);
                     // SAFETY: `lane_ptrs_mut` checked that each block holds `8 * words` bytes.
                     unsafe { write_words(state, lanes, words) }
                 },
@@ -196,7 +196,7 @@ macro_rules! simd_entry_points {
         }
 
         #[target_feature(enable = $feature)]
-        pub(in crate::keccak) fn $permute(states: &mut [[u64; 25]; $lanes]) {
+        pub(crate) fn $permute(states: &mut [[u64; 25]; $lanes]) {
             let mut state = [$zero; 25];
             // SAFETY: each state is 25 readable words.
             unsafe { xor_words(&mut state, states.each_ref().map(|s| s.as_ptr().cast()), 25) };
@@ -209,29 +209,29 @@ macro_rules! simd_entry_points {
         checked $backend:expr, $supported:path;
         feature: $feature:literal, lanes: $lanes:literal, zero: $zero:expr $(,)?
     ) => {
-        $crate::keccak::sponge::simd_entry_points!(
+        $crate::sponge::simd_entry_points!(
             fn shake_unchecked, fn permute_unchecked;
             feature: $feature, lanes: $lanes, zero: $zero,
         );
 
-        pub(in crate::keccak) fn shake(
+        pub(crate) fn shake(
             rate: usize,
             inputs: &[&[u8]; $lanes],
             outputs: &mut [&mut [u8]; $lanes],
-        ) -> Result<(), $crate::keccak::Error> {
+        ) -> Result<(), $crate::Error> {
             if !$supported() {
-                return Err($crate::keccak::Error::Unsupported($backend));
+                return Err($crate::Error::Unsupported($backend));
             }
             // SAFETY: the CPU has the feature: checked just above.
             unsafe { shake_unchecked(rate, inputs, outputs) };
             Ok(())
         }
 
-        pub(in crate::keccak) fn permute(
+        pub(crate) fn permute(
             states: &mut [[u64; 25]; $lanes],
-        ) -> Result<(), $crate::keccak::Error> {
+        ) -> Result<(), $crate::Error> {
             if !$supported() {
-                return Err($crate::keccak::Error::Unsupported($backend));
+                return Err($crate::Error::Unsupported($backend));
             }
             // SAFETY: the CPU has the feature: checked just above.
             unsafe { permute_unchecked(states) };
