@@ -793,7 +793,7 @@ mod tests {
 
     #[test]
     fn default_plan_is_the_seed_experiment() {
-        let p = plan(&[], None, None, false, &Registry::builtin()).unwrap();
+        let p = plan(&[], None, None, false, &crate::providers::builtin()).unwrap();
         assert_eq!(p.name, "chacha20-rng");
         assert_eq!(p.cases.len(), 15);
         assert_eq!(p.cases[0].key(), "rustcrypto/chacha20/xor len=1024");
@@ -802,7 +802,7 @@ mod tests {
 
     #[test]
     fn filters_select_implementations_and_unknown_names_are_refused() {
-        let r = Registry::builtin();
+        let r = crate::providers::builtin();
         let p = plan(&["rand_chacha".into()], Some(&[64]), None, false, &r).unwrap();
         assert_eq!(p.cases.len(), 1);
         assert_eq!(
@@ -820,7 +820,7 @@ mod tests {
 
     #[test]
     fn every_experiment_names_registered_implementations() {
-        let r = Registry::builtin();
+        let r = crate::providers::builtin();
         for e in BUILTIN {
             let members: Vec<&(&str, &str)> = e.groups.iter().flat_map(|g| g.members).collect();
             for g in e.groups {
@@ -842,7 +842,7 @@ mod tests {
 
     #[test]
     fn grids_expand_and_sizes_replace_lengths() {
-        let r = Registry::builtin();
+        let r = crate::providers::builtin();
         let suite = plan(&["suite".into()], None, None, false, &r).unwrap();
         let keys: Vec<String> = suite.cases.iter().map(|c| c.key()).collect();
         for key in [
@@ -870,7 +870,7 @@ mod tests {
 
     #[test]
     fn filters_give_every_parameter_its_default() {
-        let r = Registry::builtin();
+        let r = crate::providers::builtin();
         let targets = [
             "openssl/shake128".to_string(),
             "ml-kem-512/decaps".to_string(),

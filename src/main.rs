@@ -1,12 +1,12 @@
 use std::process::ExitCode;
 
 use cryptobench::exit::Exit;
-use cryptobench::{cli, commands, runner};
+use cryptobench::{cli, commands, providers, runner};
 
 fn main() -> ExitCode {
     let cli = cli::Cli::parse_args();
     if let cli::Command::Worker = cli.command {
-        return match runner::worker::serve() {
+        return match runner::worker::serve(&providers::builtin()) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("worker: {e:#}");

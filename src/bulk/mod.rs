@@ -50,8 +50,7 @@ use competitors::{BulkCipher, Secret};
 use gate::gate;
 use plan::{plan, thread_counts};
 
-/// The name memcpy, the reference, is stored under.
-pub const MEMCPY: &str = "memcpy";
+pub use crate::record::MEMCPY;
 
 /// What `bulk` is asked to measure.
 pub struct Request {

@@ -4,7 +4,6 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 
-use crate::catalog::registry::Registry;
 use crate::cli::CheckArgs;
 use crate::exit::Exit;
 use crate::experiment::{self};
@@ -20,7 +19,7 @@ use super::progress::Bar;
 pub(super) fn check(args: CheckArgs) -> Result<ExitCode> {
     let cpu = args.cpu.unwrap_or_else(machine::default_cpu);
     machine::check_cpu(cpu)?;
-    let registry = Registry::builtin();
+    let registry = crate::providers::builtin();
     let plan = experiment::plan(
         &args.targets,
         None,

@@ -4,7 +4,6 @@ use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 
-use crate::catalog::registry::Registry;
 use crate::experiment::{self, BUILTIN};
 use crate::output::print;
 use crate::report;
@@ -18,7 +17,7 @@ pub(super) fn list(filter: Option<&str>) -> Result<ExitCode> {
         let (path, selection) = arg?;
         return list_manifest(&path, &selection);
     }
-    let registry = Registry::builtin();
+    let registry = crate::providers::builtin();
     let mut table = report::text_table(&["implementation", "kind", "operation", "parameters"]);
     let mut shown = 0;
     for imp in registry.all() {

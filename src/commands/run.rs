@@ -8,7 +8,6 @@ use anyhow::{Context, Result, bail};
 use crate::record::{AnalysisSpec, Case, Test, VerdictOptions};
 
 use crate::analysis::{self};
-use crate::catalog::registry::Registry;
 use crate::cli::RunArgs;
 use crate::experiment::{self};
 use crate::machine::{self, Machine};
@@ -33,7 +32,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
         check_baseline_name(name)?;
     }
     let processes = args.processes as usize;
-    let registry = Registry::builtin();
+    let registry = crate::providers::builtin();
     let mut plan = experiment::plan(
         &args.targets,
         args.sizes.as_deref(),

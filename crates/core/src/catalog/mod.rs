@@ -9,7 +9,6 @@ use crate::record::Params;
 
 pub mod buffer;
 pub mod kinds;
-pub mod providers;
 pub mod reference;
 pub mod registry;
 

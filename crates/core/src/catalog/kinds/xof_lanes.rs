@@ -130,29 +130,6 @@ mod tests {
     use super::super::xof::SHAKE128;
     use super::*;
 
-    /// Every N-lane implementation declares the lanes its name promises (`-x4-avx2`),
-    /// and bytes per call count them: the lane table and cycles per byte read the
-    /// declaration, users read the name.
-    #[test]
-    fn declared_lanes_agree_with_names() {
-        let registry = crate::catalog::registry::Registry::builtin();
-        let mut n_lane = 0;
-        for imp in registry.all() {
-            let name = imp.name();
-            let in_name = crate::name::ImplName::parse(&name)
-                .algorithm()
-                .split_once("-x")
-                .and_then(|(_, rest)| rest.split('-').next()?.parse::<usize>().ok())
-                .unwrap_or(1);
-            assert_eq!(imp.lanes(), in_name, "{name}");
-            n_lane += usize::from(in_name > 1);
-        }
-        assert!(
-            n_lane >= 8,
-            "only {n_lane} N-lane implementations registered"
-        );
-    }
-
     /// Two lanes whose outputs come back swapped.
     #[derive(Clone)]
     struct Swapped;

@@ -12,7 +12,7 @@ mod options;
 mod run;
 mod samples;
 
-pub use case::{Case, CaseStatus, Params};
+pub use case::{Case, CaseStatus, MEMCPY, Params};
 pub use options::{
     AnalysisOptions, AnalysisSpec, BulkOptions, RunOptions, SamplePlan, Test, VerdictOptions,
 };

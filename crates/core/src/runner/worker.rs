@@ -253,12 +253,12 @@ fn signal_name(sig: i32) -> &'static str {
 
 /// The worker's side: read a request, do it, write the reply. Any error here is a
 /// refusal, not a crash: crashes are what measured code does.
-pub fn serve() -> Result<()> {
+pub fn serve(registry: &Registry) -> Result<()> {
     let mut replies = std::io::BufWriter::new(reply_channel()?);
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input)?;
     let request: Request = serde_json::from_str(&input).context("malformed worker request")?;
-    let reply = handle(&request).unwrap_or_else(|e| Reply::Refused(format!("{e:#}")));
+    let reply = handle(&request, registry).unwrap_or_else(|e| Reply::Refused(format!("{e:#}")));
     serde_json::to_writer(&mut replies, &reply)?;
     replies.flush()?;
     Ok(())
@@ -281,8 +281,7 @@ fn reply_channel() -> Result<std::fs::File> {
     }
 }
 
-fn handle(request: &Request) -> Result<Reply> {
-    let registry = Registry::builtin();
+fn handle(request: &Request, registry: &Registry) -> Result<Reply> {
     let loaded;
     let imp: &dyn crate::catalog::Implementation = match &request.c {
         Some(spec) => {

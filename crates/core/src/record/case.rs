@@ -101,6 +101,9 @@ impl Case {
     }
 }
 
+/// The implementation name a bulk run's memory reference (memcpy) is stored under.
+pub const MEMCPY: &str = "memcpy";
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CaseStatus {
@@ -121,7 +124,8 @@ impl CaseStatus {
             CaseStatus::Unsupported => "unsupported",
         }
     }
-    pub(crate) fn parse(s: &str) -> Result<Self> {
+    /// The status stored as `s`.
+    pub fn parse(s: &str) -> Result<Self> {
         Ok(match s {
             "pending" => CaseStatus::Pending,
             "ok" => CaseStatus::Ok,

@@ -8,10 +8,10 @@ use super::Format;
 use super::csv::{Num, table};
 use super::{Block, Document, provenance};
 use crate::analysis::bulk::{self as analysis, BulkAnalysis, MB, MIB, Series, mb_per_s};
-use crate::bulk::MEMCPY;
-use crate::bulk::size::format_size;
 use crate::name::ImplName;
+use crate::record::MEMCPY;
 use crate::record::RunOrigin;
+use crate::size::format_size;
 use crate::stats::{self, Summary};
 use crate::store::StoredRun;
 

@@ -123,7 +123,8 @@ fn encode_samples(samples: &[f64]) -> Vec<u8> {
 
 /// The samples of a stored cluster of the case in row `case_row`; a blob that is not
 /// whole f64s is an error naming the case.
-pub(crate) fn decode_samples(blob: &[u8], case_row: i64) -> Result<impl Iterator<Item = f64> + '_> {
+#[doc(hidden)]
+pub fn decode_samples(blob: &[u8], case_row: i64) -> Result<impl Iterator<Item = f64> + '_> {
     if !blob.len().is_multiple_of(8) {
         bail!("corrupt sample record in the store (case {case_row})");
     }
@@ -648,8 +649,9 @@ impl Store {
     }
 }
 
-/// A row of `runs` as stored, its typed columns still text.
-pub(crate) struct RunRow {
+/// A row of `runs` as stored, its typed columns still text (public for the fuzz targets).
+#[doc(hidden)]
+pub struct RunRow {
     pub id: i64,
     pub started_at: String,
     pub finished_at: Option<String>,
@@ -667,7 +669,7 @@ pub(crate) struct RunRow {
 
 impl RunRow {
     /// The run's header, its status, counter, machine and options read from their text.
-    pub(crate) fn decode(self) -> Result<RunHeader> {
+    pub fn decode(self) -> Result<RunHeader> {
         Ok(RunHeader {
             id: self.id,
             started_at: self.started_at,
@@ -689,7 +691,8 @@ impl RunRow {
 }
 
 /// A case's parameters as stored (`params_json`).
-pub(crate) fn decode_params(params_json: &str) -> Result<Params> {
+#[doc(hidden)]
+pub fn decode_params(params_json: &str) -> Result<Params> {
     serde_json::from_str(params_json).context("corrupt case parameters in the store")
 }
 
