@@ -216,7 +216,7 @@ fn record(
                 let samples = Samples {
                     calls_per_sample: 1,
                     calibration: *calibration,
-                    clusters: vec![vec![ns]],
+                    per_layout: vec![vec![ns]],
                     core_clock: None,
                 };
                 store.add_samples(row, round, &samples)?;

@@ -246,8 +246,8 @@ pub(super) fn check_baseline(
     let fewest = base
         .cases
         .iter()
-        .filter(|c| keys.contains(&c.key) && !c.clusters.is_empty())
-        .map(|c| c.clusters.len())
+        .filter(|c| keys.contains(&c.key) && !c.per_process.is_empty())
+        .map(|c| c.per_process.len())
         .min();
     if let (Some((verdict, processes)), Some(theirs)) = (gate, fewest) {
         let level = 1.0 - verdict.significance;

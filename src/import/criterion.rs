@@ -468,7 +468,7 @@ pub(crate) fn benchmark_from_json(
             params,
             lanes: 1,
         },
-        clusters: vec![per_iteration],
+        per_process: vec![per_iteration],
         calls_per_sample: None,
         message: None,
     };

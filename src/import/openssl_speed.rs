@@ -293,7 +293,7 @@ pub(crate) fn parse(
                 params: Params::new().with("len", len),
                 lanes: 1,
             },
-            clusters: values.into_iter().map(|v| vec![v]).collect(),
+            per_process: values.into_iter().map(|v| vec![v]).collect(),
             calls_per_sample: None,
             message: None,
         })

@@ -118,7 +118,7 @@ pub fn collect(store: &Store, filter: Option<&str>) -> Result<History> {
             .iter()
             .filter(|c| c.status == CaseStatus::Ok)
             .filter_map(|c| {
-                let all: Vec<f64> = c.clusters.iter().flatten().copied().collect();
+                let all: Vec<f64> = c.per_process.iter().flatten().copied().collect();
                 let clock = stats::median(&c.core_clocks)
                     .zip(run.header.tsc_hz)
                     .map(|(ratio, hz)| ratio * hz);

@@ -71,7 +71,7 @@ pub fn collect<C: Counter>(c: &mut C, layouts: &mut [Box<dyn Call>], plan: &Samp
     Samples {
         calls_per_sample,
         calibration,
-        clusters,
+        per_layout: clusters,
         core_clock: crate::stats::median(&clocks),
     }
 }
@@ -164,8 +164,8 @@ mod tests {
         assert_eq!(s.calibration.overhead, 7.0);
         // max(200 x overhead 7, 1000 x resolution 7) = 7000 counts at 100 per call.
         assert_eq!(s.calls_per_sample, 70);
-        assert_eq!(s.clusters.len(), 2);
-        for cluster in &s.clusters {
+        assert_eq!(s.per_layout.len(), 2);
+        for cluster in &s.per_layout {
             assert_eq!(cluster.len(), 10);
             assert!(cluster.iter().all(|&x| x == 100.0), "{cluster:?}");
         }

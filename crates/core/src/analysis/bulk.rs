@@ -82,7 +82,7 @@ pub fn series(run: &StoredRun) -> Vec<Series<'_>> {
             len: case.params.get("len").unwrap_or(0),
             threads: case.params.get("threads").unwrap_or(0),
             ns: case
-                .clusters
+                .per_process
                 .iter()
                 .filter_map(|c| c.first().copied())
                 .collect(),

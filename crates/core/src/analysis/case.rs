@@ -7,7 +7,9 @@ use super::*;
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Measured {
     pub samples: usize,
-    pub clusters: usize,
+    /// Worker processes measured (independent runs), shown as `clusters` in JSON.
+    #[serde(rename = "clusters")]
+    pub processes: usize,
     pub calls_per_sample: Option<u64>,
     pub summary: Summary,
     /// Median counts per call with its 95 % interval (clusters resampled); without one
@@ -94,15 +96,15 @@ pub(super) fn single_sample(x: f64) -> Option<(Summary, Interval)> {
 }
 
 pub(super) fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measured> {
-    if c.status != CaseStatus::Ok || c.clusters.is_empty() {
+    if c.status != CaseStatus::Ok || c.per_process.is_empty() {
         return None;
     }
-    let all: Vec<f64> = c.clusters.iter().flatten().copied().collect();
+    let all: Vec<f64> = c.per_process.iter().flatten().copied().collect();
     let (summary, median, interval) = match all[..] {
         [x] => single_sample(x).map(|(s, m)| (s, m, false))?,
         _ => {
             let summary = Summary::of(&all)?;
-            let refs: Vec<&[f64]> = c.clusters.iter().map(Vec::as_slice).collect();
+            let refs: Vec<&[f64]> = c.per_process.iter().map(Vec::as_slice).collect();
             let ci = if refs.len() >= stats::min_clusters(LEVEL) {
                 Some(stats::cluster_bootstrap_ci(
                     &refs,
@@ -147,7 +149,7 @@ pub(super) fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measure
     let process_spread_pct = process_spread_pct(&cluster_medians(c));
     Some(Measured {
         samples: all.len(),
-        clusters: c.clusters.len(),
+        processes: c.per_process.len(),
         calls_per_sample: c.calls_per_sample,
         summary,
         median,
@@ -185,5 +187,5 @@ pub(super) fn process_spread_pct(per_process: &[f64]) -> Option<f64> {
 }
 
 pub(super) fn cluster_medians(c: &StoredCase) -> Vec<f64> {
-    c.clusters.iter().map(|cl| median_of(cl)).collect()
+    c.per_process.iter().map(|cl| median_of(cl)).collect()
 }

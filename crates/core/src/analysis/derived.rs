@@ -76,7 +76,7 @@ pub(super) fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
             .iter()
             .filter(|s| s.params == c.params && lane_shape(s) == (algorithm, 1))
             .min_by(|a, b| {
-                median_of(&a.clusters.concat()).total_cmp(&median_of(&b.clusters.concat()))
+                median_of(&a.per_process.concat()).total_cmp(&median_of(&b.per_process.concat()))
             });
         let Some(single) = single else { continue };
         // N single calls over one N-lane call: N over the ratio of the call to one single
@@ -93,7 +93,7 @@ pub(super) fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
             hi: lanes / ratio.lo,
             level: ratio.level,
         };
-        let median_call = median_of(&c.clusters.concat());
+        let median_call = median_of(&c.per_process.concat());
         let clocks = stats::median(&single.core_clocks).zip(stats::median(&c.core_clocks));
         out.push(LaneSpeedup {
             implementation: c.implementation.clone(),
@@ -102,7 +102,7 @@ pub(super) fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
             params: c.params.clone(),
             single: single.implementation.clone(),
             median_call,
-            median_single: median_of(&single.clusters.concat()),
+            median_single: median_of(&single.per_process.concat()),
             speedup,
             // From the parameters, not the stored byte count: runs stored before that
             // count took in every lane gave one lane's bytes.

@@ -265,7 +265,7 @@ mod tests {
             message: None,
             calls_per_sample: Some(1),
             overhead: Some(0.0),
-            clusters: per_process
+            per_process: per_process
                 .iter()
                 .map(|&m| vec![m - 1.0, m, m + 1.0])
                 .collect(),
@@ -356,7 +356,7 @@ mod tests {
         let broken = |name: &str, status| StoredCase {
             status,
             message: Some("crashed (killed by signal 11 (SIGSEGV))".into()),
-            clusters: Vec::new(),
+            per_process: Vec::new(),
             ..fine(name)
         };
         let gate = |base: &StoredCase, cand: &StoredCase| {

@@ -7,7 +7,7 @@ pub struct Samples {
     pub calls_per_sample: u64,
     pub calibration: Calibration,
     /// One group of samples per layout; counts per call, overhead removed.
-    pub clusters: Vec<Vec<f64>>,
+    pub per_layout: Vec<Vec<f64>>,
     /// Median core cycles per TSC tick beside the samples, where the counter measures
     /// the clock (tsc-core): the clock this code ran at, which the code itself can move.
     #[serde(default)]

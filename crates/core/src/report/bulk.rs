@@ -488,7 +488,7 @@ mod tests {
             message: None,
             calls_per_sample: Some(1),
             overhead: None,
-            clusters: runs_ns.iter().map(|&ns| vec![ns]).collect(),
+            per_process: runs_ns.iter().map(|&ns| vec![ns]).collect(),
             core_clocks: Vec::new(),
         }
     }
@@ -500,7 +500,7 @@ mod tests {
                 case,
                 len: 1 << 20,
                 threads: 1,
-                ns: case.clusters.iter().map(|c| c[0]).collect(),
+                ns: case.per_process.iter().map(|c| c[0]).collect(),
             })
             .collect()
     }

@@ -461,7 +461,7 @@ mod tests {
                         params: Params::new().with("len", len),
                         lanes: 1,
                     },
-                    clusters: samples(len as f64 * 3.0),
+                    per_process: samples(len as f64 * 3.0),
                     calls_per_sample: None,
                     message: Some(EVIL.into()),
                 })

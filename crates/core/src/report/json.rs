@@ -64,7 +64,7 @@ pub fn render(a: &Analysis) -> String {
                 r["core_clock_hz"] = json!(m.core_clock_hz);
                 r["process_spread_pct"] = json!(m.process_spread_pct);
                 r["samples"] = json!(m.samples);
-                r["clusters"] = json!(m.clusters);
+                r["clusters"] = json!(m.processes);
                 r["calls_per_sample"] = json!(m.calls_per_sample);
                 r["summary"] = json!(m.summary);
                 r["outliers"] = json!(m.outliers);

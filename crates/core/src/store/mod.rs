@@ -85,7 +85,7 @@ pub struct StoredCase {
     pub calls_per_sample: Option<u64>,
     pub overhead: Option<f64>,
     /// One per worker process, in order.
-    pub clusters: Vec<Vec<f64>>,
+    pub per_process: Vec<Vec<f64>>,
     /// Core cycles per TSC tick beside each process's samples, where the counter measured
     /// it (tsc-core); empty otherwise.
     pub core_clocks: Vec<f64>,
@@ -102,7 +102,7 @@ pub struct StoredRun {
 pub struct ImportedCase {
     pub case: Case,
     /// Counts per call; one cluster per independent series the tool measured (a process).
-    pub clusters: Vec<Vec<f64>>,
+    pub per_process: Vec<Vec<f64>>,
     pub calls_per_sample: Option<u64>,
     pub message: Option<String>,
 }
@@ -355,7 +355,7 @@ impl Store {
     pub fn add_samples(&mut self, case_row: i64, process: usize, samples: &Samples) -> Result<()> {
         let write = |conn: &mut Connection| -> rusqlite::Result<()> {
             let tx = conn.transaction()?;
-            for (layout, cluster) in samples.clusters.iter().enumerate() {
+            for (layout, cluster) in samples.per_layout.iter().enumerate() {
                 tx.execute(
                     "INSERT INTO clusters (case_id, process, layout, samples, core_clock) VALUES (?1, ?2, ?3, ?4, ?5)",
                     params![
@@ -411,7 +411,7 @@ impl Store {
             let case_row = tx.last_insert_rowid();
             // Each independent series is stored as a process of its own: processes are
             // what the statistics resample.
-            for (process, cluster) in c.clusters.iter().enumerate() {
+            for (process, cluster) in c.per_process.iter().enumerate() {
                 tx.execute(
                     "INSERT INTO clusters (case_id, process, layout, samples) VALUES (?1, ?2, 0, ?3)",
                     params![case_row, process as i64, encode_samples(cluster)],
@@ -596,7 +596,7 @@ impl Store {
                 message,
                 calls_per_sample: cps.map(|c| c as u64),
                 overhead,
-                clusters: self.clusters(id)?,
+                per_process: self.samples_per_process(id)?,
                 core_clocks: self.core_clocks(id)?,
             });
         }
@@ -606,7 +606,7 @@ impl Store {
     /// A case's samples, one cluster per worker process (its layouts together): the
     /// process is the unit that is independent of the others (each has its own start,
     /// warm-up and moment in the run); samples within one process are not.
-    fn clusters(&self, case_row: i64) -> Result<Vec<Vec<f64>>> {
+    fn samples_per_process(&self, case_row: i64) -> Result<Vec<Vec<f64>>> {
         let mut stmt = self.conn.prepare(
             "SELECT process, samples FROM clusters WHERE case_id = ?1 ORDER BY process, layout",
         )?;
@@ -760,7 +760,7 @@ pub(crate) mod tests {
         Samples {
             calls_per_sample: 1,
             calibration: Calibration::default(),
-            clusters: vec![vec![100.0, 101.0]],
+            per_layout: vec![vec![100.0, 101.0]],
             core_clock,
         }
     }
@@ -768,7 +768,7 @@ pub(crate) mod tests {
     pub(crate) fn imported_case() -> ImportedCase {
         ImportedCase {
             case: case(),
-            clusters: vec![vec![100.0, 101.0, 102.0]],
+            per_process: vec![vec![100.0, 101.0, 102.0]],
             calls_per_sample: None,
             message: None,
         }
@@ -851,7 +851,7 @@ pub(crate) mod tests {
         let mut store = Store::open(&path).unwrap();
         let kept = store.load_run(1).unwrap();
         assert_eq!(kept.cases.len(), 1);
-        assert_eq!(kept.cases[0].clusters, vec![vec![90.0, 91.0]]);
+        assert_eq!(kept.cases[0].per_process, vec![vec![90.0, 91.0]]);
         assert!(
             kept.cases[0].core_clocks.is_empty(),
             "schema 1 had no clock"
@@ -867,7 +867,7 @@ pub(crate) mod tests {
             .unwrap();
         assert_eq!(run, 2);
         let loaded = store.load_run(run).unwrap();
-        assert_eq!(loaded.cases[0].clusters.len(), 3);
+        assert_eq!(loaded.cases[0].per_process.len(), 3);
         assert_eq!(loaded.cases[0].core_clocks, vec![1.40, 1.30]);
         drop(store);
         // Opening again must not try to add the column twice.
@@ -942,7 +942,7 @@ pub(crate) mod tests {
         let run = store.begin_run(&header()).unwrap();
         let row = store.add_case(run, 0, &case()).unwrap();
         store.add_samples(row, 0, &samples(None)).unwrap();
-        assert_eq!(store.load_run(run).unwrap().cases[0].clusters.len(), 1);
+        assert_eq!(store.load_run(run).unwrap().cases[0].per_process.len(), 1);
         // Five bytes: not a whole number of f64s.
         Connection::open(&path)
             .unwrap()
