@@ -352,21 +352,23 @@ pub fn memcpy(dst: &mut [u8], src: &[u8], threads: usize) {
     for_each_pair(dst, src, threads, |d, s| d.copy_from_slice(s));
 }
 
-/// Bytes that differ from block to block, for tests.
-#[cfg(test)]
+/// Bytes that differ from block to block, for tests (here and of our AES crate).
+#[doc(hidden)]
 pub fn fill_pattern(len: usize) -> Vec<u8> {
     (0..len)
         .map(|i| (i as u32).wrapping_mul(2_654_435_761).to_le_bytes()[2])
         .collect()
 }
 
-#[cfg(test)]
+/// OpenSSL's AES-CTR in place: the reference our AES is checked against in tests.
+#[doc(hidden)]
 pub fn openssl_ctr(key: &[u8], iv: u128, data: &mut [u8]) -> Result<()> {
     let alg = Algorithm::new(key.len() * 8, Mode::Ctr);
     openssl_in_place(alg, key, iv, true, data)
 }
 
-#[cfg(test)]
+/// OpenSSL's AES-ECB encryption in place: the reference our AES is checked against in tests.
+#[doc(hidden)]
 pub fn openssl_ecb_encrypt(key: &[u8], data: &mut [u8]) -> Result<()> {
     let alg = Algorithm::new(key.len() * 8, Mode::Ecb);
     openssl_in_place(alg, key, 0, true, data)

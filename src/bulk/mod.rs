@@ -13,18 +13,14 @@
 //! | `plan` | what is measured: memcpy and each implementation at each size and thread count |
 //! | `gate` | every implementation against the reference before anything is timed |
 //! | `bench` | timing in rounds, verification after every run, the store |
-//! | [`aes`], `aes_ctr`, `aes_ecb` | our AES: key schedule, code paths, CTR and ECB |
+//! | [`aes`] | our AES (the `cryptobench-aes-bulk` crate): key schedule, code paths, CTR and ECB |
 //! | [`competitors`] | every implementation behind [`competitors::BulkCipher`], and memcpy |
 //! | `threads` | CPU order, splitting a buffer, a pool of pinned worker threads |
 //! | `buffer` | the buffers, and whether they fit in memory |
 //! | [`size`] | sizes with units, thread counts |
 
 #[cfg(target_arch = "x86_64")]
-pub mod aes;
-#[cfg(target_arch = "x86_64")]
-mod aes_ctr;
-#[cfg(target_arch = "x86_64")]
-mod aes_ecb;
+pub use cryptobench_aes_bulk as aes;
 mod bench;
 pub(crate) mod buffer;
 pub mod competitors;

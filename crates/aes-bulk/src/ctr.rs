@@ -4,7 +4,7 @@
 
 use std::arch::x86_64::__m128i;
 
-use super::aes::{Aes, Lanes, Path, Xmm, Ymm, Zmm, prefetch_ahead};
+use crate::{Aes, Lanes, Path, Xmm, Ymm, Zmm, prefetch_ahead};
 
 /// Blocks `L::BLOCKS * W` at a time, as many whole groups as `data` holds; the counter's
 /// low half must not wrap over them (the caller's segments see to it).
@@ -121,10 +121,6 @@ impl Aes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bulk::competitors::{fill_pattern, openssl_ctr, rustcrypto_ctr};
-
-    const KEY: [u8; 32] = *b"\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\
-                            \x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f";
 
     fn paths() -> Vec<Path> {
         let ps: Vec<Path> = Path::ALL.into_iter().filter(|p| p.supported()).collect();
@@ -148,76 +144,5 @@ mod tests {
                 "{path:?}"
             );
         }
-    }
-
-    /// Every path, both key sizes, lengths around every group size and not multiples of 16,
-    /// against the `ctr` crate and OpenSSL.
-    #[test]
-    fn equals_the_ctr_crate_and_openssl() {
-        let mut lens: Vec<usize> = (0..=600).collect();
-        lens.extend([1023, 1024, 1025, 4096 + 7, 65_536 + 15, (1 << 20) + 5]);
-        let iv = 0x0123_4567_89ab_cdef_fedc_ba98_7654_3210u128;
-        for path in paths() {
-            for key in [&KEY[..16], &KEY[..]] {
-                let aes = Aes::new(key, path).unwrap();
-                for &len in &lens {
-                    let plain = fill_pattern(len);
-                    let mut ours = plain.clone();
-                    aes.ctr(iv, &mut ours);
-                    let mut theirs = plain.clone();
-                    rustcrypto_ctr(key, iv, 0, &mut theirs);
-                    assert!(ours == theirs, "{path:?} key {} len {len}", key.len());
-                    if len % 97 == 0 || len > 600 {
-                        let mut ossl = plain.clone();
-                        openssl_ctr(key, iv, &mut ossl).unwrap();
-                        assert!(ours == ossl, "{path:?} vs OpenSSL, len {len}");
-                    }
-                    aes.ctr(iv, &mut ours);
-                    assert!(ours == plain, "decryption restores, {path:?} len {len}");
-                }
-            }
-        }
-    }
-
-    /// The kernels add to the low 64 bits only: the carry into the high half, and the wrap
-    /// of the whole 128-bit counter, must still come out as the `ctr` crate and OpenSSL do.
-    #[test]
-    fn counter_carries_and_wraps() {
-        let len = 70 * 16 + 9;
-        for iv in [
-            (1u128 << 64) - 3,
-            (1u128 << 64) - 40,
-            (5u128 << 64) - 17,
-            u128::MAX - 2,
-            u128::MAX,
-        ] {
-            for path in paths() {
-                for key in [&KEY[..16], &KEY[..]] {
-                    let plain = fill_pattern(len);
-                    let mut ours = plain.clone();
-                    Aes::new(key, path).unwrap().ctr(iv, &mut ours);
-                    let mut theirs = plain.clone();
-                    rustcrypto_ctr(key, iv, 0, &mut theirs);
-                    assert!(ours == theirs, "{path:?} iv {iv:#x}");
-                    let mut ossl = plain.clone();
-                    openssl_ctr(key, iv, &mut ossl).unwrap();
-                    assert!(ours == ossl, "{path:?} iv {iv:#x} vs OpenSSL");
-                }
-            }
-        }
-    }
-
-    /// A buffer encrypted in pieces from the right counters equals it encrypted whole.
-    #[test]
-    fn pieces_continue_the_counter() {
-        let aes = Aes::new(&KEY[..16], Path::best().unwrap()).unwrap();
-        let plain = fill_pattern(10_000);
-        let mut whole = plain.clone();
-        aes.ctr(7, &mut whole);
-        let mut pieces = plain.clone();
-        for (i, piece) in pieces.chunks_mut(48 * 16).enumerate() {
-            aes.ctr(7 + (i * 48) as u128, piece);
-        }
-        assert!(whole == pieces);
     }
 }

@@ -7,9 +7,15 @@
 //! | `vaes-avx2` | 256-bit, VAES + AVX2 (Intel Ice Lake on, AMD Zen 3 on) | 16 |
 //! | `vaes-avx512` | 512-bit, VAES + AVX-512 (Intel Ice Lake on, AMD Zen 4 on) | 16 |
 //!
-//! The modes (`aes_ctr`, `aes_ecb`) are written once, generic over a register width
-//! (`Lanes`); each path is a `#[target_feature]` entry point instantiating them, inside
-//! which the intrinsics inline into straight-line code.
+//! The modes (`ctr`, `ecb`) are written once, generic over a register width (`Lanes`);
+//! each path is a `#[target_feature]` entry point instantiating them, inside which the
+//! intrinsics inline into straight-line code. A measured subject of cryptobench's `bulk`
+//! (checked there against OpenSSL and RustCrypto before every timing); x86-64 only.
+
+#![cfg(target_arch = "x86_64")]
+
+mod ctr;
+mod ecb;
 
 use std::arch::x86_64::*;
 
@@ -52,11 +58,11 @@ impl Path {
 
 /// An expanded AES-128 or AES-256 key and the code path that uses it.
 pub struct Aes {
-    pub(super) enc: [__m128i; 15],
+    pub(crate) enc: [__m128i; 15],
     /// The equivalent inverse cipher's keys (FIPS 197 section 5.3.5), for `aesdec`.
-    pub(super) dec: [__m128i; 15],
-    pub(super) rounds: usize,
-    pub(super) path: Path,
+    pub(crate) dec: [__m128i; 15],
+    pub(crate) rounds: usize,
+    pub(crate) path: Path,
 }
 
 impl Aes {
@@ -179,11 +185,11 @@ unsafe fn decryption_keys(enc: &[__m128i; 15], rounds: usize) -> [__m128i; 15] {
 /// How far ahead of the block being encrypted its data is prefetched. Bulk buffers stream
 /// from memory, and the hardware prefetchers alone leave the loads late: the rounds of a
 /// group wait for its data (ECB) or the stores wait for the loads (CTR).
-pub(super) const PREFETCH_AHEAD: usize = 2048;
+pub(crate) const PREFETCH_AHEAD: usize = 2048;
 
 /// Ask for the cache lines of the group at `p` that lie [`PREFETCH_AHEAD`] bytes further.
 #[inline(always)]
-pub(super) fn prefetch_ahead(p: *const u8, group: usize) {
+pub(crate) fn prefetch_ahead(p: *const u8, group: usize) {
     for line in (0..group).step_by(64) {
         // SAFETY: SSE is part of x86-64 itself. The address may lie past the buffer: a
         // prefetch of any address is harmless, and `wrapping_add` computes it without
@@ -197,7 +203,7 @@ pub(super) fn prefetch_ahead(p: *const u8, group: usize) {
 /// Every method needs its implementation's CPU features (checked by [`Path::supported`])
 /// and must only be called from a `#[target_feature]` function enabling them, where it
 /// inlines; elsewhere it would be a call per instruction.
-pub(super) trait Lanes {
+pub(crate) trait Lanes {
     type V: Copy;
     /// AES blocks per register.
     const BLOCKS: usize;
@@ -226,7 +232,7 @@ fn reverse_bytes() -> __m128i {
     _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 }
 
-pub(super) struct Xmm;
+pub(crate) struct Xmm;
 
 impl Lanes for Xmm {
     type V = __m128i;
@@ -295,7 +301,7 @@ impl Lanes for Xmm {
     }
 }
 
-pub(super) struct Ymm;
+pub(crate) struct Ymm;
 
 impl Lanes for Ymm {
     type V = __m256i;
@@ -364,7 +370,7 @@ impl Lanes for Ymm {
     }
 }
 
-pub(super) struct Zmm;
+pub(crate) struct Zmm;
 
 impl Lanes for Zmm {
     type V = __m512i;
