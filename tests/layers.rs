@@ -158,3 +158,40 @@ fn below_the_application_no_import_cycle() {
         }
     }
 }
+
+/// The instrument a crate author's bench will depend on stays light: no provider the
+/// CLI measures (OpenSSL, ring, aws-lc-rs, libcrux) among its dependencies, however
+/// indirect.
+#[test]
+fn the_core_depends_on_no_heavy_provider() {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args([
+            "tree",
+            "-p",
+            "cryptobench-core",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+            "--locked",
+            "--offline",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run cargo tree");
+    let tree = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && tree.contains("cryptobench-stats"),
+        "cargo tree failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let heavy: Vec<&str> = tree
+        .lines()
+        .filter(|l| {
+            ["openssl", "ring ", "aws-lc", "libcrux"]
+                .iter()
+                .any(|h| l.starts_with(h))
+        })
+        .collect();
+    assert!(heavy.is_empty(), "cryptobench-core depends on {heavy:?}");
+}
