@@ -54,6 +54,14 @@ impl Path {
     pub fn best() -> Option<Path> {
         Path::ALL.into_iter().rev().find(|p| p.supported())
     }
+
+    /// Every path this CPU has, narrowest first; for tests, which need at least AES-NI.
+    #[doc(hidden)]
+    pub fn every_supported() -> Vec<Path> {
+        let ps: Vec<Path> = Path::ALL.into_iter().filter(|p| p.supported()).collect();
+        assert!(!ps.is_empty(), "these tests need AES-NI");
+        ps
+    }
 }
 
 /// An expanded AES-128 or AES-256 key and the code path that uses it.
