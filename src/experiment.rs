@@ -4,10 +4,8 @@ use std::path::Path;
 
 use anyhow::{Result, bail};
 
-use crate::record::AnalysisSpec;
-
 use crate::catalog::registry::Registry;
-use crate::record::{Case, Params};
+use crate::record::{AnalysisSpec, Case, Params};
 
 pub struct Experiment {
     pub name: &'static str,

@@ -13,7 +13,6 @@ use super::plan::{Combo, Subject};
 use super::{size, threads};
 use crate::counter::{self, Counter, Nanoseconds};
 use crate::record::{CaseStatus, Samples};
-
 use crate::store::Store;
 
 /// What every size of a bulk run shares.

@@ -5,14 +5,15 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 
-use crate::record::{AnalysisSpec, Case, Test, VerdictOptions};
-
 use crate::analysis::{self};
 use crate::cli::RunArgs;
 use crate::experiment::{self};
 use crate::machine::{self, Machine};
 use crate::output::check_writable;
-use crate::record::{AnalysisOptions, RunHeader, RunOptions, RunOrigin, SamplePlan};
+use crate::record::{
+    AnalysisOptions, AnalysisSpec, Case, RunHeader, RunOptions, RunOrigin, SamplePlan, Test,
+    VerdictOptions,
+};
 use crate::runner::{self};
 
 use super::progress::Bar;

@@ -22,7 +22,6 @@ use serde::Deserialize;
 use super::{Imported, MAX_BYTES, PER_CALL};
 
 use crate::record::{Case, ImportedCounter, Params};
-
 use crate::store::ImportedCase;
 
 /// What criterion's figures count, as `import criterion --unit` says.

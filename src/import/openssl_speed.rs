@@ -23,7 +23,6 @@ use super::{Imported, MAX_BYTES, PER_CALL};
 
 use crate::name::ImplName;
 use crate::record::{Case, ImportedCounter, Params};
-
 use crate::store::ImportedCase;
 
 /// The public-key tables of `openssl speed -mr`, by the tag of their lines: operations

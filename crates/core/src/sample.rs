@@ -10,10 +10,9 @@
 
 use std::time::Instant;
 
-use crate::record::{SamplePlan, Samples};
-
 use crate::catalog::Call;
 use crate::counter::{self, Calibration, Counter, CounterKind, calibrate};
+use crate::record::{SamplePlan, Samples};
 
 /// [`collect`] with the counter of this kind, opened here: the one place a counter kind
 /// becomes a counter. The choice is made once, outside every timed region.

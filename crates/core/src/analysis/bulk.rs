@@ -3,12 +3,10 @@
 //! OpenSSL on one thread and memcpy's rate. [`crate::report::bulk`] only formats them.
 
 use crate::name::ImplName;
-use crate::record::CaseStatus;
+use crate::record::{CaseStatus, MEMCPY};
 use crate::size::format_size;
 use crate::stats::{self, Summary};
 use crate::store::{StoredCase, StoredRun};
-
-use crate::record::MEMCPY;
 
 /// Bytes per MB and per MiB, the two units rates are given in.
 pub const MB: f64 = 1e6;

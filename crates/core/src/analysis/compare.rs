@@ -1,9 +1,8 @@
 //! Comparisons within a run: a candidate against its baseline case by case, tested on
 //! per-process medians, or why a pair could not be compared.
 
-use crate::record::{Test, VerdictOptions};
-
 use super::*;
+use crate::record::{Test, VerdictOptions};
 
 /// What a comparison sets side by side: that decides its words, its colours and whether
 /// `--fail-on-regression` reads it.

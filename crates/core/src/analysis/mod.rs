@@ -5,11 +5,11 @@
 
 use anyhow::{Result, bail};
 
-use crate::record::{AnalysisOptions, VerdictOptions};
-
 use crate::counter::CounterKind;
 use crate::name::ImplName;
-use crate::record::{CaseStatus, Params, RunCounter, RunHeader, RunOrigin};
+use crate::record::{
+    AnalysisOptions, CaseStatus, Params, RunCounter, RunHeader, RunOrigin, VerdictOptions,
+};
 use crate::stats::{self, BoxPlot, Interval, Outliers, Summary, Verdict};
 use crate::store::{StoredCase, StoredRun};
 
@@ -249,8 +249,7 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
 mod tests {
     use super::*;
     use crate::machine::Machine;
-    use crate::record::MachineRecord;
-    use crate::record::Test;
+    use crate::record::{MachineRecord, Test};
 
     fn case(implementation: &str, per_process: &[f64], core_clocks: &[f64]) -> StoredCase {
         StoredCase {

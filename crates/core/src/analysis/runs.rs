@@ -1,8 +1,7 @@
 //! Two stored runs side by side: whether they can be compared, and every case they share.
 
-use crate::record::VerdictOptions;
-
 use super::*;
+use crate::record::VerdictOptions;
 
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct RunComparison {

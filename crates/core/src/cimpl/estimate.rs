@@ -10,10 +10,9 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::record::Estimate;
-
 use super::manifest::CKind;
 use super::target::{Target, host_flags};
+use crate::record::Estimate;
 
 /// An installed llvm-mca and the CPU models it knows.
 struct Mca {

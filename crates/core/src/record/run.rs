@@ -210,35 +210,26 @@ impl MachineRecord {
 /// holds, and a form it does not know (another version's) reads as
 /// [`RunOrigin::Unreadable`], kept as stored, instead of as whichever variant its fields
 /// happen to fit. Changing a field of the options inside is a new version.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "origin")]
 pub enum RunOrigin {
     /// `cryptobench run`.
+    #[serde(rename = "run/1")]
     Measured {
         run: RunOptions,
         analysis: AnalysisOptions,
     },
     /// `cryptobench bulk`.
-    Bulk { bulk: BulkOptions },
-    /// `cryptobench import`.
-    Imported(ImportedFrom),
-    /// Options this version cannot read (stored by another version): kept as stored, so
-    /// the run's cases can still be listed, and its analysis says why it cannot be done.
-    Unreadable(serde_json::Value),
-}
-
-/// The stored forms of [`RunOrigin`], one tag per form and version.
-#[derive(serde::Serialize, serde::Deserialize)]
-#[serde(tag = "origin")]
-enum StoredOrigin {
-    #[serde(rename = "run/1")]
-    Run {
-        run: RunOptions,
-        analysis: AnalysisOptions,
-    },
     #[serde(rename = "bulk/1")]
     Bulk { bulk: BulkOptions },
+    /// `cryptobench import`.
     #[serde(rename = "import/1")]
-    Import(ImportedFrom),
+    Imported(ImportedFrom),
+    /// Options this version cannot read (stored by another version, or untagged as
+    /// schema 2 stored them): kept as stored, so the run's cases can still be listed,
+    /// and its analysis says why it cannot be done.
+    #[serde(untagged)]
+    Unreadable(serde_json::Value),
 }
 
 /// The untagged form schema 2 stored, which the JSON export still prints (its readers
@@ -275,30 +266,6 @@ impl RunOrigin {
             RunOrigin::Unreadable(value) => return value,
         };
         serde_json::to_value(form).expect("options serialise")
-    }
-}
-
-impl serde::Serialize for RunOrigin {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let form = match self.clone() {
-            RunOrigin::Measured { run, analysis } => StoredOrigin::Run { run, analysis },
-            RunOrigin::Bulk { bulk } => StoredOrigin::Bulk { bulk },
-            RunOrigin::Imported(from) => StoredOrigin::Import(from),
-            RunOrigin::Unreadable(value) => return value.serialize(s),
-        };
-        form.serialize(s)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for RunOrigin {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let value = serde_json::Value::deserialize(d)?;
-        Ok(match serde_json::from_value(value.clone()) {
-            Ok(StoredOrigin::Run { run, analysis }) => RunOrigin::Measured { run, analysis },
-            Ok(StoredOrigin::Bulk { bulk }) => RunOrigin::Bulk { bulk },
-            Ok(StoredOrigin::Import(from)) => RunOrigin::Imported(from),
-            Err(_) => RunOrigin::Unreadable(value),
-        })
     }
 }
 

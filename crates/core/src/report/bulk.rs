@@ -9,8 +9,7 @@ use super::csv::{Num, table};
 use super::{Block, Document, provenance};
 use crate::analysis::bulk::{self as analysis, BulkAnalysis, MB, MIB, Series, mb_per_s};
 use crate::name::ImplName;
-use crate::record::MEMCPY;
-use crate::record::RunOrigin;
+use crate::record::{MEMCPY, RunOrigin};
 use crate::size::format_size;
 use crate::stats::{self, Summary};
 use crate::store::StoredRun;
@@ -471,8 +470,7 @@ fn csv(t: &BulkAnalysis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::CaseStatus;
-    use crate::record::Params;
+    use crate::record::{CaseStatus, Params};
     use crate::store::StoredCase;
 
     fn case(implementation: &str, runs_ns: &[f64]) -> StoredCase {

@@ -6,13 +6,12 @@
 //! Every piece of text goes through [`escape`]: implementation, manifest, variant and
 //! file names are chosen by users.
 
+use super::charts::{self, Chart};
+use super::{Block, Document, MatrixRow};
 use crate::analysis::{Analysis, RunComparison};
 use crate::history::History;
 use crate::machine::Machine;
 use crate::record::{MachineRecord, RunHeader, VerdictOptions};
-
-use super::charts::{self, Chart};
-use super::{Block, Document, MatrixRow};
 
 /// Text as HTML text or attribute value: nothing in it can open a tag or end a quote.
 pub fn escape(s: &str) -> String {
@@ -408,9 +407,7 @@ fn table(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Case;
-    use crate::record::Params;
-    use crate::record::{ImportedCounter, ImportedFrom, RunCounter, RunOrigin};
+    use crate::record::{Case, ImportedCounter, ImportedFrom, Params, RunCounter, RunOrigin};
     use crate::store::{ImportedCase, Store};
 
     const EVIL: &str = "<script>alert(1)</script>";

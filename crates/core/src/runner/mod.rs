@@ -13,9 +13,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::record::{Case, RunOptions};
-
-use crate::record::CaseStatus;
+use crate::record::{Case, CaseStatus, RunOptions};
 use crate::store::Store;
 use worker::{Outcome, Reply, Request, Task};
 

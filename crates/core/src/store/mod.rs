@@ -723,9 +723,8 @@ fn insert_run(conn: &Connection, header: &RunHeader) -> Result<i64> {
 pub(crate) mod tests {
     use super::*;
     use crate::counter::Calibration;
-    use crate::record::Params;
     use crate::record::{
-        ImportedCounter, ImportedFrom, MachineRecord, RunOrigin, UnrecordedMachine,
+        ImportedCounter, ImportedFrom, MachineRecord, Params, RunOrigin, UnrecordedMachine,
     };
     use Samples;
 

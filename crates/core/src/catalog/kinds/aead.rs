@@ -5,9 +5,8 @@ use std::cell::RefCell;
 use std::hint::black_box;
 use std::marker::PhantomData;
 
-use crate::record::Params;
-
 use super::super::buffer::Buffer;
+use crate::record::Params;
 
 use super::super::reference;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};

@@ -3,11 +3,10 @@
 use std::hint::black_box;
 use std::marker::PhantomData;
 
-use crate::record::Params;
-
 use super::super::reference;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
 use super::{refused, unhex};
+use crate::record::Params;
 
 /// What a provider implements for a block cipher or a permutation.
 pub trait CoreFunction: Send + 'static {

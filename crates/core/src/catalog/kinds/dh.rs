@@ -5,10 +5,9 @@
 use std::hint::black_box;
 use std::marker::PhantomData;
 
-use crate::record::Params;
-
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
 use super::unhex;
+use crate::record::Params;
 
 /// What a provider implements for a Diffie-Hellman function.
 pub trait DhFunction: Send + 'static {

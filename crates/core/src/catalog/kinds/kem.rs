@@ -5,10 +5,9 @@
 use std::hint::black_box;
 use std::marker::PhantomData;
 
-use crate::record::Params;
-
 use super::super::reference::{self, ml_kem};
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError};
+use crate::record::Params;
 
 /// What a provider implements for a KEM.
 pub trait KemFunction: Send + Sized + 'static {

@@ -11,9 +11,8 @@ pub mod stream;
 pub mod xof;
 pub mod xof_lanes;
 
-use crate::record::Params;
-
 use super::{Implementation, Mismatch, PrepareError};
+use crate::record::Params;
 
 fn unhex(s: &str) -> Vec<u8> {
     hex::decode(s).expect("built-in test vectors are valid hex")

@@ -3,12 +3,11 @@
 use std::hint::black_box;
 use std::marker::PhantomData;
 
-use crate::record::Params;
-
 use super::super::buffer::Buffer;
 use super::super::reference;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
 use super::param;
+use crate::record::Params;
 
 /// What a provider implements for a seeded RNG.
 pub trait SeededRng: Send + 'static {

@@ -6,12 +6,11 @@
 use std::hint::black_box;
 use std::marker::PhantomData;
 
-use crate::record::Params;
-
 use super::super::buffer::Buffer;
 use super::super::reference;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
 use super::{boundary_lengths, param, refused, unhex};
+use crate::record::Params;
 
 /// What a provider implements for a stream cipher.
 pub trait StreamCipher: Send + 'static {

@@ -8,11 +8,10 @@
 
 use std::hint::black_box;
 
-use crate::record::Params;
-
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError};
 use super::param;
 use super::xof::XofAlgorithm;
+use crate::record::Params;
 
 /// What a provider implements for an N-lane XOF.
 pub trait LaneXof: Clone + Send + Sync + 'static {

@@ -20,15 +20,13 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 
-use crate::record::Estimate;
-
 use super::compile::{API_NAMES, API_SYMBOL};
 use super::library::Library;
 use super::manifest::{CKind, CoreVector};
 use super::randomness::Hook;
 use crate::catalog::{Call, Implementation, Kind, Mismatch, Operation, PrepareError};
 use crate::name::ImplName;
-use crate::record::Params;
+use crate::record::{Estimate, Params};
 
 /// Everything a worker needs to load one compiled variant; travels in the worker request.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
