@@ -182,6 +182,15 @@ pub struct RunArgs {
     /// Seed for the order of cases and the memory layouts (a run is reproducible from it).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The precision each case's 95 % interval should reach, in ± percent of its median. A case that misses it, or some of whose processes ran while the host was in another state (by the canary), is measured in more processes, up to three times --processes, within --remeasure-budget.
+    #[arg(long, default_value_t = 0.5, value_parser = parse_percent)]
+    pub precision: f64,
+    /// Seconds that re-measuring may take in all; 0 never re-measures. Default: as long as the first pass over every case took.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_budget)]
+    pub remeasure_budget: Option<std::time::Duration>,
+    /// Measure without the canary, the fixed workload timed beside every process that tells a host that moved from code that changed: nothing then sets aside processes the host slowed, or stops the gate from deciding on them.
+    #[arg(long)]
+    pub no_canary: bool,
     /// For C implementations: put llvm-mca's static estimate of cycles per call beside each measurement.
     #[arg(long)]
     pub estimate: bool,
@@ -197,9 +206,12 @@ pub struct RunArgs {
     /// Add a table of each implementation's cost per byte at maximum throughput: the slope of its median from the SHORT to the LONG message length (both among the run's sizes), so that fixed per-call costs drop out.
     #[arg(long, value_name = "SHORT,LONG", value_parser = parse_slope)]
     pub slope: Option<(u64, u64)>,
-    /// Keep this run as a named baseline for later `--baseline NAME` comparisons.
+    /// Keep this run as a named baseline for later `--baseline NAME` comparisons. A run whose host moved in most of a case's processes (by the canary), or whose cases' processes disagree by more than the noise threshold, is refused (exit 4), naming the cases, unless --force-baseline.
     #[arg(long, value_name = "NAME")]
     pub save_baseline: Option<String>,
+    /// With --save-baseline: save the run even if it fails the baseline's quality check.
+    #[arg(long, requires = "save_baseline")]
+    pub force_baseline: bool,
     /// Compare every case with the same case in the named baseline (or run id).
     #[arg(long, value_name = "NAME")]
     pub baseline: Option<String>,
@@ -318,6 +330,16 @@ fn parse_timeout(s: &str) -> Result<std::time::Duration, String> {
             }),
         Err(_) => Err(format!("`{s}` is not a number of seconds (example: 120)")),
     }
+}
+
+/// `--remeasure-budget`: seconds, 0 allowed (no re-measuring).
+fn parse_budget(s: &str) -> Result<std::time::Duration, String> {
+    if s.trim().parse::<f64>() == Ok(0.0) {
+        return Ok(std::time::Duration::ZERO);
+    }
+    parse_timeout(s).map_err(|_| {
+        format!("`{s}` is not a number of seconds from 0 to {MAX_TIMEOUT_S} (example: 60)")
+    })
 }
 
 /// A duration as `cache clean --older-than` takes it: a whole number and a unit.

@@ -11,7 +11,17 @@ use common::assert_bad_input;
 use common::{Env, WITH_INTERVALS};
 
 /// Small, fast runs: the tests check behaviour, not figures.
-const QUICK: &[&str] = &["--samples", "128", "--processes", "4", "--layouts", "2"];
+/// Small runs; no re-measuring, so that what a test counts is what it asked for.
+const QUICK: &[&str] = &[
+    "--samples",
+    "128",
+    "--processes",
+    "4",
+    "--layouts",
+    "2",
+    "--remeasure-budget",
+    "0",
+];
 
 fn with_quick<'a>(args: &[&'a str]) -> Vec<&'a str> {
     args.iter().chain(QUICK).copied().collect()
@@ -348,12 +358,15 @@ impl ToyHash {
 fn a_real_regression_against_the_baseline_exits_3() {
     let env = Env::new();
     let toy = ToyHash::new(&env);
-    env.run_ok(&toy.run(&["--save-baseline", "main"]));
+    env.run_ok(&toy.run(&["--save-baseline", "main", "--force-baseline", "--no-canary"]));
 
     // Sixteen times the work against a threshold of 99 %: tests that measure at the
     // same time on the same CPU have moved an unchanged case by +62 %, not yet by +99 %.
     toy.set(16, 0);
+    // Without the canary: on a host shared with the other tests, it would rightly say
+    // the host moved between the runs, and the gate could not decide.
     let gate = toy.run(&[
+        "--no-canary",
         "--baseline",
         "main",
         "--fail-on-regression",
@@ -430,8 +443,16 @@ fn against_a_baseline_only_the_changes_since_it_gate() {
         // that the plant (about +100 %) always is.
         "--noise-threshold",
         "40",
+        // The gate's choice of comparisons is tested here, not the host's steadiness.
+        "--no-canary",
     ];
-    env.run_ok(&[pair.as_slice(), &["--save-baseline", "main"]].concat());
+    env.run_ok(
+        &[
+            pair.as_slice(),
+            &["--save-baseline", "main", "--force-baseline"],
+        ]
+        .concat(),
+    );
     let out = env.cmd(
         &[
             pair.as_slice(),
@@ -495,7 +516,16 @@ fn an_identical_implementation_is_not_called_slower() {
 #[test]
 fn a_comparison_that_cannot_be_made_says_why_and_stops_the_gate() {
     let env = Env::new();
-    let quick = ["--sizes", "1024", "--samples", "64", "--layouts", "1"];
+    let quick = [
+        "--sizes",
+        "1024",
+        "--samples",
+        "64",
+        "--layouts",
+        "1",
+        "--remeasure-budget",
+        "0",
+    ];
     let pair = [
         "run",
         "rustcrypto/chacha20/",
@@ -590,6 +620,7 @@ fn baselines_across_runs() {
         "1024",
         "--save-baseline",
         "main",
+        "--force-baseline",
         "--format",
         "json",
     ]);
@@ -825,7 +856,13 @@ fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
         [&["run", "--sizes", "64"][..], args, &quick[..]].concat()
     };
     let ns = quick_run(&["rustcrypto/sha-256", "--counter", "ns"]);
-    env.run_ok(&[ns.as_slice(), &["--save-baseline", "nsb"]].concat());
+    env.run_ok(
+        &[
+            ns.as_slice(),
+            &["--save-baseline", "nsb", "--force-baseline"],
+        ]
+        .concat(),
+    );
     let before = env.json(&["history", "--format", "json"]);
     assert_bad_input(
         &env.cmd(&quick_run(&[

@@ -18,7 +18,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("record", &["record"]),
     ("store", &["store"]),
     ("subjects", &["keccak", "catalog", "cimpl", "providers"]),
-    ("measurement", &["sample", "runner", "experiment", "bulk"]),
+    (
+        "measurement",
+        &["canary", "sample", "runner", "experiment", "bulk"],
+    ),
     ("analysis", &["analysis", "history"]),
     ("reports", &["report"]),
     (

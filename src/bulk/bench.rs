@@ -217,6 +217,7 @@ fn record(
                     calibration: *calibration,
                     per_layout: vec![vec![ns]],
                     core_clock: None,
+                    canary: None,
                 };
                 store.add_samples(row, round, &samples)?;
             }

@@ -29,6 +29,7 @@ pub(super) fn bulk(args: BulkArgs) -> Result<ExitCode> {
             file: args.output.file.as_deref(),
             html: None,
             save_baseline: None,
+            force_baseline: false,
             fail_on_regression: false,
         },
         |store, run_id, interrupted| prepared.measure(store, run_id, interrupted),

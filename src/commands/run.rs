@@ -93,6 +93,12 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
         },
         timeout,
         seed: args.seed,
+        remeasure: crate::record::Remeasure {
+            precision_pct: args.precision,
+            budget: args.remeasure_budget,
+            most_processes_factor: 3,
+        },
+        no_canary: args.no_canary,
     };
     let analysis_options = AnalysisOptions {
         spec: plan.analysis.clone(),
@@ -125,6 +131,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
             file: args.output.file.as_deref(),
             html: args.html.as_deref(),
             save_baseline: args.save_baseline.as_deref(),
+            force_baseline: args.force_baseline,
             fail_on_regression: args.fail_on_regression,
         },
         |store, run_id, interrupted| {

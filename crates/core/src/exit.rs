@@ -15,6 +15,11 @@ pub enum Exit {
     /// `--fail-on-regression` found a regression, or a comparison it could not make. It
     /// goes before [`Exit::CasesFailed`]: both fail a CI job.
     Regression = 3,
+    /// `--fail-on-regression` could not decide: the host was not steady (by the canary)
+    /// against the baseline, or while the compared cases ran. Not a verdict on the code: a
+    /// CI job should measure again (retry the job, later or on another runner) and fail
+    /// only if that cannot decide either. A regression found on a steady host goes first.
+    Undecided = 4,
     /// Ctrl-C stopped a measurement (128 + SIGINT, as a shell reports it); what was
     /// measured is printed and stored first.
     Interrupted = 130,

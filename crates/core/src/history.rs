@@ -106,8 +106,9 @@ pub fn collect(store: &Store, filter: Option<&str>) -> Result<History> {
     let mut cases: Vec<CaseHistory> = Vec::new();
     let mut unreadable = Vec::new();
     for id in store.runs()? {
-        let run = match store.load_run_where(id, |key| filter.is_none_or(|f| key.contains(f))) {
-            Ok(run) => run,
+        // The whole run, so that the canary is judged over all of it, as its report does.
+        let run = match store.load_run(id) {
+            Ok(run) => crate::analysis::steady_view(&run).0,
             Err(e) => {
                 unreadable.push(format!("{e:#}"));
                 continue;
@@ -117,6 +118,7 @@ pub fn collect(store: &Store, filter: Option<&str>) -> Result<History> {
             .cases
             .iter()
             .filter(|c| c.status == CaseStatus::Ok)
+            .filter(|c| filter.is_none_or(|f| c.key.contains(f)))
             .filter_map(|c| {
                 let all: Vec<f64> = c.per_process.iter().flatten().copied().collect();
                 let clock = stats::median(&c.core_clocks)

@@ -23,6 +23,7 @@
 pub use cryptobench_stats as stats;
 
 pub mod analysis;
+pub mod canary;
 pub mod catalog;
 pub mod cimpl;
 pub mod counter;

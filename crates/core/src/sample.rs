@@ -10,9 +10,10 @@
 
 use std::time::Instant;
 
+use crate::canary::Canary;
 use crate::catalog::Call;
 use crate::counter::{self, Calibration, Counter, CounterKind, calibrate};
-use crate::record::{SamplePlan, Samples};
+use crate::record::{CanaryReadings, SamplePlan, Samples};
 
 /// [`collect`] with the counter of this kind, opened here: the one place a counter kind
 /// becomes a counter. The choice is made once, outside every timed region.
@@ -20,23 +21,37 @@ pub fn collect_with(
     kind: CounterKind,
     layouts: &mut [Box<dyn Call>],
     plan: &SamplePlan,
+    canary: Option<&mut Canary>,
 ) -> Result<Samples, String> {
     Ok(match kind {
-        CounterKind::Tsc => collect(&mut counter::Tsc::open()?, layouts, plan),
-        CounterKind::Perf => collect(&mut counter::PerfCycles::open()?, layouts, plan),
+        CounterKind::Tsc => collect(&mut counter::Tsc::open()?, layouts, plan, canary),
+        CounterKind::Perf => collect(&mut counter::PerfCycles::open()?, layouts, plan, canary),
         // The run's counter choice checked the clock; one worker's unlucky probe must not
         // fail its case.
         CounterKind::TscCore => collect(
             &mut counter::TscCore::open_checked_elsewhere()?,
             layouts,
             plan,
+            canary,
         ),
-        CounterKind::Ns => collect(&mut counter::Nanoseconds, layouts, plan),
+        CounterKind::Ns => collect(&mut counter::Nanoseconds, layouts, plan, canary),
     })
 }
 
-/// Time `layouts` (the same call, differently placed) with counter `c`.
-pub fn collect<C: Counter>(c: &mut C, layouts: &mut [Box<dyn Call>], plan: &SamplePlan) -> Samples {
+/// Readings of the canary per process: before the first sample, then after each
+/// quarter of them, so that a host that moved during the process shows.
+pub const CANARY_READINGS: usize = 5;
+/// Runs of the canary per reading.
+const CANARY_REPEATS: usize = 3;
+
+/// Time `layouts` (the same call, differently placed) with counter `c`, and the
+/// `canary`, where there is one, between the samples with the same counter.
+pub fn collect<C: Counter>(
+    c: &mut C,
+    layouts: &mut [Box<dyn Call>],
+    plan: &SamplePlan,
+    mut canary: Option<&mut Canary>,
+) -> Samples {
     assert!(!layouts.is_empty(), "at least one layout");
     let calibration = calibrate(c);
 
@@ -51,7 +66,29 @@ pub fn collect<C: Counter>(c: &mut C, layouts: &mut [Box<dyn Call>], plan: &Samp
     let calls_per_sample = calls_per_sample(c, layouts[0].as_mut(), &calibration, plan);
     let mut clusters = vec![Vec::with_capacity(plan.samples); layouts.len()];
     let mut clocks = Vec::with_capacity(plan.samples * layouts.len());
+    let mut canary_readings = Vec::with_capacity(CANARY_READINGS);
+    let mut read_canary = |c: &mut C| {
+        if let Some(canary) = canary.as_deref_mut() {
+            // The fastest of a few back to back: the first after the measured code
+            // refills the canary's caches and predictors, which that code evicted to a
+            // degree of its own; the host's mode slows all of them.
+            let fastest = (0..CANARY_REPEATS)
+                .map(|_| {
+                    let t0 = c.start();
+                    canary.run();
+                    let t1 = c.stop();
+                    t1.wrapping_sub(t0)
+                })
+                .min()
+                .expect("repeated");
+            canary_readings.push(fastest as f64 - calibration.overhead);
+        }
+    };
+    let quarter = plan.samples.div_ceil(CANARY_READINGS - 1).max(1);
     for s in 0..plan.samples {
+        if s % quarter == 0 {
+            read_canary(c);
+        }
         for (l, (layout, cluster)) in layouts.iter_mut().zip(clusters.iter_mut()).enumerate() {
             let mut timed = || {
                 let t0 = c.start();
@@ -67,11 +104,16 @@ pub fn collect<C: Counter>(c: &mut C, layouts: &mut [Box<dyn Call>], plan: &Samp
             clocks.extend(c.last_clock());
         }
     }
+    read_canary(c);
     Samples {
         calls_per_sample,
         calibration,
         per_layout: clusters,
         core_clock: crate::stats::median(&clocks),
+        canary: canary.is_some().then(|| CanaryReadings {
+            kind: Canary::describe(),
+            readings: canary_readings,
+        }),
     }
 }
 
@@ -159,7 +201,7 @@ mod tests {
             warmup: Duration::ZERO,
             ..SamplePlan::default()
         };
-        let s = collect(&mut Fake(clock), &mut layouts, &plan);
+        let s = collect(&mut Fake(clock), &mut layouts, &plan, None);
         assert_eq!(s.calibration.overhead, 7.0);
         // max(200 x overhead 7, 1000 x resolution 7) = 7000 counts at 100 per call.
         assert_eq!(s.calls_per_sample, 70);
@@ -198,7 +240,7 @@ mod tests {
             warmup: Duration::ZERO,
             ..SamplePlan::default()
         };
-        let s = collect(&mut Clocked(Fake(clock), 0), &mut layouts, &plan);
+        let s = collect(&mut Clocked(Fake(clock), 0), &mut layouts, &plan, None);
         assert_eq!(s.core_clock, Some(2.0));
     }
 }

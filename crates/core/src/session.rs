@@ -24,8 +24,10 @@ pub struct Finish<'a> {
     pub file: Option<&'a Path>,
     /// `--html`: the HTML report written here as well.
     pub html: Option<&'a Path>,
-    /// `--save-baseline`: a finished run is saved under this name.
+    /// `--save-baseline`: a finished run is saved under this name, if it passes the
+    /// baseline's quality check ([`baseline_faults`]) or `force_baseline` is set.
     pub save_baseline: Option<&'a str>,
+    pub force_baseline: bool,
     /// `--fail-on-regression`: a regression beyond the noise threshold ends the run with
     /// [`Exit::Regression`].
     pub fail_on_regression: bool,
@@ -51,9 +53,6 @@ pub fn run(
     let finished = ended == Ended::Finished;
     if finished {
         store.finish_run(run_id, &now())?;
-        if let Some(name) = finish.save_baseline {
-            store.save_baseline(name, run_id)?;
-        }
     }
 
     let stored = store.load_run(run_id)?;
@@ -67,6 +66,17 @@ pub fn run(
         RunOrigin::Bulk { .. } => None,
         _ => Some(analyse_stored(store, &stored)?),
     };
+    // A baseline every later run is judged against must itself be steady.
+    let baseline_refused = match (finished, finish.save_baseline, &analysed) {
+        (true, Some(_), Some(a)) if !finish.force_baseline => baseline_faults(a),
+        _ => Vec::new(),
+    };
+    if finished
+        && baseline_refused.is_empty()
+        && let Some(name) = finish.save_baseline
+    {
+        store.save_baseline(name, run_id)?;
+    }
     let render = |format| match &analysed {
         Some(a) => Ok(report::render(a, format)),
         None => render_stored(store, &stored, format),
@@ -91,6 +101,16 @@ pub fn run(
         return Ok(Exit::Interrupted.into());
     }
     if let Some(name) = finish.save_baseline {
+        if !baseline_refused.is_empty() {
+            eprintln!(
+                "not saved as baseline `{name}`: run {run_id} is too unsteady to judge later runs by ({}); measure again, or save it anyway with --force-baseline:",
+                stored_as()
+            );
+            for fault in &baseline_refused {
+                eprintln!("  {fault}");
+            }
+            return Ok(Exit::Undecided.into());
+        }
         eprintln!(
             "saved run {run_id} as baseline `{name}` in {}",
             store.path().display()
@@ -110,16 +130,30 @@ pub fn run(
     if finish.fail_on_regression
         && let Some(analysed) = &analysed
     {
-        let regressed = analysed.regressions();
-        if !regressed.is_empty() {
+        let gate = analysed.gate();
+        if !gate.regressions.is_empty() {
             eprintln!(
                 "regressions beyond the noise threshold, or comparisons that could not be made ({}):",
-                regressed.len()
+                gate.regressions.len()
             );
-            for r in regressed {
+            for r in &gate.regressions {
                 eprintln!("  {r}");
             }
+        }
+        if !gate.undecided.is_empty() {
+            eprintln!(
+                "the regression gate could not decide ({}); measure again, e.g. retry the job:",
+                gate.undecided.len()
+            );
+            for u in &gate.undecided {
+                eprintln!("  {u}");
+            }
+        }
+        if !gate.regressions.is_empty() {
             return Ok(Exit::Regression.into());
+        }
+        if !gate.undecided.is_empty() {
+            return Ok(Exit::Undecided.into());
         }
     }
     Ok(if unfit.is_empty() {
@@ -153,6 +187,33 @@ pub fn analyse_stored(store: &Store, run: &StoredRun) -> Result<Analysis> {
         estimates: store.estimates(run.header.id)?,
     };
     analysis::analyse(run, &context)
+}
+
+/// Why a finished run should not become a baseline: cases whose processes ran while the
+/// host was in another state too often to be set aside (by the canary), and cases whose
+/// steady processes still disagree by more than the noise threshold (the third quartile
+/// of their medians over the first), so that a later run's verdict would hang on how
+/// this one's processes fell.
+pub fn baseline_faults(a: &Analysis) -> Vec<String> {
+    let threshold = a.verdict_options.noise_threshold_pct;
+    a.cases
+        .iter()
+        .filter_map(|c| {
+            if c.unsteady {
+                return Some(format!(
+                    "{}: the host moved (by the canary) in most of its processes",
+                    c.key
+                ));
+            }
+            let spread = c.measured.as_ref()?.process_spread_pct?;
+            (spread > threshold).then(|| {
+                format!(
+                    "{}: its processes' medians lie {spread:.1} % apart (more than the {threshold} % noise threshold)",
+                    c.key
+                )
+            })
+        })
+        .collect()
 }
 
 /// The cases that gave wrong output, crashed, hung or could not be loaded: a run with

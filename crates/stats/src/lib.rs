@@ -15,6 +15,7 @@ pub mod bootstrap;
 pub mod compare;
 pub mod interval;
 pub mod outliers;
+pub mod steadiness;
 pub mod summary;
 pub mod units;
 pub mod verdict;
@@ -31,6 +32,7 @@ pub use compare::{
 };
 pub use interval::{Interval, median_ci};
 pub use outliers::{BoxPlot, Outliers, tukey};
+pub use steadiness::{Steadiness, steadiness};
 pub use summary::{Summary, coefficient_of_variation, mean, median, quantile_sorted, std_dev};
 pub use units::{bytes_per_second, cycles_per_byte};
 pub use verdict::{Verdict, verdict};

@@ -47,6 +47,11 @@ pub struct CaseStats {
     pub status: CaseStatus,
     pub message: Option<String>,
     pub measured: Option<Measured>,
+    /// Processes left out of the figures because the canary moved while they ran.
+    pub set_aside: usize,
+    /// Too few of its processes ran on a steady host to leave the others out: its
+    /// figures mix the host's states, and no gate decides on them.
+    pub unsteady: bool,
 }
 
 impl CaseStats {

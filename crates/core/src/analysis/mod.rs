@@ -16,12 +16,14 @@ use crate::store::{StoredCase, StoredRun};
 mod case;
 mod compare;
 mod derived;
+mod host;
 mod runs;
 
 pub mod bulk;
 pub use case::*;
 pub use compare::*;
 pub use derived::*;
+pub use host::*;
 pub use runs::*;
 
 /// The confidence level of every interval the analysis gives.
@@ -48,26 +50,73 @@ pub struct Analysis {
     pub verdict_options: VerdictOptions,
     /// llvm-mca estimates of C builds, by implementation (with `--estimate`).
     pub estimates: std::collections::BTreeMap<String, crate::record::Estimate>,
+    /// What the canary said of the host, for runs that read it.
+    pub host: Option<HostCheck>,
+}
+
+/// What a regression gate found: the regressions it can stand behind, and why it could
+/// not decide on the rest.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Gate {
+    pub regressions: Vec<String>,
+    pub undecided: Vec<String>,
 }
 
 impl Analysis {
-    /// What stops a regression gate, described: every comparison of an implementation
-    /// against its own baseline ([`Relation::Variant`]) that regressed beyond the noise
-    /// threshold, and every such one that could not be made for a reason that could hide
-    /// a regression. Against a stored baseline only the comparisons with it count.
-    /// Comparisons of two implementations (ChaCha20's RNG against rand_chacha's,
-    /// `--against`) never do: there "slower" is a finding, not a regression.
-    pub fn regressions(&self) -> Vec<String> {
+    /// The regression gate: every comparison of an implementation against its own
+    /// baseline ([`Relation::Variant`]) that regressed beyond the noise threshold, and
+    /// every such one that could not be made for a reason that could hide a regression.
+    /// Against a stored baseline only the comparisons with it count. Comparisons of two
+    /// implementations (ChaCha20's RNG against rand_chacha's, `--against`) never do: there
+    /// "slower" is a finding, not a regression.
+    ///
+    /// It cannot decide where the host was not steady: against a baseline measured in
+    /// another state of the host (by the canaries), nothing is decided; within a run, a
+    /// comparison of a case whose processes mixed the host's states is not.
+    pub fn gate(&self) -> Gate {
         let (comparisons, not_compared) = match &self.against_baseline {
             Some(r) => (&r.comparisons, &r.not_compared),
             None => (&self.comparisons, &self.not_compared),
         };
-        let gated = |relation: Relation| relation == Relation::Variant;
-        comparisons
+        if let Some(shift) = self
+            .against_baseline
+            .as_ref()
+            .and_then(|r| r.host.as_ref())
+            .filter(|h| h.differs)
+        {
+            return Gate {
+                regressions: Vec::new(),
+                undecided: vec![shift.note.clone()],
+            };
+        }
+        let unsteady: Vec<&str> = self
+            .host
             .iter()
-            .filter(|c| gated(c.relation) && c.verdict == Verdict::Regressed)
-            .map(|c| {
-                format!(
+            .flat_map(|h| h.unsteady.iter().map(String::as_str))
+            .collect();
+        let on_unsteady = |c: &Comparison| {
+            unsteady.iter().any(|&key| {
+                self.cases.iter().any(|case| {
+                    case.key == key
+                        && case.operation == c.operation
+                        && case.params == c.params
+                        && (c.candidate == case.key
+                            || c.candidate == case.implementation
+                            || c.baseline == case.implementation)
+                })
+            })
+        };
+        let gated = |relation: Relation| relation == Relation::Variant;
+        let mut gate = Gate::default();
+        for c in comparisons.iter().filter(|c| gated(c.relation)) {
+            if on_unsteady(c) {
+                gate.undecided.push(format!(
+                    "{} vs {}: the host moved in most of the processes of a case compared",
+                    with_params(&c.candidate, &c.params),
+                    c.baseline
+                ));
+            } else if c.verdict == Verdict::Regressed {
+                gate.regressions.push(format!(
                     "{} vs {}: {:+.2} % [{:+.2}, {:+.2}], p {}",
                     with_params(&c.candidate, &c.params),
                     c.baseline,
@@ -78,22 +127,23 @@ impl Analysis {
                         p if p.starts_with('<') => p,
                         p => format!("= {p}"),
                     }
-                )
-            })
-            .chain(
-                not_compared
-                    .iter()
-                    .filter(|n| gated(n.relation) && n.blocks_gate)
-                    .map(|n| {
-                        format!(
-                            "{} vs {}: not compared: {}",
-                            with_params(&n.candidate, &n.params),
-                            n.baseline,
-                            n.why
-                        )
-                    }),
-            )
-            .collect()
+                ));
+            }
+        }
+        gate.regressions.extend(
+            not_compared
+                .iter()
+                .filter(|n| gated(n.relation) && n.blocks_gate)
+                .map(|n| {
+                    format!(
+                        "{} vs {}: not compared: {}",
+                        with_params(&n.candidate, &n.params),
+                        n.baseline,
+                        n.why
+                    )
+                }),
+        );
+        gate
     }
 }
 
@@ -139,10 +189,18 @@ pub fn options_of(header: &RunHeader) -> Result<Option<AnalysisOptions>> {
 pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
     let header = &run.header;
     let options = options_of(header)?;
+    // Every figure below comes from the processes the host left steady.
+    let (steady, host) = steady_view(run);
+    let run = &steady;
     let cases = run
         .cases
         .iter()
         .map(|c| CaseStats {
+            set_aside: host
+                .as_ref()
+                .and_then(|h| h.set_aside.get(&c.key).copied())
+                .unwrap_or(0),
+            unsteady: host.as_ref().is_some_and(|h| h.unsteady.contains(&c.key)),
             key: c.key.clone(),
             implementation: c.implementation.clone(),
             operation: c.operation.clone(),
@@ -242,6 +300,7 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
         against_baseline,
         verdict_options: options.map(|o| o.verdict).unwrap_or_default(),
         estimates: context.estimates.clone(),
+        host,
     })
 }
 
@@ -269,6 +328,7 @@ mod tests {
                 .map(|&m| vec![m - 1.0, m, m + 1.0])
                 .collect(),
             core_clocks: core_clocks.to_vec(),
+            canary: Vec::new(),
         }
     }
 
@@ -385,7 +445,7 @@ mod tests {
     }
 
     /// A tsc-core run at a 2 GHz TSC.
-    fn header(core_clock_hz: Option<f64>) -> RunHeader {
+    pub(super) fn header(core_clock_hz: Option<f64>) -> RunHeader {
         RunHeader {
             id: 1,
             started_at: String::new(),

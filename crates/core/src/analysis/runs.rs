@@ -13,8 +13,18 @@ pub struct RunComparison {
     pub only_in_b: Vec<String>,
     /// Why the runs are not comparable, when forced anyway.
     pub caveats: Vec<String>,
-    /// What the verdicts cannot see (the runs of one bulk session are not independent).
+    /// What the verdicts cannot see (the runs of one bulk session are not independent,
+    /// the host was in another state).
     pub warnings: Vec<String>,
+    /// Whether the host was in the same state for both runs, by their canaries.
+    pub host: Option<HostShift>,
+}
+
+impl RunComparison {
+    /// Whether the host's state makes every verdict here undecidable.
+    pub fn host_differs(&self) -> bool {
+        self.host.as_ref().is_some_and(|h| h.differs)
+    }
 }
 
 /// What two runs differ in that makes their cycle counts incomparable: (what, in `a`,
@@ -88,14 +98,19 @@ pub fn check_same_unit(a: &RunHeader, b: &RunHeader) -> Result<()> {
     Ok(())
 }
 
-/// Compare every case of `b` with the same case (by key) of `a`.
+/// Compare every case of `b` with the same case (by key) of `a`, each from the processes
+/// its host left steady, and the hosts' states by the runs' canaries.
 pub fn compare_runs(
     a: &StoredRun,
     b: &StoredRun,
     opts: &VerdictOptions,
     force: bool,
 ) -> Result<RunComparison> {
-    let caveats = incomparability(&a.header, &b.header);
+    let (a_steady, a_host) = steady_view(a);
+    let (b_steady, b_host) = steady_view(b);
+    let (a, b) = (&a_steady, &b_steady);
+    let host = host_shift(a_host.as_ref(), a.header.id, b_host.as_ref());
+    let mut caveats = incomparability(&a.header, &b.header);
     if !caveats.is_empty() && !force {
         bail!(
             "runs {} and {} are not comparable: {} (use --force to compare anyway)",
@@ -138,6 +153,11 @@ pub fn compare_runs(
         .into_iter()
         .filter_map(incomplete)
         .collect();
+    match &host {
+        Some(h) if h.differs => warnings.push(h.note.clone()),
+        Some(h) if h.change_pct.is_none() => caveats.push(h.note.clone()),
+        _ => {}
+    }
     if bulk {
         warnings.push(
             "bulk runs: the test takes each run of a session as an independent measurement, but they ran back to back in one process under the same load, so a change between two sessions includes what the machine did between them (host load moved whole sessions by tens of percent on a shared 2-vCPU guest); read a verdict as a hint, and compare several sessions before believing it".to_string(),
@@ -152,5 +172,6 @@ pub fn compare_runs(
         only_in_b,
         caveats,
         warnings,
+        host,
     })
 }

@@ -14,10 +14,11 @@ mod samples;
 
 pub use case::{Case, CaseStatus, MEMCPY, Params};
 pub use options::{
-    AnalysisOptions, AnalysisSpec, BulkOptions, RunOptions, SamplePlan, Test, VerdictOptions,
+    AnalysisOptions, AnalysisSpec, BulkOptions, Remeasure, RunOptions, SamplePlan, Test,
+    VerdictOptions,
 };
 pub use run::{
     ImportedCounter, ImportedFrom, MachineRecord, RunCounter, RunHeader, RunOrigin, RunStatus,
     UnrecordedMachine, now,
 };
-pub use samples::{Estimate, Samples};
+pub use samples::{CanaryReadings, Estimate, Samples};

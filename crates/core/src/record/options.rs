@@ -16,6 +16,42 @@ pub struct RunOptions {
     /// Limit for each worker process.
     pub timeout: Duration,
     pub seed: u64,
+    /// More processes for the cases that need them, after the first pass. Runs stored
+    /// before it existed read as [`Remeasure::OFF`] and print without it.
+    #[serde(default = "Remeasure::off", skip_serializing_if = "Remeasure::is_off")]
+    pub remeasure: Remeasure,
+    /// `--no-canary`: measured without the canary ([`crate::canary`]), so nothing says
+    /// whether the host stayed steady.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_canary: bool,
+}
+
+/// When a case is measured in more processes than asked: its interval misses the
+/// precision target, or the canary moved in some of its processes.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Remeasure {
+    /// The half-width each case's 95 % interval should reach, in % of its median.
+    pub precision_pct: f64,
+    /// The time re-measuring may take in all; `None`: as long as the first pass took.
+    pub budget: Option<Duration>,
+    /// The most processes a case gets, as a multiple of those asked.
+    pub most_processes_factor: usize,
+}
+
+impl Remeasure {
+    pub const OFF: Remeasure = Remeasure {
+        precision_pct: f64::INFINITY,
+        budget: Some(Duration::ZERO),
+        most_processes_factor: 1,
+    };
+
+    fn off() -> Remeasure {
+        Remeasure::OFF
+    }
+
+    pub fn is_off(&self) -> bool {
+        self.budget == Some(Duration::ZERO) || self.most_processes_factor <= 1
+    }
 }
 
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]

@@ -398,6 +398,8 @@ mod tests {
                 plan: SamplePlan::default(),
                 timeout: std::time::Duration::from_secs(120),
                 seed: 7,
+                remeasure: crate::record::Remeasure::OFF,
+                no_canary: false,
             },
             analysis: AnalysisOptions {
                 spec: AnalysisSpec {

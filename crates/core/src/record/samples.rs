@@ -12,6 +12,17 @@ pub struct Samples {
     /// the clock (tsc-core): the clock this code ran at, which the code itself can move.
     #[serde(default)]
     pub core_clock: Option<f64>,
+    /// The canary's readings in this process, where it was run: [`crate::canary`].
+    #[serde(default)]
+    pub canary: Option<CanaryReadings>,
+}
+
+/// A worker process's readings of the canary, in the counter's units, and which canary
+/// they are of (readings of two canaries are not comparable).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CanaryReadings {
+    pub kind: String,
+    pub readings: Vec<f64>,
 }
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]

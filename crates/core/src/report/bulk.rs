@@ -488,6 +488,7 @@ mod tests {
             overhead: None,
             per_process: runs_ns.iter().map(|&ns| vec![ns]).collect(),
             core_clocks: Vec::new(),
+            canary: Vec::new(),
         }
     }
 

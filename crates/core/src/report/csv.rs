@@ -73,6 +73,8 @@ struct CaseColumns<'a> {
     samples: Option<usize>,
     outliers: Option<usize>,
     core_clock_hz: Num,
+    /// What the canary said of the host while the case ran (empty without a canary).
+    host: String,
 }
 
 impl<'a> CaseColumns<'a> {
@@ -102,8 +104,33 @@ impl<'a> CaseColumns<'a> {
             samples: m.map(|m| m.samples),
             outliers: m.map(|m| m.outliers.total()),
             core_clock_hz: Num(m.and_then(|m| m.core_clock_hz)),
+            host: host_cell(a, c),
         }
     }
+}
+
+fn host_cell(a: &Analysis, c: &CaseStats) -> String {
+    let Some(host) = &a.host else {
+        return String::new();
+    };
+    let mut cell = if c.unsteady {
+        "unsteady: the canary moved in most of its processes".to_string()
+    } else if c.set_aside > 0 {
+        format!("{} processes set aside: the canary moved", c.set_aside)
+    } else {
+        format!("steady within ±{:.1} %", host.threshold_pct)
+    };
+    if let Some(shift) = a.against_baseline.as_ref().and_then(|r| r.host.as_ref()) {
+        cell += &match (shift.differs, shift.change_pct) {
+            (true, Some(change)) => format!(
+                "; another state than baseline run {} (canary {change:+.1} %): undecided",
+                shift.baseline_run
+            ),
+            (false, Some(_)) => String::new(),
+            (_, None) => format!("; baseline run {} has no canary", shift.baseline_run),
+        };
+    }
+    cell
 }
 
 /// What a case or a pair of runs is compared with.

@@ -69,6 +69,12 @@ pub fn render(a: &Analysis) -> String {
                 r["summary"] = json!(m.summary);
                 r["outliers"] = json!(m.outliers);
             }
+            if c.set_aside > 0 {
+                r["processes_set_aside"] = json!(c.set_aside);
+            }
+            if c.unsteady {
+                r["host_unsteady"] = json!(true);
+            }
             r
         })
         .collect();
@@ -82,7 +88,7 @@ pub fn render(a: &Analysis) -> String {
             })
         })
         .collect();
-    let doc = json!({
+    let mut doc = json!({
         "run_id": a.header.id,
         "experiment": a.header.experiment,
         "started_at": a.header.started_at,
@@ -101,11 +107,14 @@ pub fn render(a: &Analysis) -> String {
         "estimates": a.estimates,
         "against_baseline": a.against_baseline.as_ref().map(run_comparison_value),
     });
+    if let Some(host) = &a.host {
+        doc["host"] = json!(host);
+    }
     serde_json::to_string_pretty(&doc).expect("JSON values serialise") + "\n"
 }
 
 fn run_comparison_value(c: &RunComparison) -> Value {
-    json!({
+    let mut v = json!({
         "run_a": c.run_a,
         "run_b": c.run_b,
         "comparisons": c.comparisons.iter().map(comparison).collect::<Vec<_>>(),
@@ -114,7 +123,11 @@ fn run_comparison_value(c: &RunComparison) -> Value {
         "only_in_b": c.only_in_b,
         "caveats": c.caveats,
         "warnings": c.warnings,
-    })
+    });
+    if let Some(host) = &c.host {
+        v["host"] = json!(host);
+    }
+    v
 }
 
 pub fn render_run_comparison(c: &RunComparison) -> String {

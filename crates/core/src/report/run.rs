@@ -94,8 +94,44 @@ pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
         }
         RunOrigin::Bulk { .. } | RunOrigin::Unreadable(_) => {}
     }
+    if let Some(host) = &a.host {
+        blocks.push(host_block(host));
+    }
 
     blocks
+}
+
+/// What the canary said of the host: a line where it held steady, a warning where not.
+fn host_block(host: &crate::analysis::HostCheck) -> Block {
+    let canary = format!(
+        "{} ({}), beside every process: {}",
+        host.canary.split(':').next().unwrap_or(&host.canary),
+        fmt_count(host.reference),
+        counted(host.processes, "process", "processes"),
+    );
+    if host.steady() {
+        return Block::Line(format!(
+            "Host: steady by the canary {canary} within ±{:.1} % of each other (its own noise).",
+            host.threshold_pct
+        ));
+    }
+    let mut what = format!(
+        "Warning: the host moved: the canary {canary}; {} of them beyond ±{:.1} % (its own noise), up to {:+.1} %.",
+        host.moved, host.threshold_pct, host.largest_move_pct
+    );
+    if !host.set_aside.is_empty() {
+        what += &format!(
+            " Those processes are left out of the figures of {} (their samples stay stored).",
+            counted(host.set_aside.len(), "case", "cases")
+        );
+    }
+    if !host.unsteady.is_empty() {
+        what += &format!(
+            " Too few steady processes to leave the others out, so their figures mix the host's states and no gate decides on them: {}.",
+            host.unsteady.join(", ")
+        );
+    }
+    Block::Warning(what)
 }
 
 /// Where and by what a stored run was measured, whether it finished, and the machine's
@@ -263,6 +299,17 @@ fn param_columns(cases: &[CaseStats]) -> Vec<String> {
 }
 
 fn status_cell(c: &CaseStats) -> String {
+    let host = if c.unsteady {
+        "; host unsteady"
+    } else if c.set_aside > 0 {
+        "; processes set aside (host)"
+    } else {
+        ""
+    };
+    status_cell_alone(c) + host
+}
+
+fn status_cell_alone(c: &CaseStats) -> String {
     if c.verified() {
         return "verified".into();
     }

@@ -100,48 +100,158 @@ pub fn execute(
     }
 
     let mut rng = SplitMix(opts.seed);
-    for round in 0..opts.processes {
-        shuffle(&mut live, &mut rng);
-        let mut failed = Vec::new();
-        for &i in &live {
-            let case = &cases[i];
-            progress.step(&case.key());
-            let request = Request {
-                implementation: case.implementation.clone(),
-                c: external.get(&case.implementation).cloned(),
-                cpu: opts.cpu,
-                task: Task::Measure {
-                    operation: case.operation.clone(),
-                    params: case.params.clone(),
-                    counter: opts.counter,
-                    layouts: opts.layouts,
-                    plan: opts.plan,
-                    seed: opts.seed ^ layout_seed(&case.key()),
-                },
-            };
-            let outcome = worker::run(&request, opts.timeout)?;
-            if stop() {
-                return Ok(Ended::Interrupted);
+    let mut tallies: Vec<Tally> = vec![Tally::default(); cases.len()];
+    let mut measure = |i: usize, round: usize, tallies: &mut Vec<Tally>| -> Result<bool> {
+        let case = &cases[i];
+        progress.step(&case.key());
+        let request = Request {
+            implementation: case.implementation.clone(),
+            c: external.get(&case.implementation).cloned(),
+            cpu: opts.cpu,
+            task: Task::Measure {
+                operation: case.operation.clone(),
+                params: case.params.clone(),
+                counter: opts.counter,
+                layouts: opts.layouts,
+                plan: opts.plan,
+                seed: opts.seed ^ layout_seed(&case.key()),
+                canary: !opts.no_canary,
+            },
+        };
+        let outcome = worker::run(&request, opts.timeout)?;
+        if stop() {
+            return Ok(false);
+        }
+        match outcome {
+            Outcome::Replied(Reply::Measured(samples)) => {
+                store.add_samples(rows[i], round, &samples)?;
+                tallies[i].add(&samples);
+                return Ok(true);
             }
-            match outcome {
-                Outcome::Replied(Reply::Measured(samples)) => {
-                    store.add_samples(rows[i], round, &samples)?
-                }
-                Outcome::Replied(Reply::Unsupported(why)) => {
-                    store.set_status(rows[i], CaseStatus::Unsupported, Some(&why))?;
-                    failed.push(i);
-                }
-                other => {
-                    let why = describe(&other);
-                    progress.note(&format!("{}: {why}", case.key()));
-                    store.set_status(rows[i], CaseStatus::Failed, Some(&why))?;
-                    failed.push(i);
-                }
+            Outcome::Replied(Reply::Unsupported(why)) => {
+                store.set_status(rows[i], CaseStatus::Unsupported, Some(&why))?;
+            }
+            other => {
+                let why = describe(&other);
+                progress.note(&format!("{}: {why}", case.key()));
+                store.set_status(rows[i], CaseStatus::Failed, Some(&why))?;
             }
         }
-        live.retain(|i| !failed.contains(i));
+        tallies[i].failed = true;
+        Ok(true)
+    };
+    let first_pass = std::time::Instant::now();
+    for round in 0..opts.processes {
+        shuffle(&mut live, &mut rng);
+        for &i in &live {
+            if !measure(i, round, &mut tallies)? {
+                return Ok(Ended::Interrupted);
+            }
+        }
+        live.retain(|&i| !tallies[i].failed);
+    }
+
+    // Re-measure, in later rounds, the cases the host moved or whose intervals are wider
+    // than asked, until they are steady and precise or the budget is spent.
+    let remeasure = &opts.remeasure;
+    if remeasure.is_off() {
+        return Ok(Ended::Finished);
+    }
+    let budget = remeasure.budget.unwrap_or_else(|| first_pass.elapsed());
+    let deadline = std::time::Instant::now() + budget;
+    let most = opts.processes * remeasure.most_processes_factor;
+    let mut round = opts.processes;
+    loop {
+        let mut wanting: Vec<usize> = live
+            .iter()
+            .copied()
+            .filter(|&i| tallies[i].processes() < most)
+            .filter(|&i| wants_more(&tallies, i, opts.processes, remeasure.precision_pct))
+            .collect();
+        if wanting.is_empty() || std::time::Instant::now() >= deadline {
+            break;
+        }
+        if round == opts.processes {
+            progress.note(&format!(
+                "re-measuring {} (the host moved while they ran, or their intervals are wider than ±{} %), for up to {:.0} s",
+                match wanting.len() {
+                    1 => "1 case".to_string(),
+                    n => format!("{n} cases"),
+                },
+                remeasure.precision_pct,
+                budget.as_secs_f64()
+            ));
+        }
+        shuffle(&mut wanting, &mut rng);
+        for &i in &wanting {
+            if std::time::Instant::now() >= deadline {
+                break;
+            }
+            if !measure(i, round, &mut tallies)? {
+                return Ok(Ended::Interrupted);
+            }
+        }
+        live.retain(|&i| !tallies[i].failed);
+        round += 1;
     }
     Ok(Ended::Finished)
+}
+
+/// What the runner keeps of a case to decide whether it needs more processes: each
+/// process's samples and canary (the store keeps everything).
+#[derive(Clone, Default)]
+struct Tally {
+    per_process: Vec<Vec<f64>>,
+    canaries: Vec<Option<f64>>,
+    failed: bool,
+}
+
+impl Tally {
+    fn add(&mut self, samples: &crate::record::Samples) {
+        self.per_process
+            .push(samples.per_layout.iter().flatten().copied().collect());
+        self.canaries
+            .push((samples.canary.as_ref()).and_then(|c| crate::stats::median(&c.readings)));
+    }
+
+    fn processes(&self) -> usize {
+        self.per_process.len()
+    }
+}
+
+/// Whether case `i` needs another process: fewer than `asked` of its processes ran on a
+/// steady host (by the canary over every process of the run), or its interval, from the
+/// steady ones, is wider than `precision_pct` either side. The analysis decides the same
+/// way ([`crate::analysis::steady_view`]), from the store.
+fn wants_more(tallies: &[Tally], i: usize, asked: usize, precision_pct: f64) -> bool {
+    let all: Vec<f64> = tallies
+        .iter()
+        .flat_map(|t| t.canaries.iter().flatten().copied())
+        .collect();
+    let steadiness = crate::stats::steadiness(&all);
+    let tally = &tallies[i];
+    let steady: Vec<&[f64]> = tally
+        .per_process
+        .iter()
+        .zip(&tally.canaries)
+        .filter(|(_, c)| match (steadiness, c) {
+            (Some(s), Some(c)) => !s.moved(*c),
+            _ => true,
+        })
+        .map(|(p, _)| p.as_slice())
+        .collect();
+    if steady.len() < asked {
+        return true;
+    }
+    // Too few processes asked for any interval: the precision is not for us to chase.
+    if asked < crate::stats::min_clusters(0.95) {
+        return false;
+    }
+    let median = |xs: &[f64]| crate::stats::median(xs).unwrap_or(f64::NAN);
+    match crate::stats::cluster_bootstrap_ci(&steady, median, 500, 0.95, layout_seed("remeasure")) {
+        Some(ci) => 100.0 * ci.half_width_rel() > precision_pct,
+        None => false,
+    }
 }
 
 /// What the correctness gate found of one implementation.

@@ -34,6 +34,8 @@ pub enum Task {
         plan: SamplePlan,
         /// Chooses the heap offsets of the layouts; the same for every process of a case.
         seed: u64,
+        /// Whether to read the canary between the samples ([`crate::canary`]).
+        canary: bool,
     },
 }
 
@@ -310,7 +312,11 @@ fn handle(request: &Request, registry: &Registry) -> Result<Reply> {
             layouts,
             plan,
             seed,
+            canary,
         } => {
+            // Before the layouts, so that its buffer (mapped apart from the heap) is in
+            // place, and warm, in every process alike.
+            let mut canary = canary.then(crate::canary::Canary::new);
             let mut calls = match prepare_layouts(imp, operation, params, *layouts, *seed) {
                 Ok(calls) => calls,
                 Err(e @ PrepareError::Unsupported(_)) => {
@@ -318,7 +324,7 @@ fn handle(request: &Request, registry: &Registry) -> Result<Reply> {
                 }
                 Err(e) => return Err(e.into()),
             };
-            let samples = sample::collect_with(*counter, &mut calls.calls, plan)
+            let samples = sample::collect_with(*counter, &mut calls.calls, plan, canary.as_mut())
                 .map_err(anyhow::Error::msg)?;
             Ok(Reply::Measured(samples))
         }

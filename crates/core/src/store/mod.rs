@@ -11,10 +11,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 mod migrate;
 
 use crate::record::{
-    Case, CaseStatus, Estimate, Params, RunCounter, RunHeader, RunStatus, Samples,
+    CanaryReadings, Case, CaseStatus, Estimate, Params, RunCounter, RunHeader, RunStatus, Samples,
 };
 
-const SCHEMA_VERSION: i64 = 3;
+const SCHEMA_VERSION: i64 = 4;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS runs (
@@ -56,6 +56,13 @@ CREATE TABLE IF NOT EXISTS clusters (
     core_clock REAL,                      -- core cycles per TSC tick beside them (tsc-core)
     PRIMARY KEY (case_id, process, layout)
 );
+CREATE TABLE IF NOT EXISTS canaries (
+    case_id  INTEGER NOT NULL REFERENCES cases(id),
+    process  INTEGER NOT NULL,
+    kind     TEXT NOT NULL,               -- which canary: its version and the parts it ran
+    readings BLOB NOT NULL,               -- little-endian f64, in the run's counter
+    PRIMARY KEY (case_id, process)
+);
 CREATE TABLE IF NOT EXISTS estimates (
     run_id          INTEGER NOT NULL REFERENCES runs(id),
     implementation  TEXT NOT NULL,
@@ -89,6 +96,9 @@ pub struct StoredCase {
     /// Core cycles per TSC tick beside each process's samples, where the counter measured
     /// it (tsc-core); empty otherwise.
     pub core_clocks: Vec<f64>,
+    /// The canary's readings beside each process's samples, in the order of
+    /// `per_process`; `None` for a process measured without one (runs before schema 4).
+    pub canary: Vec<Option<CanaryReadings>>,
 }
 
 #[derive(Clone, Debug)]
@@ -367,6 +377,17 @@ impl Store {
                     ],
                 )?;
             }
+            if let Some(canary) = &samples.canary {
+                tx.execute(
+                    "INSERT INTO canaries (case_id, process, kind, readings) VALUES (?1, ?2, ?3, ?4)",
+                    params![
+                        case_row,
+                        process as i64,
+                        canary.kind,
+                        encode_samples(&canary.readings)
+                    ],
+                )?;
+            }
             tx.execute(
                 "UPDATE cases SET status = 'ok', calls_per_sample = ?2, overhead = ?3 WHERE id = ?1",
                 params![
@@ -584,6 +605,8 @@ impl Store {
             if !keep(&key) {
                 continue;
             }
+            let (processes, per_process) = self.samples_per_process(id)?;
+            let canary = self.canaries(id, &processes)?;
             cases.push(StoredCase {
                 row: id,
                 key,
@@ -596,8 +619,9 @@ impl Store {
                 message,
                 calls_per_sample: cps.map(|c| c as u64),
                 overhead,
-                per_process: self.samples_per_process(id)?,
+                per_process,
                 core_clocks: self.core_clocks(id)?,
+                canary,
             });
         }
         Ok(StoredRun { header, cases })
@@ -606,7 +630,8 @@ impl Store {
     /// A case's samples, one cluster per worker process (its layouts together): the
     /// process is the unit that is independent of the others (each has its own start,
     /// warm-up and moment in the run); samples within one process are not.
-    fn samples_per_process(&self, case_row: i64) -> Result<Vec<Vec<f64>>> {
+    /// With the processes' numbers, in the same order.
+    fn samples_per_process(&self, case_row: i64) -> Result<(Vec<i64>, Vec<Vec<f64>>)> {
         let mut stmt = self.conn.prepare(
             "SELECT process, samples FROM clusters WHERE case_id = ?1 ORDER BY process, layout",
         )?;
@@ -614,18 +639,39 @@ impl Store {
             Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
         })?;
         let mut out: Vec<Vec<f64>> = Vec::new();
-        let mut current = None;
+        let mut processes = Vec::new();
         for row in rows {
             let (process, blob) = row?;
             let samples = decode_samples(&blob, case_row)?;
-            if current != Some(process) {
+            if processes.last() != Some(&process) {
                 out.push(Vec::new());
-                current = Some(process);
+                processes.push(process);
             }
             let cluster = out.last_mut().expect("pushed above");
             cluster.extend(samples);
         }
-        Ok(out)
+        Ok((processes, out))
+    }
+
+    /// The canary readings of each of `processes` of a case, in that order.
+    fn canaries(&self, case_row: i64, processes: &[i64]) -> Result<Vec<Option<CanaryReadings>>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT process, kind, readings FROM canaries WHERE case_id = ?1")?;
+        let rows = stmt.query_map([case_row], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Vec<u8>>(2)?,
+            ))
+        })?;
+        let mut by_process = std::collections::BTreeMap::new();
+        for row in rows {
+            let (process, kind, blob) = row?;
+            let readings = decode_samples(&blob, case_row)?.collect();
+            by_process.insert(process, CanaryReadings { kind, readings });
+        }
+        Ok(processes.iter().map(|p| by_process.remove(p)).collect())
     }
 
     fn core_clocks(&self, case_row: i64) -> Result<Vec<f64>> {
@@ -761,6 +807,7 @@ pub(crate) mod tests {
             calibration: Calibration::default(),
             per_layout: vec![vec![100.0, 101.0]],
             core_clock,
+            canary: None,
         }
     }
 

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Validation on a shifting host: does the gate stay quiet when nothing changed, and does
+# the canary see the host move? Anyone can run it; it prints one summary line per part
+# and leaves every run in its store for `cryptobench report`.
+#
+#   scripts/validate-host.sh [RUNS] [STORE]      (default: 10 runs, a fresh store in /tmp)
+#
+# Parts:
+#   1. A/A across runs: chacha20-rng saved as a baseline, then RUNS fresh runs of the same
+#      code against it with --fail-on-regression. Counts exit statuses (0 pass, 3 regressed,
+#      4 could not decide), verdicts, intervals wider than ±0.5 %, and what the canary said.
+#   2. A planted host shift the code does not see: RUNS runs with the canary made to do
+#      three times its work (CRYPTOBENCH_TEST_CANARY_REPEAT=3): the gate must say it could
+#      not decide, every time, and never call the unchanged code regressed.
+#
+# Steadiness is also judged apart from the tool: a fixed loop timed here before and after
+# each run (`steady` column), independent of the canary.
+set -euo pipefail
+
+runs=${1:-10}
+store=${2:-$(mktemp -d /tmp/validate-host.XXXXXX)/store.db}
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=${CRYPTOBENCH:-$here/target/release/cryptobench}
+[ -x "$bin" ] || { echo "build first: cargo build --release ($bin not found)" >&2; exit 2; }
+out=$(dirname "$store")
+echo "store: $store; binary: $bin; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) CPUs"
+
+# An independent clock of the host: a fixed integer loop in Python, best of three, in ms.
+steady_probe() {
+    python3 - <<'EOF'
+import time
+def loop():
+    x = 1
+    for i in range(300000):
+        x = (x * 1103515245 + 12345) & 0xffffffff
+    return x
+best = min((lambda t0: (loop(), time.perf_counter() - t0)[1])(time.perf_counter()) for _ in range(3))
+print(f"{best * 1e3:.1f}")
+EOF
+}
+
+summarise() { # $1: label, then JSON files
+    local label=$1; shift
+    python3 - "$label" "$@" <<'EOF'
+import json, sys
+label, files = sys.argv[1], sys.argv[2:]
+verdicts, wide, moved, set_aside, unsteady, differs = {}, 0, 0, 0, 0, 0
+cases = 0
+for f in files:
+    run = json.load(open(f))
+    for r in run["results"]:
+        lo, hi = r.get("median_ci95") or (None, None)
+        m = r.get("median_cycles") or r.get("median_ns")
+        if lo is not None and m:
+            cases += 1
+            if max(m - lo, hi - m) / m > 0.005:
+                wide += 1
+        set_aside += r.get("processes_set_aside", 0)
+        unsteady += bool(r.get("host_unsteady"))
+    host = run.get("host") or {}
+    moved += host.get("moved", 0)
+    against = run.get("against_baseline") or {}
+    for c in against.get("comparisons", []):
+        verdicts[c["verdict"]] = verdicts.get(c["verdict"], 0) + 1
+    differs += bool((against.get("host") or {}).get("differs"))
+print(f"{label}: verdicts {verdicts}; intervals wider than ±0.5 %: {wide} of {cases}; "
+      f"processes whose canary moved: {moved}; set aside: {set_aside}; unsteady cases: {unsteady}; "
+      f"runs whose host differed from the baseline's: {differs} of {len(files)}")
+EOF
+}
+
+gate_runs() { # $1: label, $2: extra environment (VAR=VALUE or empty)
+    local label=$1 env=$2 codes=()
+    local files=()
+    for i in $(seq 1 "$runs"); do
+        local before after code=0 f="$out/$label-$i.json"
+        before=$(steady_probe)
+        env $env "$bin" run chacha20-rng --db "$store" --baseline aa --fail-on-regression \
+            --format json >"$f" 2>"$out/$label-$i.err" || code=$?
+        after=$(steady_probe)
+        codes+=("$code")
+        files+=("$f")
+        echo "  $label run $i: exit $code; independent loop ${before} ms before, ${after} ms after"
+    done
+    echo "$label: exit statuses ${codes[*]}"
+    summarise "$label" "${files[@]}"
+}
+
+# The baseline's quality check may refuse a run the host moved; try again, as CI would.
+for attempt in 1 2 3 4 5; do
+    code=0
+    "$bin" run chacha20-rng --db "$store" --save-baseline aa --format json \
+        >"$out/baseline.json" 2>"$out/baseline.err" || code=$?
+    [ "$code" = 0 ] && break
+    echo "baseline attempt $attempt refused (exit $code):"; grep -A3 'not saved' "$out/baseline.err" || cat "$out/baseline.err"
+done
+[ "$code" = 0 ] || { echo "no steady baseline in 5 attempts"; exit 1; }
+summarise "baseline (attempt $attempt)" "$out/baseline.json"
+
+gate_runs aa ""
+gate_runs planted-host-shift "CRYPTOBENCH_TEST_CANARY_REPEAT=3"
