@@ -23,6 +23,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${CRYPTOBENCH:-$here/target/release/cryptobench}
 [ -x "$bin" ] || { echo "build first: cargo build --release ($bin not found)" >&2; exit 2; }
 out=$(dirname "$store")
+mkdir -p "$out"
 echo "store: $store; binary: $bin; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) CPUs"
 
 # An independent clock of the host: a fixed integer loop in Python, best of three, in ms.
@@ -47,7 +48,10 @@ label, files = sys.argv[1], sys.argv[2:]
 verdicts, wide, moved, set_aside, unsteady, differs = {}, 0, 0, 0, 0, 0
 cases = 0
 for f in files:
-    run = json.load(open(f))
+    try:
+        run = json.load(open(f))
+    except ValueError:
+        continue  # the run stopped before printing (its exit status says why)
     for r in run["results"]:
         lo, hi = r.get("median_ci95") or (None, None)
         m = r.get("median_cycles") or r.get("median_ns")
@@ -70,7 +74,7 @@ EOF
 }
 
 gate_runs() { # $1: label, $2: extra environment (VAR=VALUE or empty)
-    local label=$1 env=$2 codes=()
+    local label=$1 env=$2 codes=() loops=()
     local files=()
     for i in $(seq 1 "$runs"); do
         local before after code=0 f="$out/$label-$i.json"
@@ -79,10 +83,23 @@ gate_runs() { # $1: label, $2: extra environment (VAR=VALUE or empty)
             --format json >"$f" 2>"$out/$label-$i.err" || code=$?
         after=$(steady_probe)
         codes+=("$code")
+        loops+=("$code:$before:$after")
         files+=("$f")
         echo "  $label run $i: exit $code; independent loop ${before} ms before, ${after} ms after"
     done
     echo "$label: exit statuses ${codes[*]}"
+    # Steady by the independent loop: both timings within 10 % of the fastest seen.
+    python3 - "$label" "${loops[@]}" <<'EOF'
+import sys
+label, rows = sys.argv[1], [r.split(":") for r in sys.argv[2:]]
+fastest = min(min(float(b), float(a)) for _, b, a in rows)
+steady = {"steady": [], "moving": []}
+for code, b, a in rows:
+    ok = max(float(b), float(a)) <= 1.10 * fastest
+    steady["steady" if ok else "moving"].append(code)
+print(f"{label}: by the independent loop, exit statuses on a steady host {steady['steady']}, "
+      f"on a moving host {steady['moving']}")
+EOF
     summarise "$label" "${files[@]}"
 }
 

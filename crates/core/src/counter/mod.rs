@@ -69,11 +69,29 @@ impl CounterKind {
         match self {
             CounterKind::Tsc => Tsc::open().map(drop),
             CounterKind::Perf => PerfCycles::open().map(drop),
-            CounterKind::TscCore => TscCore::open().map(drop),
+            CounterKind::TscCore => {
+                // The clock check fails for a moment while the host is in another state
+                // (the add chain and the multiply chain then disagree); a run must not
+                // fall back to another counter, and so mismatch its baseline, for that.
+                let mut tries = 0;
+                loop {
+                    match TscCore::open() {
+                        Ok(_) => return Ok(()),
+                        Err(why) if tries == CLOCK_CHECK_TRIES - 1 => return Err(why),
+                        Err(_) => {
+                            tries += 1;
+                            std::thread::sleep(std::time::Duration::from_millis(50));
+                        }
+                    }
+                }
+            }
             CounterKind::Ns => Ok(()),
         }
     }
 }
+
+/// Tries of `tsc-core`'s clock check, 50 ms apart, before it counts as unavailable.
+const CLOCK_CHECK_TRIES: usize = 10;
 
 impl fmt::Display for CounterKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
