@@ -12,6 +12,14 @@
 #   2. A planted host shift the code does not see: RUNS runs with the canary made to do
 #      three times its work (CRYPTOBENCH_TEST_CANARY_REPEAT=3): the gate must say it could
 #      not decide, every time, and never call the unchanged code regressed.
+#   3. Planted slowdowns within a run: `test-planted/chacha20` is ChaCha20 followed by a
+#      dependent-add chain calibrated to P % of its time (CRYPTOBENCH_TEST_PLANT_PCT), at
+#      4096 bytes, against `rustcrypto/chacha20` in the same run, P = 0, 2, 5, RUNS runs
+#      each. The truth for P is one long run (40 processes); counts "slower" (detection),
+#      "faster" (a false alarm) and how many intervals cover the truth.
+#   4. Planted slowdowns across runs: `test-planted` saved as a baseline at P = 0, then
+#      2 x RUNS runs against it at P = 0 (false alarms: exit 3) and at P = 5 (detection:
+#      exit 3), with --fail-on-regression; exit 4 is "could not decide".
 #
 # Steadiness is also judged apart from the tool: a fixed loop timed here before and after
 # each run (`steady` column), independent of the canary.
@@ -116,3 +124,58 @@ summarise "baseline (attempt $attempt)" "$out/baseline.json"
 
 gate_runs aa ""
 gate_runs planted-host-shift "CRYPTOBENCH_TEST_CANARY_REPEAT=3"
+
+# Parts 3 and 4 measure test implementations, which a user never sees.
+export CRYPTOBENCH_TEST_IMPLEMENTATIONS=1
+pair=(rustcrypto/chacha20/ test-planted --against rustcrypto/chacha20 --sizes 4096)
+
+change_of() { # JSON file -> "estimate lo hi verdict" of test-planted against rustcrypto
+    python3 - "$1" <<'EOF'
+import json, sys
+try:
+    run = json.load(open(sys.argv[1]))
+except ValueError:
+    print("nan nan nan none"); sys.exit()
+for c in run["comparisons"]:
+    if c["candidate"] == "test-planted/chacha20":
+        lo, hi = c["change_ci"]
+        print(c["change_pct"], lo, hi, c["verdict"].replace(" ", "-"))
+        break
+else:
+    print("nan nan nan none")
+EOF
+}
+
+for pct in 0 2 5; do
+    CRYPTOBENCH_TEST_PLANT_PCT=$pct "$bin" run "${pair[@]}" --processes 40 --db "$store" \
+        --format json >"$out/truth-$pct.json" 2>/dev/null || true
+    read -r truth _ _ _ <<<"$(change_of "$out/truth-$pct.json")"
+    slower=0 faster=0 covered=0 measured=0
+    for i in $(seq 1 "$runs"); do
+        CRYPTOBENCH_TEST_PLANT_PCT=$pct "$bin" run "${pair[@]}" --db "$store" --format json \
+            >"$out/within-$pct-$i.json" 2>/dev/null || true
+        read -r est lo hi verdict <<<"$(change_of "$out/within-$pct-$i.json")"
+        [ "$verdict" = none ] && continue
+        measured=$((measured + 1))
+        [ "$verdict" = slower ] && slower=$((slower + 1))
+        [ "$verdict" = faster ] && faster=$((faster + 1))
+        python3 -c "import sys; sys.exit(0 if $lo <= $truth <= $hi else 1)" && covered=$((covered + 1))
+        echo "  within P=$pct run $i: $est % [$lo, $hi] $verdict"
+    done
+    echo "within a run, plant $pct %: truth (40 processes) $truth %; of $measured runs: slower $slower, faster $faster, interval covers the truth $covered"
+done
+
+CRYPTOBENCH_TEST_PLANT_PCT=0 "$bin" run test-planted --sizes 4096 --db "$store" \
+    --save-baseline planted --force-baseline --format json >/dev/null 2>&1
+for pct in 0 5; do
+    codes=()
+    for i in $(seq 1 $((2 * runs))); do
+        code=0
+        CRYPTOBENCH_TEST_PLANT_PCT=$pct "$bin" run test-planted --sizes 4096 --db "$store" \
+            --baseline planted --fail-on-regression --format json \
+            >"$out/across-$pct-$i.json" 2>/dev/null || code=$?
+        codes+=("$code")
+    done
+    echo "across runs, plant $pct %: exit statuses ${codes[*]} (3 regressed, 4 could not decide)"
+done
+

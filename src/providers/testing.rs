@@ -19,6 +19,7 @@ pub fn register(r: &mut Registry) {
     r.add(Stream::<super::rustcrypto::ChaCha20>::new("test-same"));
     r.add(Stream::<Wrong>::new("test-wrong"));
     r.add(Stream::<Slower>::new("test-slower"));
+    r.add(Stream::<Planted>::new("test-planted"));
     r.add(Stream::<CrashOnThirdCall>::new("test-crash"));
     r.add(Stream::<HangOnThirdCall>::new("test-hang"));
     r.add(Stream::<CrashAlways>::new("test-gate-crash"));
@@ -74,6 +75,98 @@ impl StreamCipher for Slower {
         // Sized on first use so that the timed calls never allocate.
         self.2.resize(buf.len(), 0);
         self.1.apply_keystream(black_box(&mut self.2));
+    }
+}
+
+/// `CRYPTOBENCH_TEST_PLANT_PCT=P`: [`Planted`] takes P % more time per call than the
+/// cipher it wraps (0 when unset).
+pub const PLANT_ENV: &str = "CRYPTOBENCH_TEST_PLANT_PCT";
+
+/// Correct output, then a chain of dependent adds calibrated to take a given share of
+/// the cipher's time (`CRYPTOBENCH_TEST_PLANT_PCT`): a planted slowdown of a known size,
+/// for the validation script. Calibrated per message length on first use, in the worker;
+/// messages under 64 bytes are not slowed.
+pub struct Planted {
+    cipher: chacha20::ChaCha20,
+    share: f64,
+    adds: usize,
+    calibrated_for: usize,
+}
+
+impl Planted {
+    fn calibrate(&mut self, len: usize) {
+        let mut scratch = vec![0u8; len];
+        let mut other = chacha(&[7; 32], &[7; 12]);
+        // Enough calls per timing that the clock's own cost and resolution vanish.
+        let calls = (8192 / len.max(1)).max(4);
+        let median_ns = |f: &mut dyn FnMut()| {
+            let mut t: Vec<u128> = (0..15)
+                .map(|_| {
+                    let t0 = std::time::Instant::now();
+                    for _ in 0..calls {
+                        f();
+                    }
+                    t0.elapsed().as_nanos()
+                })
+                .collect();
+            t.sort_unstable();
+            t[t.len() / 2] as f64 / calls as f64
+        };
+        let cipher_ns = median_ns(&mut || other.apply_keystream(black_box(&mut scratch)));
+        const PROBE: usize = 20_000;
+        let chain_ns = median_ns(&mut || {
+            black_box(add_chain(PROBE));
+        });
+        let target = self.share * cipher_ns;
+        let mut adds = target / chain_ns * PROBE as f64;
+        // The chain overlaps the cipher's last instructions out of order: measure the two
+        // together and scale the chain until they take the share asked.
+        for _ in 0..3 {
+            let n = adds.round() as usize;
+            let both_ns = median_ns(&mut || {
+                other.apply_keystream(black_box(&mut scratch));
+                black_box(add_chain(n));
+            });
+            let added = (both_ns - cipher_ns).max(target / 8.0);
+            adds = (adds * target / added).min(16.0 * target / chain_ns * PROBE as f64);
+        }
+        self.adds = adds.round() as usize;
+        self.calibrated_for = len;
+    }
+}
+
+#[inline(never)]
+fn add_chain(n: usize) -> u64 {
+    let mut x = 1u64;
+    for _ in 0..n {
+        x = black_box(x).wrapping_add(1);
+    }
+    x
+}
+
+impl StreamCipher for Planted {
+    const ALGORITHM: &'static StreamAlgorithm = &CHACHA20;
+    fn new(key: &[u8], nonce: &[u8]) -> Self {
+        let pct: f64 = std::env::var(PLANT_ENV)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0.0);
+        Planted {
+            cipher: chacha(key, nonce),
+            share: pct / 100.0,
+            adds: 0,
+            calibrated_for: usize::MAX,
+        }
+    }
+    fn apply_keystream(&mut self, buf: &mut [u8]) {
+        // Not below 64 bytes, where the correctness gate cuts its many pieces.
+        if self.share > 0.0 && buf.len() >= 64 && self.calibrated_for != buf.len() {
+            self.calibrate(buf.len());
+        }
+        self.cipher.apply_keystream(buf);
+        if buf.len() >= 64 {
+            black_box(add_chain(self.adds));
+        }
     }
 }
 

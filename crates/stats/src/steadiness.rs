@@ -86,7 +86,10 @@ mod tests {
         // threshold 8.9 %, reference 100.
         let s = steadiness(&[97.0, 99.0, 100.0, 101.0, 103.0]).unwrap();
         assert_eq!(s.reference, 100.0);
-        assert!((s.noise - 0.02 / (2.0 * HALF_WITHIN)).abs() < 1e-12, "{s:?}");
+        assert!(
+            (s.noise - 0.02 / (2.0 * HALF_WITHIN)).abs() < 1e-12,
+            "{s:?}"
+        );
         assert!((s.threshold - 6.0 * s.noise).abs() < 1e-12);
         assert!(!s.moved(108.0));
         assert!(s.moved(109.0));

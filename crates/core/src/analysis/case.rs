@@ -52,6 +52,8 @@ pub struct CaseStats {
     /// Too few of its processes ran on a steady host to leave the others out: its
     /// figures mix the host's states, and no gate decides on them.
     pub unsteady: bool,
+    /// Processes measured beyond those asked, by re-measuring (`--precision`).
+    pub processes_added: usize,
 }
 
 impl CaseStats {

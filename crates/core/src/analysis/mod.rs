@@ -191,6 +191,18 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
     let options = options_of(header)?;
     // Every figure below comes from the processes the host left steady.
     let (steady, host) = steady_view(run);
+    let asked = match &header.options {
+        RunOrigin::Measured { run, .. } if !run.remeasure.is_off() => Some(run.processes),
+        _ => None,
+    };
+    let added = |key: &str| {
+        let measured = run
+            .cases
+            .iter()
+            .find(|c| c.key == key)
+            .map_or(0, |c| c.per_process.len());
+        asked.map_or(0, |asked| measured.saturating_sub(asked))
+    };
     let run = &steady;
     let cases = run
         .cases
@@ -201,6 +213,7 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
                 .and_then(|h| h.set_aside.get(&c.key).copied())
                 .unwrap_or(0),
             unsteady: host.as_ref().is_some_and(|h| h.unsteady.contains(&c.key)),
+            processes_added: added(&c.key),
             key: c.key.clone(),
             implementation: c.implementation.clone(),
             operation: c.operation.clone(),

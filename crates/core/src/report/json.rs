@@ -75,6 +75,9 @@ pub fn render(a: &Analysis) -> String {
             if c.unsteady {
                 r["host_unsteady"] = json!(true);
             }
+            if c.processes_added > 0 {
+                r["processes_added"] = json!(c.processes_added);
+            }
             r
         })
         .collect();

@@ -97,6 +97,17 @@ pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
     if let Some(host) = &a.host {
         blocks.push(host_block(host));
     }
+    let added: Vec<&CaseStats> = a.cases.iter().filter(|c| c.processes_added > 0).collect();
+    if let (RunOrigin::Measured { run, .. }, false) = (&h.options, added.is_empty()) {
+        let most = added.iter().map(|c| c.processes_added).max().unwrap_or(0);
+        blocks.push(Block::Line(format!(
+            "Re-measured: {} in more processes (up to {} beyond the {} asked), as the host moved while they ran or their intervals were wider than ±{} %.",
+            counted(added.len(), "case", "cases"),
+            most,
+            run.processes,
+            run.remeasure.precision_pct
+        )));
+    }
 
     blocks
 }
@@ -109,6 +120,12 @@ fn host_block(host: &crate::analysis::HostCheck) -> Block {
         fmt_count(host.reference),
         counted(host.processes, "process", "processes"),
     );
+    if !host.settled() {
+        return Block::Warning(format!(
+            "Warning: the host never settled: the canary {canary} spread so widely that only a move beyond ±{:.0} % would stand out (up to {:+.1} %); the figures mix the host's states, and no gate decides on this run.",
+            host.threshold_pct, host.largest_move_pct
+        ));
+    }
     if host.steady() {
         return Block::Line(format!(
             "Host: steady by the canary {canary} within ±{:.1} % of each other (its own noise).",
@@ -299,7 +316,9 @@ fn param_columns(cases: &[CaseStats]) -> Vec<String> {
 }
 
 fn status_cell(c: &CaseStats) -> String {
-    let host = if c.unsteady {
+    let host = if c.measured.is_none() {
+        ""
+    } else if c.unsteady {
         "; host unsteady"
     } else if c.set_aside > 0 {
         "; processes set aside (host)"
