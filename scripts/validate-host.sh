@@ -179,3 +179,22 @@ for pct in 0 5; do
     echo "across runs, plant $pct %: exit statuses ${codes[*]} (3 regressed, 4 could not decide)"
 done
 
+
+# 5. The instruction counter: the same code counted in every run, and a plant of four
+#    more add-chain links (+0.6 % of test-planted's instructions at 4096 bytes... at 1024
+#    bytes: 3750 -> 3772) against a baseline, 2 x RUNS runs each.
+inst=(test-planted --sizes 1024 --counter instructions --processes 4 --layouts 2)
+CRYPTOBENCH_TEST_PLANT_ADDS=0 "$bin" run "${inst[@]}" --db "$store" \
+    --save-baseline counted --format json >"$out/inst-base.json" 2>/dev/null
+for adds in 0 4; do
+    codes=() counts=()
+    for i in $(seq 1 $((2 * runs))); do
+        code=0
+        CRYPTOBENCH_TEST_PLANT_ADDS=$adds "$bin" run "${inst[@]}" --db "$store" \
+            --baseline counted --fail-on-regression --format json \
+            >"$out/inst-$adds-$i.json" 2>/dev/null || code=$?
+        codes+=("$code")
+        counts+=("$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['results'][0]['median_instructions'])" "$out/inst-$adds-$i.json" 2>/dev/null || echo none)")
+    done
+    echo "instructions, plant of $adds links: exit statuses ${codes[*]}; counts $(printf '%s\n' "${counts[@]}" | sort | uniq -c | tr -s ' \n' ' ')"
+done

@@ -238,9 +238,9 @@ pub struct VerdictArgs {
     /// A difference counts only when its p-value is below this.
     #[arg(long, default_value_t = crate::record::VerdictOptions::DEFAULT.significance, value_parser = parse_probability)]
     pub significance: f64,
-    /// Significant changes smaller than this many percent are reported as within noise.
-    #[arg(long, default_value_t = crate::record::VerdictOptions::DEFAULT.noise_threshold_pct, value_parser = parse_percent)]
-    pub noise_threshold: f64,
+    /// Significant changes smaller than this many percent are reported as within noise. Default: 1, or 0.1 for instructions (a deterministic count, whose own spread is a few instructions).
+    #[arg(long, value_parser = parse_percent)]
+    pub noise_threshold: Option<f64>,
     /// The test behind the p-value: Mann-Whitney U (no assumption on the distribution) or Welch's t (means, unequal variances).
     #[arg(long, value_enum, default_value_t = crate::record::VerdictOptions::DEFAULT.test)]
     pub test: crate::record::Test,
@@ -250,11 +250,32 @@ impl From<VerdictArgs> for crate::record::VerdictOptions {
     fn from(v: VerdictArgs) -> Self {
         crate::record::VerdictOptions {
             significance: v.significance,
-            noise_threshold_pct: v.noise_threshold,
+            noise_threshold_pct: v
+                .noise_threshold
+                .unwrap_or(crate::record::VerdictOptions::DEFAULT.noise_threshold_pct),
             test: v.test,
         }
     }
 }
+
+impl VerdictArgs {
+    /// The options for a run that counts with `counter`: instructions take a noise
+    /// threshold of their own, 0.1 %, unless one was given.
+    pub fn for_counter(
+        self,
+        counter: crate::counter::CounterKind,
+    ) -> crate::record::VerdictOptions {
+        let mut options: crate::record::VerdictOptions = self.into();
+        if counter.simulated() && self.noise_threshold.is_none() {
+            options.noise_threshold_pct = INSTRUCTIONS_NOISE_THRESHOLD_PCT;
+        }
+        options
+    }
+}
+
+/// The noise threshold of instruction counts: the same code counts the same to a few
+/// instructions in every run (docs/measurement.md), so a tenth of a percent is a change.
+pub const INSTRUCTIONS_NOISE_THRESHOLD_PCT: f64 = 0.1;
 
 /// `cryptobench bulk`.
 #[derive(Args, Debug)]

@@ -60,7 +60,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
         check_gate_can_decide(
             &plan.analysis,
             processes,
-            &args.verdict.into(),
+            &args.verdict.for_counter(counter),
             args.baseline.is_some(),
         )?;
     }
@@ -102,12 +102,15 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
     };
     let analysis_options = AnalysisOptions {
         spec: plan.analysis.clone(),
-        verdict: args.verdict.into(),
+        verdict: args.verdict.for_counter(counter),
         baseline_run,
         force: args.force,
     };
 
-    let machine = Machine::detect();
+    let mut machine = Machine::detect();
+    if counter.simulated() {
+        machine.simulated_crypto_flags = Some(runner::simulated_crypto_flags(timeout)?);
+    }
     let header = RunHeader::measured_now(
         &plan.name,
         counter,
@@ -120,7 +123,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
     if let (Some(id), Some(name)) = (baseline_run, &args.baseline) {
         let gate = args
             .fail_on_regression
-            .then(|| (args.verdict.into(), processes));
+            .then(|| (args.verdict.for_counter(counter), processes));
         check_baseline(&store, id, name, &header, &plan.cases, args.force, gate)?;
     }
     crate::session::run(

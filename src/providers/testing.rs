@@ -81,6 +81,9 @@ impl StreamCipher for Slower {
 /// `CRYPTOBENCH_TEST_PLANT_PCT=P`: [`Planted`] takes P % more time per call than the
 /// cipher it wraps (0 when unset).
 pub const PLANT_ENV: &str = "CRYPTOBENCH_TEST_PLANT_PCT";
+/// `CRYPTOBENCH_TEST_PLANT_ADDS=N`: [`Planted`] runs N more links of its add chain per
+/// call, uncalibrated: a fixed number of instructions, for the instruction counter.
+pub const PLANT_ADDS_ENV: &str = "CRYPTOBENCH_TEST_PLANT_ADDS";
 
 /// Correct output, then a chain of dependent adds calibrated to take a given share of
 /// the cipher's time (`CRYPTOBENCH_TEST_PLANT_PCT`): a planted slowdown of a known size,
@@ -151,10 +154,14 @@ impl StreamCipher for Planted {
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(0.0);
+        let adds = std::env::var(PLANT_ADDS_ENV)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
         Planted {
             cipher: chacha(key, nonce),
             share: pct / 100.0,
-            adds: 0,
+            adds,
             calibrated_for: usize::MAX,
         }
     }

@@ -81,6 +81,10 @@ pub struct Machine {
     /// says): below it, a bulk rate is the cache's, not memory's.
     #[serde(default)]
     pub last_level_cache_bytes: Option<u64>,
+    /// The crypto features CPUID showed to a worker on Valgrind's simulated CPU, where
+    /// the run counted instructions there: the dispatch those counts measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulated_crypto_flags: Option<Vec<String>>,
     pub counters: Vec<CounterStatus>,
     pub warnings: Vec<String>,
 }
@@ -215,6 +219,7 @@ impl Machine {
             glibc_tunables,
             openssl_ia32cap,
             last_level_cache_bytes: last_level_cache_bytes(),
+            simulated_crypto_flags: None,
             counters,
             warnings,
         }
@@ -256,9 +261,45 @@ impl Machine {
             glibc_tunables: None,
             openssl_ia32cap: None,
             last_level_cache_bytes: None,
+            simulated_crypto_flags: None,
             counters: Vec::new(),
             warnings: Vec::new(),
         }
+    }
+}
+
+/// The crypto features this process's CPUID shows (on the simulator, the simulated
+/// CPU's, unlike /proc/cpuinfo, which is the host's): what runtime dispatch sees.
+pub fn cpuid_crypto_flags() -> Vec<String> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        [
+            ("aes", has!("aes")),
+            ("vaes", has!("vaes")),
+            ("pclmulqdq", has!("pclmulqdq")),
+            ("vpclmulqdq", has!("vpclmulqdq")),
+            ("sha_ni", has!("sha")),
+            ("sse2", has!("sse2")),
+            ("ssse3", has!("ssse3")),
+            ("sse4_1", has!("sse4.1")),
+            ("avx", has!("avx")),
+            ("avx2", has!("avx2")),
+            ("bmi1", has!("bmi1")),
+            ("bmi2", has!("bmi2")),
+            ("adx", has!("adx")),
+            ("avx512f", has!("avx512f")),
+            ("avx512vl", has!("avx512vl")),
+            ("gfni", has!("gfni")),
+        ]
+        .into_iter()
+        .filter(|(_, present)| *present)
+        .map(|(name, _)| name.to_string())
+        .collect()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        Vec::new()
     }
 }
 

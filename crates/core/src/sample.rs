@@ -35,6 +35,59 @@ pub fn collect_with(
             canary,
         ),
         CounterKind::Ns => collect(&mut counter::Nanoseconds, layouts, plan, canary),
+        // The simulator has no clock to calibrate against, and no host to be unsteady.
+        CounterKind::Instructions => count_instructions(layouts)?,
+    })
+}
+
+/// Calls per counted region: a fixed number, as the simulator cannot be timed to choose
+/// one, and the same in every run so that two runs count the same work.
+pub const COUNTED_CALLS: u64 = 16;
+
+/// The region Valgrind counts in (its symbol is [`counter::valgrind::COUNTED_REGION`]):
+/// `n` calls, and nothing else.
+#[unsafe(no_mangle)]
+#[inline(never)]
+pub fn cryptobench_counted_region(call: &mut dyn Call, n: u64) {
+    for _ in 0..n {
+        call.call();
+    }
+}
+
+/// A call that does nothing: the region's own instructions per call.
+struct Nothing;
+
+impl Call for Nothing {
+    fn call(&mut self) {}
+}
+
+/// Instructions per call of each layout, counted by the simulator this worker runs on:
+/// one region of [`COUNTED_CALLS`] calls per layout after two uncounted ones (first-call
+/// work such as lazy tables stays out), less an empty region's count.
+fn count_instructions(layouts: &mut [Box<dyn Call>]) -> Result<Samples, String> {
+    let mut regions = 0;
+    let mut count = |call: &mut dyn Call| {
+        regions += 1;
+        cryptobench_counted_region(call, COUNTED_CALLS);
+        counter::valgrind::counted(regions)
+    };
+    let empty = count(&mut Nothing)? as f64;
+    let mut per_layout = Vec::with_capacity(layouts.len());
+    for layout in layouts.iter_mut() {
+        layout.call();
+        layout.call();
+        let counted = count(layout.as_mut())? as f64;
+        per_layout.push(vec![(counted - empty) / COUNTED_CALLS as f64]);
+    }
+    Ok(Samples {
+        calls_per_sample: COUNTED_CALLS,
+        calibration: Calibration {
+            overhead: empty / COUNTED_CALLS as f64,
+            resolution: 1.0 / COUNTED_CALLS as f64,
+        },
+        per_layout,
+        core_clock: None,
+        canary: None,
     })
 }
 

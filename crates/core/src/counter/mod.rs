@@ -7,6 +7,9 @@
 //! - `tsc-core`: core cycles estimated from the TSC and a dependent-add clock read beside
 //!   every sample ([`tsc_core`]), for hosts whose core clock moves and whose PMU is hidden.
 //! - `ns`: the monotonic clock, the portable fallback.
+//! - `instructions`: instructions retired, counted by Valgrind's callgrind running the
+//!   worker on its simulated CPU ([`valgrind`]): deterministic, for gates on shared hosts,
+//!   but of the code that CPU's dispatch picks.
 //!
 //! Reading is `#[inline(always)]` and branch-free; the sampler is generic over
 //! [`Counter`] so that the choice is made once, outside the timed region.
@@ -15,6 +18,7 @@ mod ns;
 mod perf;
 mod tsc;
 pub mod tsc_core;
+pub mod valgrind;
 
 use std::fmt;
 
@@ -33,6 +37,7 @@ pub enum CounterKind {
     Perf,
     TscCore,
     Ns,
+    Instructions,
 }
 
 impl CounterKind {
@@ -43,15 +48,23 @@ impl CounterKind {
             CounterKind::Perf => "core cycles (perf)",
             CounterKind::TscCore => "core cycles (TSC x add-chain clock)",
             CounterKind::Ns => "ns",
+            CounterKind::Instructions => "instructions (Valgrind callgrind, simulated CPU)",
         }
     }
 
-    /// Short unit for table headers: "cycles" or "ns".
+    /// Short unit for table headers: "cycles", "ns" or "instructions".
     pub fn short_unit(self) -> &'static str {
         match self {
             CounterKind::Tsc | CounterKind::Perf | CounterKind::TscCore => "cycles",
             CounterKind::Ns => "ns",
+            CounterKind::Instructions => "instructions",
         }
+    }
+
+    /// Whether the worker runs under a simulator to count (and so its correctness gate
+    /// runs there too: the simulated CPU's dispatch is what is counted).
+    pub fn simulated(self) -> bool {
+        self == CounterKind::Instructions
     }
 
     /// Best first: core cycles are what the CPU spends, and do not move when the host
@@ -86,6 +99,7 @@ impl CounterKind {
                 }
             }
             CounterKind::Ns => Ok(()),
+            CounterKind::Instructions => valgrind::version().map(drop),
         }
     }
 }
@@ -100,6 +114,7 @@ impl fmt::Display for CounterKind {
             CounterKind::Perf => "perf",
             CounterKind::TscCore => "tsc-core",
             CounterKind::Ns => "ns",
+            CounterKind::Instructions => "instructions",
         })
     }
 }
@@ -117,6 +132,8 @@ pub enum CounterChoice {
     TscCore,
     /// Nanoseconds from the monotonic clock
     Ns,
+    /// Instructions, counted by Valgrind's callgrind on its simulated CPU: deterministic, for CI gates (never chosen by auto)
+    Instructions,
 }
 
 impl CounterChoice {
@@ -133,6 +150,7 @@ impl CounterChoice {
             CounterChoice::Perf => CounterKind::Perf,
             CounterChoice::TscCore => CounterKind::TscCore,
             CounterChoice::Ns => CounterKind::Ns,
+            CounterChoice::Instructions => CounterKind::Instructions,
         };
         want.probe()
             .map(|()| want)

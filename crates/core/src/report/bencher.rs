@@ -28,6 +28,7 @@ pub(crate) fn measure_unit(counter: RunCounter) -> &'static str {
         | RunCounter::Imported(ImportedCounter::CriterionNs | ImportedCounter::OpensslSpeed) => {
             "ns"
         }
+        RunCounter::Measured(CounterKind::Instructions) => "instructions",
     }
 }
 

@@ -29,11 +29,14 @@ fn comparison(c: &Comparison) -> Value {
 }
 
 pub fn render(a: &Analysis) -> String {
-    let cycles = a.short_unit == "cycles";
-    let (median_key, per_byte_key, ci_key) = if cycles {
-        ("median_cycles", "cpb", "cpb_ci95")
-    } else {
-        ("median_ns", "ns_per_byte", "ns_per_byte_ci95")
+    let (median_key, per_byte_key, ci_key) = match a.short_unit.as_str() {
+        "cycles" => ("median_cycles", "cpb", "cpb_ci95"),
+        "instructions" => (
+            "median_instructions",
+            "instructions_per_byte",
+            "instructions_per_byte_ci95",
+        ),
+        _ => ("median_ns", "ns_per_byte", "ns_per_byte_ci95"),
     };
     let results: Vec<Value> = a
         .cases

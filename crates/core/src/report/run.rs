@@ -44,6 +44,32 @@ pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
         "Counter: {} — {}{tsc}",
         a.counter, a.unit
     )));
+    if let Some(flags) = h
+        .machine
+        .measured()
+        .and_then(|m| m.simulated_crypto_flags.as_ref())
+    {
+        let host_only: Vec<&str> = h
+            .machine
+            .measured()
+            .map(|m| {
+                m.crypto_flags
+                    .iter()
+                    .filter(|f| !flags.contains(f))
+                    .map(String::as_str)
+                    .collect()
+            })
+            .unwrap_or_default();
+        blocks.push(Block::Line(format!(
+            "Dispatch: counted on Valgrind's simulated CPU, whose CPUID shows {}{}; runtime dispatch picked the code for that CPU, and code needing more is not countable. Instructions are not time: for gates, not speed.",
+            if flags.is_empty() { "no crypto features".to_string() } else { flags.join(", ") },
+            if host_only.is_empty() {
+                String::new()
+            } else {
+                format!(" (not {}, which this host has)", host_only.join(", "))
+            }
+        )));
+    }
     blocks.extend(provenance(h, ""));
     let mut without_kat: Vec<&str> = a
         .cases

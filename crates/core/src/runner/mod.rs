@@ -62,7 +62,13 @@ pub fn execute(
     progress.start((gate.len() + cases.len() * opts.processes) as u64);
     for (imp, verdict) in gate.iter_mut() {
         progress.step(&format!("checking {imp}"));
-        let checked = verify(imp, external, opts.cpu, opts.timeout)?;
+        let checked = verify(
+            imp,
+            external,
+            opts.cpu,
+            opts.timeout,
+            opts.counter.simulated(),
+        )?;
         if stop() {
             return Ok(Ended::Interrupted);
         }
@@ -115,8 +121,10 @@ pub fn execute(
                 layouts: opts.layouts,
                 plan: opts.plan,
                 seed: opts.seed ^ layout_seed(&case.key()),
-                canary: !opts.no_canary,
+                // The simulator counts instructions, not time: no host to watch.
+                canary: !opts.no_canary && !opts.counter.simulated(),
             },
+            simulate: opts.counter.simulated(),
         };
         let outcome = worker::run(&request, opts.timeout)?;
         if stop() {
@@ -130,6 +138,9 @@ pub fn execute(
             }
             Outcome::Replied(Reply::Unsupported(why)) => {
                 store.set_status(rows[i], CaseStatus::Unsupported, Some(&why))?;
+            }
+            Outcome::Crashed(why) if opts.counter.simulated() && simulator_refused(&why) => {
+                store.set_status(rows[i], CaseStatus::Unsupported, Some(&not_countable(&why)))?;
             }
             other => {
                 let why = describe(&other);
@@ -267,19 +278,27 @@ pub enum Verdict {
 
 /// The correctness gate of `implementation`, in a worker of its own (what `run` does
 /// before timing it, and all that `check` does).
+/// Under the simulator (`simulate`, for the instruction counter) the gate checks the code
+/// the simulated CPU's dispatch picks, which is the code then counted; an implementation
+/// that needs what the simulator lacks is *not countable*, not failed.
 pub fn verify(
     implementation: &str,
     external: &crate::cimpl::External,
     cpu: Option<usize>,
     timeout: Duration,
+    simulate: bool,
 ) -> Result<Verdict> {
     let request = Request {
         implementation: implementation.to_string(),
         c: external.get(implementation).cloned(),
         cpu,
         task: Task::Verify,
+        simulate,
     };
     Ok(match worker::run(&request, timeout)? {
+        Outcome::Crashed(why) if simulate && simulator_refused(&why) => {
+            Verdict::Unfit(CaseStatus::Unsupported, not_countable(&why))
+        }
         Outcome::Replied(Reply::Verified(notes)) => Verdict::Checked(notes),
         Outcome::Replied(Reply::Wrong(why)) => {
             Verdict::Unfit(CaseStatus::Wrong, format!("wrong output: {why}"))
@@ -296,6 +315,34 @@ pub fn verify(
             format!("correctness check {}", describe(&other)),
         ),
     })
+}
+
+/// The crypto features Valgrind's simulated CPU shows a worker: the dispatch that
+/// instruction counts measure.
+pub fn simulated_crypto_flags(timeout: Duration) -> Result<Vec<String>> {
+    let request = Request {
+        implementation: String::new(),
+        c: None,
+        cpu: None,
+        task: Task::Features,
+        simulate: true,
+    };
+    match worker::run(&request, timeout)? {
+        Outcome::Replied(Reply::Features(flags)) => Ok(flags),
+        other => anyhow::bail!("cannot run a worker under Valgrind: {}", describe(&other)),
+    }
+}
+
+/// Whether a worker under the simulator died of an instruction the simulator does not
+/// have (Valgrind 3.19 stops on AVX-512 with SIGILL).
+fn simulator_refused(why: &str) -> bool {
+    why.contains("SIGILL") || why.contains("unhandled instruction")
+}
+
+fn not_countable(why: &str) -> String {
+    format!(
+        "not countable: Valgrind's simulated CPU lacks an instruction it uses (AVX-512 and others; docs/measurement.md): {why}"
+    )
 }
 
 fn describe(outcome: &Outcome) -> String {

@@ -25,6 +25,8 @@ pub const SUBCOMMAND: &str = "__worker";
 pub enum Task {
     /// Run the implementation's correctness gate.
     Verify,
+    /// Say which crypto features CPUID shows here (under the simulator, its CPU's).
+    Features,
     /// Time one operation.
     Measure {
         operation: String,
@@ -46,6 +48,10 @@ pub struct Request {
     pub c: Option<crate::cimpl::CSpec>,
     pub cpu: Option<usize>,
     pub task: Task,
+    /// Run the worker under Valgrind's callgrind, to count instructions (the correctness
+    /// gate of such a run runs there too).
+    #[serde(default)]
+    pub simulate: bool,
 }
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -59,6 +65,8 @@ pub enum Reply {
     Unsupported(String),
     /// The request could not be carried out (unknown implementation, bad parameters).
     Refused(String),
+    /// The crypto features CPUID showed ([`Task::Features`]).
+    Features(Vec<String>),
 }
 
 /// How a worker ended, seen from the parent.
@@ -83,6 +91,18 @@ pub fn signal_in_flight(signal: libc::c_int) {
     }
 }
 
+/// Workers started under the simulator so far, to name their profile directories.
+static SIMULATED: AtomicI32 = AtomicI32::new(0);
+
+/// A directory removed, with what is in it, when this goes.
+struct RemovedAfter(std::path::PathBuf);
+
+impl Drop for RemovedAfter {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// How long the pipes may stay open after the worker's group is gone: only a process
 /// that left the group (setsid) still holds them, and its output is not worth a hang.
 const PIPE_GRACE: Duration = Duration::from_secs(2);
@@ -90,9 +110,29 @@ const PIPE_GRACE: Duration = Duration::from_secs(2);
 /// Run `request` in a fresh worker process, killing it, and anything it started, after
 /// `timeout`.
 pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
+    // Under the simulator, its profiles go to a directory of this worker's own.
+    let profiles = if request.simulate {
+        let dir = std::env::temp_dir().join(format!(
+            "cryptobench-callgrind-{}-{}",
+            std::process::id(),
+            SIMULATED.fetch_add(1, Ordering::SeqCst)
+        ));
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        Some(RemovedAfter(dir))
+    } else {
+        None
+    };
     // The running executable itself, even if a rebuild has replaced the file at its path
-    // since: a worker must run the code whose implementations the gate checked.
-    let mut command = Command::new("/proc/self/exe");
+    // since: a worker must run the code whose implementations the gate checked. (Valgrind
+    // must be given a real path: it would read /proc/self/exe as itself.)
+    let mut command = match &profiles {
+        Some(dir) => crate::counter::valgrind::command(
+            &std::env::current_exe().context("cannot find this executable")?,
+            &dir.0.join("out"),
+        ),
+        None => Command::new("/proc/self/exe"),
+    };
     let parent = std::process::id() as libc::pid_t;
     // SAFETY: personality(2), prctl(2) and getppid(2) are single async-signal-safe
     // syscalls, fine between fork and exec. Without address-space randomisation every
@@ -224,6 +264,23 @@ fn wait_without_reaping(pid: libc::pid_t) {
 /// The end of a dead worker's stderr, where the reason usually is: its last three
 /// non-empty lines, without Rust's backtrace hint, which names no cause.
 fn last_words(stderr: &str) -> String {
+    // Valgrind says where it met an instruction it cannot run, then prints a stack: the
+    // place is the reason.
+    let lines: Vec<&str> = stderr.lines().collect();
+    if let Some(at) = lines
+        .iter()
+        .position(|l| l.contains("Illegal opcode") || l.contains("unhandled instruction bytes"))
+    {
+        let said: Vec<&str> = lines[at..]
+            .iter()
+            .take(2)
+            .map(|l| {
+                l.trim_start_matches(|c: char| c == '=' || c.is_ascii_digit())
+                    .trim()
+            })
+            .collect();
+        return said.join(" ");
+    }
     let mut lines: Vec<&str> = stderr
         .lines()
         .map(str::trim)
@@ -284,6 +341,9 @@ fn reply_channel() -> Result<std::fs::File> {
 }
 
 fn handle(request: &Request, registry: &Registry) -> Result<Reply> {
+    if let Task::Features = request.task {
+        return Ok(Reply::Features(crate::machine::cpuid_crypto_flags()));
+    }
     let loaded;
     let imp: &dyn crate::catalog::Implementation = match &request.c {
         Some(spec) => {
@@ -301,6 +361,7 @@ fn handle(request: &Request, registry: &Registry) -> Result<Reply> {
         return Ok(Reply::Unsupported(why));
     }
     match &request.task {
+        Task::Features => unreachable!("answered above"),
         Task::Verify => Ok(match imp.verify() {
             Ok(()) => Reply::Verified(imp.caveats()),
             Err(m) => Reply::Wrong(m.to_string()),
