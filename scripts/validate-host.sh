@@ -4,6 +4,7 @@
 # and leaves every run in its store for `cryptobench report`.
 #
 #   scripts/validate-host.sh [RUNS] [STORE]      (default: 10 runs, a fresh store in /tmp)
+#   PARTS="4 5" scripts/validate-host.sh          (only some of the parts below)
 #
 # Parts:
 #   1. A/A across runs: chacha20-rng saved as a baseline, then RUNS fresh runs of the same
@@ -17,9 +18,11 @@
 #      4096 bytes, against `rustcrypto/chacha20` in the same run, P = 0, 2, 5, RUNS runs
 #      each. The truth for P is one long run (40 processes); counts "slower" (detection),
 #      "faster" (a false alarm) and how many intervals cover the truth.
-#   4. Planted slowdowns across runs: `test-planted` saved as a baseline at P = 0, then
+#   4. Planted slowdowns across runs: `test-planted` saved as a baseline at P = 0 (through
+#      the baseline's quality check, retried while refused, as a CI job would), then
 #      2 x RUNS runs against it at P = 0 (false alarms: exit 3) and at P = 5 (detection:
 #      exit 3), with --fail-on-regression; exit 4 is "could not decide".
+#   5. The instruction counter (below).
 #
 # Steadiness is also judged apart from the tool: a fixed loop timed here before and after
 # each run (`steady` column), independent of the canary.
@@ -33,6 +36,25 @@ bin=${CRYPTOBENCH:-$here/target/release/cryptobench}
 out=$(dirname "$store")
 mkdir -p "$out"
 echo "store: $store; binary: $bin; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) CPUs"
+
+parts=${PARTS:-1 2 3 4 5}
+want() { [[ " $parts " == *" $1 "* ]]; }
+
+# A baseline through the quality check, as CI would save one: tried again while refused.
+save_baseline() { # $1: name, $2: JSON file, then the run's arguments
+    local name=$1 file=$2 attempt code
+    shift 2
+    for attempt in 1 2 3 4 5; do
+        code=0
+        "$bin" run "$@" --db "$store" --save-baseline "$name" --format json \
+            >"$file" 2>"$file.err" || code=$?
+        [ "$code" = 0 ] && { echo "baseline $name saved at attempt $attempt"; return 0; }
+        echo "baseline $name attempt $attempt refused (exit $code):"
+        grep -A3 'not saved' "$file.err" || cat "$file.err"
+    done
+    echo "no steady baseline $name in 5 attempts"
+    return 1
+}
 
 # An independent clock of the host: a fixed integer loop in Python, best of three, in ms.
 steady_probe() {
@@ -111,19 +133,12 @@ EOF
     summarise "$label" "${files[@]}"
 }
 
-# The baseline's quality check may refuse a run the host moved; try again, as CI would.
-for attempt in 1 2 3 4 5; do
-    code=0
-    "$bin" run chacha20-rng --db "$store" --save-baseline aa --format json \
-        >"$out/baseline.json" 2>"$out/baseline.err" || code=$?
-    [ "$code" = 0 ] && break
-    echo "baseline attempt $attempt refused (exit $code):"; grep -A3 'not saved' "$out/baseline.err" || cat "$out/baseline.err"
-done
-[ "$code" = 0 ] || { echo "no steady baseline in 5 attempts"; exit 1; }
-summarise "baseline (attempt $attempt)" "$out/baseline.json"
-
-gate_runs aa ""
-gate_runs planted-host-shift "CRYPTOBENCH_TEST_CANARY_REPEAT=3"
+if want 1 || want 2; then
+    save_baseline aa "$out/baseline.json" chacha20-rng || exit 1
+    summarise "baseline" "$out/baseline.json"
+fi
+want 1 && gate_runs aa ""
+want 2 && gate_runs planted-host-shift "CRYPTOBENCH_TEST_CANARY_REPEAT=3"
 
 # Parts 3 and 4 measure test implementations, which a user never sees.
 export CRYPTOBENCH_TEST_IMPLEMENTATIONS=1
@@ -147,6 +162,7 @@ EOF
 }
 
 for pct in 0 2 5; do
+    want 3 || break
     CRYPTOBENCH_TEST_PLANT_PCT=$pct "$bin" run "${pair[@]}" --processes 40 --db "$store" \
         --format json >"$out/truth-$pct.json" 2>/dev/null || true
     read -r truth _ _ _ <<<"$(change_of "$out/truth-$pct.json")"
@@ -165,9 +181,10 @@ for pct in 0 2 5; do
     echo "within a run, plant $pct %: truth (40 processes) $truth %; of $measured runs: slower $slower, faster $faster, interval covers the truth $covered"
 done
 
-CRYPTOBENCH_TEST_PLANT_PCT=0 "$bin" run test-planted --sizes 4096 --db "$store" \
-    --save-baseline planted --force-baseline --format json >/dev/null 2>&1
+want 4 && { CRYPTOBENCH_TEST_PLANT_PCT=0 save_baseline planted "$out/planted.json" \
+    test-planted --sizes 4096 || exit 1; }
 for pct in 0 5; do
+    want 4 || break
     codes=()
     for i in $(seq 1 $((2 * runs))); do
         code=0
@@ -181,12 +198,13 @@ done
 
 
 # 5. The instruction counter: the same code counted in every run, and a plant of four
-#    more add-chain links (+0.6 % of test-planted's instructions at 4096 bytes... at 1024
-#    bytes: 3750 -> 3772) against a baseline, 2 x RUNS runs each.
+#    more add-chain links (test-planted at 1024 bytes: 3750 -> 3772 instructions, +0.6 %)
+#    against a baseline, 2 x RUNS runs each.
 inst=(test-planted --sizes 1024 --counter instructions --processes 4 --layouts 2)
-CRYPTOBENCH_TEST_PLANT_ADDS=0 "$bin" run "${inst[@]}" --db "$store" \
-    --save-baseline counted --format json >"$out/inst-base.json" 2>/dev/null
+want 5 && { CRYPTOBENCH_TEST_PLANT_ADDS=0 save_baseline counted "$out/inst-base.json" \
+    "${inst[@]}" || exit 1; }
 for adds in 0 4; do
+    want 5 || break
     codes=() counts=()
     for i in $(seq 1 $((2 * runs))); do
         code=0

@@ -134,7 +134,8 @@ fn a_baseline_without_a_canary_is_compared_with_a_caveat() {
 fn a_run_too_unsteady_to_judge_by_is_not_saved_as_a_baseline() {
     let env = Env::new();
     // Processes never agree within a millionth of a percent.
-    let mut strict = run(&["--save-baseline", "main"]);
+    // Without the canary, so that the processes' spread is what refuses it.
+    let mut strict = run(&["--save-baseline", "main", "--no-canary"]);
     let at = strict
         .iter()
         .position(|a| a == "--noise-threshold")
@@ -183,4 +184,26 @@ fn cases_that_miss_the_precision_are_remeasured_within_the_budget() {
             .as_u64()
             .unwrap_or(0);
     assert!((7..=18).contains(&processes), "{json}");
+}
+
+#[test]
+fn a_baseline_measured_while_the_host_was_slower_than_it_has_been_is_refused() {
+    let env = Env::new();
+    // Three runs in the host's usual state: one of them settles, even beside other tests.
+    for _ in 0..3 {
+        env.run_ok(&args(&run(&[])));
+    }
+    let slow = run(&["--save-baseline", "slow"]);
+    let out = env.cmd_with(
+        &args(&slow),
+        &[("CRYPTOBENCH_TEST_CANARY_REPEAT", OsStr::new("3"))],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(err.contains("not saved as baseline `slow`"), "{err}");
+    assert!(
+        err.contains("the host was in a slower state than it has been")
+            || err.contains("the host moved (by the canary) in most of its processes"),
+        "{err}"
+    );
 }

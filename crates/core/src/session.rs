@@ -68,7 +68,11 @@ pub fn run(
     };
     // A baseline every later run is judged against must itself be steady.
     let baseline_refused = match (finished, finish.save_baseline, &analysed) {
-        (true, Some(_), Some(a)) if !finish.force_baseline => baseline_faults(a),
+        (true, Some(_), Some(a)) if !finish.force_baseline => {
+            let mut faults = baseline_faults(a);
+            faults.extend(slower_than_known(store, a)?);
+            faults
+        }
         _ => Vec::new(),
     };
     if finished
@@ -214,6 +218,28 @@ pub fn baseline_faults(a: &Analysis) -> Vec<String> {
             })
         })
         .collect()
+}
+
+/// Why a steady run is still a poor baseline: its canary says the host was in a slower
+/// state than the fastest one this store has seen on this CPU (a baseline taken in the
+/// slow state would call every later run in the normal one "improved", and hide a
+/// regression as large as the difference).
+fn slower_than_known(store: &Store, a: &Analysis) -> Result<Vec<String>> {
+    let Some(host) = a.host.as_ref().filter(|h| h.settled()) else {
+        return Ok(Vec::new());
+    };
+    let stored = store.canary_readings(&host.canary, &a.header.cpu_model)?;
+    Ok(analysis::best_known_state(host, a.header.id, &stored)
+        .filter(|(_, best)| 100.0 * (host.reference / best - 1.0) > host.threshold_pct)
+        .map(|(run, best)| {
+            format!(
+                "the host was in a slower state than it has been: the canary took {:+.1} % over run {run}'s on this CPU (steady within ±{:.1} %)",
+                100.0 * (host.reference / best - 1.0),
+                host.threshold_pct
+            )
+        })
+        .into_iter()
+        .collect())
 }
 
 /// The cases that gave wrong output, crashed, hung or could not be loaded: a run with

@@ -174,6 +174,26 @@ pub fn least_steady(processes: usize) -> usize {
     }
 }
 
+/// The fastest settled state the canary has shown on this machine in other runs: the
+/// run, and its reference. A run whose canary lies beyond its threshold above it was
+/// measured while the host was slower than it can be: a poor baseline, however steady.
+pub fn best_known_state(
+    check: &HostCheck,
+    this_run: i64,
+    stored: &std::collections::BTreeMap<i64, Vec<Vec<f64>>>,
+) -> Option<(i64, f64)> {
+    stored
+        .iter()
+        .filter(|(run, _)| **run != this_run)
+        .filter_map(|(run, processes)| {
+            let medians: Vec<f64> = processes.iter().filter_map(|r| stats::median(r)).collect();
+            let s = stats::steadiness(&medians)?;
+            (100.0 * s.threshold <= UNSETTLED_PCT).then_some((*run, s.reference))
+        })
+        .filter(|(_, reference)| *reference < check.reference)
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+}
+
 /// Whether the host was in the same state for a run as for its baseline: the two
 /// canaries' references, apart by more than either run's threshold, say it was not.
 #[derive(Clone, Debug, serde::Serialize)]

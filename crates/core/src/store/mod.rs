@@ -509,6 +509,32 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Every stored process's canary readings of canary `kind` in complete runs on CPU
+    /// `cpu_model`, by run: what the host's states have looked like on this machine.
+    pub fn canary_readings(
+        &self,
+        kind: &str,
+        cpu_model: &str,
+    ) -> Result<std::collections::BTreeMap<i64, Vec<Vec<f64>>>> {
+        let mut stmt = self.conn.prepare(
+            "SELECT c.run_id, k.readings FROM canaries k
+             JOIN cases c ON c.id = k.case_id JOIN runs r ON r.id = c.run_id
+             WHERE k.kind = ?1 AND r.cpu_model = ?2 AND r.status = 'complete'",
+        )?;
+        let rows = stmt.query_map(params![kind, cpu_model], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
+        })?;
+        let mut by_run: std::collections::BTreeMap<i64, Vec<Vec<f64>>> = Default::default();
+        for row in rows {
+            let (run, blob) = row?;
+            by_run
+                .entry(run)
+                .or_default()
+                .push(decode_samples(&blob, run)?.collect());
+        }
+        Ok(by_run)
+    }
+
     pub fn save_baseline(&self, name: &str, run_id: i64) -> Result<()> {
         self.conn
             .execute(
