@@ -181,6 +181,13 @@ for pct in 0 2 5; do
     echo "within a run, plant $pct %: truth (40 processes) $truth %; of $measured runs: slower $slower, faster $faster, interval covers the truth $covered"
 done
 
+# A CI store has history: three runs first, so that the baseline's check knows how fast
+# this host's canary can be.
+if want 4; then
+    for i in 1 2 3; do
+        "$bin" run test-planted --sizes 4096 --db "$store" >/dev/null 2>&1 || true
+    done
+fi
 want 4 && { CRYPTOBENCH_TEST_PLANT_PCT=0 save_baseline planted "$out/planted.json" \
     test-planted --sizes 4096 || exit 1; }
 for pct in 0 5; do
