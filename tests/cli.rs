@@ -1810,24 +1810,16 @@ fn every_parameter_that_varies_within_a_table_is_a_column() {
 #[test]
 fn markdown_escapes_names_in_headings_and_notes_too() {
     let env = Env::new();
-    let dir = env.dir.path().join("dir<b>");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("api.h"), "#define CRYPTO_BYTES 8\n").unwrap();
-    std::fs::write(
-        dir.join("manifest.toml"),
-        "name = \"<script>alert(1)\"\nsources = [\"toy.c\"]\ntargets = [\"native\"]\n\
-         [[implementation]]\nvariant = \"v\"\nalgorithm = \"toy<i>perm\"\nkind = \"hash\"\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("toy.c"),
+    let manifest = env.c_hash(
+        "dir<b>",
+        "toy.c",
         "#include \"api.h\"\n\
          int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long n) {\n\
          for (int i = 0; i < CRYPTO_BYTES; i++) out[i] = (unsigned char)(n + i);\n\
          (void)in;\nreturn 0;\n}\n",
-    )
-    .unwrap();
-    let manifest = dir.join("manifest.toml");
+        "name = \"<script>alert(1)\"\nsources = [\"toy.c\"]\ntargets = [\"native\"]\n\
+         [[implementation]]\nvariant = \"v\"\nalgorithm = \"toy<i>perm\"\nkind = \"hash\"\n",
+    );
     let md = env.run_ok(&with_quick(&[
         "run",
         manifest.to_str().unwrap(),

@@ -123,27 +123,19 @@ fn half_a_percent_more_instructions_is_a_regression_and_none_is_not() {
 #[test]
 fn code_the_simulator_cannot_run_is_not_countable() {
     let env = Env::new();
-    let dir = env.dir.path().join("evex");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("api.h"), "#define CRYPTO_BYTES 8\n").unwrap();
     // One EVEX (AVX-512) instruction, which Valgrind 3.19 cannot decode on any host; the
     // native run is never asked to execute it.
-    std::fs::write(
-        dir.join("evex.c"),
+    let manifest = env.c_hash(
+        "evex",
+        "evex.c",
         "#include \"api.h\"\n\
          int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long n) {\n\
          __asm__ volatile(\"vpxord %%zmm0, %%zmm0, %%zmm0\" ::: \"xmm0\");\n\
          for (int i = 0; i < CRYPTO_BYTES; i++) out[i] = (unsigned char)(n + i + (n ? in[0] : 0));\n\
          return 0;\n}\n",
-    )
-    .unwrap();
-    let manifest = dir.join("manifest.toml");
-    std::fs::write(
-        &manifest,
         "name = \"evex\"\nsources = [\"evex.c\"]\ntargets = [\"x86-64\"]\nflags = [\"-O1\"]\n\
          [[implementation]]\nvariant = \"v\"\nalgorithm = \"evex-hash\"\nkind = \"hash\"\n",
-    )
-    .unwrap();
+    );
     let out = env.cmd(&[
         "run",
         manifest.to_str().unwrap(),

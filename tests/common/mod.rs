@@ -29,6 +29,17 @@ impl Env {
         self.dir.path().join(name)
     }
 
+    /// A C hash with 8-byte output in directory `name` of the scratch directory: its
+    /// `api.h`, its one source file and its manifest, whose path is returned.
+    pub fn c_hash(&self, name: &str, file: &str, source: &str, manifest: &str) -> PathBuf {
+        let dir = self.path(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("api.h"), "#define CRYPTO_BYTES 8\n").unwrap();
+        std::fs::write(dir.join(file), source).unwrap();
+        std::fs::write(dir.join("manifest.toml"), manifest).unwrap();
+        dir.join("manifest.toml")
+    }
+
     pub fn db(&self) -> PathBuf {
         self.dir.path().join("results.db")
     }
