@@ -22,7 +22,8 @@
 #      the baseline's quality check, retried while refused, as a CI job would), then
 #      2 x RUNS runs against it at P = 0 (false alarms: exit 3) and at P = 5 (detection:
 #      exit 3), with --fail-on-regression; exit 4 is "could not decide".
-#   5. The instruction counter (below).
+#   5. The instruction counter: plants of a fixed number of instructions, across runs and
+#      within a run (test-planted against test-unplanted, the same code never planted).
 #
 # Steadiness is also judged apart from the tool: a fixed loop timed here before and after
 # each run (`steady` column), independent of the canary.
@@ -222,4 +223,16 @@ for adds in 0 4; do
         counts+=("$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['results'][0]['median_instructions'])" "$out/inst-$adds-$i.json" 2>/dev/null || echo none)")
     done
     echo "instructions, plant of $adds links: exit statuses ${codes[*]}; counts $(printf '%s\n' "${counts[@]}" | sort | uniq -c | tr -s ' \n' ' ')"
+done
+# ... and within a run: the planted build against the same code never planted.
+for adds in 0 4; do
+    want 5 || break
+    verdicts=()
+    for i in $(seq 1 "$runs"); do
+        verdicts+=("$(CRYPTOBENCH_TEST_PLANT_ADDS=$adds "$bin" run test-unplanted test-planted \
+            --against test-unplanted/chacha20 --sizes 1024 --counter instructions \
+            --processes 4 --layouts 2 --db "$store" --format json 2>/dev/null |
+            python3 -c "import json,sys; print(json.load(sys.stdin)['comparisons'][0]['verdict'].replace(' ', '-'))" 2>/dev/null || echo none)")
+    done
+    echo "instructions within a run, plant of $adds links: $(printf '%s\n' "${verdicts[@]}" | sort | uniq -c | tr -s ' \n' ' ')"
 done

@@ -19,7 +19,9 @@ pub fn register(r: &mut Registry) {
     r.add(Stream::<super::rustcrypto::ChaCha20>::new("test-same"));
     r.add(Stream::<Wrong>::new("test-wrong"));
     r.add(Stream::<Slower>::new("test-slower"));
-    r.add(Stream::<Planted>::new("test-planted"));
+    r.add(Stream::<Planted<true>>::new("test-planted"));
+    // The same code with the plant never applied: the plant's own size, within a run.
+    r.add(Stream::<Planted<false>>::new("test-unplanted"));
     r.add(Stream::<CrashOnThirdCall>::new("test-crash"));
     r.add(Stream::<HangOnThirdCall>::new("test-hang"));
     r.add(Stream::<CrashAlways>::new("test-gate-crash"));
@@ -89,14 +91,15 @@ pub const PLANT_ADDS_ENV: &str = "CRYPTOBENCH_TEST_PLANT_ADDS";
 /// the cipher's time (`CRYPTOBENCH_TEST_PLANT_PCT`): a planted slowdown of a known size,
 /// for the validation script. Calibrated per message length on first use, in the worker;
 /// messages under 64 bytes are not slowed.
-pub struct Planted {
+/// `PLANTED = false` is the same code, never slowed, whatever the environment says.
+pub struct Planted<const PLANTED: bool> {
     cipher: chacha20::ChaCha20,
     share: f64,
     adds: usize,
     calibrated_for: usize,
 }
 
-impl Planted {
+impl<const PLANTED: bool> Planted<PLANTED> {
     fn calibrate(&mut self, len: usize) {
         let mut scratch = vec![0u8; len];
         let mut other = chacha(&[7; 32], &[7; 12]);
@@ -147,7 +150,7 @@ fn add_chain(n: usize) -> u64 {
     x
 }
 
-impl StreamCipher for Planted {
+impl<const PLANTED: bool> StreamCipher for Planted<PLANTED> {
     const ALGORITHM: &'static StreamAlgorithm = &CHACHA20;
     fn new(key: &[u8], nonce: &[u8]) -> Self {
         let pct: f64 = std::env::var(PLANT_ENV)
@@ -157,10 +160,11 @@ impl StreamCipher for Planted {
         let adds = std::env::var(PLANT_ADDS_ENV)
             .ok()
             .and_then(|v| v.parse().ok())
+            .filter(|_| PLANTED)
             .unwrap_or(0);
         Planted {
             cipher: chacha(key, nonce),
-            share: pct / 100.0,
+            share: if PLANTED { pct / 100.0 } else { 0.0 },
             adds,
             calibrated_for: usize::MAX,
         }
