@@ -3,7 +3,7 @@
 //!
 //! The value is the median per byte where the case has a length (comparable across
 //! lengths) and per call otherwise; `range` is the larger half-width of its 95 %
-//! interval, left out where the case has none (a single measurement, fewer than 6 processes); `extra` (shown in the action's tooltips) names the machine and counter.
+//! interval, left out where the case has none (a single measurement, fewer than 6 processes); `extra` (shown in the action's tooltips) names the machine and counter, and what the canary said of the host where it was not steady.
 //! The unit names the kind of count (`cycles/byte`, `ref-cycles/byte`, `ns/byte`), as the
 //! action compares entries by name and unit.
 
@@ -33,11 +33,28 @@ pub fn render(a: &Analysis) -> String {
                 Some(pb) => (pb, format!("{u}/byte")),
                 None => (&m.median, format!("{u}/call")),
             };
+            // What the canary said of the host while this case ran, where it said more
+            // than that it was steady.
+            let host = if c.unsteady {
+                "; host unsteady (canary): no gate decides on it"
+            } else if c.set_aside > 0 {
+                "; processes set aside: the host moved (canary)"
+            } else {
+                ""
+            };
+            let shift = a
+                .against_baseline
+                .as_ref()
+                .and_then(|r| r.host.as_ref())
+                .filter(|h| h.differs)
+                .map_or(String::new(), |h| {
+                    format!("; host in another state than baseline run {}", h.baseline_run)
+                });
             let mut entry = json!({
                 "name": c.key,
                 "unit": unit,
                 "value": interval.estimate,
-                "extra": extra,
+                "extra": format!("{extra}{host}{shift}"),
             });
             // A single measurement has no interval: `± 0` would claim a precision
             // nobody measured. The action takes an entry without a range.
