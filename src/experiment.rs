@@ -438,7 +438,7 @@ const KECCAK_PERMUTE: &[(&str, &str)] = &[
 pub const DEFAULT_FILTER_SIZES: &[u64] = &[64, 1024, 16384];
 
 /// Output length of an XOF named by a filter: a 256-bit value, as a KDF would draw.
-pub const DEFAULT_XOF_OUT: u64 = 32;
+pub const DEFAULT_XOF_OUT: u64 = crate::catalog::kinds::xof::DEFAULT_OUT;
 
 pub fn find(name: &str) -> Option<&'static Experiment> {
     BUILTIN.iter().find(|e| e.name == name)

@@ -18,7 +18,7 @@ use super::target::Target;
 /// Exported by every build: the `api.h` sizes as the preprocessor saw them with the
 /// variant's flags (0 where a macro is not defined), in the order of [`API_NAMES`].
 pub const API_SYMBOL: &str = "cryptobench_api_sizes";
-pub const API_NAMES: [&str; 12] = [
+pub const API_NAMES: [&str; 13] = [
     "CRYPTO_BYTES",
     "CRYPTO_KEYBYTES",
     "CRYPTO_NONCEBYTES",
@@ -31,6 +31,7 @@ pub const API_NAMES: [&str; 12] = [
     "CRYPTO_SECRETKEYBYTES",
     "CRYPTO_CIPHERTEXTBYTES",
     "CRYPTO_SCALARBYTES",
+    "CRYPTO_LANES",
 ];
 
 /// Set by a worker to feed `randombytes` known bytes while it checks an implementation

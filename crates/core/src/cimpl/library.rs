@@ -84,6 +84,10 @@ impl Drop for Library {
 }
 
 pub type HashFn = unsafe extern "C" fn(out: *mut u8, input: *const u8, inlen: u64) -> i32;
+/// `crypto_xof(out, outlen, in, inlen)`: `CRYPTO_LANES` messages of `inlen` bytes back to
+/// back in, as many outputs of `outlen` bytes back to back out.
+pub type XofFn =
+    unsafe extern "C" fn(out: *mut u8, outlen: u64, input: *const u8, inlen: u64) -> i32;
 pub type StreamXorFn =
     unsafe extern "C" fn(c: *mut u8, m: *const u8, mlen: u64, n: *const u8, k: *const u8) -> i32;
 pub type AeadEncryptFn = unsafe extern "C" fn(

@@ -10,7 +10,7 @@
 //! [[implementation]]
 //! variant = "o3-unroll"           # row of the variant x target table
 //! algorithm = "sha-256"
-//! kind = "hash"                   # hash | stream | aead | core | kem | scalarmult
+//! kind = "hash"                   # hash | stream | aead | core | kem | scalarmult | xof
 //! flags = ["-O3", "-funroll-loops"]
 //! requires = []                   # CPU features the variant needs (e.g. ["avx2"])
 //! sources = ["avx2/sha256.c"]     # optional: its own files, in place of the manifest's
@@ -35,6 +35,7 @@ pub enum CKind {
     Core,
     Kem,
     Scalarmult,
+    Xof,
 }
 
 /// A known answer for a `core` (block cipher or permutation) build, in hex.

@@ -59,6 +59,7 @@ pub fn operations_of(
         expected_sizes: imp.sizes.clone(),
         peer: None,
         estimate: None,
+        lanes: 1,
     };
     (implementation::info(imp.kind).operations)(&spec)
 }
@@ -178,8 +179,10 @@ pub fn specs(
                 continue;
             }
             let library = compile::shared_object(manifest, imp, &t)?;
+            let mut lanes = 1;
             // A manifest error, found before anything runs (the worker checks again).
             if let Some(sizes) = compile::api_sizes(&library) {
+                lanes = sizes.get("CRYPTO_LANES").copied().unwrap_or(0).max(1) as usize;
                 let refused = |why: String| {
                     anyhow::anyhow!(
                         "{}: `{}` ({}) for target `{}`: {why}",
@@ -216,6 +219,7 @@ pub fn specs(
                 vectors: imp.vectors.clone(),
                 expected_sizes: imp.sizes.clone(),
                 peer: None,
+                lanes,
             });
         }
     }
@@ -267,7 +271,7 @@ pub fn plan(
                     implementation: spec.name(),
                     operation: op.to_string(),
                     params: p.clone(),
-                    lanes: 1,
+                    lanes: spec.lanes,
                 });
             }
         }

@@ -48,7 +48,10 @@ pub fn render(a: &Analysis) -> String {
                 .and_then(|r| r.host.as_ref())
                 .filter(|h| h.differs)
                 .map_or(String::new(), |h| {
-                    format!("; host in another state than baseline run {}", h.baseline_run)
+                    format!(
+                        "; host in another state than baseline run {}",
+                        h.baseline_run
+                    )
                 });
             let mut entry = json!({
                 "name": c.key,

@@ -14,7 +14,7 @@ pub mod xof_lanes;
 use super::{Implementation, Mismatch, PrepareError};
 use crate::record::Params;
 
-fn unhex(s: &str) -> Vec<u8> {
+pub(crate) fn unhex(s: &str) -> Vec<u8> {
     hex::decode(s).expect("built-in test vectors are valid hex")
 }
 

@@ -78,10 +78,18 @@ pub static SHAKE256: XofAlgorithm = XofAlgorithm {
     reference: reference::keccak::shake256,
 };
 
-const OPERATIONS: &[Operation] = &[Operation {
+pub const OPERATIONS: &[Operation] = &[Operation {
     name: "xof",
     params: &["len", "out"],
 }];
+
+/// The output length every XOF case is timed at, unless an experiment says otherwise.
+pub const DEFAULT_OUT: u64 = 32;
+
+/// The algorithm of this name whose vectors and reference the gate knows.
+pub fn algorithm(name: &str) -> Option<&'static XofAlgorithm> {
+    [&SHAKE128, &SHAKE256].into_iter().find(|a| a.name == name)
+}
 
 /// Any [`XofFunction`] as an [`Implementation`].
 pub struct Xof<X> {

@@ -11,6 +11,7 @@ mod hash;
 mod kem;
 mod scalarmult;
 mod stream;
+mod xof;
 
 pub use self::core::check_vectors;
 
@@ -48,6 +49,13 @@ pub struct CSpec {
     pub peer: Option<Box<CSpec>>,
     /// The llvm-mca estimate, when asked for (`--estimate`).
     pub estimate: Option<Estimate>,
+    /// Independent inputs per call (`CRYPTO_LANES` of an N-way XOF; 1 otherwise).
+    #[serde(default = "one_lane")]
+    pub lanes: usize,
+}
+
+fn one_lane() -> usize {
+    1
 }
 
 impl CSpec {
@@ -87,6 +95,7 @@ pub fn info(kind: CKind) -> &'static KindInfo {
         CKind::Core => &core::INFO,
         CKind::Kem => &kem::INFO,
         CKind::Scalarmult => &scalarmult::INFO,
+        CKind::Xof => &xof::INFO,
     }
 }
 
@@ -371,6 +380,9 @@ impl Implementation for CImplementation {
     fn name(&self) -> String {
         self.name.clone()
     }
+    fn lanes(&self) -> usize {
+        self.spec.lanes
+    }
     fn kind(&self) -> Kind {
         info(self.spec.kind).kind
     }
@@ -441,6 +453,7 @@ mod tests {
             expected_sizes: [("CRYPTO_BYTES".to_string(), 64)].into(),
             peer: None,
             estimate: None,
+            lanes: 1,
         };
         let Err(e) = CImplementation::load(&spec) else {
             panic!("a disagreeing size was loaded")

@@ -1,0 +1,162 @@
+//! `crypto_xof`: an extendable-output function, one lane or `CRYPTO_LANES` of them per
+//! call (an N-way SHAKE: N messages of one length in, N outputs out, back to back).
+
+use anyhow::Result;
+
+use super::{
+    Api, Build, Checked, KindInfo, Wanted, bytes, load, refused, refused_there, status, tried,
+};
+use crate::catalog::kinds::{self, xof};
+use crate::catalog::{Call, Kind, Mismatch, PrepareError};
+use crate::cimpl::library::{Library, XofFn};
+use crate::record::Params;
+
+pub(super) static INFO: KindInfo = KindInfo {
+    kind: Kind::Xof,
+    operations: |_| xof::OPERATIONS,
+    required_sizes: &[],
+    estimated: "crypto_xof",
+    params: |lengths| {
+        lengths
+            .iter()
+            .map(|&l| Params::new().with("len", l).with("out", xof::DEFAULT_OUT))
+            .collect()
+    },
+    load: load::<XofApi>,
+};
+
+pub(super) struct XofApi {
+    xof: XofFn,
+}
+
+impl Api for XofApi {
+    fn load(lib: &Library) -> Result<Self> {
+        // SAFETY: the signature the API fixes (see `Api::load`).
+        let xof = unsafe { lib.function("crypto_xof")? };
+        Ok(XofApi { xof })
+    }
+
+    fn has_reference(build: &Build<Self>) -> bool {
+        xof::algorithm(&build.spec.algorithm).is_some()
+    }
+
+    fn verify(build: &Build<Self>) -> Result<(), Mismatch> {
+        build.verify_xof()
+    }
+
+    fn prepare(build: &Build<Self>, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
+        let lanes = build.lanes();
+        let len = wanted.param("len")?;
+        let out = wanted.param("out")?;
+        let input: Vec<u8> = (0..lanes).flat_map(|l| bytes(len, l as u64)).collect();
+        let call = XofCall {
+            f: build.api.xof,
+            input,
+            len,
+            out: vec![0; lanes * out],
+            out_len: out,
+        };
+        tried(call, wanted)
+    }
+}
+
+impl Build<XofApi> {
+    /// `CRYPTO_LANES`, or 1 where `api.h` does not define it.
+    fn lanes(&self) -> usize {
+        self.size("CRYPTO_LANES").max(1)
+    }
+
+    /// One call: `messages` (one per lane, of one length) in, an output of `out_len`
+    /// bytes per lane out.
+    fn xof(&self, messages: &[Vec<u8>], out_len: usize) -> Result<Vec<Vec<u8>>, String> {
+        let len = messages[0].len();
+        let input: Vec<u8> = messages.concat();
+        let mut out = vec![0u8; messages.len() * out_len];
+        // SAFETY: input holds lanes x len bytes, out lanes x out_len, as the API says.
+        status("crypto_xof", unsafe {
+            (self.api.xof)(out.as_mut_ptr(), out_len as u64, input.as_ptr(), len as u64)
+        })?;
+        Ok(out.chunks(out_len.max(1)).map(<[u8]>::to_vec).collect())
+    }
+
+    /// Every lane against the published vectors and, at the lengths where absorbing and
+    /// squeezing cross the rate, against the reference, each lane with a message of its
+    /// own (a lane that reads its neighbour's message is caught); then agreement with a
+    /// peer variant.
+    fn verify_xof(&self) -> Result<(), Mismatch> {
+        let lanes = self.lanes();
+        let known = xof::algorithm(&self.spec.algorithm);
+        let alg_name = &self.spec.algorithm;
+        if let Some(alg) = known {
+            for v in alg.vectors {
+                let want = kinds::unhex(v.output);
+                let messages = vec![vec![v.byte; v.repeat]; lanes];
+                let got = self
+                    .xof(&messages, want.len())
+                    .map_err(refused(v.source.to_string()))?;
+                for (lane, got) in got.iter().enumerate() {
+                    Mismatch::check_bytes(&format!("{} (lane {lane})", v.source), got, &want)?;
+                }
+            }
+        }
+        let rate = known.map_or(kinds::UNKNOWN_BLOCK_LEN, |a| a.rate);
+        for len in kinds::boundary_lengths(rate) {
+            let messages: Vec<Vec<u8>> = (0..lanes).map(|l| bytes(len, 7 + l as u64)).collect();
+            for out_len in [1, 32, rate - 1, rate, rate + 1, 3 * rate + 7] {
+                let what = format!("{alg_name}: {len}-byte messages, {out_len}-byte outputs");
+                let got = self
+                    .xof(&messages, out_len)
+                    .map_err(refused(what.clone()))?;
+                for (lane, (msg, got)) in messages.iter().zip(&got).enumerate() {
+                    if let Some(alg) = known {
+                        Mismatch::check_bytes(
+                            &format!("{what}, lane {lane}, against the reference implementation"),
+                            got,
+                            &(alg.reference)(msg, out_len),
+                        )?;
+                    }
+                }
+                if let Some(p) = &self.peer {
+                    let what = format!("{what} against variant {}", p.name);
+                    // The peer may have another number of lanes: it gets each message alone.
+                    for (msg, got) in messages.iter().zip(&got) {
+                        let theirs = p
+                            .xof(&vec![msg.clone(); p.lanes()], out_len)
+                            .map_err(refused_there(&what))?;
+                        Mismatch::check_bytes(&what, got, &theirs[0])?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+struct XofCall {
+    f: XofFn,
+    input: Vec<u8>,
+    len: usize,
+    out: Vec<u8>,
+    out_len: usize,
+}
+
+impl Checked for XofCall {
+    fn run(&mut self) -> (&'static str, i32) {
+        // SAFETY: buffers sized for every lane in `prepare`.
+        let r = unsafe {
+            (self.f)(
+                self.out.as_mut_ptr(),
+                self.out_len as u64,
+                self.input.as_ptr(),
+                self.len as u64,
+            )
+        };
+        ("crypto_xof", r)
+    }
+}
+
+impl Call for XofCall {
+    fn call(&mut self) {
+        self.run();
+    }
+}
