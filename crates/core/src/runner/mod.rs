@@ -107,6 +107,8 @@ pub fn execute(
 
     let mut rng = SplitMix(opts.seed);
     let mut tallies: Vec<Tally> = vec![Tally::default(); cases.len()];
+    // Case `i` in a fresh worker, as process `round` of it; false once Ctrl-C stopped it.
+    // A case that fails is marked in its tally and measured no more.
     let mut measure = |i: usize, round: usize, tallies: &mut Vec<Tally>| -> Result<bool> {
         let case = &cases[i];
         progress.step(&case.key());
