@@ -147,43 +147,6 @@ fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
             .into(),
     ));
 
-    blocks.push(Block::Heading("Every run".into()));
-    blocks.push(Block::Line(
-        "memcpy rows hold the copy in the encryption columns.".into(),
-    ));
-    blocks.push(Block::Table {
-        headers: [
-            "Implementation",
-            "Size",
-            "Threads",
-            "Run",
-            "Encryption (ms)",
-            "Encryption (MB/s)",
-            "Decryption (ms)",
-            "Decryption (MB/s)",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: t
-            .runs
-            .iter()
-            .map(|r| {
-                let s = r.series;
-                vec![
-                    s.case.implementation.clone(),
-                    format_size(s.len),
-                    s.threads.to_string(),
-                    (r.run + 1).to_string(),
-                    ms(r.first_ns),
-                    rate(mb_per_s(s.len, r.first_ns)),
-                    r.second_ns.map_or(String::new(), ms),
-                    r.second_ns
-                        .map_or(String::new(), |ns| rate(mb_per_s(s.len, ns))),
-                ]
-            })
-            .collect(),
-    });
-
     blocks.push(Block::Heading(
         "Summary: MB/s over the runs (statistics of each run's rate)".into(),
     ));
@@ -273,6 +236,47 @@ fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
     } else {
         blocks.extend(t.problems.iter().map(|p| Block::Line(format!("Note: {p}"))));
     }
+    // Every run last: the summaries and the charts (which HTML places after the first
+    // table) come before a table of hundreds of rows.
+    let mut every_run = Vec::new();
+    every_run.push(Block::Heading("Every run".into()));
+    every_run.push(Block::Line(
+        "memcpy rows hold the copy in the encryption columns.".into(),
+    ));
+    every_run.push(Block::Table {
+        headers: [
+            "Implementation",
+            "Size",
+            "Threads",
+            "Run",
+            "Encryption (ms)",
+            "Encryption (MB/s)",
+            "Decryption (ms)",
+            "Decryption (MB/s)",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: t
+            .runs
+            .iter()
+            .map(|r| {
+                let s = r.series;
+                vec![
+                    s.case.implementation.clone(),
+                    format_size(s.len),
+                    s.threads.to_string(),
+                    (r.run + 1).to_string(),
+                    ms(r.first_ns),
+                    rate(mb_per_s(s.len, r.first_ns)),
+                    r.second_ns.map_or(String::new(), ms),
+                    r.second_ns
+                        .map_or(String::new(), |ns| rate(mb_per_s(s.len, ns))),
+                ]
+            })
+            .collect(),
+    });
+
+    blocks.extend(every_run);
     Document { blocks }
 }
 
