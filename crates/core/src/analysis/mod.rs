@@ -203,6 +203,10 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
             .map_or(0, |c| c.per_process.len());
         asked.map_or(0, |asked| measured.saturating_sub(asked))
     };
+    // Against a baseline, `compare_runs` takes the steady views of both stored runs
+    // itself: given this view, it would judge the canary a second time, on fewer
+    // processes, and set aside more.
+    let stored = run;
     let run = &steady;
     let cases = run
         .cases
@@ -296,7 +300,7 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
             }
         }
         if let Some(base) = &context.baseline {
-            against_baseline = Some(compare_runs(base, run, &opts.verdict, opts.force)?);
+            against_baseline = Some(compare_runs(base, stored, &opts.verdict, opts.force)?);
         }
     }
     Ok(Analysis {

@@ -175,11 +175,24 @@ pub fn execute(
     let most = opts.processes * remeasure.most_processes_factor;
     let mut round = opts.processes;
     loop {
+        // Judged once a round over every process measured so far, as the analysis does.
+        let canaries: Vec<f64> = tallies
+            .iter()
+            .flat_map(|t| t.canaries.iter().flatten().copied())
+            .collect();
+        let steadiness = crate::stats::steadiness(&canaries);
         let mut wanting: Vec<usize> = live
             .iter()
             .copied()
             .filter(|&i| tallies[i].processes() < most)
-            .filter(|&i| wants_more(&tallies, i, opts.processes, remeasure.precision_pct))
+            .filter(|&i| {
+                wants_more(
+                    &tallies[i],
+                    steadiness,
+                    opts.processes,
+                    remeasure.precision_pct,
+                )
+            })
             .collect();
         if wanting.is_empty() || std::time::Instant::now() >= deadline {
             break;
@@ -232,17 +245,16 @@ impl Tally {
     }
 }
 
-/// Whether case `i` needs another process: fewer than `asked` of its processes ran on a
-/// steady host (by the canary over every process of the run), or its interval, from the
+/// Whether a case needs another process: fewer than `asked` of its processes ran on a
+/// steady host (by `steadiness`, the canary over every process of the run), or its interval, from the
 /// steady ones, is wider than `precision_pct` either side. The analysis decides the same
 /// way ([`crate::analysis::steady_view`]), from the store.
-fn wants_more(tallies: &[Tally], i: usize, asked: usize, precision_pct: f64) -> bool {
-    let all: Vec<f64> = tallies
-        .iter()
-        .flat_map(|t| t.canaries.iter().flatten().copied())
-        .collect();
-    let steadiness = crate::stats::steadiness(&all);
-    let tally = &tallies[i];
+fn wants_more(
+    tally: &Tally,
+    steadiness: Option<crate::stats::Steadiness>,
+    asked: usize,
+    precision_pct: f64,
+) -> bool {
     let steady: Vec<&[f64]> = tally
         .per_process
         .iter()
