@@ -7,8 +7,9 @@ set -euo pipefail
 # pkg-config + OpenSSL headers for the `openssl` provider, llvm for `llvm-mca` estimates,
 # chromium to render HTML reports in tests (scripts/browser-check.sh), and an AArch64
 # cross compiler with qemu-user to test the NEON Keccak (implementations/c/keccak-neon-x2)
-# under emulation, and valgrind for `--counter instructions`.
-packages=(build-essential pkg-config libssl-dev llvm llvm-19 chromium
+# under emulation, valgrind for `--counter instructions`, and PostgreSQL, whose server the
+# tests start (a throw-away one, as the `postgres` user) to test the shared store.
+packages=(build-essential pkg-config libssl-dev llvm llvm-19 chromium postgresql
   gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind)
 
 missing=()

@@ -42,16 +42,45 @@ pub enum Command {
         #[command(subcommand)]
         action: Option<CacheAction>,
     },
-    /// Print a stored run again, exactly as `run` (or `bulk`) printed it.
+    /// Print a stored run again, exactly as `run` (or `bulk`) printed it; with --machines, an experiment across every machine of the store, a column per testbed.
     Report {
-        /// A run id, `latest`, or the name of a saved baseline.
+        /// A run id, its UUID, `latest`, or the name of a saved baseline (of --testbed, or of the only testbed that has one of that name). With --machines: the experiment (default: the newest run's).
         #[arg(default_value = "latest")]
         run: String,
+        /// One column per testbed: each cell the median per byte of that testbed's newest complete run of the experiment, with its interval; beside it, each machine's own ratios (candidate over reference, within its run), the figures that compare across CPUs. No verdict across machines.
+        #[arg(long)]
+        machines: bool,
+        /// With --machines: only these testbeds (comma-separated); without: whose baseline RUN names.
+        #[arg(long, env = "CRYPTOBENCH_TESTBED", value_delimiter = ',', value_parser = parse_testbed)]
+        testbed: Vec<String>,
+        /// With --machines: only runs measured at this git revision of cryptobench (a prefix).
+        #[arg(long, value_name = "REVISION", requires = "machines")]
+        revision: Option<String>,
         /// How to print the run.
         #[arg(long, default_value = "table", value_parser = Doc::Run.parser())]
         format: Format,
         #[command(flatten)]
         output: OutputArgs,
+    },
+    /// The machines of the store: each testbed's hardware fingerprint, CPU, runs and newest run.
+    Machines {
+        /// How to print them.
+        #[arg(long, default_value = "table", value_parser = Doc::Machines.parser())]
+        format: Format,
+        #[command(flatten)]
+        output: OutputArgs,
+    },
+    /// Copy the complete runs another store lacks into it, one transaction per run, keyed by run UUID: pushing twice changes nothing, an incomplete copy there is replaced, the same UUID with other content is refused. The target may be PostgreSQL or another SQLite file (merging CI artifacts needs no server).
+    Push {
+        /// The store to copy into: a postgres:// URL or an SQLite file.
+        #[arg(long, value_name = "URL|FILE")]
+        to: PathBuf,
+        /// The stores to copy from (repeat it); default: --db.
+        #[arg(long, value_name = "URL|FILE")]
+        from: Vec<PathBuf>,
+        /// The default store to copy from.
+        #[arg(long, default_value = "cryptobench.db", env = "CRYPTOBENCH_DB")]
+        db: PathBuf,
     },
     /// Compare two stored runs case by case (RUN_A is the baseline).
     Compare {
@@ -64,6 +93,9 @@ pub enum Command {
         /// Compare even when the runs used another counter, CPU model or tool version.
         #[arg(long)]
         force: bool,
+        /// Whose baselines RUN_A and RUN_B name (baselines are per testbed).
+        #[command(flatten)]
+        testbed: TestbedArgs,
         /// How to print the comparison.
         #[arg(long, default_value = "table", value_parser = Doc::Comparison.parser())]
         format: Format,
@@ -74,6 +106,9 @@ pub enum Command {
     History {
         /// Show only the cases whose id (`provider/algorithm/operation params`, e.g. `rustcrypto/chacha20/xor len=1024`) contains this.
         filter: Option<String>,
+        /// Only this testbed's runs. Default: every testbed's, each case's history per machine.
+        #[command(flatten)]
+        testbed: TestbedArgs,
         /// How to print the history.
         #[arg(long, default_value = "table", value_parser = Doc::History.parser())]
         format: Format,
@@ -224,6 +259,11 @@ pub struct RunArgs {
     /// Also write the run as a self-contained HTML report (tables and charts) to PATH.
     #[arg(long, value_name = "PATH")]
     pub html: Option<PathBuf>,
+    /// Once the run is complete, copy it to this store too (a postgres:// URL or another SQLite file), as `cryptobench push` does; the run stays in --db whatever happens there.
+    #[arg(long, value_name = "URL|FILE")]
+    pub push_to: Option<PathBuf>,
+    #[command(flatten)]
+    pub testbed: TestbedArgs,
     #[command(flatten)]
     pub verdict: VerdictArgs,
     /// How to print the results.
@@ -304,6 +344,8 @@ pub struct BulkArgs {
     #[arg(long, default_value = "table", value_parser = Doc::Run.parser())]
     pub format: Format,
     #[command(flatten)]
+    pub testbed: TestbedArgs,
+    #[command(flatten)]
     pub output: OutputArgs,
 }
 
@@ -313,9 +355,22 @@ pub struct OutputArgs {
     /// Write to PATH instead of standard output (whole or not at all).
     #[arg(short = 'o', long = "output", value_name = "PATH")]
     pub file: Option<PathBuf>,
-    /// The result store (SQLite).
+    /// The result store: an SQLite file, or a shared PostgreSQL database as a URL (postgres://USER@HOST:PORT/DATABASE; the password from PGPASSWORD or ~/.pgpass, never the URL).
     #[arg(long, default_value = "cryptobench.db", env = "CRYPTOBENCH_DB")]
     pub db: PathBuf,
+}
+
+/// Which machine a run belongs to, by the user's name for it.
+#[derive(Args, Debug, Default)]
+pub struct TestbedArgs {
+    /// The testbed: your name for this machine (or the one whose runs to read), e.g. `zen4-ci`. Default: a name made from the hardware (CPU model and fingerprint), never the hostname. Baselines are per testbed.
+    #[arg(long, env = "CRYPTOBENCH_TESTBED", value_parser = parse_testbed)]
+    pub testbed: Option<String>,
+}
+
+fn parse_testbed(s: &str) -> Result<String, String> {
+    crate::record::check_testbed(s).map_err(|e| e.to_string())?;
+    Ok(s.to_string())
 }
 
 /// A message length, in bytes or with a unit (`16KiB`), up to 1 GiB.

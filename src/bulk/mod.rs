@@ -56,6 +56,8 @@ pub struct Request {
     pub runs: u64,
     pub filters: Vec<String>,
     pub paths: bool,
+    /// The testbed the run is stored under (`--testbed`); default: the hardware's name.
+    pub testbed: Option<String>,
 }
 
 /// A bulk run ready to measure: its implementations chosen, memory checked, this thread
@@ -164,6 +166,7 @@ impl Prepared {
                     huge_pages: "asked for (madvise)".into(),
                 },
             },
+            r.testbed.as_deref(),
         )
     }
 

@@ -19,6 +19,7 @@ pub(super) fn bulk(args: BulkArgs) -> Result<ExitCode> {
         runs: args.runs,
         filters: args.filters,
         paths: args.paths,
+        testbed: args.testbed.testbed,
     })?;
     let mut store = Store::open(&args.output.db)?;
     session::run(

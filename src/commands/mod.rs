@@ -13,6 +13,7 @@ mod check;
 mod info;
 mod list;
 mod progress;
+mod push;
 mod run;
 mod stored;
 
@@ -25,22 +26,49 @@ pub fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Cache { action } => cache::cache(action),
         Command::Report {
             run,
+            machines: true,
+            testbed,
+            revision,
             format,
             output,
-        } => stored::report_run(&run, format, &output),
+        } => stored::report_machines(&run, &testbed, revision.as_deref(), format, &output),
+        Command::Report {
+            run,
+            testbed,
+            format,
+            output,
+            ..
+        } => stored::report_run(&run, testbed.first().map(String::as_str), format, &output),
+        Command::Machines { format, output } => stored::machines(format, &output),
+        Command::Push { to, from, db } => push::push(&to, &from, &db),
         Command::Compare {
             run_a,
             run_b,
             verdict,
             force,
+            testbed,
             format,
             output,
-        } => stored::compare(&run_a, &run_b, verdict, force, format, &output),
+        } => stored::compare(
+            &run_a,
+            &run_b,
+            verdict,
+            force,
+            testbed.testbed.as_deref(),
+            format,
+            &output,
+        ),
         Command::History {
             filter,
+            testbed,
             format,
             output,
-        } => stored::history(filter.as_deref(), format, &output),
+        } => stored::history(
+            filter.as_deref(),
+            testbed.testbed.as_deref(),
+            format,
+            &output,
+        ),
         Command::Import { source } => stored::import_run(source),
         Command::Bulk(args) => bulk::bulk(args),
         Command::Worker => unreachable!("handled in main"),

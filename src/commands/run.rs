@@ -11,8 +11,8 @@ use crate::experiment::{self};
 use crate::machine::{self, Machine};
 use crate::output::check_writable;
 use crate::record::{
-    AnalysisOptions, AnalysisSpec, Case, RunHeader, RunOptions, RunOrigin, SamplePlan, Test,
-    VerdictOptions,
+    AnalysisOptions, AnalysisSpec, Case, MachineRecord, RunHeader, RunOptions, RunOrigin, RunPlace,
+    SamplePlan, Test, VerdictOptions,
 };
 use crate::runner::{self};
 
@@ -71,10 +71,21 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
     }
     check_memory(&plan.cases, args.layouts)?;
     let mut store = Store::open(&args.output.db)?;
+    let mut machine = Machine::detect();
+    if counter.simulated() {
+        machine.simulated_crypto_flags = Some(runner::simulated_crypto_flags(timeout)?);
+    }
+    let place = RunPlace::new_run(
+        &MachineRecord::Measured(Box::new(machine.clone())),
+        &machine.cpu_identity(),
+        args.testbed.testbed.as_deref(),
+    );
+    warn_of_another_machine(&store, &place)?;
+    // `--baseline main` is main on this testbed.
     let baseline_run = match &args.baseline {
         Some(name) => Some(
             store
-                .resolve_run(name)
+                .resolve_run_on(name, Some(&place.testbed))
                 .with_context(|| format!("--baseline {name}"))?,
         ),
         None => None,
@@ -107,11 +118,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
         force: args.force,
     };
 
-    let mut machine = Machine::detect();
-    if counter.simulated() {
-        machine.simulated_crypto_flags = Some(runner::simulated_crypto_flags(timeout)?);
-    }
-    let header = RunHeader::measured_now(
+    let mut header = RunHeader::measured_now(
         &plan.name,
         counter,
         machine,
@@ -119,14 +126,18 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
             run: options.clone(),
             analysis: analysis_options,
         },
+        None,
     );
+    header.place = place;
     if let (Some(id), Some(name)) = (baseline_run, &args.baseline) {
         let gate = args
             .fail_on_regression
             .then(|| (args.verdict.for_counter(counter), processes));
         check_baseline(&store, id, name, &header, &plan.cases, args.force, gate)?;
     }
-    crate::session::run(
+    let push_to = args.push_to.clone();
+    let uuid = header.place.uuid.clone();
+    let exit = crate::session::run(
         &mut store,
         &header,
         Finish {
@@ -160,7 +171,25 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
             progress.finish();
             ended
         },
-    )
+    )?;
+    match push_to {
+        Some(target) => super::push::push_finished_run(&store, &uuid, &target, exit),
+        None => Ok(exit),
+    }
+}
+
+/// A testbed seen before with other hardware: said, never silently joined (its runs are
+/// stored as another machine of that testbed, and compared only with their own).
+pub(super) fn warn_of_another_machine(store: &Store, place: &RunPlace) -> Result<()> {
+    let seen = store.testbed_fingerprints(&place.testbed)?;
+    if !seen.is_empty() && !seen.iter().any(|(f, _)| *f == place.fingerprint) {
+        let (fingerprint, cpu) = seen.last().expect("not empty");
+        eprintln!(
+            "warning: testbed `{}` was until now a {cpu} (fingerprint {fingerprint}); this machine differs (fingerprint {}): its runs are kept apart as another machine, and compared only with their own",
+            place.testbed, place.fingerprint
+        );
+    }
+    Ok(())
 }
 
 /// A regression gate that could not fail must not be offered: refuse, before measuring,

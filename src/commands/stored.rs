@@ -16,10 +16,15 @@ use crate::report::Format;
 
 use crate::store::Store;
 
-pub(super) fn report_run(run: &str, format: Format, output: &OutputArgs) -> Result<ExitCode> {
+pub(super) fn report_run(
+    run: &str,
+    testbed: Option<&str>,
+    format: Format,
+    output: &OutputArgs,
+) -> Result<ExitCode> {
     check_writable(output.file.as_deref(), &output.db)?;
     let store = Store::open_existing(&output.db)?;
-    let stored = store.load_run(store.resolve_run(run)?)?;
+    let stored = store.load_run(store.resolve_run_on(run, testbed)?)?;
     emit(
         output.file.as_deref(),
         &crate::session::render_stored(&store, &stored, format)?,
@@ -64,12 +69,16 @@ pub(super) fn compare(
     run_b: &str,
     verdict: crate::cli::VerdictArgs,
     force: bool,
+    testbed: Option<&str>,
     format: Format,
     output: &OutputArgs,
 ) -> Result<ExitCode> {
     check_writable(output.file.as_deref(), &output.db)?;
     let store = Store::open_existing(&output.db)?;
-    let (id_a, id_b) = (store.resolve_run(run_a)?, store.resolve_run(run_b)?);
+    let (id_a, id_b) = (
+        store.resolve_run_on(run_a, testbed)?,
+        store.resolve_run_on(run_b, testbed)?,
+    );
     if id_a == id_b {
         bail!("`{run_a}` and `{run_b}` are the same run ({id_a}): compare two different runs");
     }
@@ -86,6 +95,16 @@ pub(super) fn compare(
     }
     let opts = verdict.into();
     let cmp = analysis::compare_runs(&a, &b, &opts, force)?;
+    let (pa, pb) = (&a.header.place, &b.header.place);
+    if pa.testbed != pb.testbed || pa.fingerprint != pb.fingerprint {
+        bail!(
+            "runs {id_a} and {id_b} were measured on different machines (testbed `{}`, {}; testbed `{}`, {}): cycle counts of two machines are never compared with a verdict; `cryptobench report --machines` puts them side by side",
+            pa.testbed,
+            a.header.cpu_model,
+            pb.testbed,
+            b.header.cpu_model
+        );
+    }
     if cmp.comparisons.is_empty() && cmp.not_compared.is_empty() {
         bail!(
             "runs {id_a} and {id_b} share no case, so there is nothing to compare (run {id_a} has {}; run {id_b} has {}); compare runs of the same implementations at the same sizes",
@@ -103,15 +122,47 @@ pub(super) fn compare(
 
 pub(super) fn history(
     filter: Option<&str>,
+    testbed: Option<&str>,
     format: Format,
     output: &OutputArgs,
 ) -> Result<ExitCode> {
     check_writable(output.file.as_deref(), &output.db)?;
     let store = Store::open_existing(&output.db)?;
-    let h = history::collect(&store, filter)?;
+    let h = history::collect_on(&store, filter, testbed)?;
     emit(
         output.file.as_deref(),
         &report::history::render(&h, format)?,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `report --machines`: `experiment` across the store's machines.
+pub(super) fn report_machines(
+    experiment: &str,
+    testbeds: &[String],
+    revision: Option<&str>,
+    format: Format,
+    output: &OutputArgs,
+) -> Result<ExitCode> {
+    check_writable(output.file.as_deref(), &output.db)?;
+    let store = Store::open_existing(&output.db)?;
+    // `latest`, the default positional, means the newest run's experiment.
+    let experiment = (experiment != "latest").then_some(experiment);
+    let fleet = crate::analysis::fleet::collect(&store, experiment, testbeds, revision)?;
+    emit(
+        output.file.as_deref(),
+        &report::fleet::render(&fleet, format)?,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `machines`: the store's testbeds and their hardware.
+pub(super) fn machines(format: Format, output: &OutputArgs) -> Result<ExitCode> {
+    check_writable(output.file.as_deref(), &output.db)?;
+    let store = Store::open_existing(&output.db)?;
+    emit(
+        output.file.as_deref(),
+        &report::fleet::render_machines(&store.machines()?, format)?,
     )?;
     Ok(ExitCode::SUCCESS)
 }

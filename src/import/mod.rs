@@ -81,6 +81,7 @@ pub fn store(store: &mut Store, imported: &Imported, now: &str) -> Result<i64> {
             note: imported.note.clone(),
             imported_at: now.into(),
         }),
+        place: crate::record::RunPlace::default(),
     };
     store.import_run(&header, &imported.cases)
 }

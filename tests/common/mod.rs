@@ -8,6 +8,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
+pub mod pg;
+
 /// A small run with the fewest worker processes that give 95 % intervals (6), and with
 /// them the ratio, slope and lane tables.
 #[allow(dead_code)]

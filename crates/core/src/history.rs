@@ -102,6 +102,11 @@ pub struct History {
 
 /// The median of every case whose key contains `filter`, over every stored run.
 pub fn collect(store: &Store, filter: Option<&str>) -> Result<History> {
+    collect_on(store, filter, None)
+}
+
+/// [`collect`], of only the runs of `testbed` where one is given.
+pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) -> Result<History> {
     let mut runs: Vec<RunInfo> = Vec::new();
     let mut cases: Vec<CaseHistory> = Vec::new();
     let mut unreadable = Vec::new();
@@ -114,6 +119,9 @@ pub fn collect(store: &Store, filter: Option<&str>) -> Result<History> {
                 continue;
             }
         };
+        if testbed.is_some_and(|t| t != run.header.place.testbed) {
+            continue;
+        }
         let measured: Vec<(String, f64, Option<f64>)> = run
             .cases
             .iter()

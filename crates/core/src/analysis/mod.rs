@@ -20,6 +20,7 @@ mod host;
 mod runs;
 
 pub mod bulk;
+pub mod fleet;
 pub use case::*;
 pub use compare::*;
 pub use derived::*;
@@ -478,6 +479,7 @@ mod tests {
             machine: MachineRecord::Measured(Box::new(Machine::example(core_clock_hz))),
             // Not read by these tests.
             options: RunOrigin::Unreadable(serde_json::Value::Null),
+            place: Default::default(),
         }
     }
 

@@ -9,6 +9,7 @@
 
 mod case;
 mod options;
+mod place;
 mod run;
 mod samples;
 
@@ -17,6 +18,7 @@ pub use options::{
     AnalysisOptions, AnalysisSpec, BulkOptions, Remeasure, RunOptions, SamplePlan, Test,
     VerdictOptions,
 };
+pub use place::{CiOrigin, RunPlace, check_testbed, default_testbed, fingerprint};
 pub use run::{
     ImportedCounter, ImportedFrom, MachineRecord, RunCounter, RunHeader, RunOrigin, RunStatus,
     UnrecordedMachine, now,

@@ -7,6 +7,7 @@ use std::fmt;
 use anyhow::{Result, bail};
 
 use super::options::{AnalysisOptions, BulkOptions, RunOptions};
+use super::place::RunPlace;
 use crate::counter::CounterKind;
 use crate::machine::Machine;
 
@@ -26,6 +27,8 @@ pub struct RunHeader {
     pub cpu_model: String,
     pub machine: MachineRecord,
     pub options: RunOrigin,
+    /// Its UUID, testbed, hardware fingerprint and CI origin.
+    pub place: RunPlace,
 }
 
 impl RunHeader {
@@ -35,7 +38,11 @@ impl RunHeader {
         counter: CounterKind,
         machine: Machine,
         options: RunOrigin,
+        testbed: Option<&str>,
     ) -> RunHeader {
+        let cpu_model = machine.cpu_identity();
+        let tsc_hz = machine.tsc_hz;
+        let machine = MachineRecord::Measured(Box::new(machine));
         RunHeader {
             id: 0,
             started_at: now(),
@@ -47,9 +54,10 @@ impl RunHeader {
                 .filter(|r| !r.is_empty()),
             counter: RunCounter::Measured(counter),
             unit: counter.unit().into(),
-            tsc_hz: machine.tsc_hz,
-            cpu_model: machine.cpu_identity(),
-            machine: MachineRecord::Measured(Box::new(machine)),
+            tsc_hz,
+            place: RunPlace::new_run(&machine, &cpu_model, testbed),
+            cpu_model,
+            machine,
             options,
         }
     }

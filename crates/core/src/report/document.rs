@@ -33,6 +33,10 @@ pub enum Doc {
     Comparison,
     /// Every case over the stored runs (`history`).
     History,
+    /// The machines of a store (`machines`).
+    Machines,
+    /// One experiment across machines, a column per testbed (`report --machines`).
+    Fleet,
 }
 
 impl Doc {
@@ -57,6 +61,14 @@ impl Doc {
                 Format::Csv,
                 Format::Html,
             ],
+            Doc::Fleet => &[
+                Format::Table,
+                Format::Md,
+                Format::Json,
+                Format::Csv,
+                Format::Html,
+            ],
+            Doc::Machines => &[Format::Table, Format::Md, Format::Json, Format::Csv],
         }
     }
 
@@ -66,6 +78,8 @@ impl Doc {
             Doc::Run => "a run",
             Doc::Comparison => "a comparison of runs (`compare`)",
             Doc::History => "the history (`history`)",
+            Doc::Machines => "the machines (`machines`)",
+            Doc::Fleet => "a report across machines (`report --machines`)",
         }
     }
 

@@ -54,6 +54,11 @@ pub fn history_page(h: &History, doc: &Document) -> String {
     page(doc, &[], &charts::history_lines(h))
 }
 
+/// An experiment across machines: its table and the machines' ratios.
+pub fn fleet_page(f: &crate::analysis::fleet::Fleet, doc: &Document) -> String {
+    page(doc, &[], &charts::fleet_ratios(f))
+}
+
 /// What the run's machine record says, as (label, value) rows; imported runs know less.
 fn machine_rows(h: &RunHeader) -> Vec<(&'static str, String)> {
     let mut rows = match &h.machine {
@@ -442,6 +447,7 @@ mod tests {
                 note: EVIL.into(),
                 imported_at: EVIL.into(),
             }),
+            place: Default::default(),
         };
         let samples = |base: f64| vec![(0..40).map(|i| base + (i % 7) as f64).collect()];
         let cases: Vec<ImportedCase> = [64, 1024]

@@ -7,6 +7,7 @@ pub mod bulk;
 pub mod charts;
 pub(crate) mod csv;
 mod document;
+pub mod fleet;
 mod format;
 mod github;
 pub mod history;

@@ -1,22 +1,1133 @@
-//! The SQLite store: every run, case and raw sample, written as it is measured.
+//! The result store: every run, case and raw sample, written as it is measured, in an
+//! SQLite file (the embedded default) or a shared PostgreSQL database (`--db
+//! postgres://…`).
 //!
 //! Reports are computed from what is stored here and nothing else, so `run` and
 //! `report` cannot disagree, and a crash or Ctrl-C loses at most the case in flight.
+//! Each run carries a UUID, its machine (testbed and hardware fingerprint) and, once
+//! complete, a digest of its content: what lets runs travel between stores ([`raw`]).
 
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 
 use anyhow::{Context, Result, bail};
-use rusqlite::{Connection, OptionalExtension, params};
 
+mod engine;
 mod migrate;
+#[cfg(feature = "postgres")]
+pub mod postgres;
+pub mod raw;
+
+use engine::{Engine, Row, Value, values};
 
 use crate::record::{
-    CanaryReadings, Case, CaseStatus, Estimate, Params, RunCounter, RunHeader, RunStatus, Samples,
+    CanaryReadings, Case, CaseStatus, CiOrigin, Estimate, Params, RunCounter, RunHeader, RunPlace,
+    RunStatus, Samples, default_testbed, fingerprint,
 };
 
-const SCHEMA_VERSION: i64 = 4;
+const SCHEMA_VERSION: i64 = 5;
 
+/// The tables, in SQLite's spelling; PostgreSQL's is made from it (`engine::postgres_schema`).
 const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS machines (
+    id            INTEGER PRIMARY KEY,
+    testbed       TEXT NOT NULL,          -- the user's name for it, or the hardware's
+    fingerprint   TEXT NOT NULL,          -- hash of arch, vendor, signature, model, flags
+    cpu_model     TEXT NOT NULL,
+    first_seen    TEXT NOT NULL,
+    UNIQUE (testbed, fingerprint)
+);
+CREATE TABLE IF NOT EXISTS runs (
+    id            INTEGER PRIMARY KEY,
+    started_at    TEXT NOT NULL,
+    finished_at   TEXT,
+    status        TEXT NOT NULL,          -- running | complete (RunStatus)
+    experiment    TEXT NOT NULL,
+    tool_version  TEXT NOT NULL,
+    git_revision  TEXT,
+    counter       TEXT NOT NULL,          -- tsc | perf | tsc-core | ns, or an importer's own
+    unit          TEXT NOT NULL,
+    tsc_hz        REAL,
+    cpu_model     TEXT NOT NULL,
+    machine_json  TEXT NOT NULL,
+    options_json  TEXT NOT NULL,          -- RunOrigin, tagged and versioned (origin: run/1, ...)
+    uuid          TEXT,                   -- unique across stores: what a push copies by
+    machine_id    INTEGER REFERENCES machines(id),
+    ci_json       TEXT,                   -- the CI job or batch task that ran it (CiOrigin)
+    digest        TEXT                    -- SHA-256 of its content, once complete (raw.rs)
+);
+CREATE TABLE IF NOT EXISTS cases (
+    id               INTEGER PRIMARY KEY,
+    run_id           INTEGER NOT NULL REFERENCES runs(id),
+    seq              INTEGER NOT NULL,
+    case_key         TEXT NOT NULL,
+    implementation   TEXT NOT NULL,
+    operation        TEXT NOT NULL,
+    params_json      TEXT NOT NULL,
+    bytes            INTEGER,
+    lanes            INTEGER NOT NULL DEFAULT 1,
+    status           TEXT NOT NULL,       -- pending | ok | wrong | failed | unsupported
+    message          TEXT,
+    calls_per_sample INTEGER,
+    overhead         REAL,
+    UNIQUE (run_id, case_key)
+);
+CREATE TABLE IF NOT EXISTS clusters (
+    case_id  INTEGER NOT NULL REFERENCES cases(id),
+    process  INTEGER NOT NULL,
+    layout   INTEGER NOT NULL,
+    samples  BLOB NOT NULL,               -- little-endian f64, counts per call
+    core_clock REAL,                      -- core cycles per TSC tick beside them (tsc-core)
+    PRIMARY KEY (case_id, process, layout)
+);
+CREATE TABLE IF NOT EXISTS canaries (
+    case_id  INTEGER NOT NULL REFERENCES cases(id),
+    process  INTEGER NOT NULL,
+    kind     TEXT NOT NULL,               -- which canary: its version and the parts it ran
+    readings BLOB NOT NULL,               -- little-endian f64, in the run's counter
+    PRIMARY KEY (case_id, process)
+);
+CREATE TABLE IF NOT EXISTS estimates (
+    run_id          INTEGER NOT NULL REFERENCES runs(id),
+    implementation  TEXT NOT NULL,
+    cycles          REAL,
+    model           TEXT NOT NULL,      -- llvm-mca -mcpu
+    note            TEXT,
+    PRIMARY KEY (run_id, implementation)
+);
+CREATE TABLE IF NOT EXISTS baselines (
+    testbed TEXT NOT NULL,                -- a baseline is a name on one testbed
+    name    TEXT NOT NULL,
+    run_id  INTEGER NOT NULL REFERENCES runs(id),
+    PRIMARY KEY (testbed, name)
+);
+";
+
+/// Indexes on columns older schemas lacked: made after the migration has added them.
+const INDEXES: &str = "
+CREATE UNIQUE INDEX IF NOT EXISTS runs_by_uuid ON runs (uuid);
+CREATE INDEX IF NOT EXISTS runs_by_machine ON runs (machine_id, experiment, status);
+CREATE INDEX IF NOT EXISTS cases_by_run ON cases (run_id, seq);
+";
+
+#[derive(Clone, Debug)]
+pub struct StoredCase {
+    pub row: i64,
+    pub key: String,
+    pub implementation: String,
+    pub operation: String,
+    pub params: Params,
+    pub bytes: Option<u64>,
+    /// Independent inputs per call (N for an N-lane implementation).
+    pub lanes: usize,
+    pub status: CaseStatus,
+    pub message: Option<String>,
+    pub calls_per_sample: Option<u64>,
+    pub overhead: Option<f64>,
+    /// One per worker process, in order.
+    pub per_process: Vec<Vec<f64>>,
+    /// Core cycles per TSC tick beside each process's samples, where the counter measured
+    /// it (tsc-core); empty otherwise.
+    pub core_clocks: Vec<f64>,
+    /// The canary's readings beside each process's samples, in the order of
+    /// `per_process`; `None` for a process measured without one (runs before schema 4).
+    pub canary: Vec<Option<CanaryReadings>>,
+}
+
+#[derive(Clone, Debug)]
+pub struct StoredRun {
+    pub header: RunHeader,
+    pub cases: Vec<StoredCase>,
+}
+
+/// A case measured by another tool, ready to be stored as measured.
+#[derive(Clone, Debug)]
+pub struct ImportedCase {
+    pub case: Case,
+    /// Counts per call; one cluster per independent series the tool measured (a process).
+    pub per_process: Vec<Vec<f64>>,
+    pub calls_per_sample: Option<u64>,
+    pub message: Option<String>,
+}
+
+/// A machine as the store knows it: a testbed name and the hardware behind it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MachineRow {
+    pub testbed: String,
+    pub fingerprint: String,
+    pub cpu_model: String,
+    pub first_seen: String,
+    pub runs: i64,
+    /// The newest run's start, and its counter.
+    pub last_run: Option<(String, String)>,
+}
+
+/// How long a command waits for another process's write to the store before it gives up.
+const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    Read,
+    Write,
+}
+
+/// A cluster's samples as stored: little-endian f64s, back to back.
+fn encode_samples(samples: &[f64]) -> Vec<u8> {
+    samples.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The samples of a stored cluster of the case in row `case_row`; a blob that is not
+/// whole f64s is an error naming the case.
+#[doc(hidden)]
+pub fn decode_samples(blob: &[u8], case_row: i64) -> Result<impl Iterator<Item = f64> + '_> {
+    if !blob.len().is_multiple_of(8) {
+        bail!("corrupt sample record in the store (case {case_row})");
+    }
+    Ok(blob
+        .chunks_exact(8)
+        .map(|b| f64::from_le_bytes(b.try_into().expect("chunks of 8 bytes"))))
+}
+
+/// Whether `--db` names a PostgreSQL server rather than an SQLite file.
+pub fn is_server_url(db: &Path) -> bool {
+    db.to_str()
+        .is_some_and(|s| s.starts_with("postgres://") || s.starts_with("postgresql://"))
+}
+
+pub struct Store {
+    db: Mutex<Engine>,
+    /// The SQLite file, or the server's URL without its password: what messages name.
+    path: PathBuf,
+}
+
+impl Store {
+    /// Open (creating if needed) the store at `path`: an SQLite file, or a PostgreSQL
+    /// database named by a `postgres://` URL.
+    pub fn open(path: &Path) -> Result<Store> {
+        Store::open_as(path, Purpose::Write)
+    }
+
+    /// Open the store at `path` to read its runs: a file that holds none (empty, or
+    /// another program's database) is refused, never turned into a store.
+    pub fn open_existing(path: &Path) -> Result<Store> {
+        if !is_server_url(path) && !path.exists() {
+            bail!(
+                "no result store at `{}`: run `cryptobench run` first, or point --db at one",
+                path.display()
+            );
+        }
+        Store::open_as(path, Purpose::Read)
+    }
+
+    fn open_as(path: &Path, purpose: Purpose) -> Result<Store> {
+        if is_server_url(path) {
+            #[cfg(feature = "postgres")]
+            return postgres::open(path.to_str().expect("a URL is text"), purpose);
+            #[cfg(not(feature = "postgres"))]
+            bail!(
+                "`--db {}`: this build of cryptobench has no PostgreSQL client (build it with the `postgres` feature)",
+                path.display()
+            );
+        }
+        if path.is_dir() {
+            bail!(
+                "the result store `{}` is a directory; --db names the store's file, e.g. `{}`",
+                path.display(),
+                path.join("cryptobench.db").display()
+            );
+        }
+        let conn = rusqlite::Connection::open(path).with_context(|| {
+            format!(
+                "cannot open the result store `{}`: check that the directory exists and is writable, or choose another with --db",
+                path.display()
+            )
+        })?;
+        // A `report` beside a running `run` waits for its write instead of failing.
+        conn.busy_timeout(BUSY_WAIT)?;
+        let store = Store {
+            db: Mutex::new(Engine::Sqlite(conn)),
+            path: path.to_path_buf(),
+        };
+        store.migrate_sqlite(purpose)?;
+        Ok(store)
+    }
+
+    fn db(&self) -> MutexGuard<'_, Engine> {
+        // A panic while holding it leaves nothing half-written: SQL is transactional.
+        self.db
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn migrate_sqlite(&self, purpose: Purpose) -> Result<()> {
+        let mut db = self.db();
+        let Engine::Sqlite(conn) = &mut *db else {
+            unreachable!("an SQLite store")
+        };
+        let version: i64 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(|e| {
+                let e = anyhow::Error::new(e);
+                self.locked(&e)
+                    .or_else(|| self.damaged(&e))
+                    .unwrap_or_else(|| {
+                        e.context(format!(
+                            "`{}` is not a cryptobench store (not an SQLite database)",
+                            self.path.display()
+                        ))
+                    })
+            })?;
+        if version > SCHEMA_VERSION {
+            bail!(
+                "`{}` was written by a newer cryptobench (schema {version}, this one knows {SCHEMA_VERSION}); upgrade, or use another --db",
+                self.path.display()
+            );
+        }
+        if version == SCHEMA_VERSION {
+            // Nothing to write: a store that is read-only to this user can still be read.
+            return Ok(());
+        }
+        if version == 0 {
+            let tables: Vec<String> = conn
+                .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+                .and_then(|mut q| q.query_map([], |r| r.get(0))?.collect())
+                .map_err(|e| {
+                    let e = anyhow::Error::new(e);
+                    self.damaged(&e).unwrap_or_else(|| {
+                        e.context(format!("cannot read `{}`", self.path.display()))
+                    })
+                })?;
+            // Our own tables without a version: a store whose first write stopped between
+            // the two. Only `run` and `import` finish one; a reader leaves a file as it was.
+            let half_made = ["runs", "cases", "clusters"]
+                .iter()
+                .all(|t| tables.iter().any(|have| have == t));
+            if !tables.is_empty() && (purpose == Purpose::Read || !half_made) {
+                bail!(
+                    "`{}` is another program's SQLite database (tables {}), not a cryptobench store; choose another --db",
+                    self.path.display(),
+                    tables.join(", ")
+                );
+            }
+            if purpose == Purpose::Read {
+                bail!(
+                    "`{}` is empty, not a cryptobench store: run `cryptobench run` first, or point --db at a store it wrote",
+                    self.path.display()
+                );
+            }
+        }
+        // All of it or none: a migration killed half-way leaves the old schema, whole.
+        let upgraded = db.transaction(|db| {
+            let Engine::Sqlite(conn) = &mut *db else {
+                unreachable!("an SQLite store")
+            };
+            conn.execute_batch(SCHEMA)?;
+            // Schema 1 had no clock per process; its runs read as unknown clocks.
+            if version == 1 {
+                conn.execute_batch("ALTER TABLE clusters ADD COLUMN core_clock REAL")?;
+            }
+            if (1..=2).contains(&version) {
+                migrate::to_schema_3(conn)?;
+            }
+            let has_uuid = conn
+                .prepare("SELECT 1 FROM pragma_table_info('runs') WHERE name = 'uuid'")?
+                .exists([])?;
+            if !has_uuid {
+                migrate::to_schema_5(db)?;
+            }
+            db.batch(INDEXES)?;
+            let Engine::Sqlite(conn) = &mut *db else {
+                unreachable!("an SQLite store")
+            };
+            conn.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+            Ok(())
+        });
+        upgraded
+            .map_err(|e| self.locked(&e).unwrap_or(e))
+            .with_context(|| {
+                format!(
+                    "cannot write to the result store `{}`: are it and its directory writable (SQLite writes a journal beside it)?",
+                    self.path.display()
+                )
+            })
+    }
+
+    /// The SQLite file, or the server's URL without its password.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether the store is a PostgreSQL database.
+    pub fn is_server(&self) -> bool {
+        self.db().is_postgres()
+    }
+
+    /// SQLite's "database is locked", after [`BUSY_WAIT`], as what it means here.
+    fn locked(&self, e: &anyhow::Error) -> Option<anyhow::Error> {
+        let e = e.downcast_ref::<rusqlite::Error>()?;
+        (e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)).then(|| {
+            anyhow::anyhow!(
+                "the result store `{}` stayed locked by another process for {} s (another cryptobench writing to it, or a program holding it open?)",
+                self.path.display(),
+                BUSY_WAIT.as_secs()
+            )
+        })
+    }
+
+    /// SQLite's "database disk image is malformed" of a file that begins as an SQLite
+    /// database does: cut short (a copy or a disk that filled up) or overwritten in part.
+    fn damaged(&self, e: &anyhow::Error) -> Option<anyhow::Error> {
+        let inner = e.downcast_ref::<rusqlite::Error>()?;
+        (inner.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt)).then(|| {
+            anyhow::anyhow!(
+                "the result store `{}` is damaged (an SQLite database cut short or overwritten in part: {inner}); restore it from a copy, or choose another --db",
+                self.path.display()
+            )
+        })
+    }
+
+    /// A failed write or read, naming the store (and the server, when it went away).
+    fn failed(&self, e: anyhow::Error, doing: &str) -> anyhow::Error {
+        if let Some(locked) = self.locked(&e) {
+            return locked;
+        }
+        #[cfg(feature = "postgres")]
+        if let Some(lost) = postgres::lost_connection(&e, &self.path) {
+            return lost;
+        }
+        e.context(format!(
+            "cannot {doing} the result store `{}`",
+            self.path.display()
+        ))
+    }
+
+    fn cannot_write(&self, e: anyhow::Error) -> anyhow::Error {
+        self.failed(e, "write to")
+    }
+
+    fn cannot_read(&self, e: anyhow::Error) -> anyhow::Error {
+        self.failed(e, "read")
+    }
+
+    /// Start a run; `header.id` is ignored and the new id returned. A header without a
+    /// place gets one here: a new UUID and the hardware's default testbed.
+    pub fn begin_run(&self, header: &RunHeader) -> Result<i64> {
+        let running = RunHeader {
+            status: RunStatus::Running,
+            finished_at: None,
+            ..header.clone()
+        };
+        self.db()
+            .transaction(|db| insert_run(db, &running, None))
+            .map_err(|e| self.cannot_write(e))
+    }
+
+    /// Mark a run complete and seal its content with a digest.
+    pub fn finish_run(&self, run_id: i64, finished_at: &str) -> Result<()> {
+        self.db()
+            .transaction(|db| {
+                db.execute(
+                    "UPDATE runs SET status = 'complete', finished_at = ?2 WHERE id = ?1",
+                    &values![run_id, finished_at],
+                )?;
+                let digest = raw::RawRun::read(db, run_id)?.digest();
+                db.execute(
+                    "UPDATE runs SET digest = ?2 WHERE id = ?1",
+                    &values![run_id, digest],
+                )?;
+                Ok(())
+            })
+            .map_err(|e| self.cannot_write(e))
+    }
+
+    /// Record a planned case; returns its row id.
+    pub fn add_case(&self, run_id: i64, seq: usize, case: &Case) -> Result<i64> {
+        let params = serde_json::to_string(&case.params)?;
+        let row = self
+            .db()
+            .query_one(
+                "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, bytes, lanes, status)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending') RETURNING id",
+                &values![
+                    run_id,
+                    seq as i64,
+                    case.key(),
+                    case.implementation.as_str(),
+                    case.operation.as_str(),
+                    params,
+                    case.bytes().map(|b| b as i64),
+                    case.lanes as i64,
+                ],
+            )
+            .and_then(|r| r.context("no id for the new case")?.int(0))
+            .map_err(|e| self.cannot_write(e))?;
+        Ok(row)
+    }
+
+    pub fn set_status(
+        &self,
+        case_row: i64,
+        status: CaseStatus,
+        message: Option<&str>,
+    ) -> Result<()> {
+        self.db()
+            .execute(
+                "UPDATE cases SET status = ?2, message = ?3 WHERE id = ?1",
+                &values![case_row, status.as_str(), message],
+            )
+            .map_err(|e| self.cannot_write(e))?;
+        Ok(())
+    }
+
+    /// Append one worker's samples to a case, in one transaction.
+    pub fn add_samples(&mut self, case_row: i64, process: usize, samples: &Samples) -> Result<()> {
+        self.db()
+            .transaction(|db| {
+                let clusters: Vec<Vec<Value>> = samples
+                    .per_layout
+                    .iter()
+                    .enumerate()
+                    .map(|(layout, cluster)| {
+                        values![
+                            case_row,
+                            process as i64,
+                            layout as i64,
+                            encode_samples(cluster),
+                            samples.core_clock
+                        ]
+                        .to_vec()
+                    })
+                    .collect();
+                raw::insert_rows(
+                    db,
+                    "clusters (case_id, process, layout, samples, core_clock)",
+                    &clusters,
+                )?;
+                if let Some(canary) = &samples.canary {
+                    db.execute(
+                        "INSERT INTO canaries (case_id, process, kind, readings) VALUES (?1, ?2, ?3, ?4)",
+                        &values![
+                            case_row,
+                            process as i64,
+                            canary.kind.as_str(),
+                            encode_samples(&canary.readings)
+                        ],
+                    )?;
+                }
+                raw::pause_for_test("samples");
+                db.execute(
+                    "UPDATE cases SET status = 'ok', calls_per_sample = ?2, overhead = ?3 WHERE id = ?1",
+                    &values![
+                        case_row,
+                        samples.calls_per_sample as i64,
+                        samples.calibration.overhead
+                    ],
+                )?;
+                Ok(())
+            })
+            .map_err(|e| self.cannot_write(e))
+    }
+
+    /// Store a run measured elsewhere, whole or not at all: one transaction, so a bad
+    /// file never leaves half a run behind. `header.id` is ignored and the new id returned.
+    pub fn import_run(&mut self, header: &RunHeader, cases: &[ImportedCase]) -> Result<i64> {
+        self.db()
+            .transaction(|db| {
+                let run_id = insert_run(db, header, None)?;
+                for (seq, c) in cases.iter().enumerate() {
+                    let case_row = db
+                        .query_one(
+                            "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, bytes, lanes, status, message, calls_per_sample)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'ok', ?9, ?10) RETURNING id",
+                            &values![
+                                run_id,
+                                seq as i64,
+                                c.case.key(),
+                                c.case.implementation.as_str(),
+                                c.case.operation.as_str(),
+                                serde_json::to_string(&c.case.params)?,
+                                c.case.bytes().map(|b| b as i64),
+                                c.case.lanes as i64,
+                                c.message.clone(),
+                                c.calls_per_sample.map(|n| n as i64),
+                            ],
+                        )
+                        .and_then(|r| r.context("no id for the new case")?.int(0))
+                        .with_context(|| format!("cannot store case `{}`", c.case.key()))?;
+                    // Each independent series is stored as a process of its own: processes
+                    // are what the statistics resample.
+                    let clusters: Vec<Vec<Value>> = c
+                        .per_process
+                        .iter()
+                        .enumerate()
+                        .map(|(process, cluster)| {
+                            values![case_row, process as i64, 0i64, encode_samples(cluster)].to_vec()
+                        })
+                        .collect();
+                    raw::insert_rows(db, "clusters (case_id, process, layout, samples)", &clusters)?;
+                }
+                if header.status == RunStatus::Complete {
+                    let digest = raw::RawRun::read(db, run_id)?.digest();
+                    db.execute(
+                        "UPDATE runs SET digest = ?2 WHERE id = ?1",
+                        &values![run_id, digest],
+                    )?;
+                }
+                Ok(run_id)
+            })
+            .map_err(|e| self.cannot_write(e))
+    }
+
+    /// The id of the most recent run, if any.
+    pub fn latest_run(&self) -> Result<Option<i64>> {
+        self.db()
+            .query_one("SELECT max(id) FROM runs", &[])
+            .and_then(|r| r.map_or(Ok(None), |r| r.opt_int(0)))
+            .map_err(|e| self.cannot_read(e))
+    }
+
+    /// Resolve `latest`, a run id, a run's UUID, or a saved baseline name (on whichever
+    /// testbed holds it: see [`Store::resolve_run_on`]).
+    pub fn resolve_run(&self, spec: &str) -> Result<i64> {
+        self.resolve_run_on(spec, None)
+    }
+
+    /// Resolve `latest`, a run id, a run's UUID, or the baseline `spec` of `testbed` (of
+    /// the only testbed that has one of that name, when `testbed` is `None`).
+    pub fn resolve_run_on(&self, spec: &str, testbed: Option<&str>) -> Result<i64> {
+        if spec == "latest" {
+            return self.latest_run()?.with_context(|| {
+                format!(
+                    "the store `{}` holds no runs yet: run `cryptobench run` first",
+                    self.path.display()
+                )
+            });
+        }
+        if let Ok(id) = spec.parse::<i64>() {
+            let exists = self
+                .db()
+                .query_one("SELECT id FROM runs WHERE id = ?1", &values![id])
+                .map_err(|e| self.cannot_read(e))?;
+            return exists.map(|_| id).with_context(|| {
+                format!(
+                    "no run {id} in `{}`: see `cryptobench history` for the stored runs",
+                    self.path.display()
+                )
+            });
+        }
+        if uuid::Uuid::parse_str(spec).is_ok()
+            && let Some(id) = self.run_by_uuid(spec)?
+        {
+            return Ok(id);
+        }
+        let holders = self.baseline_testbeds(spec)?;
+        let chosen = match testbed {
+            Some(t) => holders.iter().find(|(have, _)| have == t),
+            None if holders.len() == 1 => holders.first(),
+            None if holders.len() > 1 => bail!(
+                "baseline `{spec}` is saved on {} testbeds ({}) in `{}`: name one with --testbed",
+                holders.len(),
+                holders
+                    .iter()
+                    .map(|(t, _)| t.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                self.path.display()
+            ),
+            None => None,
+        };
+        if let Some((_, id)) = chosen {
+            return Ok(*id);
+        }
+        if let Some(t) = testbed
+            && !holders.is_empty()
+        {
+            bail!(
+                "no baseline `{spec}` on testbed `{t}` in `{}` (baselines are per testbed; it is saved on {}): save one here, or name that testbed with --testbed",
+                self.path.display(),
+                holders
+                    .iter()
+                    .map(|(t, _)| t.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        bail!(
+            "`{spec}` is neither a run id, `latest`, a run's UUID, nor a saved baseline in `{}`",
+            self.path.display()
+        )
+    }
+
+    /// The run with UUID `uuid`, if this store holds it.
+    pub fn run_by_uuid(&self, uuid: &str) -> Result<Option<i64>> {
+        self.db()
+            .query_one("SELECT id FROM runs WHERE uuid = ?1", &values![uuid])
+            .and_then(|r| r.map(|r| r.int(0)).transpose())
+            .map_err(|e| self.cannot_read(e))
+    }
+
+    pub fn add_estimate(&self, run_id: i64, implementation: &str, e: &Estimate) -> Result<()> {
+        self.db()
+            .execute(
+                "INSERT INTO estimates (run_id, implementation, cycles, model, note) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (run_id, implementation) DO UPDATE SET cycles = excluded.cycles, model = excluded.model, note = excluded.note",
+                &values![run_id, implementation, e.cycles, e.model.as_str(), e.note.clone()],
+            )
+            .map_err(|e| self.cannot_write(e))?;
+        Ok(())
+    }
+
+    /// Static estimates stored with a run, by implementation.
+    pub fn estimates(&self, run_id: i64) -> Result<std::collections::BTreeMap<String, Estimate>> {
+        let rows = self
+            .db()
+            .query(
+                "SELECT implementation, cycles, model, note FROM estimates WHERE run_id = ?1",
+                &values![run_id],
+            )
+            .map_err(|e| self.cannot_read(e))?;
+        rows.iter()
+            .map(|r| {
+                Ok((
+                    r.text(0)?,
+                    Estimate {
+                        cycles: r.opt_real(1)?,
+                        model: r.text(2)?,
+                        note: r.opt_text(3)?,
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    /// Every stored process's canary readings of canary `kind` in complete runs on CPU
+    /// `cpu_model`, by run: what the host's states have looked like on this machine.
+    pub fn canary_readings(
+        &self,
+        kind: &str,
+        cpu_model: &str,
+    ) -> Result<std::collections::BTreeMap<i64, Vec<Vec<f64>>>> {
+        let rows = self
+            .db()
+            .query(
+                "SELECT c.run_id, k.readings FROM canaries k
+                 JOIN cases c ON c.id = k.case_id JOIN runs r ON r.id = c.run_id
+                 WHERE k.kind = ?1 AND r.cpu_model = ?2 AND r.status = 'complete'",
+                &values![kind, cpu_model],
+            )
+            .map_err(|e| self.cannot_read(e))?;
+        let mut by_run: std::collections::BTreeMap<i64, Vec<Vec<f64>>> = Default::default();
+        for row in rows {
+            let run = row.int(0)?;
+            by_run
+                .entry(run)
+                .or_default()
+                .push(decode_samples(&row.blob(1)?, run)?.collect());
+        }
+        Ok(by_run)
+    }
+
+    /// Save run `run_id` as baseline `name` of the run's testbed.
+    pub fn save_baseline(&self, name: &str, run_id: i64) -> Result<()> {
+        self.db()
+            .execute(
+                "INSERT INTO baselines (testbed, name, run_id)
+                 SELECT m.testbed, ?1, r.id FROM runs r JOIN machines m ON m.id = r.machine_id WHERE r.id = ?2
+                 ON CONFLICT (testbed, name) DO UPDATE SET run_id = excluded.run_id",
+                &values![name, run_id],
+            )
+            .map_err(|e| self.cannot_write(e))?;
+        Ok(())
+    }
+
+    /// The run saved as baseline `name` on `testbed`.
+    pub fn baseline(&self, name: &str, testbed: &str) -> Result<Option<i64>> {
+        self.db()
+            .query_one(
+                "SELECT run_id FROM baselines WHERE name = ?1 AND testbed = ?2",
+                &values![name, testbed],
+            )
+            .and_then(|r| r.map(|r| r.int(0)).transpose())
+            .map_err(|e| self.cannot_read(e))
+    }
+
+    /// The testbeds that have a baseline `name`, with its run, by testbed.
+    fn baseline_testbeds(&self, name: &str) -> Result<Vec<(String, i64)>> {
+        let rows = self
+            .db()
+            .query(
+                "SELECT testbed, run_id FROM baselines WHERE name = ?1 ORDER BY testbed",
+                &values![name],
+            )
+            .map_err(|e| self.cannot_read(e))?;
+        rows.iter().map(|r| Ok((r.text(0)?, r.int(1)?))).collect()
+    }
+
+    /// The fingerprints a testbed has been seen with, and their CPUs, oldest first.
+    pub fn testbed_fingerprints(&self, testbed: &str) -> Result<Vec<(String, String)>> {
+        let rows = self
+            .db()
+            .query(
+                "SELECT fingerprint, cpu_model FROM machines WHERE testbed = ?1 ORDER BY id",
+                &values![testbed],
+            )
+            .map_err(|e| self.cannot_read(e))?;
+        rows.iter().map(|r| Ok((r.text(0)?, r.text(1)?))).collect()
+    }
+
+    /// Every machine, by testbed, with its number of runs and its newest run.
+    pub fn machines(&self) -> Result<Vec<MachineRow>> {
+        let rows = self
+            .db()
+            .query(
+                "SELECT m.testbed, m.fingerprint, m.cpu_model, m.first_seen,
+                        (SELECT count(*) FROM runs r WHERE r.machine_id = m.id),
+                        (SELECT r.started_at FROM runs r WHERE r.machine_id = m.id ORDER BY r.id DESC LIMIT 1),
+                        (SELECT r.counter FROM runs r WHERE r.machine_id = m.id ORDER BY r.id DESC LIMIT 1)
+                 FROM machines m ORDER BY m.testbed, m.id",
+                &[],
+            )
+            .map_err(|e| self.cannot_read(e))?;
+        rows.iter()
+            .map(|r| {
+                Ok(MachineRow {
+                    testbed: r.text(0)?,
+                    fingerprint: r.text(1)?,
+                    cpu_model: r.text(2)?,
+                    first_seen: r.text(3)?,
+                    runs: r.int(4)?,
+                    last_run: r.opt_text(5)?.zip(r.opt_text(6)?),
+                })
+            })
+            .collect()
+    }
+
+    /// The newest complete run of `experiment` on each machine (testbed and fingerprint),
+    /// by testbed: (testbed, fingerprint, run id); only runs at git revision `revision`
+    /// (a prefix) where one is given.
+    pub fn latest_complete_runs(
+        &self,
+        experiment: &str,
+        revision: Option<&str>,
+    ) -> Result<Vec<(String, String, i64)>> {
+        let revision = format!("{}%", revision.unwrap_or_default());
+        let rows = self
+            .db()
+            .query(
+                "SELECT m.testbed, m.fingerprint, max(r.id) FROM runs r JOIN machines m ON m.id = r.machine_id
+                 WHERE r.experiment = ?1 AND r.status = 'complete' AND coalesce(r.git_revision, '') LIKE ?2
+                 GROUP BY m.testbed, m.fingerprint ORDER BY m.testbed, m.fingerprint",
+                &values![experiment, revision],
+            )
+            .map_err(|e| self.cannot_read(e))?;
+        rows.iter()
+            .map(|r| Ok((r.text(0)?, r.text(1)?, r.int(2)?)))
+            .collect()
+    }
+
+    pub fn load_run(&self, run_id: i64) -> Result<StoredRun> {
+        self.load_run_where(run_id, |_| true)
+    }
+
+    /// A run with only the cases whose key `keep` accepts; the others' samples are not read.
+    pub fn load_run_where(&self, run_id: i64, keep: impl Fn(&str) -> bool) -> Result<StoredRun> {
+        let mut db = self.db();
+        let header = db
+            .query_one(
+                "SELECT r.id, r.started_at, r.finished_at, r.status, r.experiment, r.tool_version, r.git_revision, r.counter, r.unit, r.tsc_hz, r.cpu_model, r.machine_json, r.options_json,
+                        r.uuid, m.testbed, m.fingerprint, r.ci_json
+                 FROM runs r LEFT JOIN machines m ON m.id = r.machine_id WHERE r.id = ?1",
+                &values![run_id],
+            )
+            .map_err(|e| self.cannot_read(e))?
+            .with_context(|| format!("no run {run_id} in `{}`", self.path.display()))?;
+        let header = decode_header(&header)
+            .with_context(|| format!("run {run_id} in `{}`", self.path.display()))?;
+
+        let rows = db
+            .query(
+                "SELECT id, case_key, implementation, operation, params_json, bytes, status, message, calls_per_sample, overhead, lanes
+                 FROM cases WHERE run_id = ?1 ORDER BY seq",
+                &values![run_id],
+            )
+            .map_err(|e| self.cannot_read(e))?;
+        let mut cases = Vec::new();
+        for r in rows {
+            let id = r.int(0)?;
+            let key = r.text(1)?;
+            if !keep(&key) {
+                continue;
+            }
+            let (processes, per_process) = samples_per_process(&mut db, id)?;
+            let canary = canaries(&mut db, id, &processes)?;
+            cases.push(StoredCase {
+                row: id,
+                key,
+                implementation: r.text(2)?,
+                operation: r.text(3)?,
+                params: decode_params(&r.text(4)?)?,
+                bytes: r.opt_int(5)?.map(|b| b as u64),
+                lanes: r.int(10)?.max(1) as usize,
+                status: CaseStatus::parse(&r.text(6)?)?,
+                message: r.opt_text(7)?,
+                calls_per_sample: r.opt_int(8)?.map(|c| c as u64),
+                overhead: r.opt_real(9)?,
+                per_process,
+                core_clocks: core_clocks(&mut db, id)?,
+                canary,
+            });
+        }
+        Ok(StoredRun { header, cases })
+    }
+
+    /// All runs, oldest first.
+    pub fn runs(&self) -> Result<Vec<i64>> {
+        let rows = self
+            .db()
+            .query("SELECT id FROM runs ORDER BY id", &[])
+            .map_err(|e| self.cannot_read(e))?;
+        rows.iter().map(|r| r.int(0)).collect()
+    }
+
+    /// The complete runs, oldest first, with their UUIDs: what a push copies.
+    pub fn complete_runs(&self) -> Result<Vec<(i64, String)>> {
+        let rows = self
+            .db()
+            .query(
+                "SELECT id, uuid FROM runs WHERE status = 'complete' ORDER BY id",
+                &[],
+            )
+            .map_err(|e| self.cannot_read(e))?;
+        rows.iter().map(|r| Ok((r.int(0)?, r.text(1)?))).collect()
+    }
+}
+
+/// A case's samples, one cluster per worker process (its layouts together): the
+/// process is the unit that is independent of the others (each has its own start,
+/// warm-up and moment in the run); samples within one process are not.
+/// With the processes' numbers, in the same order.
+fn samples_per_process(db: &mut Engine, case_row: i64) -> Result<(Vec<i64>, Vec<Vec<f64>>)> {
+    let rows = db.query(
+        "SELECT process, samples FROM clusters WHERE case_id = ?1 ORDER BY process, layout",
+        &values![case_row],
+    )?;
+    let mut out: Vec<Vec<f64>> = Vec::new();
+    let mut processes = Vec::new();
+    for row in rows {
+        let process = row.int(0)?;
+        let blob = row.blob(1)?;
+        let samples = decode_samples(&blob, case_row)?;
+        if processes.last() != Some(&process) {
+            out.push(Vec::new());
+            processes.push(process);
+        }
+        out.last_mut().expect("pushed above").extend(samples);
+    }
+    Ok((processes, out))
+}
+
+/// The canary readings of each of `processes` of a case, in that order.
+fn canaries(
+    db: &mut Engine,
+    case_row: i64,
+    processes: &[i64],
+) -> Result<Vec<Option<CanaryReadings>>> {
+    let rows = db.query(
+        "SELECT process, kind, readings FROM canaries WHERE case_id = ?1",
+        &values![case_row],
+    )?;
+    let mut by_process = std::collections::BTreeMap::new();
+    for row in rows {
+        let readings = decode_samples(&row.blob(2)?, case_row)?.collect();
+        by_process.insert(
+            row.int(0)?,
+            CanaryReadings {
+                kind: row.text(1)?,
+                readings,
+            },
+        );
+    }
+    Ok(processes.iter().map(|p| by_process.remove(p)).collect())
+}
+
+fn core_clocks(db: &mut Engine, case_row: i64) -> Result<Vec<f64>> {
+    let rows = db.query(
+        "SELECT MIN(core_clock) FROM clusters WHERE case_id = ?1 AND core_clock IS NOT NULL
+         GROUP BY process ORDER BY process",
+        &values![case_row],
+    )?;
+    rows.iter()
+        .map(|r| r.opt_real(0)?.context("a core clock"))
+        .collect()
+}
+
+/// A run's header from the columns `load_run_where` selects.
+fn decode_header(r: &Row) -> Result<RunHeader> {
+    let mut header = RunRow {
+        id: r.int(0)?,
+        started_at: r.text(1)?,
+        finished_at: r.opt_text(2)?,
+        status: r.text(3)?,
+        experiment: r.text(4)?,
+        tool_version: r.text(5)?,
+        git_revision: r.opt_text(6)?,
+        counter: r.text(7)?,
+        unit: r.text(8)?,
+        tsc_hz: r.opt_real(9)?,
+        cpu_model: r.text(10)?,
+        machine_json: r.text(11)?,
+        options_json: r.text(12)?,
+    }
+    .decode()?;
+    header.place = RunPlace {
+        uuid: r.opt_text(13)?.unwrap_or_default(),
+        testbed: r.opt_text(14)?.unwrap_or_default(),
+        fingerprint: r.opt_text(15)?.unwrap_or_default(),
+        ci: r
+            .opt_text(16)?
+            .map(|j| serde_json::from_str::<CiOrigin>(&j))
+            .transpose()
+            .context("corrupt CI origin in the store")?,
+    };
+    Ok(header)
+}
+
+/// A row of `runs` as stored, its typed columns still text (public for the fuzz targets).
+#[doc(hidden)]
+pub struct RunRow {
+    pub id: i64,
+    pub started_at: String,
+    pub finished_at: Option<String>,
+    pub status: String,
+    pub experiment: String,
+    pub tool_version: String,
+    pub git_revision: Option<String>,
+    pub counter: String,
+    pub unit: String,
+    pub tsc_hz: Option<f64>,
+    pub cpu_model: String,
+    pub machine_json: String,
+    pub options_json: String,
+}
+
+impl RunRow {
+    /// The run's header, its status, counter, machine and options read from their text.
+    pub fn decode(self) -> Result<RunHeader> {
+        Ok(RunHeader {
+            id: self.id,
+            started_at: self.started_at,
+            finished_at: self.finished_at,
+            status: RunStatus::parse(&self.status)?,
+            experiment: self.experiment,
+            tool_version: self.tool_version,
+            git_revision: self.git_revision,
+            counter: RunCounter::parse(&self.counter)?,
+            unit: self.unit,
+            tsc_hz: self.tsc_hz,
+            cpu_model: self.cpu_model,
+            machine: serde_json::from_str(&self.machine_json)
+                .context("corrupt machine record in the store")?,
+            options: serde_json::from_str(&self.options_json)
+                .context("corrupt options record in the store")?,
+            place: RunPlace::default(),
+        })
+    }
+}
+
+/// A case's parameters as stored (`params_json`).
+#[doc(hidden)]
+pub fn decode_params(params_json: &str) -> Result<Params> {
+    serde_json::from_str(params_json).context("corrupt case parameters in the store")
+}
+
+/// The machine row of `testbed` and `fingerprint`, made if it is new; its id.
+fn machine_id(
+    db: &mut Engine,
+    testbed: &str,
+    fingerprint: &str,
+    cpu_model: &str,
+    seen: &str,
+) -> Result<i64> {
+    // Two writers meeting a new machine at once: one inserts, the other finds it.
+    db.execute(
+        "INSERT INTO machines (testbed, fingerprint, cpu_model, first_seen) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (testbed, fingerprint) DO NOTHING",
+        &values![testbed, fingerprint, cpu_model, seen],
+    )?;
+    db.query_one(
+        "SELECT id FROM machines WHERE testbed = ?1 AND fingerprint = ?2",
+        &values![testbed, fingerprint],
+    )?
+    .context("the machine just stored")?
+    .int(0)
+}
+
+/// Insert `header` as a new run (its `id` ignored), with its machine; returns the new
+/// id. A place left empty is filled: a new UUID, the hardware's fingerprint and
+/// default testbed. `digest` seals a complete run copied from another store.
+fn insert_run(db: &mut Engine, header: &RunHeader, digest: Option<&str>) -> Result<i64> {
+    let place = &header.place;
+    let fingerprint_now = fingerprint(&header.machine, &header.cpu_model);
+    let fingerprint = if place.fingerprint.is_empty() {
+        fingerprint_now.as_str()
+    } else {
+        place.fingerprint.as_str()
+    };
+    let testbed = if place.testbed.is_empty() {
+        default_testbed(&header.machine, &header.cpu_model)
+    } else {
+        place.testbed.clone()
+    };
+    let uuid = if place.uuid.is_empty() {
+        uuid::Uuid::new_v4().to_string()
+    } else {
+        place.uuid.clone()
+    };
+    let machine = machine_id(
+        db,
+        &testbed,
+        fingerprint,
+        &header.cpu_model,
+        &header.started_at,
+    )?;
+    db.query_one(
+        "INSERT INTO runs (started_at, finished_at, status, experiment, tool_version, git_revision, counter, unit, tsc_hz, cpu_model, machine_json, options_json, uuid, machine_id, ci_json, digest)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) RETURNING id",
+        &values![
+            header.started_at.as_str(),
+            header.finished_at.clone(),
+            header.status.as_str(),
+            header.experiment.as_str(),
+            header.tool_version.as_str(),
+            header.git_revision.clone(),
+            header.counter.to_string(),
+            header.unit.as_str(),
+            header.tsc_hz,
+            header.cpu_model.as_str(),
+            serde_json::to_string(&header.machine)?,
+            serde_json::to_string(&header.options)?,
+            uuid,
+            machine,
+            place.ci.as_ref().map(serde_json::to_string).transpose()?,
+            digest,
+        ],
+    )?
+    .context("no id for the new run")?
+    .int(0)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::counter::Calibration;
+    use crate::record::{
+        ImportedCounter, ImportedFrom, MachineRecord, Params, RunOrigin, UnrecordedMachine,
+    };
+    use Samples;
+    use rusqlite::{Connection, params};
+
+    /// Schema 4 as it was written, frozen: older schemas are made from it.
+    const SCHEMA_4: &str = "
 CREATE TABLE IF NOT EXISTS runs (
     id            INTEGER PRIMARY KEY,
     started_at    TEXT NOT NULL,
@@ -77,728 +1188,29 @@ CREATE TABLE IF NOT EXISTS baselines (
 );
 ";
 
-#[derive(Clone, Debug)]
-pub struct StoredCase {
-    pub row: i64,
-    pub key: String,
-    pub implementation: String,
-    pub operation: String,
-    pub params: Params,
-    pub bytes: Option<u64>,
-    /// Independent inputs per call (N for an N-lane implementation).
-    pub lanes: usize,
-    pub status: CaseStatus,
-    pub message: Option<String>,
-    pub calls_per_sample: Option<u64>,
-    pub overhead: Option<f64>,
-    /// One per worker process, in order.
-    pub per_process: Vec<Vec<f64>>,
-    /// Core cycles per TSC tick beside each process's samples, where the counter measured
-    /// it (tsc-core); empty otherwise.
-    pub core_clocks: Vec<f64>,
-    /// The canary's readings beside each process's samples, in the order of
-    /// `per_process`; `None` for a process measured without one (runs before schema 4).
-    pub canary: Vec<Option<CanaryReadings>>,
-}
-
-#[derive(Clone, Debug)]
-pub struct StoredRun {
-    pub header: RunHeader,
-    pub cases: Vec<StoredCase>,
-}
-
-/// A case measured by another tool, ready to be stored as measured.
-#[derive(Clone, Debug)]
-pub struct ImportedCase {
-    pub case: Case,
-    /// Counts per call; one cluster per independent series the tool measured (a process).
-    pub per_process: Vec<Vec<f64>>,
-    pub calls_per_sample: Option<u64>,
-    pub message: Option<String>,
-}
-
-/// How long a command waits for another process's write to the store before it gives up.
-const BUSY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Purpose {
-    Read,
-    Write,
-}
-
-/// A cluster's samples as stored: little-endian f64s, back to back.
-fn encode_samples(samples: &[f64]) -> Vec<u8> {
-    samples.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-/// The samples of a stored cluster of the case in row `case_row`; a blob that is not
-/// whole f64s is an error naming the case.
-#[doc(hidden)]
-pub fn decode_samples(blob: &[u8], case_row: i64) -> Result<impl Iterator<Item = f64> + '_> {
-    if !blob.len().is_multiple_of(8) {
-        bail!("corrupt sample record in the store (case {case_row})");
-    }
-    Ok(blob
-        .chunks_exact(8)
-        .map(|b| f64::from_le_bytes(b.try_into().expect("chunks of 8 bytes"))))
-}
-
-pub struct Store {
-    conn: Connection,
-    path: PathBuf,
-}
-
-impl Store {
-    /// Open (creating if needed) the store at `path`.
-    pub fn open(path: &Path) -> Result<Store> {
-        Store::open_as(path, Purpose::Write)
-    }
-
-    /// Open the store at `path` to read its runs: a file that holds none (empty, or
-    /// another program's database) is refused, never turned into a store.
-    pub fn open_existing(path: &Path) -> Result<Store> {
-        if !path.exists() {
-            bail!(
-                "no result store at `{}`: run `cryptobench run` first, or point --db at one",
-                path.display()
-            );
-        }
-        Store::open_as(path, Purpose::Read)
-    }
-
-    fn open_as(path: &Path, purpose: Purpose) -> Result<Store> {
-        if path.is_dir() {
-            bail!(
-                "the result store `{}` is a directory; --db names the store's file, e.g. `{}`",
-                path.display(),
-                path.join("cryptobench.db").display()
-            );
-        }
-        let conn = Connection::open(path).with_context(|| {
-            format!(
-                "cannot open the result store `{}`: check that the directory exists and is writable, or choose another with --db",
-                path.display()
-            )
-        })?;
-        // A `report` beside a running `run` waits for its write instead of failing.
-        conn.busy_timeout(BUSY_WAIT)?;
-        let store = Store {
-            conn,
-            path: path.to_path_buf(),
-        };
-        store.migrate(purpose)?;
-        Ok(store)
-    }
-
-    fn migrate(&self, purpose: Purpose) -> Result<()> {
-        let version: i64 = self
-            .conn
-            .pragma_query_value(None, "user_version", |r| r.get(0))
-            .map_err(|e| {
-                self.locked(&e)
-                    .or_else(|| self.damaged(&e))
-                    .unwrap_or_else(|| {
-                        anyhow::Error::new(e).context(format!(
-                            "`{}` is not a cryptobench store (not an SQLite database)",
-                            self.path.display()
-                        ))
-                    })
-            })?;
-        if version > SCHEMA_VERSION {
-            bail!(
-                "`{}` was written by a newer cryptobench (schema {version}, this one knows {SCHEMA_VERSION}); upgrade, or use another --db",
-                self.path.display()
-            );
-        }
-        if version == SCHEMA_VERSION {
-            // Nothing to write: a store that is read-only to this user can still be read.
-            return Ok(());
-        }
-        if version == 0 {
-            let tables: Vec<String> = self
-                .conn
-                .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-                .and_then(|mut q| q.query_map([], |r| r.get(0))?.collect())
-                .map_err(|e| {
-                    self.damaged(&e).unwrap_or_else(|| {
-                        anyhow::Error::new(e)
-                            .context(format!("cannot read `{}`", self.path.display()))
-                    })
-                })?;
-            // Our own tables without a version: a store whose first write stopped between
-            // the two. Only `run` and `import` finish one; a reader leaves a file as it was.
-            let half_made = ["runs", "cases", "clusters"]
-                .iter()
-                .all(|t| tables.iter().any(|have| have == t));
-            if !tables.is_empty() && (purpose == Purpose::Read || !half_made) {
-                bail!(
-                    "`{}` is another program's SQLite database (tables {}), not a cryptobench store; choose another --db",
-                    self.path.display(),
-                    tables.join(", ")
-                );
-            }
-            if purpose == Purpose::Read {
-                bail!(
-                    "`{}` is empty, not a cryptobench store: run `cryptobench run` first, or point --db at a store it wrote",
-                    self.path.display()
-                );
-            }
-        }
-        // All of it or none: a migration killed half-way leaves the old schema, whole.
-        let upgrade = || -> rusqlite::Result<()> {
-            let tx = self.conn.unchecked_transaction()?;
-            tx.execute_batch(SCHEMA)?;
-            // Schema 1 had no clock per process; its runs read as unknown clocks.
-            if version == 1 {
-                tx.execute_batch("ALTER TABLE clusters ADD COLUMN core_clock REAL")?;
-            }
-            if (1..=2).contains(&version) {
-                migrate::to_schema_3(&tx)?;
-            }
-            tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
-            tx.commit()
-        };
-        upgrade()
-            .map_err(|e| self.locked(&e).unwrap_or_else(|| anyhow::Error::new(e)))
-            .with_context(|| {
-                format!(
-                    "cannot write to the result store `{}`: are it and its directory writable (SQLite writes a journal beside it)?",
-                    self.path.display()
-                )
-            })?;
-        Ok(())
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// SQLite's "database is locked", after [`BUSY_WAIT`], as what it means here.
-    fn locked(&self, e: &rusqlite::Error) -> Option<anyhow::Error> {
-        (e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)).then(|| {
-            anyhow::anyhow!(
-                "the result store `{}` stayed locked by another process for {} s (another cryptobench writing to it, or a program holding it open?)",
-                self.path.display(),
-                BUSY_WAIT.as_secs()
-            )
-        })
-    }
-
-    /// SQLite's "database disk image is malformed" of a file that begins as an SQLite
-    /// database does: cut short (a copy or a disk that filled up) or overwritten in part.
-    fn damaged(&self, e: &rusqlite::Error) -> Option<anyhow::Error> {
-        (e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt)).then(|| {
-            anyhow::anyhow!(
-                "the result store `{}` is damaged (an SQLite database cut short or overwritten in part: {e}); restore it from a copy, or choose another --db",
-                self.path.display()
-            )
-        })
-    }
-
-    /// A failed write, naming the store.
-    fn cannot_write(&self, e: rusqlite::Error) -> anyhow::Error {
-        self.locked(&e).unwrap_or_else(|| {
-            anyhow::Error::new(e).context(format!(
-                "cannot write to the result store `{}`",
-                self.path.display()
-            ))
-        })
-    }
-
-    /// Start a run; `header.id` is ignored and the new id returned.
-    pub fn begin_run(&self, header: &RunHeader) -> Result<i64> {
-        let running = RunHeader {
-            status: RunStatus::Running,
-            finished_at: None,
-            ..header.clone()
-        };
-        insert_run(&self.conn, &running)
-            .with_context(|| format!("cannot write to the result store `{}`", self.path.display()))
-    }
-
-    pub fn finish_run(&self, run_id: i64, finished_at: &str) -> Result<()> {
-        self.conn
-            .execute(
-                "UPDATE runs SET status = 'complete', finished_at = ?2 WHERE id = ?1",
-                params![run_id, finished_at],
-            )
-            .map_err(|e| self.cannot_write(e))?;
-        Ok(())
-    }
-
-    /// Record a planned case; returns its row id.
-    pub fn add_case(&self, run_id: i64, seq: usize, case: &Case) -> Result<i64> {
-        self.conn.execute(
-            "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, bytes, lanes, status)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending')",
+    /// A run stored as schemas 1 to 4 stored one (no UUID, machine or digest).
+    fn insert_old_run(conn: &Connection, header: &RunHeader) -> i64 {
+        conn.execute(
+            "INSERT INTO runs (started_at, finished_at, status, experiment, tool_version, git_revision, counter, unit, tsc_hz, cpu_model, machine_json, options_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
-                run_id,
-                seq as i64,
-                case.key(),
-                case.implementation,
-                case.operation,
-                serde_json::to_string(&case.params)?,
-                case.bytes().map(|b| b as i64),
-                case.lanes as i64,
+                header.started_at,
+                header.finished_at,
+                header.status.as_str(),
+                header.experiment,
+                header.tool_version,
+                header.git_revision,
+                header.counter.to_string(),
+                header.unit,
+                header.tsc_hz,
+                header.cpu_model,
+                serde_json::to_string(&header.machine).unwrap(),
+                serde_json::to_string(&header.options).unwrap(),
             ],
         )
-        .map_err(|e| self.cannot_write(e))?;
-        Ok(self.conn.last_insert_rowid())
+        .unwrap();
+        conn.last_insert_rowid()
     }
-
-    pub fn set_status(
-        &self,
-        case_row: i64,
-        status: CaseStatus,
-        message: Option<&str>,
-    ) -> Result<()> {
-        self.conn
-            .execute(
-                "UPDATE cases SET status = ?2, message = ?3 WHERE id = ?1",
-                params![case_row, status.as_str(), message],
-            )
-            .map_err(|e| self.cannot_write(e))?;
-        Ok(())
-    }
-
-    /// Append one worker's samples to a case, in one transaction.
-    pub fn add_samples(&mut self, case_row: i64, process: usize, samples: &Samples) -> Result<()> {
-        let write = |conn: &mut Connection| -> rusqlite::Result<()> {
-            let tx = conn.transaction()?;
-            for (layout, cluster) in samples.per_layout.iter().enumerate() {
-                tx.execute(
-                    "INSERT INTO clusters (case_id, process, layout, samples, core_clock) VALUES (?1, ?2, ?3, ?4, ?5)",
-                    params![
-                        case_row,
-                        process as i64,
-                        layout as i64,
-                        encode_samples(cluster),
-                        samples.core_clock
-                    ],
-                )?;
-            }
-            if let Some(canary) = &samples.canary {
-                tx.execute(
-                    "INSERT INTO canaries (case_id, process, kind, readings) VALUES (?1, ?2, ?3, ?4)",
-                    params![
-                        case_row,
-                        process as i64,
-                        canary.kind,
-                        encode_samples(&canary.readings)
-                    ],
-                )?;
-            }
-            tx.execute(
-                "UPDATE cases SET status = 'ok', calls_per_sample = ?2, overhead = ?3 WHERE id = ?1",
-                params![
-                    case_row,
-                    samples.calls_per_sample as i64,
-                    samples.calibration.overhead
-                ],
-            )?;
-            tx.commit()
-        };
-        write(&mut self.conn).map_err(|e| self.cannot_write(e))
-    }
-
-    /// Store a run measured elsewhere, whole or not at all: one transaction, so a bad
-    /// file never leaves half a run behind. `header.id` is ignored and the new id returned.
-    pub fn import_run(&mut self, header: &RunHeader, cases: &[ImportedCase]) -> Result<i64> {
-        let path = self.path.display().to_string();
-        let tx = self
-            .conn
-            .transaction()
-            .with_context(|| format!("cannot write to the result store `{path}`"))?;
-        let run_id = insert_run(&tx, header)
-            .with_context(|| format!("cannot write to the result store `{path}`"))?;
-        for (seq, c) in cases.iter().enumerate() {
-            tx.execute(
-                "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, bytes, lanes, status, message, calls_per_sample)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'ok', ?9, ?10)",
-                params![
-                    run_id,
-                    seq as i64,
-                    c.case.key(),
-                    c.case.implementation,
-                    c.case.operation,
-                    serde_json::to_string(&c.case.params)?,
-                    c.case.bytes().map(|b| b as i64),
-                    c.case.lanes as i64,
-                    c.message,
-                    c.calls_per_sample.map(|n| n as i64),
-                ],
-            )
-            .with_context(|| format!("cannot store case `{}`", c.case.key()))?;
-            let case_row = tx.last_insert_rowid();
-            // Each independent series is stored as a process of its own: processes are
-            // what the statistics resample.
-            for (process, cluster) in c.per_process.iter().enumerate() {
-                tx.execute(
-                    "INSERT INTO clusters (case_id, process, layout, samples) VALUES (?1, ?2, 0, ?3)",
-                    params![case_row, process as i64, encode_samples(cluster)],
-                )?;
-            }
-        }
-        tx.commit()
-            .with_context(|| format!("cannot write to the result store `{path}`"))?;
-        Ok(run_id)
-    }
-
-    /// The id of the most recent run, if any.
-    pub fn latest_run(&self) -> Result<Option<i64>> {
-        Ok(self.conn.query_row("SELECT max(id) FROM runs", [], |r| {
-            r.get::<_, Option<i64>>(0)
-        })?)
-    }
-
-    /// Resolve `latest`, a run id, or a saved baseline name.
-    pub fn resolve_run(&self, spec: &str) -> Result<i64> {
-        if spec == "latest" {
-            return self.latest_run()?.with_context(|| {
-                format!(
-                    "the store `{}` holds no runs yet: run `cryptobench run` first",
-                    self.path.display()
-                )
-            });
-        }
-        if let Ok(id) = spec.parse::<i64>() {
-            let exists: Option<i64> = self
-                .conn
-                .query_row("SELECT id FROM runs WHERE id = ?1", [id], |r| r.get(0))
-                .optional()?;
-            return exists.with_context(|| {
-                format!(
-                    "no run {id} in `{}`: see `cryptobench history` for the stored runs",
-                    self.path.display()
-                )
-            });
-        }
-        self.baseline(spec)?.with_context(|| {
-            format!(
-                "`{spec}` is neither a run id, `latest`, nor a saved baseline in `{}`",
-                self.path.display()
-            )
-        })
-    }
-
-    pub fn add_estimate(&self, run_id: i64, implementation: &str, e: &Estimate) -> Result<()> {
-        self.conn
-            .execute(
-                "INSERT OR REPLACE INTO estimates (run_id, implementation, cycles, model, note) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![run_id, implementation, e.cycles, e.model, e.note],
-            )
-            .map_err(|e| self.cannot_write(e))?;
-        Ok(())
-    }
-
-    /// Static estimates stored with a run, by implementation.
-    pub fn estimates(&self, run_id: i64) -> Result<std::collections::BTreeMap<String, Estimate>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT implementation, cycles, model, note FROM estimates WHERE run_id = ?1",
-        )?;
-        let rows = stmt.query_map([run_id], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                Estimate {
-                    cycles: r.get(1)?,
-                    model: r.get(2)?,
-                    note: r.get(3)?,
-                },
-            ))
-        })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
-    /// Every stored process's canary readings of canary `kind` in complete runs on CPU
-    /// `cpu_model`, by run: what the host's states have looked like on this machine.
-    pub fn canary_readings(
-        &self,
-        kind: &str,
-        cpu_model: &str,
-    ) -> Result<std::collections::BTreeMap<i64, Vec<Vec<f64>>>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT c.run_id, k.readings FROM canaries k
-             JOIN cases c ON c.id = k.case_id JOIN runs r ON r.id = c.run_id
-             WHERE k.kind = ?1 AND r.cpu_model = ?2 AND r.status = 'complete'",
-        )?;
-        let rows = stmt.query_map(params![kind, cpu_model], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
-        })?;
-        let mut by_run: std::collections::BTreeMap<i64, Vec<Vec<f64>>> = Default::default();
-        for row in rows {
-            let (run, blob) = row?;
-            by_run
-                .entry(run)
-                .or_default()
-                .push(decode_samples(&blob, run)?.collect());
-        }
-        Ok(by_run)
-    }
-
-    pub fn save_baseline(&self, name: &str, run_id: i64) -> Result<()> {
-        self.conn
-            .execute(
-                "INSERT INTO baselines (name, run_id) VALUES (?1, ?2) ON CONFLICT(name) DO UPDATE SET run_id = excluded.run_id",
-                params![name, run_id],
-            )
-            .map_err(|e| self.cannot_write(e))?;
-        Ok(())
-    }
-
-    pub fn baseline(&self, name: &str) -> Result<Option<i64>> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT run_id FROM baselines WHERE name = ?1",
-                [name],
-                |r| r.get(0),
-            )
-            .optional()?)
-    }
-
-    pub fn load_run(&self, run_id: i64) -> Result<StoredRun> {
-        self.load_run_where(run_id, |_| true)
-    }
-
-    /// A run with only the cases whose key `keep` accepts; the others' samples are not read.
-    pub fn load_run_where(&self, run_id: i64, keep: impl Fn(&str) -> bool) -> Result<StoredRun> {
-        let header = self
-            .conn
-            .query_row(
-                "SELECT id, started_at, finished_at, status, experiment, tool_version, git_revision, counter, unit, tsc_hz, cpu_model, machine_json, options_json
-                 FROM runs WHERE id = ?1",
-                [run_id],
-                |r| {
-                    let header = || -> Result<RunHeader> {
-                        RunRow {
-                            id: r.get(0)?,
-                            started_at: r.get(1)?,
-                            finished_at: r.get(2)?,
-                            status: r.get(3)?,
-                            experiment: r.get(4)?,
-                            tool_version: r.get(5)?,
-                            git_revision: r.get(6)?,
-                            counter: r.get(7)?,
-                            unit: r.get(8)?,
-                            tsc_hz: r.get(9)?,
-                            cpu_model: r.get(10)?,
-                            machine_json: r.get(11)?,
-                            options_json: r.get(12)?,
-                        }
-                        .decode()
-                    };
-                    Ok(header())
-                },
-            )
-            .optional()?
-            .with_context(|| format!("no run {run_id} in `{}`", self.path.display()))?
-            .with_context(|| format!("run {run_id} in `{}`", self.path.display()))?;
-
-        let mut stmt = self.conn.prepare(
-            "SELECT id, case_key, implementation, operation, params_json, bytes, status, message, calls_per_sample, overhead, lanes
-             FROM cases WHERE run_id = ?1 ORDER BY seq",
-        )?;
-        let rows = stmt.query_map([run_id], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, String>(3)?,
-                r.get::<_, String>(4)?,
-                r.get::<_, Option<i64>>(5)?,
-                r.get::<_, String>(6)?,
-                r.get::<_, Option<String>>(7)?,
-                r.get::<_, Option<i64>>(8)?,
-                r.get::<_, Option<f64>>(9)?,
-                r.get::<_, i64>(10)?,
-            ))
-        })?;
-        let mut cases = Vec::new();
-        for row in rows {
-            let (
-                id,
-                key,
-                implementation,
-                operation,
-                params_json,
-                bytes,
-                status,
-                message,
-                cps,
-                overhead,
-                lanes,
-            ) = row?;
-            if !keep(&key) {
-                continue;
-            }
-            let (processes, per_process) = self.samples_per_process(id)?;
-            let canary = self.canaries(id, &processes)?;
-            cases.push(StoredCase {
-                row: id,
-                key,
-                implementation,
-                operation,
-                params: decode_params(&params_json)?,
-                bytes: bytes.map(|b| b as u64),
-                lanes: lanes.max(1) as usize,
-                status: CaseStatus::parse(&status)?,
-                message,
-                calls_per_sample: cps.map(|c| c as u64),
-                overhead,
-                per_process,
-                core_clocks: self.core_clocks(id)?,
-                canary,
-            });
-        }
-        Ok(StoredRun { header, cases })
-    }
-
-    /// A case's samples, one cluster per worker process (its layouts together): the
-    /// process is the unit that is independent of the others (each has its own start,
-    /// warm-up and moment in the run); samples within one process are not.
-    /// With the processes' numbers, in the same order.
-    fn samples_per_process(&self, case_row: i64) -> Result<(Vec<i64>, Vec<Vec<f64>>)> {
-        let mut stmt = self.conn.prepare(
-            "SELECT process, samples FROM clusters WHERE case_id = ?1 ORDER BY process, layout",
-        )?;
-        let rows = stmt.query_map([case_row], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?))
-        })?;
-        let mut out: Vec<Vec<f64>> = Vec::new();
-        let mut processes = Vec::new();
-        for row in rows {
-            let (process, blob) = row?;
-            let samples = decode_samples(&blob, case_row)?;
-            if processes.last() != Some(&process) {
-                out.push(Vec::new());
-                processes.push(process);
-            }
-            let cluster = out.last_mut().expect("pushed above");
-            cluster.extend(samples);
-        }
-        Ok((processes, out))
-    }
-
-    /// The canary readings of each of `processes` of a case, in that order.
-    fn canaries(&self, case_row: i64, processes: &[i64]) -> Result<Vec<Option<CanaryReadings>>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT process, kind, readings FROM canaries WHERE case_id = ?1")?;
-        let rows = stmt.query_map([case_row], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, Vec<u8>>(2)?,
-            ))
-        })?;
-        let mut by_process = std::collections::BTreeMap::new();
-        for row in rows {
-            let (process, kind, blob) = row?;
-            let readings = decode_samples(&blob, case_row)?.collect();
-            by_process.insert(process, CanaryReadings { kind, readings });
-        }
-        Ok(processes.iter().map(|p| by_process.remove(p)).collect())
-    }
-
-    fn core_clocks(&self, case_row: i64) -> Result<Vec<f64>> {
-        let mut stmt = self.conn.prepare(
-            "SELECT MIN(core_clock) FROM clusters WHERE case_id = ?1 AND core_clock IS NOT NULL
-             GROUP BY process ORDER BY process",
-        )?;
-        let clocks = stmt
-            .query_map([case_row], |r| r.get(0))?
-            .collect::<rusqlite::Result<Vec<f64>>>()?;
-        Ok(clocks)
-    }
-
-    /// All runs, oldest first.
-    pub fn runs(&self) -> Result<Vec<i64>> {
-        let mut stmt = self.conn.prepare("SELECT id FROM runs ORDER BY id")?;
-        let ids = stmt
-            .query_map([], |r| r.get(0))?
-            .collect::<rusqlite::Result<Vec<i64>>>()?;
-        Ok(ids)
-    }
-}
-
-/// A row of `runs` as stored, its typed columns still text (public for the fuzz targets).
-#[doc(hidden)]
-pub struct RunRow {
-    pub id: i64,
-    pub started_at: String,
-    pub finished_at: Option<String>,
-    pub status: String,
-    pub experiment: String,
-    pub tool_version: String,
-    pub git_revision: Option<String>,
-    pub counter: String,
-    pub unit: String,
-    pub tsc_hz: Option<f64>,
-    pub cpu_model: String,
-    pub machine_json: String,
-    pub options_json: String,
-}
-
-impl RunRow {
-    /// The run's header, its status, counter, machine and options read from their text.
-    pub fn decode(self) -> Result<RunHeader> {
-        Ok(RunHeader {
-            id: self.id,
-            started_at: self.started_at,
-            finished_at: self.finished_at,
-            status: RunStatus::parse(&self.status)?,
-            experiment: self.experiment,
-            tool_version: self.tool_version,
-            git_revision: self.git_revision,
-            counter: RunCounter::parse(&self.counter)?,
-            unit: self.unit,
-            tsc_hz: self.tsc_hz,
-            cpu_model: self.cpu_model,
-            machine: serde_json::from_str(&self.machine_json)
-                .context("corrupt machine record in the store")?,
-            options: serde_json::from_str(&self.options_json)
-                .context("corrupt options record in the store")?,
-        })
-    }
-}
-
-/// A case's parameters as stored (`params_json`).
-#[doc(hidden)]
-pub fn decode_params(params_json: &str) -> Result<Params> {
-    serde_json::from_str(params_json).context("corrupt case parameters in the store")
-}
-
-/// Insert `header` as a new run (its `id` ignored); returns the new id.
-fn insert_run(conn: &Connection, header: &RunHeader) -> Result<i64> {
-    conn.execute(
-        "INSERT INTO runs (started_at, finished_at, status, experiment, tool_version, git_revision, counter, unit, tsc_hz, cpu_model, machine_json, options_json)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-        params![
-            header.started_at,
-            header.finished_at,
-            header.status.as_str(),
-            header.experiment,
-            header.tool_version,
-            header.git_revision,
-            header.counter.to_string(),
-            header.unit,
-            header.tsc_hz,
-            header.cpu_model,
-            serde_json::to_string(&header.machine)?,
-            serde_json::to_string(&header.options)?,
-        ],
-    )?;
-    Ok(conn.last_insert_rowid())
-}
-
-#[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-    use crate::counter::Calibration;
-    use crate::record::{
-        ImportedCounter, ImportedFrom, MachineRecord, Params, RunOrigin, UnrecordedMachine,
-    };
-    use Samples;
 
     pub(crate) fn header() -> RunHeader {
         RunHeader {
@@ -815,6 +1227,7 @@ pub(crate) mod tests {
             cpu_model: "test".into(),
             machine: MachineRecord::Unreadable(serde_json::Value::Null),
             options: RunOrigin::Unreadable(serde_json::json!({})),
+            place: RunPlace::default(),
         }
     }
 
@@ -895,19 +1308,19 @@ pub(crate) mod tests {
         let path = dir.path().join("old.db");
         {
             let conn = Connection::open(&path).unwrap();
-            let old = SCHEMA.replace(
+            let old = SCHEMA_4.replace(
                 "    core_clock REAL,                      -- core cycles per TSC tick beside them (tsc-core)\n",
                 "",
             );
             let old = without_lanes(&old);
             assert_ne!(
-                old, SCHEMA,
+                old, SCHEMA_4,
                 "the test must remove the column to mimic schema 1"
             );
             conn.execute_batch(&old).unwrap();
             conn.pragma_update(None, "user_version", 1).unwrap();
             // A run measured under schema 1, stored as that version stored it.
-            let old_run = insert_run(&conn, &header()).unwrap();
+            let old_run = insert_old_run(&conn, &header());
             conn.execute(
                 "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, status)
                  VALUES (?1, 0, 'a/b/hash', 'a/b', 'hash', '{}', 'ok')",
@@ -966,9 +1379,9 @@ pub(crate) mod tests {
         });
         {
             let conn = Connection::open(&path).unwrap();
-            conn.execute_batch(&without_lanes(SCHEMA)).unwrap();
+            conn.execute_batch(&without_lanes(SCHEMA_4)).unwrap();
             conn.pragma_update(None, "user_version", 2).unwrap();
-            let run = insert_run(&conn, &header()).unwrap();
+            let run = insert_old_run(&conn, &header());
             conn.execute(
                 "UPDATE runs SET options_json = ?2 WHERE id = ?1",
                 params![run, untagged.to_string()],
@@ -995,8 +1408,8 @@ pub(crate) mod tests {
             "{:?}",
             run.header.options
         );
-        let stored: String = store
-            .conn
+        let stored: String = Connection::open(&path)
+            .unwrap()
             .query_row("SELECT options_json FROM runs WHERE id = 1", [], |r| {
                 r.get(0)
             })
@@ -1004,6 +1417,68 @@ pub(crate) mod tests {
         assert!(stored.starts_with(r#"{"origin":"import/1""#), "{stored}");
         drop(store);
         Store::open(&path).unwrap();
+    }
+
+    #[test]
+    fn a_schema_4_store_gains_machines_uuids_digests_and_baselines_per_testbed() {
+        let dir = tempfile::tempdir().unwrap();
+        let make = |name: &str| {
+            let path = dir.path().join(name);
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(SCHEMA_4).unwrap();
+            conn.pragma_update(None, "user_version", 4).unwrap();
+            let complete = RunHeader {
+                status: RunStatus::Complete,
+                finished_at: Some("2026-11-22T00:01:00Z".into()),
+                ..header()
+            };
+            for h in [&complete, &header()] {
+                let run = insert_old_run(&conn, h);
+                conn.execute(
+                    "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, status)
+                     VALUES (?1, 0, 'a/b/hash', 'a/b', 'hash', '{}', 'ok')",
+                    [run],
+                )
+                .unwrap();
+                conn.execute(
+                    "INSERT INTO clusters (case_id, process, layout, samples) VALUES (?1, 0, 0, ?2)",
+                    params![conn.last_insert_rowid(), encode_samples(&[90.0, 91.0])],
+                )
+                .unwrap();
+            }
+            conn.execute(
+                "INSERT INTO baselines (name, run_id) VALUES ('main', 1)",
+                [],
+            )
+            .unwrap();
+            path
+        };
+        let (first, second) = (make("one.db"), make("two.db"));
+        let one = Store::open(&first).unwrap();
+        let two = Store::open(&second).unwrap();
+        let (a, b) = (
+            one.load_run(1).unwrap().header,
+            two.load_run(1).unwrap().header,
+        );
+        assert!(!a.place.uuid.is_empty());
+        assert_eq!(
+            a.place.uuid, b.place.uuid,
+            "copies migrated apart push as one run"
+        );
+        assert_ne!(a.place.uuid, one.load_run(2).unwrap().header.place.uuid);
+        assert_eq!(a.place.testbed, default_testbed(&a.machine, &a.cpu_model));
+        assert_eq!(
+            one.resolve_run_on("main", Some(&a.place.testbed)).unwrap(),
+            1
+        );
+        assert_eq!(one.complete_runs().unwrap().len(), 1);
+        // The complete run is sealed; pushing the other copy finds it there.
+        let (raw, digest) = two.raw_run(1).unwrap();
+        assert_eq!(
+            one.receive_run(&raw, &digest).unwrap(),
+            raw::Received::AlreadyThere
+        );
+        assert_eq!(one.machines().unwrap().len(), 1);
     }
 
     #[test]
@@ -1058,10 +1533,10 @@ pub(crate) mod tests {
         let store = Store::open(&path).unwrap();
         let run = store.begin_run(&header()).unwrap();
         // The wait is BUSY_WAIT in use; a test need not sit through it.
-        store
-            .conn
-            .busy_timeout(std::time::Duration::from_millis(50))
-            .unwrap();
+        if let Engine::Sqlite(conn) = &*store.db() {
+            conn.busy_timeout(std::time::Duration::from_millis(50))
+                .unwrap();
+        }
         let other = Connection::open(&path).unwrap();
         other.execute_batch("BEGIN EXCLUSIVE").unwrap();
         let err = format!("{:#}", store.add_case(run, 0, &case()).unwrap_err());

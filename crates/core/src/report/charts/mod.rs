@@ -9,6 +9,7 @@
 //! shapes several charts share; `run`, `bulk` and `history` are the charts themselves.
 
 mod bulk;
+mod fleet;
 mod history;
 mod plot;
 mod run;
@@ -17,6 +18,7 @@ mod shapes;
 use crate::analysis::Analysis;
 
 pub use bulk::{ScalingLine, thread_scaling};
+pub use fleet::fleet_ratios;
 pub use history::history_lines;
 pub use run::{
     baseline_forest, comparison_forest, forest, lane_speedups, per_byte_by_length,

@@ -1,0 +1,211 @@
+//! One experiment across machines (`report --machines`): each testbed's newest complete
+//! run of it, a column each. Cycle counts belong to one CPU, so no verdict is drawn
+//! across columns; the figures that do compare across CPUs are each machine's own ratios
+//! within its run (candidate over reference, measured interleaved).
+
+use anyhow::{Result, bail};
+
+use crate::record::Params;
+use crate::stats::Interval;
+use crate::store::Store;
+
+/// A machine's column: which run it shows and in what counts.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FleetColumn {
+    pub testbed: String,
+    pub fingerprint: String,
+    pub cpu_model: String,
+    pub counter: String,
+    pub unit: String,
+    pub run_id: i64,
+    pub run_uuid: String,
+    pub started_at: String,
+    pub git_revision: Option<String>,
+    /// What the run's own report warns of about the host, in one line, if anything.
+    pub host: Option<String>,
+}
+
+/// A case's figure on one machine: counts per byte (per call where the case has no
+/// bytes), the median with its 95 % interval.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FleetCell {
+    pub figure: Interval,
+    pub per_byte: bool,
+    /// The case's status where it is not simply verified (unsteady, checked in part…).
+    pub note: Option<String>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FleetRow {
+    pub implementation: String,
+    pub operation: String,
+    pub params: Params,
+    /// One per column, in the columns' order; `None` where that run has no such case.
+    pub cells: Vec<Option<FleetCell>>,
+}
+
+/// One within-run ratio (member over reference), per machine.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct FleetRatio {
+    pub member: String,
+    pub reference: String,
+    pub params: Params,
+    pub cells: Vec<Option<Interval>>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Fleet {
+    pub experiment: String,
+    pub columns: Vec<FleetColumn>,
+    pub rows: Vec<FleetRow>,
+    pub ratios: Vec<FleetRatio>,
+}
+
+/// `experiment` (default: the newest run's) on every machine of the store, or on
+/// `testbeds` only; only runs at git revision `revision` (a prefix) where one is given.
+pub fn collect(
+    store: &Store,
+    experiment: Option<&str>,
+    testbeds: &[String],
+    revision: Option<&str>,
+) -> Result<Fleet> {
+    let experiment = match experiment {
+        Some(e) => e.to_string(),
+        None => match store.latest_run()? {
+            Some(id) => store.load_run_where(id, |_| false)?.header.experiment,
+            None => bail!(
+                "the store `{}` holds no runs yet: run or push some first",
+                store.path().display()
+            ),
+        },
+    };
+    let latest = store.latest_complete_runs(&experiment, revision)?;
+    if latest.is_empty() {
+        bail!(
+            "no complete run of `{experiment}`{} in `{}`: see `cryptobench machines` and `cryptobench history`",
+            revision.map_or(String::new(), |r| format!(" at revision {r}")),
+            store.path().display()
+        );
+    }
+    for t in testbeds {
+        if !latest.iter().any(|(have, _, _)| have == t) {
+            bail!(
+                "--testbed {t}: no complete run of `{experiment}` on that testbed in `{}` (it has {})",
+                store.path().display(),
+                latest
+                    .iter()
+                    .map(|(t, _, _)| t.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
+    let mut fleet = Fleet {
+        experiment,
+        columns: Vec::new(),
+        rows: Vec::new(),
+        ratios: Vec::new(),
+    };
+    for (testbed, fingerprint, run_id) in latest {
+        if !testbeds.is_empty() && !testbeds.contains(&testbed) {
+            continue;
+        }
+        let run = store.load_run(run_id)?;
+        let analysis = crate::analysis::analyse(
+            &run,
+            &crate::analysis::Context {
+                baseline: None,
+                estimates: Default::default(),
+            },
+        )?;
+        let column = fleet.columns.len();
+        fleet.columns.push(FleetColumn {
+            testbed,
+            fingerprint,
+            cpu_model: run.header.cpu_model.clone(),
+            counter: run.header.counter.to_string(),
+            unit: analysis.short_unit.clone(),
+            run_id,
+            run_uuid: run.header.place.uuid.clone(),
+            started_at: run.header.started_at.clone(),
+            git_revision: run.header.git_revision.clone(),
+            host: analysis.host.as_ref().filter(|h| h.moved > 0).map(|h| {
+                format!(
+                    "the host moved in {} of {} processes (set aside in {} cases; {} unsteady)",
+                    h.moved,
+                    h.processes,
+                    h.set_aside.len(),
+                    h.unsteady.len()
+                )
+            }),
+        });
+        for case in &analysis.cases {
+            let Some(m) = &case.measured else { continue };
+            let (figure, per_byte) = match &m.per_byte {
+                Some(pb) => (*pb, true),
+                None => (m.median, false),
+            };
+            let note = (!case.verified() || case.unsteady).then(|| {
+                if case.unsteady {
+                    "host unsteady".to_string()
+                } else {
+                    case.message
+                        .clone()
+                        .unwrap_or_else(|| case.status.as_str().to_string())
+                }
+            });
+            let row = match fleet.rows.iter().position(|r| {
+                r.implementation == case.implementation
+                    && r.operation == case.operation
+                    && r.params == case.params
+            }) {
+                Some(i) => i,
+                None => {
+                    fleet.rows.push(FleetRow {
+                        implementation: case.implementation.clone(),
+                        operation: case.operation.clone(),
+                        params: case.params.clone(),
+                        cells: Vec::new(),
+                    });
+                    fleet.rows.len() - 1
+                }
+            };
+            let cells = &mut fleet.rows[row].cells;
+            cells.resize(column + 1, None);
+            cells[column] = Some(FleetCell {
+                figure,
+                per_byte,
+                note,
+            });
+        }
+        for ratio in &analysis.ratios {
+            let i = match fleet.ratios.iter().position(|r| {
+                r.member == ratio.member
+                    && r.reference == ratio.reference
+                    && r.params == ratio.params
+            }) {
+                Some(i) => i,
+                None => {
+                    fleet.ratios.push(FleetRatio {
+                        member: ratio.member.clone(),
+                        reference: ratio.reference.clone(),
+                        params: ratio.params.clone(),
+                        cells: Vec::new(),
+                    });
+                    fleet.ratios.len() - 1
+                }
+            };
+            let cells = &mut fleet.ratios[i].cells;
+            cells.resize(column + 1, None);
+            cells[column] = Some(ratio.ratio);
+        }
+    }
+    let width = fleet.columns.len();
+    for row in &mut fleet.rows {
+        row.cells.resize(width, None);
+    }
+    for ratio in &mut fleet.ratios {
+        ratio.cells.resize(width, None);
+    }
+    Ok(fleet)
+}

@@ -1,0 +1,283 @@
+//! `report --machines` and `machines`: an experiment across machines, a column per
+//! testbed, and the machines of a store.
+
+use anyhow::Result;
+use serde_json::json;
+
+use super::csv::Num;
+use super::format::{fmt_count, fmt_interval, fmt_per_byte};
+use super::{Block, Doc, Document, Format, html, text};
+use crate::analysis::fleet::{Fleet, FleetCell};
+use crate::store::MachineRow;
+
+pub fn render(f: &Fleet, format: Format) -> Result<String> {
+    Doc::Fleet.check(format)?;
+    Ok(match format {
+        Format::Table => text::render(&document(f), false),
+        Format::Md => text::render(&document(f), true),
+        Format::Json => json(f),
+        Format::Csv => csv(f),
+        Format::Html => html::fleet_page(f, &document(f)),
+        Format::Bencher | Format::GithubActionBenchmark => unreachable!("refused by check"),
+    })
+}
+
+fn cell_text(c: &Option<FleetCell>) -> String {
+    match c {
+        None => "—".into(),
+        Some(c) => {
+            let f = if c.per_byte { fmt_per_byte } else { fmt_count };
+            let figure = fmt_interval(&c.figure, f);
+            match &c.note {
+                Some(n) => format!("{figure} ({n})"),
+                None => figure,
+            }
+        }
+    }
+}
+
+fn document(f: &Fleet) -> Document {
+    let mut blocks = vec![Block::Heading(format!(
+        "{} on {} machine{}",
+        f.experiment,
+        f.columns.len(),
+        if f.columns.len() == 1 { "" } else { "s" }
+    ))];
+    blocks.push(Block::Line(
+        "Each column is one testbed's newest complete run: the median per byte (per call where a case has no bytes) with its 95 % interval, in that machine's own counter. Figures of different CPUs are side by side, never compared: no verdict is drawn across columns. The ratios below, each measured within one run on one machine, are what compare across CPUs.".into(),
+    ));
+    let machine_rows = f
+        .columns
+        .iter()
+        .map(|c| {
+            vec![
+                c.testbed.clone(),
+                c.cpu_model.clone(),
+                c.fingerprint.clone(),
+                format!("{} ({})", c.counter, c.unit),
+                format!("{} ({})", c.run_id, c.started_at),
+                c.git_revision.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    blocks.push(Block::Table {
+        headers: [
+            "Testbed",
+            "CPU",
+            "Fingerprint",
+            "Counter",
+            "Run",
+            "Revision",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: machine_rows,
+    });
+    for c in &f.columns {
+        if let Some(host) = &c.host {
+            blocks.push(Block::Warning(format!("{}: {host}", c.testbed)));
+        }
+    }
+    let mut headers = vec![
+        "Implementation".to_string(),
+        "Operation".into(),
+        "Params".into(),
+    ];
+    headers.extend(
+        f.columns
+            .iter()
+            .map(|c| format!("{} ({}/byte)", c.testbed, c.unit)),
+    );
+    let rows = f
+        .rows
+        .iter()
+        .map(|r| {
+            let mut row = vec![
+                r.implementation.clone(),
+                r.operation.clone(),
+                r.params.to_string(),
+            ];
+            row.extend(r.cells.iter().map(cell_text));
+            row
+        })
+        .collect();
+    blocks.push(Block::Table { headers, rows });
+    if !f.ratios.is_empty() {
+        blocks.push(Block::Heading(
+            "Ratios within each machine's run (candidate over reference)".into(),
+        ));
+        let mut headers = vec!["Candidate".to_string(), "Reference".into(), "Params".into()];
+        headers.extend(f.columns.iter().map(|c| c.testbed.clone()));
+        let rows = f
+            .ratios
+            .iter()
+            .map(|r| {
+                let mut row = vec![r.member.clone(), r.reference.clone(), r.params.to_string()];
+                row.extend(r.cells.iter().map(|c| {
+                    c.as_ref()
+                        .map_or("—".into(), |i| fmt_interval(i, |x| format!("{x:.4}")))
+                }));
+                row
+            })
+            .collect();
+        blocks.push(Block::Table { headers, rows });
+    }
+    Document { blocks }
+}
+
+fn json(f: &Fleet) -> String {
+    serde_json::to_string_pretty(&json!({
+        "experiment": f.experiment,
+        "machines": f.columns,
+        "cases": f.rows,
+        "ratios": f.ratios,
+    }))
+    .expect("JSON values serialise")
+        + "\n"
+}
+
+/// One row of `report --machines --format csv`: a case (or a ratio) on one machine.
+#[derive(Default, serde::Serialize)]
+struct FleetCsvRow<'a> {
+    testbed: &'a str,
+    cpu_model: &'a str,
+    fingerprint: &'a str,
+    counter: &'a str,
+    run_uuid: &'a str,
+    kind: &'static str,
+    implementation: &'a str,
+    reference: &'a str,
+    operation: &'a str,
+    params: String,
+    unit: String,
+    estimate: Num,
+    lo: Num,
+    hi: Num,
+    note: &'a str,
+}
+
+fn csv(f: &Fleet) -> String {
+    let mut rows = Vec::new();
+    for r in &f.rows {
+        for (column, cell) in r.cells.iter().enumerate() {
+            let (Some(cell), c) = (cell, &f.columns[column]) else {
+                continue;
+            };
+            rows.push(FleetCsvRow {
+                testbed: &c.testbed,
+                cpu_model: &c.cpu_model,
+                fingerprint: &c.fingerprint,
+                counter: &c.counter,
+                run_uuid: &c.run_uuid,
+                kind: if cell.per_byte {
+                    "per_byte"
+                } else {
+                    "per_call"
+                },
+                implementation: &r.implementation,
+                operation: &r.operation,
+                params: r.params.to_string(),
+                unit: c.unit.clone(),
+                estimate: Num::of(cell.figure.estimate),
+                lo: Num::of(cell.figure.lo),
+                hi: Num::of(cell.figure.hi),
+                note: cell.note.as_deref().unwrap_or(""),
+                ..Default::default()
+            });
+        }
+    }
+    for r in &f.ratios {
+        for (column, cell) in r.cells.iter().enumerate() {
+            let (Some(i), c) = (cell, &f.columns[column]) else {
+                continue;
+            };
+            rows.push(FleetCsvRow {
+                testbed: &c.testbed,
+                cpu_model: &c.cpu_model,
+                fingerprint: &c.fingerprint,
+                counter: &c.counter,
+                run_uuid: &c.run_uuid,
+                kind: "ratio",
+                implementation: &r.member,
+                reference: &r.reference,
+                params: r.params.to_string(),
+                unit: "ratio".into(),
+                estimate: Num::of(i.estimate),
+                lo: Num::of(i.lo),
+                hi: Num::of(i.hi),
+                ..Default::default()
+            });
+        }
+    }
+    super::csv::table(rows)
+}
+
+/// `cryptobench machines`.
+pub fn render_machines(machines: &[MachineRow], format: Format) -> Result<String> {
+    Doc::Machines.check(format)?;
+    #[derive(Default, serde::Serialize)]
+    struct Row<'a> {
+        testbed: &'a str,
+        fingerprint: &'a str,
+        cpu_model: &'a str,
+        first_seen: &'a str,
+        runs: i64,
+        last_run: &'a str,
+        last_counter: &'a str,
+    }
+    let rows: Vec<Row> = machines
+        .iter()
+        .map(|m| Row {
+            testbed: &m.testbed,
+            fingerprint: &m.fingerprint,
+            cpu_model: &m.cpu_model,
+            first_seen: &m.first_seen,
+            runs: m.runs,
+            last_run: m.last_run.as_ref().map_or("", |(t, _)| t.as_str()),
+            last_counter: m.last_run.as_ref().map_or("", |(_, c)| c.as_str()),
+        })
+        .collect();
+    Ok(match format {
+        Format::Json => serde_json::to_string_pretty(&rows).expect("JSON values serialise") + "\n",
+        Format::Csv => super::csv::table(rows),
+        _ => {
+            let doc = Document {
+                blocks: vec![
+                    Block::Heading(format!(
+                        "{} machine{}",
+                        machines.len(),
+                        if machines.len() == 1 { "" } else { "s" }
+                    )),
+                    Block::Table {
+                        headers: [
+                            "Testbed",
+                            "Fingerprint",
+                            "CPU",
+                            "First seen",
+                            "Runs",
+                            "Newest run",
+                            "Counter",
+                        ]
+                        .map(String::from)
+                        .to_vec(),
+                        rows: rows
+                            .iter()
+                            .map(|r| {
+                                vec![
+                                    r.testbed.into(),
+                                    r.fingerprint.into(),
+                                    r.cpu_model.into(),
+                                    r.first_seen.into(),
+                                    r.runs.to_string(),
+                                    r.last_run.into(),
+                                    r.last_counter.into(),
+                                ]
+                            })
+                            .collect(),
+                    },
+                ],
+            };
+            text::render(&doc, format == Format::Md)
+        }
+    })
+}

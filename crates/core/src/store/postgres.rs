@@ -1,0 +1,435 @@
+//! A store in a shared PostgreSQL database: `--db postgres://user@host:port/dbname`.
+//!
+//! What the URL leaves out is filled as libpq would: `PGHOST`, `PGPORT`, `PGUSER`,
+//! `PGDATABASE`, `PGPASSWORD`, then `~/.pgpass` (or `PGPASSFILE`); the client does not
+//! read them itself. Connections to another machine are encrypted (OpenSSL); plain
+//! ones only over a Unix socket or loopback. The password is never printed: messages
+//! name the server by its URL without it.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use postgres::config::{Host, SslMode};
+
+use super::engine::{Engine, values};
+use super::{INDEXES, Purpose, SCHEMA, SCHEMA_VERSION, Store};
+
+/// The advisory lock that migrations take, so that concurrent first opens of an empty
+/// database do not race to create the same tables ("cryptobnc" in ASCII).
+const MIGRATION_LOCK: i64 = 0x6372_7970_7462_6e63;
+
+/// How long a connection may take before the server counts as unreachable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The server a URL names, its gaps filled from the environment.
+pub struct Server {
+    config: postgres::Config,
+    /// `postgres://user@host:port/dbname`, without the password.
+    display: String,
+}
+
+impl Server {
+    pub fn from_url(url: &str) -> Result<Server> {
+        Server::from_url_with(url, &|k| std::env::var(k).ok())
+    }
+
+    fn from_url_with(url: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Server> {
+        let mut config: postgres::Config = url.parse().map_err(|e| {
+            anyhow::anyhow!(
+                "--db `{}` is not a PostgreSQL URL ({e}); write postgres://USER@HOST:PORT/DATABASE",
+                without_password(url)
+            )
+        })?;
+        if config.get_hosts().is_empty() {
+            match env("PGHOST").filter(|h| !h.is_empty()) {
+                Some(h) if h.starts_with('/') => {
+                    config.host_path(h);
+                }
+                Some(h) => {
+                    config.host(&h);
+                }
+                None if Path::new("/var/run/postgresql").is_dir() => {
+                    config.host_path("/var/run/postgresql");
+                }
+                None => {
+                    config.host("localhost");
+                }
+            }
+        }
+        if config.get_ports().is_empty() {
+            let port = match env("PGPORT").filter(|p| !p.is_empty()) {
+                Some(p) => p
+                    .parse()
+                    .map_err(|_| anyhow::anyhow!("PGPORT `{p}` is not a port number"))?,
+                None => 5432,
+            };
+            config.port(port);
+        }
+        if config.get_user().is_none() {
+            let user = env("PGUSER")
+                .or_else(|| env("USER"))
+                .or_else(|| env("LOGNAME"))
+                .filter(|u| !u.is_empty())
+                .context("no PostgreSQL user: put one in the URL (postgres://USER@HOST/DB) or set PGUSER")?;
+            config.user(&user);
+        }
+        if config.get_dbname().is_none() {
+            let db = env("PGDATABASE")
+                .filter(|d| !d.is_empty())
+                .unwrap_or_else(|| config.get_user().unwrap_or_default().to_string());
+            config.dbname(&db);
+        }
+        let host = config.get_hosts()[0].clone();
+        let port = config.get_ports()[0];
+        let (host_text, local) = match &host {
+            Host::Tcp(h) => (
+                h.clone(),
+                h == "localhost"
+                    || h.parse::<std::net::IpAddr>()
+                        .is_ok_and(|ip| ip.is_loopback()),
+            ),
+            Host::Unix(p) => (p.display().to_string(), true),
+        };
+        if config.get_password().is_none() {
+            let password = env("PGPASSWORD").filter(|p| !p.is_empty()).or_else(|| {
+                let file = env("PGPASSFILE")
+                    .map(PathBuf::from)
+                    .or_else(|| env("HOME").map(|h| Path::new(&h).join(".pgpass")))?;
+                let pgpass_host = if matches!(host, Host::Unix(_)) {
+                    "localhost"
+                } else {
+                    host_text.as_str()
+                };
+                pgpass_lookup(
+                    &std::fs::read_to_string(file).ok()?,
+                    pgpass_host,
+                    port,
+                    config.get_dbname().unwrap_or_default(),
+                    config.get_user().unwrap_or_default(),
+                )
+            });
+            if let Some(p) = password {
+                config.password(p);
+            }
+        }
+        if !local {
+            match config.get_ssl_mode() {
+                SslMode::Disable => bail!(
+                    "--db `{}`: sslmode=disable to another machine would send the password and results in plain text; plain connections are allowed only over a Unix socket or loopback",
+                    without_password(url)
+                ),
+                _ => {
+                    config.ssl_mode(SslMode::Require);
+                }
+            }
+        }
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        config.application_name("cryptobench");
+        let display = format!(
+            "postgres://{}@{}:{}/{}",
+            config.get_user().unwrap_or_default(),
+            host_text,
+            port,
+            config.get_dbname().unwrap_or_default()
+        );
+        Ok(Server { config, display })
+    }
+
+    /// The server as messages name it (never with the password).
+    pub fn display(&self) -> &str {
+        &self.display
+    }
+
+    fn connect(&self) -> Result<postgres::Client> {
+        let mut builder = openssl::ssl::SslConnector::builder(openssl::ssl::SslMethod::tls())?;
+        if let Ok(ca) = std::env::var("PGSSLROOTCERT") {
+            builder
+                .set_ca_file(&ca)
+                .with_context(|| format!("PGSSLROOTCERT `{ca}`: cannot read the certificate"))?;
+        }
+        let tls = postgres_openssl::MakeTlsConnector::new(builder.build());
+        self.config.connect(tls).map_err(|e| self.connect_error(e))
+    }
+
+    /// One line for each way a connection fails.
+    fn connect_error(&self, e: postgres::Error) -> anyhow::Error {
+        use postgres::error::SqlState;
+        let user = self.config.get_user().unwrap_or_default();
+        let db = self.config.get_dbname().unwrap_or_default();
+        match e.code() {
+            Some(c)
+                if *c == SqlState::INVALID_PASSWORD
+                    || *c == SqlState::INVALID_AUTHORIZATION_SPECIFICATION =>
+            {
+                anyhow::anyhow!(
+                    "the PostgreSQL server {} refused user `{user}` (wrong password, or no access): set PGPASSWORD or ~/.pgpass",
+                    self.display
+                )
+            }
+            Some(c) if *c == SqlState::INVALID_CATALOG_NAME => anyhow::anyhow!(
+                "the PostgreSQL server {} has no database `{db}`: create it (`createdb {db}`) or name another",
+                self.display
+            ),
+            _ if e.as_db_error().is_some() => anyhow::anyhow!(
+                "the PostgreSQL server {} refused the connection: {}",
+                self.display,
+                e.as_db_error().expect("checked").message()
+            ),
+            _ => anyhow::anyhow!(
+                "cannot reach the PostgreSQL server {} ({}): is it running, and is the address right?",
+                self.display,
+                std::error::Error::source(&e).map_or_else(|| e.to_string(), |s| s.to_string())
+            ),
+        }
+    }
+}
+
+/// The password `~/.pgpass` gives for host, port, database and user: the first line
+/// whose fields match (`*` matching any), as libpq reads it.
+fn pgpass_lookup(text: &str, host: &str, port: u16, db: &str, user: &str) -> Option<String> {
+    let port = port.to_string();
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with('#') && !l.trim().is_empty())
+        .find_map(|line| {
+            let fields = split_pgpass(line);
+            if fields.len() != 5 {
+                return None;
+            }
+            let want = [host, port.as_str(), db, user];
+            fields[..4]
+                .iter()
+                .zip(want)
+                .all(|(f, w)| f == "*" || f == w)
+                .then(|| fields[4].clone())
+        })
+}
+
+/// A `.pgpass` line's fields: `:` separates them, `\` escapes `:` and `\`.
+fn split_pgpass(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                if let Some(next) = chars.next() {
+                    fields.last_mut().expect("one field").push(next);
+                }
+            }
+            ':' => fields.push(String::new()),
+            c => fields.last_mut().expect("one field").push(c),
+        }
+    }
+    fields
+}
+
+/// A URL as messages print it: its password, if it has one, replaced.
+pub fn without_password(url: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((b, q)) => (b, Some(q)),
+        None => (url, None),
+    };
+    let query = query.map(|q| {
+        q.split('&')
+            .map(|kv| {
+                if kv.starts_with("password=") {
+                    "password=***".to_string()
+                } else {
+                    kv.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("&")
+    });
+    let base = match base.split_once("://") {
+        Some((scheme, rest)) => {
+            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+            match authority.rsplit_once('@') {
+                Some((userinfo, hostport)) if userinfo.contains(':') => {
+                    let user = userinfo.split(':').next().unwrap_or_default();
+                    format!("{scheme}://{user}:***@{hostport}{path}")
+                }
+                _ => base.to_string(),
+            }
+        }
+        None => base.to_string(),
+    };
+    match query {
+        Some(q) => format!("{base}?{q}"),
+        None => base,
+    }
+}
+
+/// Open the store in the database `url` names, creating its tables under the migration
+/// lock if it is empty and `purpose` writes.
+pub(super) fn open(url: &str, purpose: Purpose) -> Result<Store> {
+    let server = Server::from_url(url)?;
+    let client = server.connect()?;
+    let store = Store {
+        db: Mutex::new(Engine::Postgres(Box::new(client))),
+        path: PathBuf::from(server.display()),
+    };
+    let display = server.display().to_string();
+    store
+        .db()
+        .transaction(|db| {
+            db.execute("SELECT pg_advisory_xact_lock(?1)", &values![MIGRATION_LOCK])?;
+            let tables: Vec<String> = db
+                .query(
+                    "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name",
+                    &[],
+                )?
+                .iter()
+                .map(|r| r.text(0))
+                .collect::<Result<_>>()?;
+            if tables.iter().any(|t| t == "cryptobench_schema") {
+                let version = db
+                    .query_one("SELECT max(version) FROM cryptobench_schema", &[])?
+                    .and_then(|r| r.opt_int(0).transpose())
+                    .transpose()?
+                    .unwrap_or(0);
+                if version > SCHEMA_VERSION {
+                    bail!(
+                        "{display} was written by a newer cryptobench (schema {version}, this one knows {SCHEMA_VERSION}); upgrade, or use another --db"
+                    );
+                }
+                if version == SCHEMA_VERSION {
+                    return Ok(());
+                }
+                bail!(
+                    "{display} holds cryptobench schema {version}, which no release wrote to PostgreSQL; use another database"
+                );
+            }
+            if !tables.is_empty() {
+                bail!(
+                    "{display} is another application's database (tables {}), not a cryptobench store; choose another database",
+                    tables.join(", ")
+                );
+            }
+            if purpose == Purpose::Read {
+                bail!(
+                    "{display} holds no cryptobench store yet: `cryptobench push --to` or `run --db` it first"
+                );
+            }
+            db.batch(SCHEMA)?;
+            db.batch(INDEXES)?;
+            db.batch("CREATE TABLE cryptobench_schema (version INTEGER NOT NULL)")?;
+            db.execute(
+                "INSERT INTO cryptobench_schema (version) VALUES (?1)",
+                &values![SCHEMA_VERSION],
+            )?;
+            Ok(())
+        })
+        .map_err(|e| {
+            if e.downcast_ref::<postgres::Error>().is_some() {
+                lost_connection(&e, Path::new(&display))
+                    .unwrap_or_else(|| e.context(format!("cannot set up the store in {display}")))
+            } else {
+                e
+            }
+        })?;
+    Ok(store)
+}
+
+/// A connection lost mid-way (the server stopped, restarted or the network dropped), as
+/// one line naming the server.
+pub(super) fn lost_connection(e: &anyhow::Error, server: &Path) -> Option<anyhow::Error> {
+    let pg = e.downcast_ref::<postgres::Error>()?;
+    use postgres::error::SqlState;
+    let shutdown = pg.code().is_some_and(|c| {
+        *c == SqlState::ADMIN_SHUTDOWN
+            || *c == SqlState::CRASH_SHUTDOWN
+            || *c == SqlState::CANNOT_CONNECT_NOW
+    });
+    (pg.is_closed() || shutdown || pg.as_db_error().is_none()).then(|| {
+        anyhow::anyhow!(
+            "lost the connection to the PostgreSQL server {} ({pg})",
+            server.display()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+
+    #[test]
+    fn a_url_is_completed_from_the_pg_variables() {
+        let s = Server::from_url_with(
+            "postgres:///results",
+            &env(&[
+                ("PGHOST", "db.example"),
+                ("PGPORT", "6543"),
+                ("PGUSER", "ci"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(s.display(), "postgres://ci@db.example:6543/results");
+        assert_eq!(s.config.get_ssl_mode(), SslMode::Require);
+        let s = Server::from_url_with(
+            "postgres://bench@127.0.0.1/r",
+            &env(&[("PGPASSWORD", "s3cret")]),
+        )
+        .unwrap();
+        assert_eq!(s.config.get_ssl_mode(), SslMode::Prefer);
+        assert_eq!(s.config.get_password(), Some(&b"s3cret"[..]));
+        assert!(!s.display().contains("s3cret"));
+    }
+
+    #[test]
+    fn plain_text_to_another_machine_is_refused_without_the_password() {
+        let err = Server::from_url_with(
+            "postgres://u:hunter2@db.example/r?sslmode=disable",
+            &env(&[]),
+        )
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(err.contains("plain connections are allowed only"), "{err}");
+        assert!(!err.contains("hunter2"), "{err}");
+        let err = Server::from_url_with("postgres://u:hunter2@[bad/r", &env(&[]))
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(!err.contains("hunter2"), "{err}");
+    }
+
+    #[test]
+    fn pgpass_lines_match_as_libpq_matches_them() {
+        let file = "# comment\nother:5432:*:*:no\n*:5432:r:ci:first\\:part\nlocalhost:*:*:*:any\n";
+        assert_eq!(
+            pgpass_lookup(file, "db", 5432, "r", "ci").as_deref(),
+            Some("first:part")
+        );
+        assert_eq!(
+            pgpass_lookup(file, "localhost", 1, "x", "y").as_deref(),
+            Some("any")
+        );
+        assert_eq!(pgpass_lookup(file, "db", 5433, "r", "ci"), None);
+    }
+
+    #[test]
+    fn passwords_are_hidden_from_urls() {
+        assert_eq!(
+            without_password("postgres://u:p@h:1/d"),
+            "postgres://u:***@h:1/d"
+        );
+        assert_eq!(without_password("postgres://u@h/d"), "postgres://u@h/d");
+        assert_eq!(
+            without_password("postgres://h/d?user=u&password=p"),
+            "postgres://h/d?user=u&password=***"
+        );
+    }
+}

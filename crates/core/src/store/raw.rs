@@ -1,0 +1,425 @@
+//! A run as its rows, engine to engine: what `push` copies, and what a run's digest is
+//! computed from. Local row ids never enter either: a run is known by its UUID, its
+//! machine by testbed and fingerprint.
+
+use anyhow::{Context, Result, bail};
+use sha2::{Digest, Sha256};
+
+use super::engine::{Engine, Value, values};
+use super::{Store, machine_id};
+
+/// The columns of `runs` that travel, in this order (id, machine and digest do not).
+const RUN_COLUMNS: &str = "started_at, finished_at, status, experiment, tool_version, git_revision, counter, unit, tsc_hz, cpu_model, machine_json, options_json, uuid, ci_json";
+const CASE_COLUMNS: &str = "seq, case_key, implementation, operation, params_json, bytes, lanes, status, message, calls_per_sample, overhead";
+const CLUSTER_COLUMNS: &str = "process, layout, samples, core_clock";
+const CANARY_COLUMNS: &str = "process, kind, readings";
+const ESTIMATE_COLUMNS: &str = "implementation, cycles, model, note";
+
+/// Rows of one table, as many as one statement carries: PostgreSQL takes at most 65 535
+/// parameters a statement, SQLite 32 766.
+const PARAMETERS_PER_STATEMENT: usize = 30_000;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawCase {
+    row: Vec<Value>,
+    clusters: Vec<Vec<Value>>,
+    canaries: Vec<Vec<Value>>,
+}
+
+/// A run's rows, as stored, without local ids.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawRun {
+    run: Vec<Value>,
+    /// testbed, fingerprint, cpu_model, first_seen
+    machine: Vec<Value>,
+    cases: Vec<RawCase>,
+    estimates: Vec<Vec<Value>>,
+}
+
+impl RawRun {
+    /// Run `run_id`'s rows.
+    pub(super) fn read(db: &mut Engine, run_id: i64) -> Result<RawRun> {
+        let run = db
+            .query_one(
+                &format!("SELECT {RUN_COLUMNS} FROM runs WHERE id = ?1"),
+                &values![run_id],
+            )?
+            .with_context(|| format!("no run {run_id}"))?
+            .0;
+        let machine = db
+            .query_one(
+                "SELECT m.testbed, m.fingerprint, m.cpu_model, m.first_seen
+                 FROM machines m JOIN runs r ON r.machine_id = m.id WHERE r.id = ?1",
+                &values![run_id],
+            )?
+            .with_context(|| format!("run {run_id} has no machine"))?
+            .0;
+        let mut cases = Vec::new();
+        for case in db.query(
+            &format!("SELECT id, {CASE_COLUMNS} FROM cases WHERE run_id = ?1 ORDER BY seq"),
+            &values![run_id],
+        )? {
+            let id = case.int(0)?;
+            let clusters = db
+                .query(
+                    &format!("SELECT {CLUSTER_COLUMNS} FROM clusters WHERE case_id = ?1 ORDER BY process, layout"),
+                    &values![id],
+                )?
+                .into_iter()
+                .map(|r| r.0)
+                .collect();
+            let canaries = db
+                .query(
+                    &format!(
+                        "SELECT {CANARY_COLUMNS} FROM canaries WHERE case_id = ?1 ORDER BY process"
+                    ),
+                    &values![id],
+                )?
+                .into_iter()
+                .map(|r| r.0)
+                .collect();
+            cases.push(RawCase {
+                row: case.0[1..].to_vec(),
+                clusters,
+                canaries,
+            });
+        }
+        let estimates = db
+            .query(
+                &format!("SELECT {ESTIMATE_COLUMNS} FROM estimates WHERE run_id = ?1 ORDER BY implementation"),
+                &values![run_id],
+            )?
+            .into_iter()
+            .map(|r| r.0)
+            .collect();
+        Ok(RawRun {
+            run,
+            machine,
+            cases,
+            estimates,
+        })
+    }
+
+    /// SHA-256 over every value of the run, its machine, cases, samples, canaries and
+    /// estimates, each typed and length-prefixed: the same run gives the same digest in
+    /// either engine, and any changed sample changes it.
+    pub fn digest(&self) -> String {
+        let mut h = Sha256::new();
+        let put_row = |h: &mut Sha256, tag: u8, row: &[Value]| {
+            h.update([tag]);
+            h.update((row.len() as u64).to_le_bytes());
+            for v in row {
+                match v {
+                    Value::Null => h.update([0]),
+                    Value::Int(i) => {
+                        h.update([1]);
+                        h.update(i.to_le_bytes());
+                    }
+                    Value::Real(x) => {
+                        h.update([2]);
+                        h.update(x.to_bits().to_le_bytes());
+                    }
+                    Value::Text(s) => {
+                        h.update([3]);
+                        h.update((s.len() as u64).to_le_bytes());
+                        h.update(s.as_bytes());
+                    }
+                    Value::Blob(b) => {
+                        h.update([4]);
+                        h.update((b.len() as u64).to_le_bytes());
+                        h.update(b);
+                    }
+                }
+            }
+        };
+        // The first-seen date is the store's, not the run's.
+        put_row(&mut h, b'm', &self.machine[..2]);
+        put_row(&mut h, b'r', &self.run);
+        for case in &self.cases {
+            put_row(&mut h, b'c', &case.row);
+            for c in &case.clusters {
+                put_row(&mut h, b's', c);
+            }
+            for c in &case.canaries {
+                put_row(&mut h, b'k', c);
+            }
+        }
+        for e in &self.estimates {
+            put_row(&mut h, b'e', e);
+        }
+        hex::encode(h.finalize())
+    }
+
+    pub fn uuid(&self) -> String {
+        match &self.run[12] {
+            Value::Text(u) => u.clone(),
+            _ => String::new(),
+        }
+    }
+
+    pub fn testbed(&self) -> String {
+        match &self.machine[0] {
+            Value::Text(t) => t.clone(),
+            _ => String::new(),
+        }
+    }
+
+    pub fn cases(&self) -> usize {
+        self.cases.len()
+    }
+
+    /// Store these rows as a new complete run sealed with `digest`; its new id.
+    fn insert(&self, db: &mut Engine, digest: &str) -> Result<i64> {
+        let text = |v: &Value| match v {
+            Value::Text(t) => Ok(t.clone()),
+            other => bail!("a machine's name expected, found {other:?}"),
+        };
+        let machine = machine_id(
+            db,
+            &text(&self.machine[0])?,
+            &text(&self.machine[1])?,
+            &text(&self.machine[2])?,
+            &text(&self.machine[3])?,
+        )?;
+        let mut run = self.run.clone();
+        run.push(Value::Int(machine));
+        run.push(Value::Text(digest.into()));
+        let placeholders: Vec<String> = (1..=run.len()).map(|i| format!("?{i}")).collect();
+        let run_id = db
+            .query_one(
+                &format!(
+                    "INSERT INTO runs ({RUN_COLUMNS}, machine_id, digest) VALUES ({}) RETURNING id",
+                    placeholders.join(", ")
+                ),
+                &run,
+            )?
+            .context("no id for the copied run")?
+            .int(0)?;
+        for case in &self.cases {
+            let mut row = vec![Value::Int(run_id)];
+            row.extend(case.row.iter().cloned());
+            let placeholders: Vec<String> = (1..=row.len()).map(|i| format!("?{i}")).collect();
+            let case_id = db
+                .query_one(
+                    &format!(
+                        "INSERT INTO cases (run_id, {CASE_COLUMNS}) VALUES ({}) RETURNING id",
+                        placeholders.join(", ")
+                    ),
+                    &row,
+                )?
+                .context("no id for the copied case")?
+                .int(0)?;
+            let with_case = |rows: &[Vec<Value>]| -> Vec<Vec<Value>> {
+                rows.iter()
+                    .map(|r| {
+                        let mut v = vec![Value::Int(case_id)];
+                        v.extend(r.iter().cloned());
+                        v
+                    })
+                    .collect()
+            };
+            insert_rows(
+                db,
+                &format!("clusters (case_id, {CLUSTER_COLUMNS})"),
+                &with_case(&case.clusters),
+            )?;
+            insert_rows(
+                db,
+                &format!("canaries (case_id, {CANARY_COLUMNS})"),
+                &with_case(&case.canaries),
+            )?;
+        }
+        let estimates: Vec<Vec<Value>> = self
+            .estimates
+            .iter()
+            .map(|r| {
+                let mut v = vec![Value::Int(run_id)];
+                v.extend(r.iter().cloned());
+                v
+            })
+            .collect();
+        insert_rows(
+            db,
+            &format!("estimates (run_id, {ESTIMATE_COLUMNS})"),
+            &estimates,
+        )?;
+        Ok(run_id)
+    }
+}
+
+/// Insert `rows` into `table (columns…)`, many rows a statement.
+pub(super) fn insert_rows(db: &mut Engine, table: &str, rows: &[Vec<Value>]) -> Result<()> {
+    let Some(width) = rows.first().map(Vec::len) else {
+        return Ok(());
+    };
+    for chunk in rows.chunks((PARAMETERS_PER_STATEMENT / width).max(1)) {
+        let mut sql = format!("INSERT INTO {table} VALUES ");
+        let mut params = Vec::with_capacity(chunk.len() * width);
+        for (i, row) in chunk.iter().enumerate() {
+            if i > 0 {
+                sql.push_str(", ");
+            }
+            sql.push('(');
+            for j in 0..width {
+                if j > 0 {
+                    sql.push_str(", ");
+                }
+                sql.push_str(&format!("?{}", i * width + j + 1));
+            }
+            sql.push(')');
+            params.extend(row.iter().cloned());
+        }
+        db.execute(&sql, &params)?;
+    }
+    Ok(())
+}
+
+/// What receiving a run did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Received {
+    /// It was not there: copied.
+    Copied,
+    /// It was there, incomplete: replaced by the complete copy.
+    Completed,
+    /// It was there already, the same: nothing written.
+    AlreadyThere,
+}
+
+/// The same UUID with other content in the target.
+#[derive(Debug)]
+pub struct Conflict {
+    pub uuid: String,
+    pub ours: String,
+    pub theirs: String,
+}
+
+impl std::fmt::Display for Conflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "run {} has other content there (digest {} there, {} here)",
+            self.uuid,
+            &self.theirs[..12.min(self.theirs.len())],
+            &self.ours[..12.min(self.ours.len())]
+        )
+    }
+}
+
+impl std::error::Error for Conflict {}
+
+impl Store {
+    /// Run `run_id`'s rows and digest, to copy elsewhere.
+    pub fn raw_run(&self, run_id: i64) -> Result<(RawRun, String)> {
+        let raw = RawRun::read(&mut self.db(), run_id).map_err(|e| self.cannot_read(e))?;
+        let digest = raw.digest();
+        Ok((raw, digest))
+    }
+
+    /// Take in a complete run copied from another store, in one transaction, keyed by
+    /// its UUID: absent, it is copied; present and complete with the same digest, nothing
+    /// is written; present and incomplete, it is replaced; present with another digest,
+    /// it is refused ([`Conflict`]). The copy is read back and its digest checked.
+    pub fn receive_run(&self, raw: &RawRun, digest: &str) -> Result<Received> {
+        match self.receive_once(raw, digest) {
+            // Another writer stored the same run between our look and our insert: look
+            // again, and find it there.
+            Err(e) if is_unique_violation(&e) => self.receive_once(raw, digest),
+            other => other,
+        }
+    }
+
+    fn receive_once(&self, raw: &RawRun, digest: &str) -> Result<Received> {
+        let uuid = raw.uuid();
+        self.db()
+            .transaction(|db| {
+                let existing = db.query_one(
+                    "SELECT id, status, digest FROM runs WHERE uuid = ?1",
+                    &values![uuid.as_str()],
+                )?;
+                let received = match existing {
+                    Some(row) if row.text(1)? == "complete" => {
+                        let theirs = row.opt_text(2)?.unwrap_or_default();
+                        if theirs == digest {
+                            return Ok(Received::AlreadyThere);
+                        }
+                        return Err(Conflict {
+                            uuid: uuid.clone(),
+                            ours: digest.into(),
+                            theirs,
+                        }
+                        .into());
+                    }
+                    Some(row) => {
+                        delete_run(db, row.int(0)?)?;
+                        Received::Completed
+                    }
+                    None => Received::Copied,
+                };
+                pause_for_test("push");
+                let id = raw.insert(db, digest)?;
+                let copied = RawRun::read(db, id)?.digest();
+                if copied != digest {
+                    bail!(
+                        "run {uuid} did not read back as it was sent (digest {copied} for {digest}): nothing was kept"
+                    );
+                }
+                Ok(received)
+            })
+            .map_err(|e| {
+                if e.is::<Conflict>() {
+                    e
+                } else {
+                    self.cannot_write(e)
+                }
+            })
+    }
+}
+
+/// A write refused because another writer's committed row holds the same key.
+fn is_unique_violation(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        if let Some(e) = cause.downcast_ref::<rusqlite::Error>() {
+            return e.sqlite_error_code() == Some(rusqlite::ErrorCode::ConstraintViolation);
+        }
+        #[cfg(feature = "postgres")]
+        if let Some(e) = cause.downcast_ref::<postgres::Error>() {
+            return e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION);
+        }
+        false
+    })
+}
+
+/// Remove a run and everything stored under it.
+fn delete_run(db: &mut Engine, run_id: i64) -> Result<()> {
+    for sql in [
+        "DELETE FROM clusters WHERE case_id IN (SELECT id FROM cases WHERE run_id = ?1)",
+        "DELETE FROM canaries WHERE case_id IN (SELECT id FROM cases WHERE run_id = ?1)",
+        "DELETE FROM cases WHERE run_id = ?1",
+        "DELETE FROM estimates WHERE run_id = ?1",
+        "DELETE FROM baselines WHERE run_id = ?1",
+        "DELETE FROM runs WHERE id = ?1",
+    ] {
+        db.execute(sql, &values![run_id])?;
+    }
+    Ok(())
+}
+
+/// Tests stop a writer at a named point (`CRYPTOBENCH_TEST_PAUSE=push` or `samples`),
+/// in its open transaction, so that they kill it or restart the server at that point and
+/// not by timing: it writes its pid to `CRYPTOBENCH_TEST_PAUSE_FILE` and waits until the
+/// test removes the file (once a process: later passes go on).
+pub(super) fn pause_for_test(point: &str) {
+    static PAUSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if std::env::var("CRYPTOBENCH_TEST_PAUSE").as_deref() != Ok(point)
+        || PAUSED.swap(true, std::sync::atomic::Ordering::SeqCst)
+    {
+        return;
+    }
+    let Ok(file) = std::env::var("CRYPTOBENCH_TEST_PAUSE_FILE") else {
+        return;
+    };
+    let _ = std::fs::write(&file, std::process::id().to_string());
+    while std::path::Path::new(&file).exists() {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -1,0 +1,128 @@
+//! `cryptobench push` and `run --push-to`: complete runs copied to another store, one
+//! transaction per run, keyed by UUID.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+
+use crate::exit::Exit;
+use crate::output::print;
+use crate::store::Store;
+use crate::store::raw::{Conflict, Received};
+
+/// What a push did, run by run.
+#[derive(Default)]
+struct Tally {
+    copied: usize,
+    completed: usize,
+    already: usize,
+    conflicts: Vec<String>,
+}
+
+pub(super) fn push(to: &Path, from: &[PathBuf], db: &Path) -> Result<ExitCode> {
+    let sources: Vec<PathBuf> = if from.is_empty() {
+        vec![db.to_path_buf()]
+    } else {
+        from.to_vec()
+    };
+    // Every source is opened before the target is written: a misspelt one is found
+    // before anything is copied.
+    let sources = sources
+        .iter()
+        .map(|s| Store::open_existing(s).with_context(|| format!("--from {}", s.display())))
+        .collect::<Result<Vec<Store>>>()?;
+    let target = Store::open(to)?;
+    let mut tally = Tally::default();
+    for source in &sources {
+        copy_all(source, &target, &mut tally)?;
+    }
+    let names: Vec<String> = sources
+        .iter()
+        .map(|s| format!("`{}`", s.path().display()))
+        .collect();
+    print(&format!(
+        "pushed {} to `{}`: {} run{} copied, {} completed (an incomplete copy replaced), {} already there\n",
+        names.join(", "),
+        target.path().display(),
+        tally.copied,
+        if tally.copied == 1 { "" } else { "s" },
+        tally.completed,
+        tally.already
+    ))?;
+    if tally.conflicts.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    for c in &tally.conflicts {
+        eprintln!("error: {c}");
+    }
+    Ok(Exit::Error.into())
+}
+
+/// Every complete run of `source` into `target`; a run that conflicts is refused and
+/// the push goes on with the others; a failure of the target stops it, naming the run
+/// and what reached the target before it (kept there: each run is its own transaction).
+fn copy_all(source: &Store, target: &Store, tally: &mut Tally) -> Result<()> {
+    for (id, uuid) in source.complete_runs()? {
+        let (raw, digest) = source.raw_run(id)?;
+        match target.receive_run(&raw, &digest) {
+            Ok(Received::Copied) => tally.copied += 1,
+            Ok(Received::Completed) => tally.completed += 1,
+            Ok(Received::AlreadyThere) => tally.already += 1,
+            Err(e) if e.is::<Conflict>() => tally.conflicts.push(format!(
+                "run {id} of `{}` ({uuid}) is also in `{}` with other content: refused, neither changed ({e})",
+                source.path().display(),
+                target.path().display()
+            )),
+            Err(e) => {
+                return Err(e.context(format!(
+                    "pushing run {id} ({uuid}) of `{}` to `{}`: it was not copied; the {} run{} copied before it are kept there, and pushing again copies the rest",
+                    source.path().display(),
+                    target.path().display(),
+                    tally.copied + tally.completed,
+                    if tally.copied + tally.completed == 1 { "" } else { "s" }
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `run --push-to`: the run just measured, copied once it is complete. Whatever happens
+/// there, the run stays in the local store, and the message says how to push it later.
+pub(super) fn push_finished_run(
+    store: &Store,
+    uuid: &str,
+    target: &Path,
+    exit: ExitCode,
+) -> Result<ExitCode> {
+    let Some(id) = store.run_by_uuid(uuid)? else {
+        return Ok(exit);
+    };
+    if !store.complete_runs()?.iter().any(|(r, _)| *r == id) {
+        eprintln!(
+            "note: run {id} is incomplete, so it was not pushed to `{}`",
+            target.display()
+        );
+        return Ok(exit);
+    }
+    let pushed = Store::open(target).and_then(|t| {
+        let (raw, digest) = store.raw_run(id)?;
+        t.receive_run(&raw, &digest)
+    });
+    match pushed {
+        Ok(_) => {
+            eprintln!("pushed run {id} ({uuid}) to `{}`", target.display());
+            Ok(exit)
+        }
+        Err(e) => {
+            eprintln!(
+                "error: {e:#}\nrun {id} is kept in `{}`; push it later with `cryptobench push --to {} --from {}`",
+                store.path().display(),
+                target.display(),
+                store.path().display()
+            );
+            Ok(Exit::Error.into())
+        }
+    }
+}

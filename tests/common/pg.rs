@@ -1,0 +1,223 @@
+//! A throw-away PostgreSQL server from Debian's packages, on a Unix socket in a scratch
+//! directory: what the shared-store tests write to. A test that needs one fails, never
+//! skips, when it cannot be started (scripts/setup.sh installs the packages).
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub struct PgServer {
+    dir: tempfile::TempDir,
+    bin: PathBuf,
+    port: u16,
+}
+
+/// The newest installed server's programs.
+fn server_bin() -> PathBuf {
+    let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
+        .expect("PostgreSQL's server is not installed (/usr/lib/postgresql): run scripts/setup.sh")
+        .filter_map(|e| Some(e.ok()?.path().join("bin")))
+        .filter(|b| b.join("pg_ctl").exists())
+        .collect();
+    versions.sort_by_key(|p| {
+        p.parent()
+            .and_then(|v| v.file_name()?.to_str()?.parse::<u32>().ok())
+            .unwrap_or(0)
+    });
+    versions
+        .pop()
+        .expect("no pg_ctl under /usr/lib/postgresql/*/bin: run scripts/setup.sh")
+}
+
+fn is_root() -> bool {
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// `program args…` as the server's owner: `postgres` when the tests run as root (the
+/// server refuses to run as root), else whoever runs the tests.
+fn as_owner(program: &Path, args: &[&str]) -> Output {
+    let mut c = if is_root() {
+        let mut c = Command::new("runuser");
+        c.args(["-u", "postgres", "--"]).arg(program);
+        c
+    } else {
+        Command::new(program)
+    };
+    let out = c
+        .args(args)
+        .env_remove("PGHOST")
+        .env_remove("PGPORT")
+        .current_dir("/")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", program.display()));
+    assert!(
+        out.status.success(),
+        "{} {args:?} failed: {}{}",
+        program.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+impl PgServer {
+    /// A new cluster, started: user `postgres` trusted, user `guarded` (password
+    /// `right`) by password only.
+    pub fn start() -> PgServer {
+        let bin = server_bin();
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let data = dir.path().join("data");
+        std::fs::create_dir(&data).unwrap();
+        std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o700)).unwrap();
+        if is_root() {
+            let out = Command::new("chown")
+                .args(["postgres:postgres"])
+                .arg(&data)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "chown: {out:?}");
+        }
+        as_owner(
+            &bin.join("initdb"),
+            &[
+                "-D",
+                data.to_str().unwrap(),
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--no-sync",
+            ],
+        );
+        let hba = "local all guarded scram-sha-256\nlocal all all trust\n";
+        let hba_path = data.join("pg_hba.conf");
+        // Written through the owner's permissions: as root, write then hand it over.
+        std::fs::write(&hba_path, hba).unwrap();
+        if is_root() {
+            Command::new("chown")
+                .args(["postgres:postgres"])
+                .arg(&hba_path)
+                .output()
+                .unwrap();
+        }
+        let server = PgServer {
+            dir,
+            bin,
+            port: free_port(),
+        };
+        server.start_again();
+        server.psql("postgres", "CREATE ROLE guarded LOGIN PASSWORD 'right'");
+        server.psql("postgres", "CREATE DATABASE guarded OWNER guarded");
+        server
+    }
+
+    fn data(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    /// The socket's directory.
+    pub fn socket_dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Start it (again), and wait until it takes connections.
+    pub fn start_again(&self) {
+        let options = format!(
+            "-c listen_addresses='' -c unix_socket_directories={} -c port={} -c fsync=off -c full_page_writes=off",
+            self.socket_dir().display(),
+            self.port
+        );
+        as_owner(
+            &self.bin.join("pg_ctl"),
+            &[
+                "-D",
+                self.data().to_str().unwrap(),
+                "-l",
+                self.dir.path().join("server.log").to_str().unwrap(),
+                "-w",
+                "-o",
+                &options,
+                "start",
+            ],
+        );
+    }
+
+    /// Stop it at once (connections are cut).
+    pub fn stop(&self) {
+        as_owner(
+            &self.bin.join("pg_ctl"),
+            &[
+                "-D",
+                self.data().to_str().unwrap(),
+                "-m",
+                "fast",
+                "-w",
+                "stop",
+            ],
+        );
+    }
+
+    /// The URL of database `db` as user `user`.
+    pub fn url_as(&self, user: &str, db: &str) -> String {
+        let host = self.socket_dir().display().to_string().replace('/', "%2F");
+        format!("postgres://{user}@{host}:{}/{db}", self.port)
+    }
+
+    /// A new, empty database, and its URL.
+    pub fn new_database(&self, name: &str) -> String {
+        self.psql("postgres", &format!("CREATE DATABASE {name}"));
+        self.url_as("postgres", name)
+    }
+
+    /// `sql` in database `db`, its rows as psql's unaligned output.
+    pub fn psql(&self, db: &str, sql: &str) -> String {
+        let out = as_owner(
+            &self.bin.join("psql"),
+            &[
+                "-h",
+                self.socket_dir().to_str().unwrap(),
+                "-p",
+                &self.port.to_string(),
+                "-U",
+                "postgres",
+                "-d",
+                db,
+                "-At",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-c",
+                sql,
+            ],
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+}
+
+impl Drop for PgServer {
+    fn drop(&mut self) {
+        let _ = Command::new(if is_root() { "runuser" } else { "sh" })
+            .args(if is_root() {
+                vec!["-u", "postgres", "--"]
+            } else {
+                vec!["-c", "exec \"$0\" \"$@\""]
+            })
+            .arg(self.bin.join("pg_ctl"))
+            .args([
+                "-D",
+                self.data().to_str().unwrap(),
+                "-m",
+                "immediate",
+                "stop",
+            ])
+            .output();
+    }
+}

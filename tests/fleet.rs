@@ -1,0 +1,485 @@
+//! Many machines, one store: runs pushed between SQLite files and into a real
+//! PostgreSQL server (started by the test from Debian's packages), reports across
+//! machines, and what a killed writer or a restarted server leaves.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use common::pg::PgServer;
+use common::{Env, assert_bad_input};
+
+/// A small complete run of the default experiment on `testbed`, into `db`.
+fn quick_run(env: &Env, db: &Path, testbed: &str) {
+    let out = env.cmd(&[
+        "run",
+        "chacha20-rng",
+        "--sizes",
+        "64",
+        "--samples",
+        "12",
+        "--processes",
+        "6",
+        "--layouts",
+        "1",
+        "--remeasure-budget",
+        "0",
+        "--no-canary",
+        "--testbed",
+        testbed,
+        "--db",
+        db.to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "run on {testbed}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn ok(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout(&out)
+}
+
+/// Each process's `push` summary, as numbers: (copied, completed, already there).
+fn pushed(summary: &str) -> (u64, u64, u64) {
+    let n = |after: &str| -> u64 {
+        let (_, rest) = summary
+            .split_once(after)
+            .unwrap_or_else(|| panic!("{summary}"));
+        rest.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    (
+        n(": "),
+        n("copied, "),
+        n("completed (an incomplete copy replaced), "),
+    )
+}
+
+fn push(env: &Env, to: &str, from: &[&Path]) -> Output {
+    let mut args = vec!["push".to_string(), "--to".into(), to.into()];
+    for f in from {
+        args.push("--from".into());
+        args.push(f.to_str().unwrap().into());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    env.cmd(&args)
+}
+
+#[test]
+fn sqlite_stores_merge_without_a_server_and_pushing_twice_changes_nothing() {
+    let env = Env::new();
+    let (a, b, merged) = (env.path("a.db"), env.path("b.db"), env.path("merged.db"));
+    quick_run(&env, &a, "left");
+    quick_run(&env, &b, "right");
+    let merged_s = merged.to_str().unwrap();
+    assert_eq!(pushed(&ok(push(&env, merged_s, &[&a, &b]))), (2, 0, 0));
+    assert_eq!(pushed(&ok(push(&env, merged_s, &[&a, &b]))), (0, 0, 2));
+    let machines = ok(env.cmd(&["machines", "--db", merged_s, "--format", "csv"]));
+    assert_eq!(machines.lines().count(), 3, "{machines}");
+    let fleet: serde_json::Value = serde_json::from_str(&ok(env.cmd(&[
+        "report",
+        "--machines",
+        "chacha20-rng",
+        "--db",
+        merged_s,
+        "--format",
+        "json",
+    ])))
+    .unwrap();
+    let testbeds: Vec<&str> = fleet["machines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["testbed"].as_str().unwrap())
+        .collect();
+    assert_eq!(testbeds, ["left", "right"]);
+    assert!(!fleet["ratios"].as_array().unwrap().is_empty());
+
+    // Runs of two testbeds are not compared with a verdict.
+    let out = env.cmd(&["compare", "1", "2", "--db", merged_s]);
+    assert_bad_input(&out, "measured on different machines");
+    // Baselines are per testbed.
+    ok(env.cmd(&[
+        "run",
+        "chacha20-rng",
+        "--sizes",
+        "64",
+        "--samples",
+        "16",
+        "--processes",
+        "2",
+        "--layouts",
+        "1",
+        "--remeasure-budget",
+        "0",
+        "--no-canary",
+        "--testbed",
+        "left",
+        "--db",
+        merged_s,
+        "--save-baseline",
+        "main",
+        "--force-baseline",
+        "--format",
+        "json",
+    ]));
+    let out = env.cmd(&["report", "main", "--testbed", "right", "--db", merged_s]);
+    assert_bad_input(&out, "no baseline `main` on testbed `right`");
+    ok(env.cmd(&["report", "main", "--testbed", "left", "--db", merged_s]));
+}
+
+#[test]
+fn a_run_pushed_to_postgres_reads_back_as_it_was_and_a_conflict_is_refused() {
+    let env = Env::new();
+    let server = PgServer::start();
+    let url = server.new_database("roundtrip");
+    let a = env.path("a.db");
+    quick_run(&env, &a, "zen");
+    assert_eq!(pushed(&ok(push(&env, &url, &[&a]))), (1, 0, 0));
+    assert_eq!(pushed(&ok(push(&env, &url, &[&a]))), (0, 0, 1));
+    // Field for field: every export of the run reads the same from both stores.
+    for format in ["json", "csv"] {
+        let here = ok(env.cmd(&[
+            "report",
+            "latest",
+            "--db",
+            a.to_str().unwrap(),
+            "--format",
+            format,
+        ]));
+        let there = ok(env.cmd(&["report", "latest", "--db", &url, "--format", format]));
+        assert_eq!(here, there, "--format {format}");
+    }
+    // Sample blobs byte for byte.
+    let blobs = |db: &str| -> Vec<Vec<u8>> {
+        let sql = "SELECT samples FROM clusters ORDER BY case_id, process, layout";
+        if db.starts_with("postgres") {
+            server
+                .psql(
+                    "roundtrip",
+                    &format!("SELECT encode(samples, 'hex') FROM ({sql}) s"),
+                )
+                .lines()
+                .map(|h| hex::decode(h).unwrap())
+                .collect()
+        } else {
+            let conn = rusqlite::Connection::open(db).unwrap();
+            let mut q = conn.prepare(sql).unwrap();
+            q.query_map([], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        }
+    };
+    assert_eq!(blobs(a.to_str().unwrap()), blobs(&url));
+
+    // The same run with one sample changed: refused, naming both stores, neither changed.
+    let forged = env.path("forged.db");
+    std::fs::copy(&a, &forged).unwrap();
+    rusqlite::Connection::open(&forged)
+        .unwrap()
+        .execute(
+            "UPDATE clusters SET samples = zeroblob(length(samples)) WHERE rowid = (SELECT min(rowid) FROM clusters)",
+            [],
+        )
+        .unwrap();
+    let before = server.psql("roundtrip", "SELECT digest FROM runs");
+    let out = push(&env, &url, &[&forged]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("with other content: refused, neither changed"),
+        "{err}"
+    );
+    assert!(
+        err.contains("forged.db") && err.contains("roundtrip"),
+        "{err}"
+    );
+    assert_eq!(server.psql("roundtrip", "SELECT digest FROM runs"), before);
+}
+
+#[test]
+fn concurrent_first_opens_and_four_machines_pushing_at_once() {
+    let env = Env::new();
+    let server = PgServer::start();
+    let url = server.new_database("fleet");
+    let stores: Vec<PathBuf> = (0..4).map(|i| env.path(&format!("m{i}.db"))).collect();
+    for (i, s) in stores.iter().enumerate() {
+        quick_run(&env, s, &format!("machine-{i}"));
+    }
+    // Eight processes open the empty database at once (two pushes of each store): all
+    // succeed, every run is there exactly once.
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            env.command(&[
+                "push",
+                "--to",
+                &url,
+                "--from",
+                stores[i % 4].to_str().unwrap(),
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+        })
+        .collect();
+    for child in children {
+        ok(child.wait_with_output().unwrap());
+    }
+    assert_eq!(
+        server.psql("fleet", "SELECT count(*), count(DISTINCT uuid) FROM runs"),
+        "4|4"
+    );
+    assert_eq!(server.psql("fleet", "SELECT count(*) FROM machines"), "4");
+    let table = ok(env.cmd(&["report", "--machines", "--db", &url, "--format", "csv"]));
+    for i in 0..4 {
+        assert!(table.contains(&format!("machine-{i},")), "{table}");
+    }
+    // And a direct run writing there beside them.
+    quick_run(&env, Path::new(&url), "machine-0");
+    assert_eq!(
+        server.psql(
+            "fleet",
+            "SELECT count(*) FROM runs WHERE status = 'complete'"
+        ),
+        "5"
+    );
+}
+
+/// A command stopped at a test pause point (in its open transaction): its child and the
+/// pause file, once it is there.
+fn paused_at(env: &Env, point: &str, args: &[&str]) -> (std::process::Child, PathBuf) {
+    let file = env.path(&format!("paused-{point}"));
+    let child = env
+        .command(args)
+        .env("CRYPTOBENCH_TEST_PAUSE", point)
+        .env("CRYPTOBENCH_TEST_PAUSE_FILE", &file)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while !file.exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "never reached {point}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (child, file)
+}
+
+fn open_transactions(server: &PgServer, db: &str) -> String {
+    // The server notices a dead client's socket at once; give it a moment to roll back.
+    let start = Instant::now();
+    loop {
+        let open = server.psql(
+            "postgres",
+            &format!("SELECT count(*) FROM pg_stat_activity WHERE datname = '{db}' AND state LIKE 'idle in transaction%'"),
+        );
+        if open == "0" || start.elapsed() > Duration::from_secs(10) {
+            return open;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_writer_killed_mid_push_or_mid_run_leaves_no_half_and_a_repush_completes() {
+    let env = Env::new();
+    let server = PgServer::start();
+    let url = server.new_database("killed");
+    let a = env.path("a.db");
+    quick_run(&env, &a, "zen");
+    let (mut child, _) = paused_at(
+        &env,
+        "push",
+        &["push", "--to", &url, "--from", a.to_str().unwrap()],
+    );
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    assert_eq!(open_transactions(&server, "killed"), "0");
+    assert_eq!(server.psql("killed", "SELECT count(*) FROM runs"), "0");
+    assert_eq!(pushed(&ok(push(&env, &url, &[&a]))), (1, 0, 0));
+
+    // A direct run killed while a worker's samples are being stored: the run reads as
+    // incomplete, and no process of any case is stored in part.
+    let (mut child, _) = paused_at(
+        &env,
+        "samples",
+        &[
+            "run",
+            "chacha20-rng",
+            "--sizes",
+            "64",
+            "--samples",
+            "16",
+            "--processes",
+            "2",
+            "--layouts",
+            "2",
+            "--remeasure-budget",
+            "0",
+            "--no-canary",
+            "--db",
+            &url,
+        ],
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(open_transactions(&server, "killed"), "0");
+    assert_eq!(
+        server.psql("killed", "SELECT status FROM runs ORDER BY id DESC LIMIT 1"),
+        "running"
+    );
+    let partial = server.psql(
+        "killed",
+        "SELECT count(*) FROM (SELECT case_id, process FROM clusters
+         WHERE case_id IN (SELECT id FROM cases WHERE run_id = (SELECT max(id) FROM runs))
+         GROUP BY case_id, process HAVING count(*) <> 2) p",
+    );
+    assert_eq!(partial, "0", "a process stored in part");
+    let out = env.cmd(&["history", "--db", &url, "--format", "json"]);
+    ok(out);
+}
+
+#[test]
+fn a_server_restarted_mid_push_gives_one_clear_error_and_a_repush_completes() {
+    let env = Env::new();
+    let server = PgServer::start();
+    let url = server.new_database("restarted");
+    let (a, b) = (env.path("a.db"), env.path("b.db"));
+    quick_run(&env, &a, "zen");
+    quick_run(&env, &b, "sapphire");
+    let (child, file) = paused_at(
+        &env,
+        "push",
+        &[
+            "push",
+            "--to",
+            &url,
+            "--from",
+            a.to_str().unwrap(),
+            "--from",
+            b.to_str().unwrap(),
+        ],
+    );
+    server.stop();
+    server.start_again();
+    std::fs::remove_file(&file).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("lost the connection to the PostgreSQL server"),
+        "{err}"
+    );
+    assert!(err.contains("pushing run 1"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(pushed(&ok(push(&env, &url, &[&a, &b]))), (2, 0, 0));
+
+    // A direct run whose server restarts while it stores a worker's samples: one error
+    // naming the server, and what it had stored before stays there.
+    let (child, file) = paused_at(
+        &env,
+        "samples",
+        &[
+            "run",
+            "chacha20-rng",
+            "--sizes",
+            "64",
+            "--samples",
+            "16",
+            "--processes",
+            "2",
+            "--layouts",
+            "1",
+            "--remeasure-budget",
+            "0",
+            "--no-canary",
+            "--db",
+            &url,
+        ],
+    );
+    server.stop();
+    server.start_again();
+    std::fs::remove_file(&file).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("lost the connection to the PostgreSQL server"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(
+        server.psql(
+            "restarted",
+            "SELECT count(*) FROM runs WHERE status = 'running'"
+        ),
+        "1"
+    );
+}
+
+#[test]
+fn bad_urls_wrong_passwords_servers_down_and_other_databases_are_one_line_each() {
+    let env = Env::new();
+    let server = PgServer::start();
+    let wrong = server
+        .url_as("guarded", "guarded")
+        .replace("guarded@", "guarded:wrong@");
+    let out = env.cmd(&["machines", "--db", &wrong]);
+    assert_bad_input(&out, "refused user `guarded`");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("wrong@"));
+
+    let out = env.cmd(&["machines", "--db", &server.url_as("postgres", "nosuchdb")]);
+    assert_bad_input(&out, "has no database `nosuchdb`");
+
+    server.psql("postgres", "CREATE DATABASE other");
+    server.psql("other", "CREATE TABLE invoices (id int)");
+    let out = env.cmd(&[
+        "push",
+        "--to",
+        &server.url_as("postgres", "other"),
+        "--from",
+        "x.db",
+    ]);
+    assert_bad_input(&out, "no result store at `x.db`");
+    let a = env.path("a.db");
+    quick_run(&env, &a, "zen");
+    let out = env.cmd(&[
+        "push",
+        "--to",
+        &server.url_as("postgres", "other"),
+        "--from",
+        a.to_str().unwrap(),
+    ]);
+    assert_bad_input(&out, "is another application's database (tables invoices)");
+
+    let out = env.cmd(&["machines", "--db", "postgres://u@[::1"]);
+    assert_bad_input(&out, "is not a PostgreSQL URL");
+
+    let down = server.url_as("postgres", "postgres");
+    server.stop();
+    let out = env.cmd(&["machines", "--db", &down]);
+    assert_bad_input(&out, "cannot reach the PostgreSQL server");
+    server.start_again();
+
+    let out = env.cmd(&["run", "--testbed", "a b"]);
+    assert_bad_input(&out, "testbed `a b` is not a name");
+}
