@@ -108,6 +108,68 @@ fn sqlite_stores_merge_without_a_server_and_pushing_twice_changes_nothing() {
         .collect();
     assert_eq!(testbeds, ["left", "right"]);
     assert!(!fleet["ratios"].as_array().unwrap().is_empty());
+    let html = ok(env.cmd(&["report", "--machines", "--db", merged_s, "--format", "html"]));
+    assert!(html.contains("<svg") && html.contains("left") && html.contains("right"));
+    let md = ok(env.cmd(&["report", "--machines", "--db", merged_s, "--format", "md"]));
+    let head = md
+        .lines()
+        .find(|l| l.starts_with("| Implementation"))
+        .unwrap_or_else(|| panic!("{md}"));
+    let cells: Vec<&str> = head.split('|').map(str::trim).collect();
+    assert!(
+        cells.ends_with(&["left (cycles/byte)", "right (cycles/byte)", ""]),
+        "{head}"
+    );
+    let out = env.cmd(&[
+        "report",
+        "--machines",
+        "--db",
+        merged_s,
+        "--format",
+        "bencher",
+    ]);
+    assert_bad_input(&out, "bencher");
+    let out = env.cmd(&[
+        "report",
+        "--machines",
+        "--testbed",
+        "nowhere",
+        "--db",
+        merged_s,
+    ]);
+    assert_bad_input(&out, "--testbed nowhere: no complete run");
+
+    // `run --push-to` copies the finished run; the local store keeps it.
+    let c = env.path("c.db");
+    let out = env.cmd(&[
+        "run",
+        "chacha20-rng",
+        "--sizes",
+        "64",
+        "--samples",
+        "12",
+        "--processes",
+        "6",
+        "--layouts",
+        "1",
+        "--remeasure-budget",
+        "0",
+        "--no-canary",
+        "--testbed",
+        "third",
+        "--db",
+        c.to_str().unwrap(),
+        "--push-to",
+        merged_s,
+        "--format",
+        "json",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && err.contains("pushed run 1"),
+        "{err}"
+    );
+    assert_eq!(pushed(&ok(push(&env, merged_s, &[&c]))), (0, 0, 1));
 
     // Runs of two testbeds are not compared with a verdict.
     let out = env.cmd(&["compare", "1", "2", "--db", merged_s]);

@@ -227,3 +227,27 @@ kind = "hash"
     );
     assert!(!html.contains("<b>") && !html.contains("<i>"));
 }
+
+#[test]
+fn no_two_charts_share_a_title() {
+    // 16 lines (two GCMs x four providers x encrypt and decrypt): too many for one
+    // chart, so each algorithm and operation gets its own, named for them.
+    let env = Env::new();
+    let mut args = vec!["run", "gcm", "--sizes", "64,1024", "--html", "run.html"];
+    args.extend(QUICK);
+    env.run_ok(&args);
+    let html = std::fs::read_to_string(env.path("run.html")).unwrap();
+    let titles: Vec<&str> = html
+        .split("<h3>")
+        .skip(1)
+        .map(|t| t.split("</h3>").next().unwrap())
+        .collect();
+    let mut unique = titles.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), titles.len(), "{titles:#?}");
+    assert!(
+        titles.iter().any(|t| t.starts_with("aes-128-gcm encrypt")),
+        "{titles:#?}"
+    );
+}

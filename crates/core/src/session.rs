@@ -66,6 +66,15 @@ pub fn run(
         RunOrigin::Bulk { .. } => None,
         _ => Some(analyse_stored(store, &stored)?),
     };
+    if finished && let Some(a) = &analysed {
+        // Kept beside the run, for reports across machines (`report --machines`).
+        let figures = crate::analysis::fleet::RunFigures::of(a);
+        store.save_figures(
+            run_id,
+            crate::analysis::fleet::FIGURES_VERSION,
+            &serde_json::to_string(&figures).expect("figures serialise"),
+        )?;
+    }
     // A baseline every later run is judged against must itself be steady.
     let baseline_refused = match (finished, finish.save_baseline, &analysed) {
         (true, Some(_), Some(a)) if !finish.force_baseline => {

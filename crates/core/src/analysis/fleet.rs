@@ -61,6 +61,123 @@ pub struct Fleet {
     pub ratios: Vec<FleetRatio>,
 }
 
+/// What a report across machines needs of one run, computed once (when the run is
+/// finished, or on the first such report) and stored beside it, so that a report over
+/// many machines reads a row per machine instead of analysing every run again. The same
+/// analysis as the run's own report: the figures are the same.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct RunFigures {
+    pub unit: String,
+    pub host: Option<String>,
+    pub cases: Vec<CaseFigure>,
+    pub ratios: Vec<RatioFigure>,
+}
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct CaseFigure {
+    pub implementation: String,
+    pub operation: String,
+    pub params: Params,
+    pub figure: Interval,
+    pub per_byte: bool,
+    pub note: Option<String>,
+}
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct RatioFigure {
+    pub member: String,
+    pub reference: String,
+    pub params: Params,
+    pub ratio: Interval,
+}
+
+/// The version of [`RunFigures`]' stored form: figures of another version are computed
+/// again.
+pub const FIGURES_VERSION: i64 = 1;
+
+impl RunFigures {
+    pub fn of(analysis: &crate::analysis::Analysis) -> RunFigures {
+        let cases = analysis
+            .cases
+            .iter()
+            .filter_map(|case| {
+                let m = case.measured.as_ref()?;
+                let (figure, per_byte) = match &m.per_byte {
+                    Some(pb) => (*pb, true),
+                    None => (m.median, false),
+                };
+                let note = (!case.verified() || case.unsteady).then(|| {
+                    if case.unsteady {
+                        "host unsteady".to_string()
+                    } else {
+                        case.message
+                            .clone()
+                            .unwrap_or_else(|| case.status.as_str().to_string())
+                    }
+                });
+                Some(CaseFigure {
+                    implementation: case.implementation.clone(),
+                    operation: case.operation.clone(),
+                    params: case.params.clone(),
+                    figure,
+                    per_byte,
+                    note,
+                })
+            })
+            .collect();
+        let ratios = analysis
+            .ratios
+            .iter()
+            .map(|r| RatioFigure {
+                member: r.member.clone(),
+                reference: r.reference.clone(),
+                params: r.params.clone(),
+                ratio: r.ratio,
+            })
+            .collect();
+        RunFigures {
+            unit: analysis.short_unit.clone(),
+            host: analysis.host.as_ref().filter(|h| h.moved > 0).map(|h| {
+                format!(
+                    "the host moved in {} of {} processes (set aside in {} cases; {} unsteady)",
+                    h.moved,
+                    h.processes,
+                    h.set_aside.len(),
+                    h.unsteady.len()
+                )
+            }),
+            cases,
+            ratios,
+        }
+    }
+
+    /// Run `run_id`'s figures: as stored, else computed from the run (and stored, where
+    /// the store can be written).
+    pub fn of_run(store: &Store, run_id: i64) -> Result<RunFigures> {
+        if let Some(json) = store.figures(run_id, FIGURES_VERSION)?
+            && let Ok(figures) = serde_json::from_str(&json)
+        {
+            return Ok(figures);
+        }
+        let run = store.load_run(run_id)?;
+        let analysis = crate::analysis::analyse(
+            &run,
+            &crate::analysis::Context {
+                baseline: None,
+                estimates: Default::default(),
+            },
+        )?;
+        let figures = RunFigures::of(&analysis);
+        // A store this user may only read is still reported from.
+        let _ = store.save_figures(
+            run_id,
+            FIGURES_VERSION,
+            &serde_json::to_string(&figures).expect("figures serialise"),
+        );
+        Ok(figures)
+    }
+}
+
 /// `experiment` (default: the newest run's) on every machine of the store, or on
 /// `testbeds` only; only runs at git revision `revision` (a prefix) where one is given.
 pub fn collect(
@@ -110,50 +227,22 @@ pub fn collect(
         if !testbeds.is_empty() && !testbeds.contains(&testbed) {
             continue;
         }
-        let run = store.load_run(run_id)?;
-        let analysis = crate::analysis::analyse(
-            &run,
-            &crate::analysis::Context {
-                baseline: None,
-                estimates: Default::default(),
-            },
-        )?;
+        let header = store.load_run_where(run_id, |_| false)?.header;
+        let figures = RunFigures::of_run(store, run_id)?;
         let column = fleet.columns.len();
         fleet.columns.push(FleetColumn {
             testbed,
             fingerprint,
-            cpu_model: run.header.cpu_model.clone(),
-            counter: run.header.counter.to_string(),
-            unit: analysis.short_unit.clone(),
+            cpu_model: header.cpu_model.clone(),
+            counter: header.counter.to_string(),
+            unit: figures.unit.clone(),
             run_id,
-            run_uuid: run.header.place.uuid.clone(),
-            started_at: run.header.started_at.clone(),
-            git_revision: run.header.git_revision.clone(),
-            host: analysis.host.as_ref().filter(|h| h.moved > 0).map(|h| {
-                format!(
-                    "the host moved in {} of {} processes (set aside in {} cases; {} unsteady)",
-                    h.moved,
-                    h.processes,
-                    h.set_aside.len(),
-                    h.unsteady.len()
-                )
-            }),
+            run_uuid: header.place.uuid.clone(),
+            started_at: header.started_at.clone(),
+            git_revision: header.git_revision.clone(),
+            host: figures.host.clone(),
         });
-        for case in &analysis.cases {
-            let Some(m) = &case.measured else { continue };
-            let (figure, per_byte) = match &m.per_byte {
-                Some(pb) => (*pb, true),
-                None => (m.median, false),
-            };
-            let note = (!case.verified() || case.unsteady).then(|| {
-                if case.unsteady {
-                    "host unsteady".to_string()
-                } else {
-                    case.message
-                        .clone()
-                        .unwrap_or_else(|| case.status.as_str().to_string())
-                }
-            });
+        for case in figures.cases {
             let row = match fleet.rows.iter().position(|r| {
                 r.implementation == case.implementation
                     && r.operation == case.operation
@@ -173,12 +262,12 @@ pub fn collect(
             let cells = &mut fleet.rows[row].cells;
             cells.resize(column + 1, None);
             cells[column] = Some(FleetCell {
-                figure,
-                per_byte,
-                note,
+                figure: case.figure,
+                per_byte: case.per_byte,
+                note: case.note,
             });
         }
-        for ratio in &analysis.ratios {
+        for ratio in figures.ratios {
             let i = match fleet.ratios.iter().position(|r| {
                 r.member == ratio.member
                     && r.reference == ratio.reference

@@ -46,6 +46,11 @@ fn document(f: &Fleet) -> Document {
     blocks.push(Block::Line(
         "Each column is one testbed's newest complete run: the median per byte (per call where a case has no bytes) with its 95 % interval, in that machine's own counter. Figures of different CPUs are side by side, never compared: no verdict is drawn across columns. The ratios below, each measured within one run on one machine, are what compare across CPUs.".into(),
     ));
+    for c in &f.columns {
+        if let Some(host) = &c.host {
+            blocks.push(Block::Warning(format!("{}: {host}", c.testbed)));
+        }
+    }
     let machine_rows = f
         .columns
         .iter()
@@ -73,11 +78,6 @@ fn document(f: &Fleet) -> Document {
         .to_vec(),
         rows: machine_rows,
     });
-    for c in &f.columns {
-        if let Some(host) = &c.host {
-            blocks.push(Block::Warning(format!("{}: {host}", c.testbed)));
-        }
-    }
     let mut headers = vec![
         "Implementation".to_string(),
         "Operation".into(),

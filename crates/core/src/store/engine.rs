@@ -106,7 +106,38 @@ impl Row {
 pub(super) enum Engine {
     Sqlite(rusqlite::Connection),
     #[cfg(feature = "postgres")]
-    Postgres(Box<postgres::Client>),
+    Postgres(Box<PgConnection>),
+}
+
+/// A PostgreSQL connection and the statements it has prepared, by their SQL: a push
+/// repeats the same few statements for every run, and the server need not parse and plan
+/// a statement of thousands of parameters each time.
+#[cfg(feature = "postgres")]
+pub(super) struct PgConnection {
+    pub(super) client: postgres::Client,
+    statements: std::collections::HashMap<String, postgres::Statement>,
+}
+
+#[cfg(feature = "postgres")]
+impl PgConnection {
+    pub(super) fn new(client: postgres::Client) -> PgConnection {
+        PgConnection {
+            client,
+            statements: Default::default(),
+        }
+    }
+
+    fn statement(&mut self, sql: &str) -> Result<postgres::Statement> {
+        if let Some(s) = self.statements.get(sql) {
+            return Ok(s.clone());
+        }
+        let prepared = self
+            .client
+            .prepare(&postgres_sql(sql))
+            .map_err(anyhow::Error::new)?;
+        self.statements.insert(sql.to_string(), prepared.clone());
+        Ok(prepared)
+    }
 }
 
 impl Engine {
@@ -117,10 +148,13 @@ impl Engine {
                 .execute(sql, rusqlite::params_from_iter(params.iter()))
                 .map_err(anyhow::Error::new)? as u64),
             #[cfg(feature = "postgres")]
-            Engine::Postgres(client) => {
-                let sql = postgres_sql(sql);
+            Engine::Postgres(pg) => {
+                let statement = pg.statement(sql)?;
                 let refs = pg_params(params);
-                Ok(client.execute(&sql, &refs).map_err(anyhow::Error::new)?)
+                Ok(pg
+                    .client
+                    .execute(&statement, &refs)
+                    .map_err(anyhow::Error::new)?)
             }
         }
     }
@@ -154,10 +188,13 @@ impl Engine {
                     .map_err(anyhow::Error::new)?)
             }
             #[cfg(feature = "postgres")]
-            Engine::Postgres(client) => {
-                let sql = postgres_sql(sql);
+            Engine::Postgres(pg) => {
+                let statement = pg.statement(sql)?;
                 let refs = pg_params(params);
-                let rows = client.query(&sql, &refs).map_err(anyhow::Error::new)?;
+                let rows = pg
+                    .client
+                    .query(&statement, &refs)
+                    .map_err(anyhow::Error::new)?;
                 rows.iter()
                     .map(|r| {
                         (0..r.len())
@@ -180,7 +217,8 @@ impl Engine {
         match self {
             Engine::Sqlite(conn) => conn.execute_batch(sql).map_err(anyhow::Error::new),
             #[cfg(feature = "postgres")]
-            Engine::Postgres(client) => client
+            Engine::Postgres(pg) => pg
+                .client
                 .batch_execute(&postgres_schema(sql))
                 .map_err(anyhow::Error::new),
         }

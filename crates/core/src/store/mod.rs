@@ -95,6 +95,11 @@ CREATE TABLE IF NOT EXISTS estimates (
     note            TEXT,
     PRIMARY KEY (run_id, implementation)
 );
+CREATE TABLE IF NOT EXISTS figures (
+    run_id   INTEGER PRIMARY KEY REFERENCES runs(id),
+    version  INTEGER NOT NULL,            -- of the JSON's form (analysis::fleet::RunFigures)
+    json     TEXT NOT NULL                -- the run's figures, as its report computes them
+);
 CREATE TABLE IF NOT EXISTS baselines (
     testbed TEXT NOT NULL,                -- a baseline is a name on one testbed
     name    TEXT NOT NULL,
@@ -761,6 +766,29 @@ impl Store {
             )
             .map_err(|e| self.cannot_read(e))?;
         rows.iter().map(|r| Ok((r.text(0)?, r.int(1)?))).collect()
+    }
+
+    /// Run `run_id`'s figures of form `version`, if stored.
+    pub fn figures(&self, run_id: i64, version: i64) -> Result<Option<String>> {
+        self.db()
+            .query_one(
+                "SELECT json FROM figures WHERE run_id = ?1 AND version = ?2",
+                &values![run_id, version],
+            )
+            .and_then(|r| r.map(|r| r.text(0)).transpose())
+            .map_err(|e| self.cannot_read(e))
+    }
+
+    /// Keep run `run_id`'s figures beside it (see `analysis::fleet::RunFigures`).
+    pub fn save_figures(&self, run_id: i64, version: i64, json: &str) -> Result<()> {
+        self.db()
+            .execute(
+                "INSERT INTO figures (run_id, version, json) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (run_id) DO UPDATE SET version = excluded.version, json = excluded.json",
+                &values![run_id, version, json],
+            )
+            .map_err(|e| self.cannot_write(e))?;
+        Ok(())
     }
 
     /// The fingerprints a testbed has been seen with, and their CPUs, oldest first.

@@ -269,7 +269,9 @@ pub(super) fn open(url: &str, purpose: Purpose) -> Result<Store> {
     let server = Server::from_url(url)?;
     let client = server.connect()?;
     let store = Store {
-        db: Mutex::new(Engine::Postgres(Box::new(client))),
+        db: Mutex::new(Engine::Postgres(Box::new(
+            super::engine::PgConnection::new(client),
+        ))),
         path: PathBuf::from(server.display()),
     };
     let display = server.display().to_string();

@@ -34,6 +34,9 @@ pub struct RawRun {
     machine: Vec<Value>,
     cases: Vec<RawCase>,
     estimates: Vec<Vec<Value>>,
+    /// The figures computed from it (version, JSON), where the source had them: copied
+    /// beside it, never part of its digest (they are derived from what is).
+    figures: Option<Vec<Value>>,
 }
 
 impl RawRun {
@@ -54,36 +57,61 @@ impl RawRun {
             )?
             .with_context(|| format!("run {run_id} has no machine"))?
             .0;
-        let mut cases = Vec::new();
-        for case in db.query(
+        // Three queries a run, not three a case: a push's time is mostly round trips.
+        let case_rows = db.query(
             &format!("SELECT id, {CASE_COLUMNS} FROM cases WHERE run_id = ?1 ORDER BY seq"),
             &values![run_id],
+        )?;
+        let mut by_case: std::collections::HashMap<i64, RawCase> = case_rows
+            .iter()
+            .map(|c| {
+                Ok((
+                    c.int(0)?,
+                    RawCase {
+                        row: c.0[1..].to_vec(),
+                        clusters: Vec::new(),
+                        canaries: Vec::new(),
+                    },
+                ))
+            })
+            .collect::<Result<_>>()?;
+        let qualified = |columns: &str, table: &str| {
+            columns
+                .split(", ")
+                .map(|c| format!("{table}.{c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for row in db.query(
+            &format!(
+                "SELECT k.case_id, {} FROM clusters k JOIN cases c ON c.id = k.case_id
+                 WHERE c.run_id = ?1 ORDER BY k.case_id, k.process, k.layout",
+                qualified(CLUSTER_COLUMNS, "k")
+            ),
+            &values![run_id],
         )? {
-            let id = case.int(0)?;
-            let clusters = db
-                .query(
-                    &format!("SELECT {CLUSTER_COLUMNS} FROM clusters WHERE case_id = ?1 ORDER BY process, layout"),
-                    &values![id],
-                )?
-                .into_iter()
-                .map(|r| r.0)
-                .collect();
-            let canaries = db
-                .query(
-                    &format!(
-                        "SELECT {CANARY_COLUMNS} FROM canaries WHERE case_id = ?1 ORDER BY process"
-                    ),
-                    &values![id],
-                )?
-                .into_iter()
-                .map(|r| r.0)
-                .collect();
-            cases.push(RawCase {
-                row: case.0[1..].to_vec(),
-                clusters,
-                canaries,
-            });
+            let case = row.int(0)?;
+            if let Some(c) = by_case.get_mut(&case) {
+                c.clusters.push(row.0[1..].to_vec());
+            }
         }
+        for row in db.query(
+            &format!(
+                "SELECT k.case_id, {} FROM canaries k JOIN cases c ON c.id = k.case_id
+                 WHERE c.run_id = ?1 ORDER BY k.case_id, k.process",
+                qualified(CANARY_COLUMNS, "k")
+            ),
+            &values![run_id],
+        )? {
+            let case = row.int(0)?;
+            if let Some(c) = by_case.get_mut(&case) {
+                c.canaries.push(row.0[1..].to_vec());
+            }
+        }
+        let cases = case_rows
+            .iter()
+            .map(|c| by_case.remove(&c.int(0)?).context("a case read twice"))
+            .collect::<Result<Vec<_>>>()?;
         let estimates = db
             .query(
                 &format!("SELECT {ESTIMATE_COLUMNS} FROM estimates WHERE run_id = ?1 ORDER BY implementation"),
@@ -92,11 +120,18 @@ impl RawRun {
             .into_iter()
             .map(|r| r.0)
             .collect();
+        let figures = db
+            .query_one(
+                "SELECT version, json FROM figures WHERE run_id = ?1",
+                &values![run_id],
+            )?
+            .map(|r| r.0);
         Ok(RawRun {
             run,
             machine,
             cases,
             estimates,
+            figures,
         })
     }
 
@@ -195,40 +230,40 @@ impl RawRun {
             )?
             .context("no id for the copied run")?
             .int(0)?;
-        for case in &self.cases {
-            let mut row = vec![Value::Int(run_id)];
-            row.extend(case.row.iter().cloned());
-            let placeholders: Vec<String> = (1..=row.len()).map(|i| format!("?{i}")).collect();
-            let case_id = db
-                .query_one(
-                    &format!(
-                        "INSERT INTO cases (run_id, {CASE_COLUMNS}) VALUES ({}) RETURNING id",
-                        placeholders.join(", ")
-                    ),
-                    &row,
-                )?
-                .context("no id for the copied case")?
-                .int(0)?;
-            let with_case = |rows: &[Vec<Value>]| -> Vec<Vec<Value>> {
-                rows.iter()
-                    .map(|r| {
-                        let mut v = vec![Value::Int(case_id)];
+        let case_rows: Vec<Vec<Value>> = self
+            .cases
+            .iter()
+            .map(|case| {
+                let mut row = vec![Value::Int(run_id)];
+                row.extend(case.row.iter().cloned());
+                row
+            })
+            .collect();
+        let ids =
+            insert_rows_returning_ids(db, &format!("cases (run_id, {CASE_COLUMNS})"), &case_rows)?;
+        let with_case = |rows: fn(&RawCase) -> &[Vec<Value>]| -> Vec<Vec<Value>> {
+            self.cases
+                .iter()
+                .zip(&ids)
+                .flat_map(|(case, id)| {
+                    rows(case).iter().map(move |r| {
+                        let mut v = vec![Value::Int(*id)];
                         v.extend(r.iter().cloned());
                         v
                     })
-                    .collect()
-            };
-            insert_rows(
-                db,
-                &format!("clusters (case_id, {CLUSTER_COLUMNS})"),
-                &with_case(&case.clusters),
-            )?;
-            insert_rows(
-                db,
-                &format!("canaries (case_id, {CANARY_COLUMNS})"),
-                &with_case(&case.canaries),
-            )?;
-        }
+                })
+                .collect()
+        };
+        insert_rows(
+            db,
+            &format!("clusters (case_id, {CLUSTER_COLUMNS})"),
+            &with_case(|c| &c.clusters),
+        )?;
+        insert_rows(
+            db,
+            &format!("canaries (case_id, {CANARY_COLUMNS})"),
+            &with_case(|c| &c.canaries),
+        )?;
         let estimates: Vec<Vec<Value>> = self
             .estimates
             .iter()
@@ -243,6 +278,11 @@ impl RawRun {
             &format!("estimates (run_id, {ESTIMATE_COLUMNS})"),
             &estimates,
         )?;
+        if let Some(figures) = &self.figures {
+            let mut row = vec![Value::Int(run_id)];
+            row.extend(figures.iter().cloned());
+            insert_rows(db, "figures (run_id, version, json)", &[row])?;
+        }
         Ok(run_id)
     }
 }
@@ -253,25 +293,56 @@ pub(super) fn insert_rows(db: &mut Engine, table: &str, rows: &[Vec<Value>]) -> 
         return Ok(());
     };
     for chunk in rows.chunks((PARAMETERS_PER_STATEMENT / width).max(1)) {
-        let mut sql = format!("INSERT INTO {table} VALUES ");
-        let mut params = Vec::with_capacity(chunk.len() * width);
-        for (i, row) in chunk.iter().enumerate() {
-            if i > 0 {
-                sql.push_str(", ");
-            }
-            sql.push('(');
-            for j in 0..width {
-                if j > 0 {
-                    sql.push_str(", ");
-                }
-                sql.push_str(&format!("?{}", i * width + j + 1));
-            }
-            sql.push(')');
-            params.extend(row.iter().cloned());
-        }
+        let (sql, params) = multi_row_insert(table, chunk, width);
         db.execute(&sql, &params)?;
     }
     Ok(())
+}
+
+/// Insert `rows` (of one statement) and return their new ids, in order.
+fn insert_rows_returning_ids(
+    db: &mut Engine,
+    table: &str,
+    rows: &[Vec<Value>],
+) -> Result<Vec<i64>> {
+    let Some(width) = rows.first().map(Vec::len) else {
+        return Ok(Vec::new());
+    };
+    let mut ids = Vec::with_capacity(rows.len());
+    for chunk in rows.chunks((PARAMETERS_PER_STATEMENT / width).max(1)) {
+        let (sql, params) = multi_row_insert(table, chunk, width);
+        // RETURNING gives the rows in the order of VALUES in both engines for a plain
+        // INSERT; sorting ids (ascending, as both assign them) does not rely on it.
+        let mut got: Vec<i64> = db
+            .query(&format!("{sql} RETURNING id"), &params)?
+            .iter()
+            .map(|r| r.int(0))
+            .collect::<Result<_>>()?;
+        got.sort_unstable();
+        ids.extend(got);
+    }
+    Ok(ids)
+}
+
+/// `INSERT INTO table VALUES (?1, …), (…)` for `rows` of `width` values, and its params.
+fn multi_row_insert(table: &str, rows: &[Vec<Value>], width: usize) -> (String, Vec<Value>) {
+    let mut sql = format!("INSERT INTO {table} VALUES ");
+    let mut params = Vec::with_capacity(rows.len() * width);
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            sql.push_str(", ");
+        }
+        sql.push('(');
+        for j in 0..width {
+            if j > 0 {
+                sql.push_str(", ");
+            }
+            sql.push_str(&format!("?{}", i * width + j + 1));
+        }
+        sql.push(')');
+        params.extend(row.iter().cloned());
+    }
+    (sql, params)
 }
 
 /// What receiving a run did.
@@ -396,6 +467,7 @@ fn delete_run(db: &mut Engine, run_id: i64) -> Result<()> {
         "DELETE FROM canaries WHERE case_id IN (SELECT id FROM cases WHERE run_id = ?1)",
         "DELETE FROM cases WHERE run_id = ?1",
         "DELETE FROM estimates WHERE run_id = ?1",
+        "DELETE FROM figures WHERE run_id = ?1",
         "DELETE FROM baselines WHERE run_id = ?1",
         "DELETE FROM runs WHERE id = ?1",
     ] {

@@ -38,7 +38,16 @@ pub fn per_byte_by_length(a: &Analysis) -> Vec<Chart> {
             Some(s) => s.points.push(point),
             None => series.push(Series {
                 label,
-                group: ImplName::parse(&c.implementation).algorithm().to_string(),
+                // One algorithm's providers at one operation and parameter point share
+                // a chart (and its y range): what a reader compares.
+                group: format!(
+                    "{} {} {}",
+                    ImplName::parse(&c.implementation).algorithm(),
+                    c.operation,
+                    others.join(" ")
+                )
+                .trim_end()
+                .to_string(),
                 points: vec![point],
             }),
         }
@@ -54,13 +63,24 @@ pub fn per_byte_by_length(a: &Analysis) -> Vec<Chart> {
     if series.len() <= MAX_SERIES {
         groups.push((String::new(), series.iter().collect()));
     } else {
+        let mut by_group: Vec<(String, Vec<&Series>)> = Vec::new();
         for s in &series {
-            match groups
-                .iter_mut()
-                .find(|(g, members)| *g == s.group && members.len() < MAX_SERIES)
-            {
+            match by_group.iter_mut().find(|(g, _)| *g == s.group) {
                 Some((_, members)) => members.push(s),
-                None => groups.push((s.group.clone(), vec![s])),
+                None => by_group.push((s.group.clone(), vec![s])),
+            }
+        }
+        // A group still too many for one chart is split in parts that say so, never
+        // two charts under one title.
+        for (group, members) in by_group {
+            let parts = members.len().div_ceil(MAX_SERIES);
+            for (i, chunk) in members.chunks(MAX_SERIES).enumerate() {
+                let title = if parts == 1 {
+                    group.clone()
+                } else {
+                    format!("{group} (part {} of {parts})", i + 1)
+                };
+                groups.push((title, chunk.to_vec()));
             }
         }
     }
