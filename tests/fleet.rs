@@ -545,3 +545,68 @@ fn bad_urls_wrong_passwords_servers_down_and_other_databases_are_one_line_each()
     let out = env.cmd(&["run", "--testbed", "a b"]);
     assert_bad_input(&out, "testbed `a b` is not a name");
 }
+
+#[test]
+fn an_incomplete_copy_is_replaced_and_a_testbed_on_new_hardware_is_warned_of() {
+    let env = Env::new();
+    let (a, target) = (env.path("a.db"), env.path("target.db"));
+    quick_run(&env, &a, "bench");
+    // A copy of the store taken while its run was still measuring.
+    std::fs::copy(&a, &target).unwrap();
+    let conn = rusqlite::Connection::open(&target).unwrap();
+    conn.execute(
+        "UPDATE runs SET status = 'running', finished_at = NULL, digest = NULL",
+        [],
+    )
+    .unwrap();
+    conn.execute("DELETE FROM clusters WHERE process > 0", [])
+        .unwrap();
+    drop(conn);
+    let target_s = target.to_str().unwrap();
+    assert_eq!(pushed(&ok(push(&env, target_s, &[&a]))), (0, 1, 0));
+    let here = ok(env.cmd(&[
+        "report",
+        "latest",
+        "--db",
+        a.to_str().unwrap(),
+        "--format",
+        "csv",
+    ]));
+    let there = ok(env.cmd(&["report", "latest", "--db", target_s, "--format", "csv"]));
+    assert_eq!(here, there);
+    assert_eq!(pushed(&ok(push(&env, target_s, &[&a]))), (0, 0, 1));
+
+    // The testbed was another machine until now: said, and kept apart.
+    rusqlite::Connection::open(&target)
+        .unwrap()
+        .execute("UPDATE machines SET fingerprint = 'another0machine0'", [])
+        .unwrap();
+    let out = env.cmd(&[
+        "run",
+        "chacha20-rng",
+        "--sizes",
+        "64",
+        "--samples",
+        "12",
+        "--processes",
+        "6",
+        "--layouts",
+        "1",
+        "--remeasure-budget",
+        "0",
+        "--no-canary",
+        "--testbed",
+        "bench",
+        "--db",
+        target_s,
+        "--format",
+        "json",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("testbed `bench` was until now"), "{err}");
+    let machines = ok(env.cmd(&["machines", "--db", target_s, "--format", "csv"]));
+    assert_eq!(machines.matches("\nbench,").count(), 2, "{machines}");
+    let out = env.cmd(&["compare", "1", "2", "--db", target_s]);
+    assert_bad_input(&out, "measured on different machines");
+}
