@@ -5,6 +5,9 @@ use std::path::Path;
 use anyhow::{Result, bail};
 
 use crate::catalog::registry::Registry;
+pub use crate::plan::{
+    DEFAULT_FILTER_SIZES, DEFAULT_XOF_OUT, Plan, add_members, distinct, filter_cases,
+};
 use crate::record::{AnalysisSpec, Case, Params};
 
 pub struct Experiment {
@@ -434,122 +437,8 @@ const KECCAK_PERMUTE: &[(&str, &str)] = &[
     ("cryptobench/keccak-f1600-x8-avx512", "permute"),
 ];
 
-/// Sizes used when the user names implementations rather than an experiment.
-pub const DEFAULT_FILTER_SIZES: &[u64] = &[64, 1024, 16384];
-
-/// Output length of an XOF named by a filter: a 256-bit value, as a KDF would draw.
-pub const DEFAULT_XOF_OUT: u64 = crate::catalog::kinds::xof::DEFAULT_OUT;
-
 pub fn find(name: &str) -> Option<&'static Experiment> {
     BUILTIN.iter().find(|e| e.name == name)
-}
-
-/// A run's plan: cases in table order, and what to analyse.
-#[derive(Debug)]
-pub struct Plan {
-    pub name: String,
-    pub cases: Vec<Case>,
-    pub analysis: AnalysisSpec,
-    /// Implementations built from manifests for this plan.
-    pub external: crate::cimpl::External,
-}
-
-impl Plan {
-    /// Replace the plan's comparisons with: every other implementation against `base`.
-    pub fn compare_all_against(&mut self, base: &str) -> Result<()> {
-        let mut others: Vec<String> = Vec::new();
-        for c in &self.cases {
-            if c.implementation != base && !others.contains(&c.implementation) {
-                others.push(c.implementation.clone());
-            }
-        }
-        if !self.cases.iter().any(|c| c.implementation == base) {
-            let near: Vec<&str> = others
-                .iter()
-                .filter(|o| o.contains(base))
-                .map(String::as_str)
-                .collect();
-            match near.as_slice() {
-                [] => bail!(
-                    "--against `{base}`: that implementation is not part of this run; add it to the targets"
-                ),
-                _ => bail!(
-                    "--against `{base}` names no implementation of this run exactly; did you mean {}?",
-                    near.iter()
-                        .map(|n| format!("`{n}`"))
-                        .collect::<Vec<_>>()
-                        .join(" or ")
-                ),
-            }
-        }
-        if others.is_empty() {
-            bail!(
-                "--against `{base}`: it is the only implementation in this run, so there is nothing to compare with it"
-            );
-        }
-        let like_base = |c: &Case| {
-            c.implementation != base
-                && self.cases.iter().any(|b| {
-                    b.implementation == base && b.operation == c.operation && b.params == c.params
-                })
-        };
-        if !self.cases.iter().any(like_base) {
-            bail!(
-                "--against `{base}`: no other implementation in this run does its operation at the same parameters, so nothing could be compared with it; add one that does (`cryptobench list` shows each one's operation)"
-            );
-        }
-        self.analysis.comparisons = others.into_iter().map(|o| (base.to_string(), o)).collect();
-        Ok(())
-    }
-
-    /// Add the ratio of every other implementation of the run over `reference`, at the
-    /// same operation and parameters (`--ratio-to`): the seed's "RNG over the cipher"
-    /// table, for any run.
-    pub fn ratio_to(&mut self, reference: &str) -> Result<()> {
-        if !self.cases.iter().any(|c| c.implementation == reference) {
-            bail!(
-                "--ratio-to `{reference}`: that implementation is not part of this run; add it to the targets (named in full, as `cryptobench list` shows it)"
-            );
-        }
-        let mut members: Vec<String> = Vec::new();
-        for c in &self.cases {
-            let alike = self.cases.iter().any(|r| {
-                r.implementation == reference && r.operation == c.operation && r.params == c.params
-            });
-            if c.implementation != reference && alike && !members.contains(&c.implementation) {
-                members.push(c.implementation.clone());
-            }
-        }
-        if members.is_empty() {
-            bail!(
-                "--ratio-to `{reference}`: no other implementation in this run does its operation at the same parameters"
-            );
-        }
-        let pairs = members.into_iter().map(|m| (reference.to_string(), m));
-        for pair in pairs {
-            if !self.analysis.ratios.contains(&pair) {
-                self.analysis.ratios.push(pair);
-            }
-        }
-        Ok(())
-    }
-
-    /// Report each implementation's cost per byte at maximum throughput, the slope of its
-    /// median from `short` to `long` bytes (`--slope`), for any run measured at both.
-    pub fn slope(&mut self, short: u64, long: u64) -> Result<()> {
-        if short >= long {
-            bail!("--slope {short},{long}: the first length must be the shorter");
-        }
-        for len in [short, long] {
-            if !self.cases.iter().any(|c| c.params.get("len") == Some(len)) {
-                bail!(
-                    "--slope {short},{long}: this run measures no case at {len} bytes; add it to --sizes"
-                );
-            }
-        }
-        self.analysis.slope = Some((short, long));
-        Ok(())
-    }
 }
 
 /// An experiment's cases: every member of every group at every point of its grid.
@@ -566,31 +455,6 @@ fn experiment_cases(e: &Experiment, sizes: Option<&[u64]>) -> Vec<Case> {
             })
         })
         .collect()
-}
-
-/// Cases for members named by filters: each operation at the default values of its
-/// parameters, the lengths from `sizes`.
-fn filter_cases(members: &[(String, String, Vec<&str>)], sizes: &[u64]) -> Result<Vec<Case>> {
-    let mut cases = Vec::new();
-    for (imp, op, names) in members {
-        let mut points = vec![Params::new()];
-        for name in names {
-            let values: &[u64] = match *name {
-                "len" => sizes,
-                "out" => &[DEFAULT_XOF_OUT],
-                "ad" => &[0],
-                other => bail!(
-                    "`{imp}/{op}` takes `{other}`, which has no default; name an experiment instead"
-                ),
-            };
-            points = points
-                .iter()
-                .flat_map(|p| values.iter().map(move |&v| p.clone().with(name, v)))
-                .collect();
-        }
-        cases.extend(points.into_iter().map(|p| Case::new(imp, op, p)));
-    }
-    Ok(cases)
 }
 
 /// Turn `run`'s positional arguments into a plan: one experiment name, or filters over
@@ -622,12 +486,6 @@ pub fn plan(
         );
     }
     Ok(plan)
-}
-
-/// The values in their first order, each once: `--sizes 64,64` is one size.
-fn distinct(values: &[u64]) -> Vec<u64> {
-    let mut seen = std::collections::BTreeSet::new();
-    values.iter().copied().filter(|v| seen.insert(*v)).collect()
 }
 
 /// An experiment's own cases, manifests and tables.
@@ -750,24 +608,7 @@ fn plan_cases(
             external.extend(specs);
             continue;
         }
-        let mut matched = false;
-        for imp in registry.all() {
-            for op in imp.operations() {
-                let full = format!("{}/{}", imp.name(), op.name);
-                if !full.contains(t.as_str()) {
-                    continue;
-                }
-                matched = true;
-                // Overlapping filters (`sha-256 rustcrypto/sha-256`) name a case once.
-                if !members
-                    .iter()
-                    .any(|(i, o, _)| *i == imp.name() && *o == op.name)
-                {
-                    members.push((imp.name(), op.name.to_string(), op.params.to_vec()));
-                }
-            }
-        }
-        if !matched {
+        if !add_members(registry, t, &mut members) {
             let experiments: Vec<&str> = BUILTIN.iter().map(|e| e.name).collect();
             bail!(
                 "`{t}` matches no experiment and no implementation; experiments: {}; see `cryptobench list` for implementations",

@@ -17,8 +17,8 @@
 //! | [`keccak`] | our N-lane Keccak-f[1600] and SHAKE, a measured subject (its own crate) |
 
 pub use cryptobench_core::{
-    analysis, catalog, cimpl, counter, exit, history, interrupt, machine, name, output, record,
-    report, runner, sample, session, size, stats, store,
+    analysis, catalog, cimpl, counter, exit, history, interrupt, machine, name, output, plan,
+    record, report, runner, sample, session, size, stats, store,
 };
 pub use cryptobench_keccak_lanes as keccak;
 

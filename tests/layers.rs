@@ -20,7 +20,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("subjects", &["keccak", "catalog", "cimpl", "providers"]),
     (
         "measurement",
-        &["canary", "sample", "runner", "experiment", "bulk"],
+        &["canary", "sample", "runner", "plan", "experiment", "bulk"],
     ),
     ("analysis", &["analysis", "history"]),
     ("reports", &["report"]),

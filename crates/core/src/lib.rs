@@ -33,6 +33,7 @@ pub mod interrupt;
 pub mod machine;
 pub mod name;
 pub mod output;
+pub mod plan;
 pub mod record;
 pub mod report;
 pub mod runner;

@@ -272,6 +272,7 @@ fn postgres_sql(sql: &str) -> String {
 /// A schema written for SQLite in PostgreSQL's types: 64-bit integers throughout (an
 /// SQLite INTEGER is 64 bits, PostgreSQL's 32), identity keys for SQLite's row ids,
 /// double precision for REAL and BYTEA for BLOB.
+#[cfg(any(feature = "postgres", test))]
 pub(super) fn postgres_schema(sql: &str) -> String {
     sql.replace(
         "INTEGER PRIMARY KEY",

@@ -264,6 +264,9 @@ impl Store {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    // Without the `postgres` feature SQLite is the only engine, and the patterns that pick
+    // it out cannot fail.
+    #[cfg_attr(not(feature = "postgres"), allow(irrefutable_let_patterns))]
     fn migrate_sqlite(&self, purpose: Purpose) -> Result<()> {
         let mut db = self.db();
         let Engine::Sqlite(conn) = &mut *db else {
@@ -1561,6 +1564,7 @@ CREATE TABLE IF NOT EXISTS baselines (
         let store = Store::open(&path).unwrap();
         let run = store.begin_run(&header()).unwrap();
         // The wait is BUSY_WAIT in use; a test need not sit through it.
+        #[allow(irrefutable_let_patterns)]
         if let Engine::Sqlite(conn) = &*store.db() {
             conn.busy_timeout(std::time::Duration::from_millis(50))
                 .unwrap();

@@ -1,0 +1,446 @@
+//! cryptobench as a `cargo bench` harness. A crate registers its implementations through
+//! the catalog's kind traits and hands over:
+//!
+//! ```no_run
+//! use cryptobench_bench::Bench;
+//! # struct MyChaCha;
+//! fn main() {
+//!     Bench::new("chacha20")
+//!         // .register(Stream::<MyChaCha>::new("mycrate"))
+//!         .ratio("mycrate/chacha20-rng", "mycrate/chacha20")
+//!         .main();
+//! }
+//! ```
+//!
+//! with `[[bench]] name = "chacha20" harness = false` in `Cargo.toml`. `cargo bench`
+//! then runs what `cryptobench run` runs: every implementation through its correctness
+//! gate, each case in worker processes (the bench binary itself, re-executed), pinned,
+//! interleaved, into a result store under the target directory, with its statistics,
+//! reports, baselines and regression gate. `cargo test --benches` runs each
+//! implementation's gate only, in seconds. `cargo bench -- --help` lists the options.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+
+pub use cryptobench_core::catalog;
+pub use cryptobench_core::catalog::Implementation;
+use cryptobench_core::catalog::registry::Registry;
+use cryptobench_core::counter::CounterChoice;
+use cryptobench_core::exit::Exit;
+use cryptobench_core::plan::{DEFAULT_FILTER_SIZES, Plan, add_members, filter_cases};
+use cryptobench_core::record::{
+    AnalysisOptions, AnalysisSpec, RunHeader, RunOptions, RunOrigin, SamplePlan, VerdictOptions,
+};
+use cryptobench_core::report::{Doc, Format};
+use cryptobench_core::runner::{self, Progress, worker};
+use cryptobench_core::{machine, session};
+
+/// A bench target: its implementations, and what to compare of them.
+pub struct Bench {
+    name: String,
+    registry: Registry,
+    sizes: Vec<u64>,
+    ratios: Vec<(String, String)>,
+    comparisons: Vec<(String, String)>,
+}
+
+impl Bench {
+    /// A bench named `name` (the run's experiment name in the store and reports).
+    pub fn new(name: &str) -> Bench {
+        Bench {
+            name: name.to_string(),
+            registry: Registry::new(),
+            sizes: DEFAULT_FILTER_SIZES.to_vec(),
+            ratios: Vec::new(),
+            comparisons: Vec::new(),
+        }
+    }
+
+    /// Register an implementation: a kind adapter of the catalog (`catalog::kinds`) over
+    /// the crate's type, named `provider/algorithm` by the adapter.
+    pub fn register(mut self, implementation: impl Implementation + 'static) -> Bench {
+        self.registry.add(implementation);
+        self
+    }
+
+    /// Every implementation the CLI's catalog would register, added to this bench (for
+    /// a crate that depends on the `cryptobench` crate itself, to compare against them).
+    pub fn with(mut self, register: impl FnOnce(&mut Registry)) -> Bench {
+        register(&mut self.registry);
+        self
+    }
+
+    /// The message lengths measured (default 64, 1024, 16384; `-- --sizes` overrides).
+    pub fn sizes(mut self, sizes: &[u64]) -> Bench {
+        self.sizes = sizes.to_vec();
+        self
+    }
+
+    /// A table of `member`'s median over `reference`'s at each common parameter point,
+    /// with intervals (the seed's "RNG over the cipher").
+    pub fn ratio(mut self, member: &str, reference: &str) -> Bench {
+        self.ratios
+            .push((reference.to_string(), member.to_string()));
+        self
+    }
+
+    /// Compare `candidate` against `baseline`, measured interleaved, with a p-value and a
+    /// verdict (faster or slower: a finding, never a regression).
+    pub fn compare(mut self, candidate: &str, baseline: &str) -> Bench {
+        self.comparisons
+            .push((baseline.to_string(), candidate.to_string()));
+        self
+    }
+
+    /// Run as cargo asked: a worker, the gates alone (`cargo test --benches`), or the
+    /// measurement (`cargo bench`); exits with the status `cryptobench run` would.
+    pub fn main(self) -> ! {
+        let args: Vec<String> = std::env::args().collect();
+        if args.get(1).map(String::as_str) == Some(worker::SUBCOMMAND) {
+            let code = match worker::serve(&self.registry) {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("worker: {e:#}");
+                    1
+                }
+            };
+            std::process::exit(code);
+        }
+        let parsed = match BenchArgs::try_parse_from(&args) {
+            Ok(parsed) => parsed,
+            Err(e) => e.exit(),
+        };
+        let code = match self.dispatch(parsed) {
+            Ok(code) => code,
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                Exit::Error.code()
+            }
+        };
+        std::process::exit(code as i32);
+    }
+
+    fn dispatch(self, args: BenchArgs) -> Result<u8> {
+        if let Some(t) = &args.testbed {
+            cryptobench_core::record::check_testbed(t)?;
+        }
+        let plan = self.plan(&args)?;
+        if args.bench {
+            self.measure(plan, args)
+        } else {
+            self.check(&plan)
+        }
+    }
+
+    /// The cases `args` asks for: the filters (all by default) at the sizes.
+    fn plan(&self, args: &BenchArgs) -> Result<Plan> {
+        let mut members = Vec::new();
+        if args.filters.is_empty() {
+            add_members(&self.registry, "", &mut members);
+        }
+        for f in &args.filters {
+            if !add_members(&self.registry, f, &mut members) {
+                let names: Vec<String> = self.registry.all().map(|i| i.name()).collect();
+                bail!(
+                    "`{f}` matches no implementation of this bench; it has {}",
+                    names.join(", ")
+                );
+            }
+        }
+        if members.is_empty() {
+            bail!("this bench registers no implementation: add some with Bench::register");
+        }
+        let sizes = args.sizes.clone().unwrap_or_else(|| self.sizes.clone());
+        let mut cases = filter_cases(&members, &sizes)?;
+        for case in &mut cases {
+            if let Some(implementation) = self.registry.get(&case.implementation) {
+                case.lanes = implementation.lanes();
+            }
+        }
+        let present = |name: &str| cases.iter().any(|c| c.implementation == name);
+        let keep = |pairs: &[(String, String)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .filter(|(a, b)| present(a) && present(b))
+                .cloned()
+                .collect()
+        };
+        let mut plan = Plan {
+            name: self.name.clone(),
+            analysis: AnalysisSpec {
+                ratios: keep(&self.ratios),
+                comparisons: keep(&self.comparisons),
+                ..AnalysisSpec::default()
+            },
+            cases,
+            external: Default::default(),
+        };
+        if let Some(base) = &args.against {
+            plan.compare_all_against(base)?;
+        }
+        Ok(plan)
+    }
+
+    /// `cargo test --benches`: each implementation's correctness gate, in a worker, and
+    /// nothing timed.
+    fn check(&self, plan: &Plan) -> Result<u8> {
+        let cpu = machine::default_cpu();
+        let mut seen: Vec<&str> = Vec::new();
+        let mut unfit = 0;
+        for case in &plan.cases {
+            if seen.contains(&case.implementation.as_str()) {
+                continue;
+            }
+            seen.push(&case.implementation);
+            let verdict = runner::verify(
+                &case.implementation,
+                &plan.external,
+                Some(cpu),
+                std::time::Duration::from_secs(120),
+                false,
+            )?;
+            let said = match verdict {
+                runner::Verdict::Checked(notes) if notes.is_empty() => "verified".to_string(),
+                runner::Verdict::Checked(notes) => {
+                    format!("checked in part ({})", notes.join("; "))
+                }
+                runner::Verdict::Unfit(status, why) => {
+                    use cryptobench_core::record::CaseStatus;
+                    let word = match status {
+                        CaseStatus::Wrong => "WRONG OUTPUT",
+                        CaseStatus::Unsupported => "not supported on this CPU",
+                        _ => "FAILED",
+                    };
+                    if status != CaseStatus::Unsupported {
+                        unfit += 1;
+                    }
+                    format!("{word}: {why}")
+                }
+            };
+            println!("test {} ... {said}", case.implementation);
+        }
+        println!(
+            "\n{} implementation{} checked; nothing timed (that is `cargo bench`)",
+            seen.len(),
+            if seen.len() == 1 { "" } else { "s" }
+        );
+        Ok(if unfit > 0 {
+            Exit::CasesFailed.code()
+        } else {
+            0
+        })
+    }
+
+    /// `cargo bench`: the plan measured as `cryptobench run` measures, into the store.
+    fn measure(self, plan: Plan, args: BenchArgs) -> Result<u8> {
+        let counter = args.counter.resolve().map_err(anyhow::Error::msg)?;
+        let cpu = machine::default_cpu();
+        machine::check_cpu(cpu)?;
+        let db = match &args.db {
+            Some(db) => db.clone(),
+            None => default_store()?,
+        };
+        if let Some(dir) = db.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        let mut store = cryptobench_core::store::Store::open(&db)?;
+        let machine = machine::Machine::detect();
+        let place = cryptobench_core::record::RunPlace::new_run(
+            &cryptobench_core::record::MachineRecord::Measured(Box::new(machine.clone())),
+            &machine.cpu_identity(),
+            args.testbed.as_deref(),
+        );
+        let baseline_run = match &args.baseline {
+            Some(name) => Some(
+                store
+                    .resolve_run_on(name, Some(&place.testbed))
+                    .with_context(|| format!("--baseline {name}"))?,
+            ),
+            None => None,
+        };
+        let processes = args.processes as usize;
+        let layouts = args.layouts as usize;
+        let options = RunOptions {
+            counter,
+            cpu: Some(cpu),
+            processes,
+            layouts,
+            plan: SamplePlan {
+                samples: (args.samples as usize).div_ceil(processes * layouts).max(1),
+                ..SamplePlan::default()
+            },
+            timeout: std::time::Duration::from_secs(args.timeout),
+            seed: 1,
+            remeasure: cryptobench_core::record::Remeasure {
+                precision_pct: 0.5,
+                budget: None,
+                most_processes_factor: 3,
+            },
+            no_canary: false,
+        };
+        let analysis = AnalysisOptions {
+            spec: plan.analysis.clone(),
+            verdict: VerdictOptions {
+                // Instructions count the same code the same to a few in a million.
+                noise_threshold_pct: if counter.simulated() { 0.1 } else { 1.0 },
+                ..VerdictOptions::DEFAULT
+            },
+            baseline_run,
+            force: false,
+        };
+        let mut header = RunHeader::measured_now(
+            &plan.name,
+            counter,
+            machine,
+            RunOrigin::Measured {
+                run: options.clone(),
+                analysis,
+            },
+            None,
+        );
+        header.place = place;
+        let code = session::run(
+            &mut store,
+            &header,
+            session::Finish {
+                format: args.format,
+                file: None,
+                html: args.html.as_deref(),
+                save_baseline: args.save_baseline.as_deref(),
+                force_baseline: args.force_baseline,
+                fail_on_regression: args.fail_on_regression,
+            },
+            |store, run_id, interrupted| {
+                let (_claim, shared) = machine::claim_cpu(cpu);
+                if let Some(warning) = shared {
+                    eprintln!("warning: {warning}");
+                }
+                runner::execute(
+                    &plan.cases,
+                    &plan.external,
+                    &options,
+                    store,
+                    run_id,
+                    &Notes,
+                    interrupted,
+                )
+            },
+        )?;
+        Ok(exit_code(code))
+    }
+}
+
+/// The store of a bench: `cryptobench.db` in cargo's target directory (criterion keeps
+/// `target/criterion`), found from the bench binary's own path
+/// (`target/<profile>/deps/NAME-HASH`) unless `CARGO_TARGET_DIR` says.
+fn default_store() -> Result<PathBuf> {
+    if let Ok(dir) = std::env::var("CARGO_TARGET_DIR") {
+        return Ok(PathBuf::from(dir)
+            .join("cryptobench")
+            .join("cryptobench.db"));
+    }
+    let exe = std::env::current_exe().context("cannot find the bench binary")?;
+    let target = exe
+        .ancestors()
+        .nth(3)
+        .context("the bench binary is not under a target directory: pass --db")?;
+    Ok(target.join("cryptobench").join("cryptobench.db"))
+}
+
+fn exit_code(code: ExitCode) -> u8 {
+    // ExitCode hides its value; the session's statuses are the Exit codes or success.
+    for exit in [
+        Exit::CasesFailed,
+        Exit::Error,
+        Exit::Regression,
+        Exit::Undecided,
+        Exit::Interrupted,
+    ] {
+        if code == ExitCode::from(exit.code()) {
+            return exit.code();
+        }
+    }
+    0
+}
+
+/// Progress as plain notes on stderr.
+struct Notes;
+
+impl Progress for Notes {
+    fn start(&self, _: u64) {}
+    fn step(&self, _: &str) {}
+    fn note(&self, line: &str) {
+        eprintln!("{line}");
+    }
+}
+
+/// What `cargo bench -- …` takes (the options of `cryptobench run` that fit a bench).
+#[derive(Parser, Debug)]
+#[command(
+    name = "cargo bench --",
+    about = "Measure this crate's registered implementations as `cryptobench run` does: each checked for correct output first, measured in worker processes (this binary, re-executed), pinned, interleaved, stored, with intervals and verdicts. Under `cargo test --benches` (no --bench), only the correctness gates run."
+)]
+struct BenchArgs {
+    /// Only implementations whose `provider/algorithm/operation` contains one of these.
+    filters: Vec<String>,
+    /// Message lengths, comma-separated: bytes or with a unit (1024,16KiB).
+    #[arg(long, value_delimiter = ',', value_parser = parse_size)]
+    sizes: Option<Vec<u64>>,
+    /// Samples per case, spread over all processes and memory layouts.
+    #[arg(long, default_value_t = 2048, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    samples: u64,
+    /// Fresh worker processes per case.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    processes: u64,
+    /// Memory layouts per process.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=256))]
+    layouts: u64,
+    /// What to count; every figure names its counter.
+    #[arg(long, value_enum, default_value_t = CounterChoice::Auto)]
+    counter: CounterChoice,
+    /// Seconds a worker may take before it is killed and its case marked failed.
+    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u64).range(1..=604_800))]
+    timeout: u64,
+    /// Compare every other implementation against this one (faster or slower).
+    #[arg(long, value_name = "IMPLEMENTATION")]
+    against: Option<String>,
+    /// Keep this run as a named baseline (of this testbed).
+    #[arg(long, value_name = "NAME")]
+    save_baseline: Option<String>,
+    /// With --save-baseline: save it even if it fails the baseline's quality check.
+    #[arg(long, requires = "save_baseline")]
+    force_baseline: bool,
+    /// Compare every case with the same case in the named baseline.
+    #[arg(long, value_name = "NAME")]
+    baseline: Option<String>,
+    /// Exit with status 3 when a case regressed against --baseline.
+    #[arg(long, requires = "baseline")]
+    fail_on_regression: bool,
+    /// How to print the results.
+    #[arg(long, default_value = "table", value_parser = Doc::Run.parser())]
+    format: Format,
+    /// Also write the run as a self-contained HTML report to PATH.
+    #[arg(long, value_name = "PATH")]
+    html: Option<PathBuf>,
+    /// The result store. Default: cryptobench/cryptobench.db in cargo's target directory.
+    #[arg(long, env = "CRYPTOBENCH_DB")]
+    db: Option<PathBuf>,
+    /// The testbed the run belongs to (baselines are per testbed).
+    #[arg(long, env = "CRYPTOBENCH_TESTBED")]
+    testbed: Option<String>,
+    /// Passed by `cargo bench`; without it (`cargo test --benches`) only the gates run.
+    #[arg(long, hide = true)]
+    bench: bool,
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    match cryptobench_core::size::parse_bytes(s)? {
+        0 => Err("a size must be at least 1 byte".into()),
+        n if n > 1 << 30 => Err(format!("{n} bytes is too large (max 1 GiB)")),
+        n => Ok(n),
+    }
+}

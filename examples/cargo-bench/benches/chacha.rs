@@ -1,0 +1,144 @@
+//! The seed's table from this crate's own benches: ChaCha20 (the cipher) against two
+//! ChaCha20 RNGs, 1-16 KiB, plus this crate's portable ChaCha20 (a known algorithm: it
+//! gets the catalog's known answers) and its toy cipher (a new algorithm: its own vectors).
+
+use chacha_bench_example::{PortableChaCha20, ToyStream, toy_next, toy_seed};
+use chacha20::cipher::{KeyIvInit, StreamCipher as _};
+use cryptobench_bench::Bench;
+use cryptobench_bench::catalog::kinds::rng::{CHACHA20_RNG, Rng, RngAlgorithm, SeededRng};
+use cryptobench_bench::catalog::kinds::stream::{
+    CHACHA20, Stream, StreamAlgorithm, StreamCipher, StreamVector,
+};
+use rand_core::{Rng as _, SeedableRng as _};
+
+/// RustCrypto's ChaCha20 cipher.
+struct RustCryptoChaCha20(chacha20::ChaCha20);
+
+impl StreamCipher for RustCryptoChaCha20 {
+    const ALGORITHM: &'static StreamAlgorithm = &CHACHA20;
+    fn new(key: &[u8], nonce: &[u8]) -> Self {
+        RustCryptoChaCha20(
+            chacha20::ChaCha20::new_from_slices(key, nonce)
+                .expect("the adapter passes 32 and 12 bytes"),
+        )
+    }
+    fn apply_keystream(&mut self, buf: &mut [u8]) {
+        self.0.apply_keystream(buf);
+    }
+}
+
+/// This crate's portable ChaCha20: a known algorithm, so the catalog's gate applies.
+struct Portable(PortableChaCha20);
+
+impl StreamCipher for Portable {
+    const ALGORITHM: &'static StreamAlgorithm = &CHACHA20;
+    fn new(key: &[u8], nonce: &[u8]) -> Self {
+        Portable(PortableChaCha20::new(key, nonce))
+    }
+    fn apply_keystream(&mut self, buf: &mut [u8]) {
+        self.0.apply_keystream(buf);
+    }
+}
+
+/// The toy cipher, an algorithm no catalog knows: the crate's own vector, and its own
+/// reference (word by word, apart from the buffered code under test).
+static TOY: StreamAlgorithm = StreamAlgorithm {
+    name: "toy-xorshift",
+    key_len: 32,
+    nonce_len: 12,
+    block_len: 8,
+    vectors: &[StreamVector {
+        source: "this crate's own vector (tests/vectors)",
+        key: "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+        nonce: "000000000000004a00000000",
+        skip: 0,
+        plaintext: "63727970746f62656e636820746f7920766563746f722c203337206279746573206c6f6e67",
+        ciphertext: "a67a7223230c89edfaec3761bf5979d1fd30b9aeaa7da00ed3d4ab081973a0660760fb02f6",
+    }],
+    reference: |key, nonce, len| {
+        let mut x = toy_seed(key, nonce);
+        let mut out = Vec::with_capacity(len + 8);
+        while out.len() < len {
+            x = toy_next(x);
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+        out.truncate(len);
+        out
+    },
+};
+
+struct Toy(ToyStream);
+
+impl StreamCipher for Toy {
+    const ALGORITHM: &'static StreamAlgorithm = &TOY;
+    fn new(key: &[u8], nonce: &[u8]) -> Self {
+        Toy(ToyStream::new(key, nonce))
+    }
+    fn apply_keystream(&mut self, buf: &mut [u8]) {
+        self.0.apply_keystream(buf);
+    }
+}
+
+/// RustCrypto's ChaCha20 RNG and rand_chacha's.
+struct RustCryptoRng(chacha20::ChaCha20Rng);
+
+impl SeededRng for RustCryptoRng {
+    const ALGORITHM: &'static RngAlgorithm = &CHACHA20_RNG;
+    fn from_seed(seed: [u8; 32]) -> Self {
+        RustCryptoRng(chacha20::ChaCha20Rng::from_seed(seed))
+    }
+    fn fill_bytes(&mut self, buf: &mut [u8]) {
+        self.0.fill_bytes(buf);
+    }
+}
+
+struct RandChaCha(rand_chacha::ChaCha20Rng);
+
+impl SeededRng for RandChaCha {
+    const ALGORITHM: &'static RngAlgorithm = &CHACHA20_RNG;
+    fn from_seed(seed: [u8; 32]) -> Self {
+        RandChaCha(rand_chacha::ChaCha20Rng::from_seed(seed))
+    }
+    fn fill_bytes(&mut self, buf: &mut [u8]) {
+        self.0.fill_bytes(buf);
+    }
+}
+
+/// A ChaCha20 with a bug planted (one bit flipped in every block after the first), for
+/// cryptobench's own tests of the harness: the gate must refuse it before timing.
+struct Planted(PortableChaCha20, usize);
+
+impl StreamCipher for Planted {
+    const ALGORITHM: &'static StreamAlgorithm = &CHACHA20;
+    fn new(key: &[u8], nonce: &[u8]) -> Self {
+        Planted(PortableChaCha20::new(key, nonce), 0)
+    }
+    fn apply_keystream(&mut self, buf: &mut [u8]) {
+        self.0.apply_keystream(buf);
+        for (i, b) in buf.iter_mut().enumerate() {
+            if (self.1 + i).is_multiple_of(64) && self.1 + i >= 64 {
+                *b ^= 1;
+            }
+        }
+        self.1 += buf.len();
+    }
+}
+
+fn main() {
+    let bench = Bench::new("chacha")
+        .register(Stream::<RustCryptoChaCha20>::new("rustcrypto"))
+        .register(Rng::<RustCryptoRng>::new("rustcrypto"))
+        .register(Rng::<RandChaCha>::new("rand_chacha"))
+        .register(Stream::<Portable>::new("example"))
+        .register(Stream::<Toy>::new("example"))
+        .sizes(&[1024, 2048, 4096, 8192, 16384])
+        .ratio("rustcrypto/chacha20-rng", "rustcrypto/chacha20")
+        .ratio("rand_chacha/chacha20-rng", "rustcrypto/chacha20")
+        .compare("rand_chacha/chacha20-rng", "rustcrypto/chacha20-rng");
+    // Only for cryptobench's tests of the harness (tests/cargo_bench.rs).
+    let bench = match std::env::var_os("CHACHA_BENCH_PLANT_WRONG") {
+        Some(_) => bench.register(Stream::<Planted>::new("planted")),
+        None => bench,
+    };
+    bench.main();
+}

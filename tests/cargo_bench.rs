@@ -1,0 +1,123 @@
+//! The `cargo bench` harness as a third-party crate meets it: `examples/cargo-bench`, a
+//! crate outside the workspace with its own lock file, built and run by cargo itself.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn example() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/cargo-bench")
+}
+
+/// `cargo ARGS` in the example crate, its builds kept under this workspace's target.
+fn cargo(args: &[&str], vars: &[(&str, &str)]) -> Output {
+    let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/example-cargo-bench");
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    // cargo's own options before the subcommand's `--`, which passes the rest on.
+    c.arg(args[0])
+        .arg("--locked")
+        .arg("--target-dir")
+        .arg(&target)
+        .args(&args[1..])
+        .current_dir(example())
+        .env_remove("CRYPTOBENCH_DB")
+        .env_remove("CRYPTOBENCH_TESTBED");
+    for (k, v) in vars {
+        c.env(k, v);
+    }
+    c.output().expect("run cargo")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn cargo_test_benches_runs_every_gate_and_refuses_a_planted_bug() {
+    let out = cargo(&["test", "--benches"], &[]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    for imp in [
+        "rustcrypto/chacha20",
+        "rustcrypto/chacha20-rng",
+        "rand_chacha/chacha20-rng",
+        "example/chacha20",
+        "example/toy-xorshift",
+    ] {
+        assert!(said.contains(&format!("test {imp} ... verified")), "{said}");
+    }
+    assert!(said.contains("nothing timed"), "{said}");
+
+    let out = cargo(&["test", "--benches"], &[("CHACHA_BENCH_PLANT_WRONG", "1")]);
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("test planted/chacha20 ... WRONG OUTPUT"),
+        "{said}"
+    );
+
+    let out = cargo(&["test", "--benches", "--", "nothing-matches"], &[]);
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("`nothing-matches` matches no implementation of this bench"),
+        "{said}"
+    );
+}
+
+#[test]
+fn cargo_bench_measures_stores_and_refuses_unknown_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("bench.db");
+    let quick = [
+        "bench",
+        "--",
+        "chacha20-rng",
+        "--sizes",
+        "1024",
+        "--samples",
+        "24",
+        "--processes",
+        "6",
+        "--layouts",
+        "1",
+        "--format",
+        "json",
+        "--db",
+    ];
+    let mut args = quick.to_vec();
+    args.push(db.to_str().unwrap());
+    let out = cargo(&args, &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    let json: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
+    let measured: Vec<&str> = json["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        measured,
+        [
+            "rustcrypto/chacha20-rng/fill_bytes len=1024",
+            "rand_chacha/chacha20-rng/fill_bytes len=1024"
+        ]
+    );
+    assert_eq!(json["comparisons"].as_array().unwrap().len(), 1);
+    assert!(json["results"][0]["verified"].as_bool().unwrap());
+    assert!(db.exists(), "the run is stored");
+
+    let out = cargo(&["bench", "--", "--bogus"], &[]);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("unexpected argument '--bogus'"),
+        "{}",
+        text(&out)
+    );
+}
