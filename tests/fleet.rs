@@ -116,10 +116,31 @@ fn sqlite_stores_merge_without_a_server_and_pushing_twice_changes_nothing() {
         .find(|l| l.starts_with("| Implementation"))
         .unwrap_or_else(|| panic!("{md}"));
     let cells: Vec<&str> = head.split('|').map(str::trim).collect();
-    assert!(
-        cells.ends_with(&["left (cycles/byte)", "right (cycles/byte)", ""]),
-        "{head}"
-    );
+    // Each column head names its testbed, CPU and counter.
+    for (cell, testbed) in [(cells[4], "left"), (cells[5], "right")] {
+        assert!(cell.starts_with(&format!("{testbed}: ")), "{head}");
+        assert!(cell.ends_with(" cycles/byte"), "{head}");
+    }
+    // A filter instead of an experiment: the rows of those cases only.
+    let filtered: serde_json::Value = serde_json::from_str(&ok(env.cmd(&[
+        "report",
+        "--machines",
+        "rand_chacha",
+        "--db",
+        merged_s,
+        "--format",
+        "json",
+    ])))
+    .unwrap();
+    let ids: Vec<&str> = filtered["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["implementation"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["rand_chacha/chacha20-rng"]);
+    let out = env.cmd(&["report", "--machines", "nothing-like-it", "--db", merged_s]);
+    assert_bad_input(&out, "`nothing-like-it` is no experiment");
     let out = env.cmd(&[
         "report",
         "--machines",

@@ -178,23 +178,29 @@ impl RunFigures {
     }
 }
 
-/// `experiment` (default: the newest run's) on every machine of the store, or on
-/// `testbeds` only; only runs at git revision `revision` (a prefix) where one is given.
+/// `what` on every machine of the store, or on `testbeds` only; only runs at git
+/// revision `revision` (a prefix) where one is given. `what` is an experiment stored
+/// (default: the newest run's), or else a filter over the case ids of the newest run's
+/// experiment.
 pub fn collect(
     store: &Store,
-    experiment: Option<&str>,
+    what: Option<&str>,
     testbeds: &[String],
     revision: Option<&str>,
 ) -> Result<Fleet> {
-    let experiment = match experiment {
-        Some(e) => e.to_string(),
-        None => match store.latest_run()? {
-            Some(id) => store.load_run_where(id, |_| false)?.header.experiment,
+    let newest = || -> Result<String> {
+        match store.latest_run()? {
+            Some(id) => Ok(store.load_run_where(id, |_| false)?.header.experiment),
             None => bail!(
                 "the store `{}` holds no runs yet: run or push some first",
                 store.path().display()
             ),
-        },
+        }
+    };
+    let (experiment, filter) = match what {
+        Some(e) if !store.latest_complete_runs(e, None)?.is_empty() => (e.to_string(), None),
+        Some(f) => (newest()?, Some(f)),
+        None => (newest()?, None),
     };
     let latest = store.latest_complete_runs(&experiment, revision)?;
     if latest.is_empty() {
@@ -242,7 +248,13 @@ pub fn collect(
             git_revision: header.git_revision.clone(),
             host: figures.host.clone(),
         });
+        let wanted = |implementation: &str, operation: &str, params: &Params| {
+            filter.is_none_or(|f| format!("{implementation}/{operation} {params}").contains(f))
+        };
         for case in figures.cases {
+            if !wanted(&case.implementation, &case.operation, &case.params) {
+                continue;
+            }
             let row = match fleet.rows.iter().position(|r| {
                 r.implementation == case.implementation
                     && r.operation == case.operation
@@ -268,6 +280,11 @@ pub fn collect(
             });
         }
         for ratio in figures.ratios {
+            if !wanted(&ratio.member, "", &ratio.params)
+                && !wanted(&ratio.reference, "", &ratio.params)
+            {
+                continue;
+            }
             let i = match fleet.ratios.iter().position(|r| {
                 r.member == ratio.member
                     && r.reference == ratio.reference
@@ -288,6 +305,15 @@ pub fn collect(
             cells.resize(column + 1, None);
             cells[column] = Some(ratio.ratio);
         }
+    }
+    if let Some(f) = filter
+        && fleet.rows.is_empty()
+    {
+        bail!(
+            "`{f}` is no experiment of `{}` and matches no case of its newest, `{}`",
+            store.path().display(),
+            fleet.experiment
+        );
     }
     let width = fleet.columns.len();
     for row in &mut fleet.rows {

@@ -83,11 +83,13 @@ fn document(f: &Fleet) -> Document {
         "Operation".into(),
         "Params".into(),
     ];
-    headers.extend(
-        f.columns
-            .iter()
-            .map(|c| format!("{} ({}/byte)", c.testbed, c.unit)),
-    );
+    // Each column names its machine's CPU and counter: its figures are in those.
+    headers.extend(f.columns.iter().map(|c| {
+        format!(
+            "{}: {}, {} {}/byte",
+            c.testbed, c.cpu_model, c.counter, c.unit
+        )
+    }));
     let rows = f
         .rows
         .iter()
