@@ -121,3 +121,58 @@ fn cargo_bench_measures_stores_and_refuses_unknown_options() {
         text(&out)
     );
 }
+
+#[test]
+fn a_planted_twofold_slowdown_fails_the_gate_against_a_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("gate.db");
+    let db = db.to_str().unwrap();
+    let run = |extra: &[&str], vars: &[(&str, &str)]| {
+        let mut args = vec![
+            "bench",
+            "--",
+            "example/chacha20",
+            "--sizes",
+            "1024",
+            "--samples",
+            "48",
+            "--processes",
+            "6",
+            "--layouts",
+            "1",
+            "--format",
+            "json",
+            "--db",
+            db,
+        ];
+        args.extend(extra);
+        cargo(&args, vars)
+    };
+    let saved = run(&["--save-baseline", "main", "--force-baseline"], &[]);
+    assert!(saved.status.success(), "{}", text(&saved));
+    // The same code again: no regression (or, on a host that moved, no decision).
+    let same = run(&["--baseline", "main", "--fail-on-regression"], &[]);
+    assert!(
+        matches!(same.status.code(), Some(0) | Some(4)),
+        "{}",
+        text(&same)
+    );
+    // Twice the work, the same output: the gate fails it (3), unless the host moved so
+    // much that it cannot decide (4).
+    let slow = run(
+        &["--baseline", "main", "--fail-on-regression"],
+        &[("CHACHA_BENCH_PLANT_SLOW", "1")],
+    );
+    assert!(
+        matches!(slow.status.code(), Some(3) | Some(4)),
+        "{}",
+        text(&slow)
+    );
+    if slow.status.code() == Some(3) {
+        let json: serde_json::Value = serde_json::from_slice(&slow.stdout).unwrap();
+        assert_eq!(
+            json["against_baseline"]["comparisons"][0]["verdict"], "regressed",
+            "{json}"
+        );
+    }
+}
