@@ -10,6 +10,16 @@ fn example() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/cargo-bench")
 }
 
+/// One test at a time: a build in one (both CPUs busy) must not run beside another's
+/// measurement, which a regression gate then reads.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 /// `cargo ARGS` in the example crate, its builds kept under this workspace's target.
 fn cargo(args: &[&str], vars: &[(&str, &str)]) -> Output {
     let target = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/example-cargo-bench");
@@ -39,6 +49,7 @@ fn text(out: &Output) -> String {
 
 #[test]
 fn cargo_test_benches_runs_every_gate_and_refuses_a_planted_bug() {
+    let _serial = serial();
     let out = cargo(&["test", "--benches"], &[]);
     let said = text(&out);
     assert!(out.status.success(), "{said}");
@@ -72,6 +83,7 @@ fn cargo_test_benches_runs_every_gate_and_refuses_a_planted_bug() {
 
 #[test]
 fn cargo_bench_measures_stores_and_refuses_unknown_options() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("bench.db");
     let quick = [
@@ -124,6 +136,7 @@ fn cargo_bench_measures_stores_and_refuses_unknown_options() {
 
 #[test]
 fn a_planted_twofold_slowdown_fails_the_gate_against_a_baseline() {
+    let _serial = serial();
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("gate.db");
     let db = db.to_str().unwrap();
