@@ -631,3 +631,36 @@ fn an_incomplete_copy_is_replaced_and_a_testbed_on_new_hardware_is_warned_of() {
     let out = env.cmd(&["compare", "1", "2", "--db", target_s]);
     assert_bad_input(&out, "measured on different machines");
 }
+
+#[test]
+fn tls_is_used_where_asked_and_verified_against_the_given_authority() {
+    let env = Env::new();
+    let server = PgServer::start_with_tls();
+    server.psql("postgres", "CREATE DATABASE secured");
+    let a = env.path("a.db");
+    quick_run(&env, &a, "zen");
+    let ca = server.certificate();
+    let ca = ca.to_str().unwrap();
+    // Over TLS, its certificate verified: the push goes through.
+    let url = server.tcp_url("secured", "?sslmode=require");
+    let out = env.cmd_with(
+        &["push", "--to", &url, "--from", a.to_str().unwrap()],
+        &[("PGSSLROOTCERT", std::ffi::OsStr::new(ca))],
+    );
+    assert_eq!(pushed(&ok(out)), (1, 0, 0));
+    // A certificate no authority given vouches for: refused, in one line.
+    let out = env.cmd(&["machines", "--db", &url]);
+    assert_bad_input(
+        &out,
+        "cannot reach the PostgreSQL server postgres://postgres@127.0.0.1",
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("certificate"));
+    // Plain text to loopback is the client's to allow; this server refuses it, and says
+    // by which rule.
+    let plain = server.tcp_url("secured", "?sslmode=disable");
+    let out = env.cmd(&["machines", "--db", &plain]);
+    assert_bad_input(
+        &out,
+        "refused user `postgres`: pg_hba.conf rejects connection",
+    );
+}

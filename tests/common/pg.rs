@@ -10,6 +10,8 @@ pub struct PgServer {
     dir: tempfile::TempDir,
     bin: PathBuf,
     port: u16,
+    /// Listening on 127.0.0.1 with TLS (its certificate, `server.crt`, in `dir`).
+    tls: bool,
 }
 
 /// The newest installed server's programs.
@@ -71,6 +73,26 @@ impl PgServer {
     /// A new cluster, started: user `postgres` trusted, user `guarded` (password
     /// `right`) by password only.
     pub fn start() -> PgServer {
+        PgServer::start_as(false)
+    }
+
+    /// A cluster that also listens on 127.0.0.1 and takes TCP connections only over TLS,
+    /// with a self-signed certificate for `localhost` and 127.0.0.1 ([`PgServer::certificate`]).
+    pub fn start_with_tls() -> PgServer {
+        PgServer::start_as(true)
+    }
+
+    /// The TLS server's certificate, for `PGSSLROOTCERT`.
+    pub fn certificate(&self) -> PathBuf {
+        self.dir.path().join("server.crt")
+    }
+
+    /// The URL of database `db` over TCP to 127.0.0.1, with `query` appended.
+    pub fn tcp_url(&self, db: &str, query: &str) -> String {
+        format!("postgres://postgres@127.0.0.1:{}/{db}{query}", self.port)
+    }
+
+    fn start_as(tls: bool) -> PgServer {
         let bin = server_bin();
         let dir = tempfile::tempdir().expect("temp dir");
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
@@ -98,7 +120,11 @@ impl PgServer {
                 "--no-sync",
             ],
         );
-        let hba = "local all guarded scram-sha-256\nlocal all all trust\n";
+        let hba = "local all guarded scram-sha-256\nlocal all all trust\n\
+                   hostssl all all 127.0.0.1/32 trust\nhost all all 127.0.0.1/32 reject\n";
+        if tls {
+            write_certificate(dir.path(), &data);
+        }
         let hba_path = data.join("pg_hba.conf");
         // Written through the owner's permissions: as root, write then hand it over.
         std::fs::write(&hba_path, hba).unwrap();
@@ -113,6 +139,7 @@ impl PgServer {
             dir,
             bin,
             port: free_port(),
+            tls,
         };
         server.start_again();
         server.psql("postgres", "CREATE ROLE guarded LOGIN PASSWORD 'right'");
@@ -131,11 +158,16 @@ impl PgServer {
 
     /// Start it (again), and wait until it takes connections.
     pub fn start_again(&self) {
-        let options = format!(
-            "-c listen_addresses='' -c unix_socket_directories={} -c port={} -c fsync=off -c full_page_writes=off",
+        let mut options = format!(
+            "-c unix_socket_directories={} -c port={} -c fsync=off -c full_page_writes=off",
             self.socket_dir().display(),
             self.port
         );
+        if self.tls {
+            options.push_str(" -c listen_addresses=127.0.0.1 -c ssl=on");
+        } else {
+            options.push_str(" -c listen_addresses=''");
+        }
         as_owner(
             &self.bin.join("pg_ctl"),
             &[
@@ -219,5 +251,52 @@ impl Drop for PgServer {
                 "stop",
             ])
             .output();
+    }
+}
+
+/// A self-signed certificate for `localhost` and 127.0.0.1: `server.crt` in `dir` (for
+/// the client), and the server's copies of it and its key in `data`, owned by the server.
+fn write_certificate(dir: &Path, data: &Path) {
+    use openssl::asn1::Asn1Time;
+    use openssl::hash::MessageDigest;
+    use openssl::pkey::PKey;
+    use openssl::rsa::Rsa;
+    use openssl::x509::extension::SubjectAlternativeName;
+    use openssl::x509::{X509, X509NameBuilder};
+
+    let key = PKey::from_rsa(Rsa::generate(2048).unwrap()).unwrap();
+    let mut name = X509NameBuilder::new().unwrap();
+    name.append_entry_by_text("CN", "localhost").unwrap();
+    let name = name.build();
+    let mut cert = X509::builder().unwrap();
+    cert.set_version(2).unwrap();
+    cert.set_subject_name(&name).unwrap();
+    cert.set_issuer_name(&name).unwrap();
+    cert.set_pubkey(&key).unwrap();
+    cert.set_not_before(&Asn1Time::days_from_now(0).unwrap())
+        .unwrap();
+    cert.set_not_after(&Asn1Time::days_from_now(2).unwrap())
+        .unwrap();
+    let san = SubjectAlternativeName::new()
+        .dns("localhost")
+        .ip("127.0.0.1")
+        .build(&cert.x509v3_context(None, None))
+        .unwrap();
+    cert.append_extension(san).unwrap();
+    cert.sign(&key, MessageDigest::sha256()).unwrap();
+    let pem = cert.build().to_pem().unwrap();
+    std::fs::write(dir.join("server.crt"), &pem).unwrap();
+    std::fs::write(data.join("server.crt"), &pem).unwrap();
+    let key_path = data.join("server.key");
+    std::fs::write(&key_path, key.private_key_to_pem_pkcs8().unwrap()).unwrap();
+    std::fs::set_permissions(&key_path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    if is_root() {
+        for f in ["server.crt", "server.key"] {
+            Command::new("chown")
+                .args(["postgres:postgres"])
+                .arg(data.join(f))
+                .output()
+                .unwrap();
+        }
     }
 }

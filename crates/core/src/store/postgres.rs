@@ -161,15 +161,17 @@ impl Server {
         let user = self.config.get_user().unwrap_or_default();
         let db = self.config.get_dbname().unwrap_or_default();
         match e.code() {
-            Some(c)
-                if *c == SqlState::INVALID_PASSWORD
-                    || *c == SqlState::INVALID_AUTHORIZATION_SPECIFICATION =>
-            {
-                anyhow::anyhow!(
-                    "the PostgreSQL server {} refused user `{user}` (wrong password, or no access): set PGPASSWORD or ~/.pgpass",
-                    self.display
-                )
-            }
+            Some(c) if *c == SqlState::INVALID_PASSWORD => anyhow::anyhow!(
+                "the PostgreSQL server {} refused user `{user}`: wrong password (set PGPASSWORD or ~/.pgpass)",
+                self.display
+            ),
+            // pg_hba.conf said no: its own words say which rule (no TLS, this host, ...).
+            Some(c) if *c == SqlState::INVALID_AUTHORIZATION_SPECIFICATION => anyhow::anyhow!(
+                "the PostgreSQL server {} refused user `{user}`: {}",
+                self.display,
+                e.as_db_error()
+                    .map_or_else(|| "no access".to_string(), |d| d.message().to_string())
+            ),
             Some(c) if *c == SqlState::INVALID_CATALOG_NAME => anyhow::anyhow!(
                 "the PostgreSQL server {} has no database `{db}`: create it (`createdb {db}`) or name another",
                 self.display
