@@ -11,22 +11,9 @@ cd "$(dirname "$0")/.."
 store=$1 runs=${2:-1000} testbeds=${3:-100} per=${4:-100}
 bin=$PWD/target/release/cryptobench
 [ -x "$bin" ] || cargo build --release --locked >&2
-work=$(mktemp -d)
-chmod 777 "$work"
-pg=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-as_owner=()
-if [ "$(id -u)" -eq 0 ]; then as_owner=(runuser -u postgres --); fi
-mkdir "$work/data"
-[ "$(id -u)" -eq 0 ] && chown postgres:postgres "$work/data"
-"${as_owner[@]}" "$pg/initdb" -D "$work/data" -U postgres --auth=trust -E UTF8 --no-sync >/dev/null
-port=55433
-"${as_owner[@]}" "$pg/pg_ctl" -D "$work/data" -l "$work/log" -w \
-  -o "-c listen_addresses='' -c unix_socket_directories=$work -c port=$port" start >/dev/null
-trap '"${as_owner[@]}" "$pg/pg_ctl" -D "$work/data" -m fast stop >/dev/null; rm -rf "$work"' EXIT
-for db in push fleet; do
-  "${as_owner[@]}" "$pg/psql" -h "$work" -p $port -U postgres -qc "CREATE DATABASE $db"
-done
-url() { echo "postgres://postgres@${work//\//%2F}:$port/$1"; }
+. scripts/scratch-postgres.sh 55433 push fleet
+work=$scratch_dir
+url() { scratch_url "$1"; }
 
 # Copies of the store's first complete run, under new UUIDs (and testbeds, for the
 # second part): what N runners measuring the same experiment would push.

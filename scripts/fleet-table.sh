@@ -12,20 +12,8 @@ experiment=$1
 shift
 bin=./target/release/cryptobench
 [ -x "$bin" ] || cargo build --release --locked >&2
-pg=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
-dir=$(mktemp -d)
-chmod 777 "$dir"
-as_owner=()
-if [ "$(id -u)" -eq 0 ]; then as_owner=(runuser -u postgres --); fi
-mkdir "$dir/data"
-[ "$(id -u)" -eq 0 ] && chown postgres:postgres "$dir/data"
-"${as_owner[@]}" "$pg/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --no-sync >/dev/null
-port=55432
-"${as_owner[@]}" "$pg/pg_ctl" -D "$dir/data" -l "$dir/log" -w \
-  -o "-c listen_addresses='' -c unix_socket_directories=$dir -c port=$port" start >/dev/null
-trap '"${as_owner[@]}" "$pg/pg_ctl" -D "$dir/data" -m fast stop >/dev/null; rm -rf "$dir"' EXIT
-"${as_owner[@]}" "$pg/psql" -h "$dir" -p $port -U postgres -qc "CREATE DATABASE fleet"
-url="postgres://postgres@${dir//\//%2F}:$port/fleet"
+. scripts/scratch-postgres.sh 55432 fleet
+url=$(scratch_url fleet)
 from=()
 for s in "$@"; do
   from+=(--from "$s")

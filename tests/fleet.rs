@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 use common::pg::PgServer;
 use common::{Env, assert_bad_input};
 
-/// A small complete run of the default experiment on `testbed`, into `db`.
-fn quick_run(env: &Env, db: &Path, testbed: &str) {
-    let out = env.cmd(&[
+/// A small run of the default experiment on `testbed` into `db`, with `extra` options.
+fn small_run(env: &Env, db: &str, testbed: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
         "run",
         "chacha20-rng",
         "--sizes",
@@ -30,10 +30,17 @@ fn quick_run(env: &Env, db: &Path, testbed: &str) {
         "--testbed",
         testbed,
         "--db",
-        db.to_str().unwrap(),
+        db,
         "--format",
         "json",
-    ]);
+    ];
+    args.extend(extra);
+    env.cmd(&args)
+}
+
+/// A small complete run of the default experiment on `testbed`, into `db`.
+fn quick_run(env: &Env, db: &Path, testbed: &str) {
+    let out = small_run(env, db.to_str().unwrap(), testbed, &[]);
     assert!(
         out.status.success(),
         "run on {testbed}: {}",
@@ -162,29 +169,7 @@ fn sqlite_stores_merge_without_a_server_and_pushing_twice_changes_nothing() {
 
     // `run --push-to` copies the finished run; the local store keeps it.
     let c = env.path("c.db");
-    let out = env.cmd(&[
-        "run",
-        "chacha20-rng",
-        "--sizes",
-        "64",
-        "--samples",
-        "12",
-        "--processes",
-        "6",
-        "--layouts",
-        "1",
-        "--remeasure-budget",
-        "0",
-        "--no-canary",
-        "--testbed",
-        "third",
-        "--db",
-        c.to_str().unwrap(),
-        "--push-to",
-        merged_s,
-        "--format",
-        "json",
-    ]);
+    let out = small_run(&env, c.to_str().unwrap(), "third", &["--push-to", merged_s]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success() && err.contains("pushed run 1"),
@@ -196,30 +181,12 @@ fn sqlite_stores_merge_without_a_server_and_pushing_twice_changes_nothing() {
     let out = env.cmd(&["compare", "1", "2", "--db", merged_s]);
     assert_bad_input(&out, "measured on different machines");
     // Baselines are per testbed.
-    ok(env.cmd(&[
-        "run",
-        "chacha20-rng",
-        "--sizes",
-        "64",
-        "--samples",
-        "16",
-        "--processes",
-        "2",
-        "--layouts",
-        "1",
-        "--remeasure-budget",
-        "0",
-        "--no-canary",
-        "--testbed",
-        "left",
-        "--db",
+    ok(small_run(
+        &env,
         merged_s,
-        "--save-baseline",
-        "main",
-        "--force-baseline",
-        "--format",
-        "json",
-    ]));
+        "left",
+        &["--save-baseline", "main", "--force-baseline"],
+    ));
     let out = env.cmd(&["report", "main", "--testbed", "right", "--db", merged_s]);
     assert_bad_input(&out, "no baseline `main` on testbed `right`");
     ok(env.cmd(&["report", "main", "--testbed", "left", "--db", merged_s]));
@@ -602,27 +569,7 @@ fn an_incomplete_copy_is_replaced_and_a_testbed_on_new_hardware_is_warned_of() {
         .unwrap()
         .execute("UPDATE machines SET fingerprint = 'another0machine0'", [])
         .unwrap();
-    let out = env.cmd(&[
-        "run",
-        "chacha20-rng",
-        "--sizes",
-        "64",
-        "--samples",
-        "12",
-        "--processes",
-        "6",
-        "--layouts",
-        "1",
-        "--remeasure-budget",
-        "0",
-        "--no-canary",
-        "--testbed",
-        "bench",
-        "--db",
-        target_s,
-        "--format",
-        "json",
-    ]);
+    let out = small_run(&env, target_s, "bench", &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("testbed `bench` was until now"), "{err}");

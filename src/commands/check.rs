@@ -50,23 +50,9 @@ pub(super) fn check(args: CheckArgs) -> Result<ExitCode> {
     let mut unfit = 0;
     for imp in implementations {
         progress.step(&format!("checking {imp}"));
-        let (verdict, why) =
-            match runner::verify(imp, &plan.external, Some(cpu), args.timeout, false)? {
-                runner::Verdict::Checked(notes) if notes.is_empty() => ("verified", String::new()),
-                runner::Verdict::Checked(notes) => ("checked in part", notes.join("; ")),
-                runner::Verdict::Unfit(status, why) => {
-                    use crate::record::CaseStatus;
-                    let word = match status {
-                        CaseStatus::Wrong => "WRONG OUTPUT",
-                        CaseStatus::Unsupported => "not supported on this CPU",
-                        _ => "FAILED",
-                    };
-                    if status != CaseStatus::Unsupported {
-                        unfit += 1;
-                    }
-                    (word, why)
-                }
-            };
+        let (verdict, why, fails) =
+            runner::verify(imp, &plan.external, Some(cpu), args.timeout, false)?.describe();
+        unfit += usize::from(fails);
         table.add_row(vec![imp.to_string(), verdict.to_string(), why]);
     }
     progress.finish();

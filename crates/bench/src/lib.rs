@@ -202,23 +202,12 @@ impl Bench {
                 std::time::Duration::from_secs(120),
                 false,
             )?;
-            let said = match verdict {
-                runner::Verdict::Checked(notes) if notes.is_empty() => "verified".to_string(),
-                runner::Verdict::Checked(notes) => {
-                    format!("checked in part ({})", notes.join("; "))
-                }
-                runner::Verdict::Unfit(status, why) => {
-                    use cryptobench_core::record::CaseStatus;
-                    let word = match status {
-                        CaseStatus::Wrong => "WRONG OUTPUT",
-                        CaseStatus::Unsupported => "not supported on this CPU",
-                        _ => "FAILED",
-                    };
-                    if status != CaseStatus::Unsupported {
-                        unfit += 1;
-                    }
-                    format!("{word}: {why}")
-                }
+            let (word, why, fails) = verdict.describe();
+            unfit += usize::from(fails);
+            let said = if why.is_empty() {
+                word.to_string()
+            } else {
+                format!("{word}: {why}")
             };
             println!("test {} ... {said}", case.implementation);
         }

@@ -290,6 +290,23 @@ pub enum Verdict {
     Unfit(CaseStatus, String),
 }
 
+impl Verdict {
+    /// The verdict in `check`'s words ("verified", "checked in part", "WRONG OUTPUT",
+    /// "FAILED", "not supported on this CPU"), why, and whether it fails the check (a CPU
+    /// that lacks what an implementation needs does not).
+    pub fn describe(&self) -> (&'static str, String, bool) {
+        match self {
+            Verdict::Checked(notes) if notes.is_empty() => ("verified", String::new(), false),
+            Verdict::Checked(notes) => ("checked in part", notes.join("; "), false),
+            Verdict::Unfit(status, why) => match status {
+                CaseStatus::Wrong => ("WRONG OUTPUT", why.clone(), true),
+                CaseStatus::Unsupported => ("not supported on this CPU", why.clone(), false),
+                _ => ("FAILED", why.clone(), true),
+            },
+        }
+    }
+}
+
 /// The correctness gate of `implementation`, in a worker of its own (what `run` does
 /// before timing it, and all that `check` does).
 /// Under the simulator (`simulate`, for the instruction counter) the gate checks the code
