@@ -189,3 +189,59 @@ fn a_planted_twofold_slowdown_fails_the_gate_against_a_baseline() {
         );
     }
 }
+
+/// The `catalog` feature: a bench's own implementation measured beside the CLI's
+/// catalog (`examples/bench_catalog.rs`, an example of this crate, built with its tests).
+#[test]
+fn a_bench_with_the_catalog_measures_its_own_beside_the_catalogs() {
+    let _serial = serial();
+    let exe = std::env::current_exe()
+        .unwrap()
+        .ancestors()
+        .nth(2)
+        .unwrap()
+        .join("examples/bench_catalog");
+    let run = |args: &[&str]| {
+        let out = Command::new(&exe)
+            .args(args)
+            .env_remove("CRYPTOBENCH_DB")
+            .output()
+            .unwrap_or_else(|e| panic!("{}: {e}", exe.display()));
+        (out.status.success(), text(&out), out.stdout)
+    };
+    let (ok, said, _) = run(&["mine/", "openssl/chacha20/"]);
+    assert!(ok, "{said}");
+    assert!(said.contains("test mine/chacha20 ... verified"), "{said}");
+    assert!(
+        said.contains("test openssl/chacha20 ... verified"),
+        "{said}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("catalog.db");
+    let (ok, said, stdout) = run(&[
+        "mine/",
+        "openssl/chacha20/",
+        "--bench",
+        "--sizes",
+        "1024",
+        "--samples",
+        "24",
+        "--processes",
+        "6",
+        "--layouts",
+        "1",
+        "--against",
+        "openssl/chacha20",
+        "--format",
+        "json",
+        "--db",
+        db.to_str().unwrap(),
+    ]);
+    assert!(ok, "{said}");
+    let json: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    let comparisons = json["comparisons"].as_array().unwrap();
+    assert_eq!(comparisons.len(), 1, "{json}");
+    assert_eq!(comparisons[0]["candidate"], "mine/chacha20");
+    assert_eq!(comparisons[0]["baseline"], "openssl/chacha20");
+}

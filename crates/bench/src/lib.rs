@@ -73,6 +73,17 @@ impl Bench {
         self
     }
 
+    /// Every implementation of the `cryptobench` CLI's catalog (RustCrypto, ring,
+    /// aws-lc-rs, OpenSSL, dalek, libcrux, our Keccak) beside this bench's own, measured
+    /// interleaved with them: "mine against ring's". A name this bench registered itself
+    /// keeps its own implementation. Needs the `catalog` feature (which builds OpenSSL,
+    /// ring and aws-lc-rs); narrow a run to some with filters (`-- chacha20-poly1305`).
+    #[cfg(feature = "catalog")]
+    pub fn with_catalog(mut self) -> Bench {
+        self.registry.extend(cryptobench::providers::builtin());
+        self
+    }
+
     /// The message lengths measured (default 64, 1024, 16384; `-- --sizes` overrides).
     pub fn sizes(mut self, sizes: &[u64]) -> Bench {
         self.sizes = sizes.to_vec();

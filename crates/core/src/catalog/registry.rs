@@ -19,6 +19,16 @@ impl Registry {
         self.implementations.push(Box::new(implementation));
     }
 
+    /// Add `other`'s implementations whose names this registry does not have yet: what a
+    /// registry registered itself keeps its own.
+    pub fn extend(&mut self, other: Registry) {
+        for implementation in other.implementations {
+            if self.get(&implementation.name()).is_none() {
+                self.implementations.push(implementation);
+            }
+        }
+    }
+
     pub fn all(&self) -> impl Iterator<Item = &dyn Implementation> {
         self.implementations.iter().map(|b| b.as_ref())
     }
