@@ -245,3 +245,49 @@ fn a_bench_with_the_catalog_measures_its_own_beside_the_catalogs() {
     assert_eq!(comparisons[0]["candidate"], "mine/chacha20");
     assert_eq!(comparisons[0]["baseline"], "openssl/chacha20");
 }
+
+#[test]
+fn an_implementation_that_crashes_when_timed_fails_its_case_alone() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("crash.db");
+    let out = cargo(
+        &[
+            "bench",
+            "--",
+            "crashing/",
+            "example/chacha20",
+            "--sizes",
+            "4000",
+            "--samples",
+            "12",
+            "--processes",
+            "2",
+            "--layouts",
+            "1",
+            "--format",
+            "json",
+            "--db",
+            db.to_str().unwrap(),
+        ],
+        &[("CHACHA_BENCH_PLANT_CRASH", "1")],
+    );
+    // Exit 1: a case failed; the run and its report are still there.
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let status = |id: &str| {
+        json["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["implementation"] == id)
+            .map(|r| r["status"].as_str().unwrap().to_string())
+    };
+    assert_eq!(
+        status("crashing/chacha20").as_deref(),
+        Some("failed"),
+        "{json}"
+    );
+    assert_eq!(status("example/chacha20").as_deref(), Some("ok"), "{json}");
+    assert!(db.exists());
+}

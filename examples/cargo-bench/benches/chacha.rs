@@ -137,6 +137,23 @@ impl StreamCipher for Planted {
     }
 }
 
+/// A ChaCha20 that passes its gate, then dies when timed (at a length the gate does not
+/// ask for), for cryptobench's own tests: its case fails alone, the others are measured.
+struct Crashing(PortableChaCha20);
+
+impl StreamCipher for Crashing {
+    const ALGORITHM: &'static StreamAlgorithm = &CHACHA20;
+    fn new(key: &[u8], nonce: &[u8]) -> Self {
+        Crashing(PortableChaCha20::new(key, nonce))
+    }
+    fn apply_keystream(&mut self, buf: &mut [u8]) {
+        if buf.len() == 4000 {
+            std::process::abort();
+        }
+        self.0.apply_keystream(buf);
+    }
+}
+
 fn main() {
     let bench = Bench::new("chacha")
         .register(Stream::<RustCryptoChaCha20>::new("rustcrypto"))
@@ -151,6 +168,10 @@ fn main() {
     // Only for cryptobench's tests of the harness (tests/cargo_bench.rs).
     let bench = match std::env::var_os("CHACHA_BENCH_PLANT_WRONG") {
         Some(_) => bench.register(Stream::<Planted>::new("planted")),
+        None => bench,
+    };
+    let bench = match std::env::var_os("CHACHA_BENCH_PLANT_CRASH") {
+        Some(_) => bench.register(Stream::<Crashing>::new("crashing")),
         None => bench,
     };
     bench.main();
