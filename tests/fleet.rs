@@ -611,3 +611,45 @@ fn tls_is_used_where_asked_and_verified_against_the_given_authority() {
         "refused user `postgres`: pg_hba.conf rejects connection",
     );
 }
+
+#[test]
+fn history_marks_another_machine_of_the_same_model_not_comparable() {
+    let env = Env::new();
+    let db = env.path("h.db");
+    let db_s = db.to_str().unwrap();
+    quick_run(&env, &db, "first");
+    quick_run(&env, &db, "second");
+    let h: serde_json::Value = serde_json::from_str(&ok(env.cmd(&[
+        "history",
+        "rustcrypto/chacha20/xor",
+        "--db",
+        db_s,
+        "--format",
+        "json",
+    ])))
+    .unwrap();
+    let points = h["cases"][0]["points"].as_array().unwrap();
+    assert_eq!(points.len(), 2, "{h}");
+    assert_eq!(points[0]["comparable"], false, "{h}");
+    assert!(
+        points[0]["caveats"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("another machine: testbed first"),
+        "{h}"
+    );
+    assert_eq!(points[1]["comparable"], true, "{h}");
+    // One testbed's history alone: all comparable.
+    let h: serde_json::Value = serde_json::from_str(&ok(env.cmd(&[
+        "history",
+        "rustcrypto/chacha20/xor",
+        "--testbed",
+        "first",
+        "--db",
+        db_s,
+        "--format",
+        "json",
+    ])))
+    .unwrap();
+    assert_eq!(h["cases"][0]["points"].as_array().unwrap().len(), 1, "{h}");
+}

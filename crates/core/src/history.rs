@@ -1,6 +1,7 @@
 //! A case's median run after run, from the store: the data behind `cryptobench history`.
 //!
-//! Runs are only comparable when they counted the same thing on the same CPU model. For
+//! Runs are only comparable when they counted the same thing on the same machine (testbed and
+//! hardware fingerprint; the CPU model is said first where it differs). For
 //! each case, the latest run that measured it is the reference, and every other point
 //! says whether it is comparable with it, so that reports mark the others instead of
 //! joining figures in different units or from different machines.
@@ -29,6 +30,9 @@ pub struct RunInfo {
     /// it told them anything.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub environment: Vec<String>,
+    /// The machine: its testbed and hardware fingerprint.
+    #[serde(skip)]
+    pub machine: (String, String),
 }
 
 impl RunInfo {
@@ -44,6 +48,7 @@ impl RunInfo {
             short_unit: h.counter.short_unit().to_string(),
             cpu_model: h.cpu_model.clone(),
             complete: h.status == crate::record::RunStatus::Complete,
+            machine: (h.place.testbed.clone(), h.place.fingerprint.clone()),
             environment: h.machine.measured().map_or(Vec::new(), |m| {
                 m.measuring_environment()
                     .into_iter()
@@ -196,6 +201,13 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
             }
             if r.cpu_model != latest.cpu_model {
                 p.caveats.push(format!("another CPU: {}", r.cpu_model));
+            } else if r.machine != latest.machine {
+                // The same model name on other hardware (flags, stepping) or another
+                // testbed: another machine's cycles, never one line with these.
+                p.caveats.push(format!(
+                    "another machine: testbed {} (fingerprint {})",
+                    r.machine.0, r.machine.1
+                ));
             }
             if r.environment != latest.environment {
                 p.caveats.push(if r.environment.is_empty() {
