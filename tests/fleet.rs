@@ -334,6 +334,31 @@ fn paused_at(env: &Env, point: &str, args: &[&str]) -> (std::process::Child, Pat
     (child, file)
 }
 
+/// A small direct run into `url`, stopped at the test pause point "samples".
+fn run_paused_at_samples(env: &Env, url: &str, layouts: &str) -> (std::process::Child, PathBuf) {
+    paused_at(
+        env,
+        "samples",
+        &[
+            "run",
+            "chacha20-rng",
+            "--sizes",
+            "64",
+            "--samples",
+            "16",
+            "--processes",
+            "2",
+            "--layouts",
+            layouts,
+            "--remeasure-budget",
+            "0",
+            "--no-canary",
+            "--db",
+            url,
+        ],
+    )
+}
+
 fn open_transactions(server: &PgServer, db: &str) -> String {
     // The server notices a dead client's socket at once; give it a moment to roll back.
     let start = Instant::now();
@@ -369,27 +394,7 @@ fn a_writer_killed_mid_push_or_mid_run_leaves_no_half_and_a_repush_completes() {
 
     // A direct run killed while a worker's samples are being stored: the run reads as
     // incomplete, and no process of any case is stored in part.
-    let (mut child, _) = paused_at(
-        &env,
-        "samples",
-        &[
-            "run",
-            "chacha20-rng",
-            "--sizes",
-            "64",
-            "--samples",
-            "16",
-            "--processes",
-            "2",
-            "--layouts",
-            "2",
-            "--remeasure-budget",
-            "0",
-            "--no-canary",
-            "--db",
-            &url,
-        ],
-    );
+    let (mut child, _) = run_paused_at_samples(&env, &url, "2");
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(open_transactions(&server, "killed"), "0");
@@ -445,27 +450,7 @@ fn a_server_restarted_mid_push_gives_one_clear_error_and_a_repush_completes() {
 
     // A direct run whose server restarts while it stores a worker's samples: one error
     // naming the server, and what it had stored before stays there.
-    let (child, file) = paused_at(
-        &env,
-        "samples",
-        &[
-            "run",
-            "chacha20-rng",
-            "--sizes",
-            "64",
-            "--samples",
-            "16",
-            "--processes",
-            "2",
-            "--layouts",
-            "1",
-            "--remeasure-budget",
-            "0",
-            "--no-canary",
-            "--db",
-            &url,
-        ],
-    );
+    let (child, file) = run_paused_at_samples(&env, &url, "1");
     server.stop();
     server.start_again();
     std::fs::remove_file(&file).unwrap();

@@ -7,7 +7,8 @@ use serde_json::json;
 use super::csv::Num;
 use super::format::{fmt_count, fmt_interval, fmt_per_byte};
 use super::{Block, Doc, Document, Format, html, text};
-use crate::analysis::fleet::{Fleet, FleetCell};
+use crate::analysis::fleet::{Fleet, FleetCell, FleetColumn};
+use crate::stats::Interval;
 use crate::store::MachineRow;
 
 pub fn render(f: &Fleet, format: Format) -> Result<String> {
@@ -158,56 +159,53 @@ struct FleetCsvRow<'a> {
     note: &'a str,
 }
 
+impl<'a> FleetCsvRow<'a> {
+    /// A row of machine `c`'s column: its machine's fields, the figure's interval.
+    fn of(c: &'a FleetColumn, kind: &'static str, figure: &Interval) -> FleetCsvRow<'a> {
+        FleetCsvRow {
+            testbed: &c.testbed,
+            cpu_model: &c.cpu_model,
+            fingerprint: &c.fingerprint,
+            counter: &c.counter,
+            run_uuid: &c.run_uuid,
+            kind,
+            estimate: Num::of(figure.estimate),
+            lo: Num::of(figure.lo),
+            hi: Num::of(figure.hi),
+            ..Default::default()
+        }
+    }
+}
+
 fn csv(f: &Fleet) -> String {
     let mut rows = Vec::new();
     for r in &f.rows {
-        for (column, cell) in r.cells.iter().enumerate() {
-            let (Some(cell), c) = (cell, &f.columns[column]) else {
-                continue;
+        for (cell, c) in r.cells.iter().zip(&f.columns) {
+            let Some(cell) = cell else { continue };
+            let kind = if cell.per_byte {
+                "per_byte"
+            } else {
+                "per_call"
             };
             rows.push(FleetCsvRow {
-                testbed: &c.testbed,
-                cpu_model: &c.cpu_model,
-                fingerprint: &c.fingerprint,
-                counter: &c.counter,
-                run_uuid: &c.run_uuid,
-                kind: if cell.per_byte {
-                    "per_byte"
-                } else {
-                    "per_call"
-                },
                 implementation: &r.implementation,
                 operation: &r.operation,
                 params: r.params.to_string(),
                 unit: c.unit.clone(),
-                estimate: Num::of(cell.figure.estimate),
-                lo: Num::of(cell.figure.lo),
-                hi: Num::of(cell.figure.hi),
                 note: cell.note.as_deref().unwrap_or(""),
-                ..Default::default()
+                ..FleetCsvRow::of(c, kind, &cell.figure)
             });
         }
     }
     for r in &f.ratios {
-        for (column, cell) in r.cells.iter().enumerate() {
-            let (Some(i), c) = (cell, &f.columns[column]) else {
-                continue;
-            };
+        for (cell, c) in r.cells.iter().zip(&f.columns) {
+            let Some(ratio) = cell else { continue };
             rows.push(FleetCsvRow {
-                testbed: &c.testbed,
-                cpu_model: &c.cpu_model,
-                fingerprint: &c.fingerprint,
-                counter: &c.counter,
-                run_uuid: &c.run_uuid,
-                kind: "ratio",
                 implementation: &r.member,
                 reference: &r.reference,
                 params: r.params.to_string(),
                 unit: "ratio".into(),
-                estimate: Num::of(i.estimate),
-                lo: Num::of(i.lo),
-                hi: Num::of(i.hi),
-                ..Default::default()
+                ..FleetCsvRow::of(c, "ratio", ratio)
             });
         }
     }
