@@ -291,3 +291,24 @@ fn an_implementation_that_crashes_when_timed_fails_its_case_alone() {
     assert_eq!(status("example/chacha20").as_deref(), Some("ok"), "{json}");
     assert!(db.exists());
 }
+
+/// docs/cargo-bench.md shows the example's bench, shortened where `…` stands: every other
+/// line of its Rust block is in the file, in that order, so the page shows code that runs.
+#[test]
+fn the_bench_the_docs_show_is_the_one_the_tests_run() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/cargo-bench.md")).unwrap();
+    let shown = doc
+        .split("```rust\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("a Rust block in docs/cargo-bench.md");
+    let source = std::fs::read_to_string(example().join("benches/chacha.rs")).unwrap();
+    let mut lines = source.lines();
+    for line in shown.lines().filter(|l| l.trim() != "…") {
+        assert!(
+            lines.any(|l| l == line),
+            "docs/cargo-bench.md shows `{line}`, which examples/cargo-bench/benches/chacha.rs does not have there"
+        );
+    }
+}
