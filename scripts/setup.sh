@@ -8,9 +8,10 @@ set -euo pipefail
 # chromium to render HTML reports in tests (scripts/browser-check.sh), and an AArch64
 # cross compiler with qemu-user to test the NEON Keccak (implementations/c/keccak-neon-x2)
 # under emulation, valgrind for `--counter instructions`, and PostgreSQL, whose server the
-# tests start (a throw-away one, as the `postgres` user) to test the shared store.
+# tests start (a throw-away one, as the `postgres` user) to test the shared store, and
+# GNU time for the peak memory scripts/fleet-bench.sh reports.
 packages=(build-essential pkg-config libssl-dev llvm llvm-19 chromium postgresql
-  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind)
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind time)
 
 missing=()
 for p in "${packages[@]}"; do

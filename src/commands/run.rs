@@ -92,23 +92,15 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
     };
 
     let layouts = args.layouts as usize;
-    let per_layout = (args.samples as usize).div_ceil(processes * layouts).max(1);
     let options = RunOptions {
         counter,
         cpu: Some(cpu),
         processes,
         layouts,
-        plan: SamplePlan {
-            samples: per_layout,
-            ..SamplePlan::default()
-        },
+        plan: SamplePlan::spread(args.samples as usize, processes, layouts),
         timeout,
         seed: args.seed,
-        remeasure: crate::record::Remeasure {
-            precision_pct: args.precision,
-            budget: args.remeasure_budget,
-            most_processes_factor: 3,
-        },
+        remeasure: crate::record::Remeasure::to_precision(args.precision, args.remeasure_budget),
         no_canary: args.no_canary,
     };
     let analysis_options = AnalysisOptions {

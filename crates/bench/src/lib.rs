@@ -269,17 +269,10 @@ impl Bench {
             cpu: Some(cpu),
             processes,
             layouts,
-            plan: SamplePlan {
-                samples: (args.samples as usize).div_ceil(processes * layouts).max(1),
-                ..SamplePlan::default()
-            },
+            plan: SamplePlan::spread(args.samples as usize, processes, layouts),
             timeout: std::time::Duration::from_secs(args.timeout),
             seed: 1,
-            remeasure: cryptobench_core::record::Remeasure {
-                precision_pct: 0.5,
-                budget: None,
-                most_processes_factor: 3,
-            },
+            remeasure: cryptobench_core::record::Remeasure::to_precision(0.5, None),
             no_canary: false,
         };
         let analysis = AnalysisOptions {

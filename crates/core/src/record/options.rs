@@ -49,6 +49,16 @@ impl Remeasure {
         Remeasure::OFF
     }
 
+    /// Re-measuring to `precision_pct` within `budget` (`None`: as long as the first pass
+    /// took), up to three times the processes asked: what `run` and `cargo bench` do.
+    pub fn to_precision(precision_pct: f64, budget: Option<Duration>) -> Remeasure {
+        Remeasure {
+            precision_pct,
+            budget,
+            most_processes_factor: 3,
+        }
+    }
+
     pub fn is_off(&self) -> bool {
         self.budget == Some(Duration::ZERO) || self.most_processes_factor <= 1
     }
@@ -63,6 +73,17 @@ pub struct SamplePlan {
     /// its resolution, so that both are negligible.
     pub overhead_factor: f64,
     pub resolution_factor: f64,
+}
+
+impl SamplePlan {
+    /// `total` samples a case spread over `processes` x `layouts`: each layout's share,
+    /// rounded up, at least one.
+    pub fn spread(total: usize, processes: usize, layouts: usize) -> SamplePlan {
+        SamplePlan {
+            samples: total.div_ceil(processes * layouts).max(1),
+            ..SamplePlan::default()
+        }
+    }
 }
 
 impl Default for SamplePlan {
