@@ -3,7 +3,7 @@
 use plotters::prelude::*;
 
 use super::Chart;
-use super::plot::{Marker, PALETTE, fit_label, short_num};
+use super::plot::{Marker, PALETTE, fit_label};
 use super::shapes::{IntervalRows, draw_interval_rows};
 use crate::analysis::fleet::Fleet;
 
@@ -47,7 +47,7 @@ fn draw(f: &Fleet) -> Result<String, String> {
         .enumerate()
         .map(|(i, c)| (colour(i), c.testbed.clone(), Marker::Dot))
         .collect();
-    let x_label = |t: &f64| short_num(*t);
+    let x_label = |_: f64, number: String| number;
     draw_interval_rows(IntervalRows {
         labels: &labels,
         rows,

@@ -4,8 +4,7 @@ use plotters::prelude::*;
 
 use super::Chart;
 use super::plot::{
-    Axis, Marker, PALETTE, REGRESSED, Scale, WIDTH, frame, label_px, legend, legend_width,
-    short_num, svg,
+    Axis, Marker, PALETTE, REGRESSED, Scale, WIDTH, frame, label_px, legend, legend_width, svg,
 };
 use crate::history::History;
 
@@ -47,9 +46,9 @@ fn draw_history(h: &History, points: &[(usize, f64, bool)], unit: &str) -> Resul
         xs.get(t.round().max(0.0) as usize)
             .map_or(String::new(), |&r| format!("run {}", h.runs[r].id))
     };
-    let y_label = |t: &f64| short_num(*t);
+    let y_label = scale.tick_label(y0, y1);
     let y_ticks = scale.ticks(y0, y1);
-    let y_area = label_px(y_ticks.iter().map(|t| short_num(*t).len())) + 28;
+    let y_area = label_px(y_ticks.iter().map(|t| y_label(t).len())) + 28;
     let entries = [
         (PALETTE[0], "comparable".to_string(), Marker::Line),
         (REGRESSED, "not comparable".to_string(), Marker::Hollow),

@@ -153,10 +153,45 @@ impl Scale {
             }
             out
         } else {
-            let step = nice_step((b - a) / 6.0);
+            let step = Self::linear_step(a, b);
             let first = (a / step).ceil() as i64;
             let last = (b / step).floor() as i64;
             (first..=last).map(|i| i as f64 * step).collect()
+        }
+    }
+
+    fn linear_step(a: f64, b: f64) -> f64 {
+        nice_step((b - a) / 6.0)
+    }
+
+    /// The labels of [`Self::ticks`]`(a, b)`, as values (not axis units). On a linear
+    /// axis every label has one unit (k, M) and as many decimals as the step needs, so
+    /// that neighbours never read alike or unevenly ("1.62k" beside "1.65k"); a log
+    /// axis, whose ticks are 1, 2, 5 or 1 to 8 times a power of ten, keeps [`short_num`].
+    pub(super) fn tick_label(self, a: f64, b: f64) -> impl Fn(&f64) -> String {
+        let step = Self::linear_step(a, b);
+        let top = a.abs().max(b.abs());
+        let (unit, suffix) = if top >= 1e6 {
+            (1e6, "M")
+        } else if top >= 1e4 {
+            (1e3, "k")
+        } else {
+            (1.0, "")
+        };
+        let decimals = (0..=9)
+            .find(|d| {
+                let x = step / unit * 10f64.powi(*d);
+                (x - x.round()).abs() < 1e-6 * x.max(1.0)
+            })
+            .unwrap_or(9);
+        move |t: &f64| {
+            if self.log {
+                short_num(self.from(*t))
+            } else if *t == 0.0 {
+                "0".into()
+            } else {
+                format!("{:.*}{suffix}", decimals as usize, t / unit)
+            }
         }
     }
 }
@@ -173,7 +208,7 @@ fn nice_step(raw: f64) -> f64 {
 }
 
 /// A tick label: few digits, no trailing zeros, k/M for large counts.
-pub(super) fn short_num(v: f64) -> String {
+fn short_num(v: f64) -> String {
     let a = v.abs();
     let trim = |s: String| {
         if s.contains('.') {
@@ -358,6 +393,28 @@ mod tests {
         assert_eq!(short_num(2_500_000.0), "2.5M");
         assert_eq!(short_num(1.50), "1.5");
         assert_eq!(short_num(0.125), "0.125");
+    }
+
+    #[test]
+    fn linear_tick_labels_share_unit_and_decimals() {
+        let labels = |a: f64, b: f64| {
+            let s = Scale { log: false };
+            let l = s.tick_label(a, b);
+            s.ticks(a, b).iter().map(l).collect::<Vec<_>>()
+        };
+        // A 250-wide step above 10^4: once "16.2k" beside "16.5k".
+        assert_eq!(
+            labels(16_000.0, 17_400.0),
+            ["16.00k", "16.25k", "16.50k", "16.75k", "17.00k", "17.25k"]
+        );
+        assert_eq!(labels(0.0, 12.0), ["0", "2", "4", "6", "8", "10", "12"]);
+        assert_eq!(labels(1.0, 1.24), ["1.00", "1.05", "1.10", "1.15", "1.20"]);
+        assert_eq!(
+            labels(-10.0, 5.0),
+            ["-10.0", "-7.5", "-5.0", "-2.5", "0", "2.5", "5.0"]
+        );
+        let log = Scale { log: true };
+        assert_eq!(log.tick_label(0.0, 2.0)(&1.0), "10");
         assert_eq!(bytes_label(16384.0), "16 KiB");
         assert_eq!(bytes_label(64.0), "64 B");
         assert_eq!(bytes_label(1000.0), "1000 B");

@@ -6,8 +6,7 @@ use plotters::prelude::*;
 use super::Chart;
 use super::plot::{
     Axis, DIFFERENT, IMPROVED, MAX_SERIES, Marker, NO_CHANGE, PALETTE, REGRESSED, Scale, WIDTH,
-    WITHIN_NOISE, bytes_label, fit_label, frame, label_px, rows_axis, short_num, svg,
-    verdict_colour,
+    WITHIN_NOISE, bytes_label, fit_label, frame, label_px, rows_axis, svg, verdict_colour,
 };
 use super::shapes::{IntervalRows, Series, XAxis, draw_interval_rows, draw_lines};
 use crate::analysis::{Analysis, CaseStats, Comparison, LaneSpeedup, Relation};
@@ -185,7 +184,7 @@ fn draw_boxes(cases: &[&CaseStats], what: &str) -> Result<String, String> {
         .filter(|o| (reach_lo..=reach_hi).contains(o))
         .fold((lo, hi), |(l, h), v| (l.min(v), h.max(v)));
     let (scale, x0, x1) = Scale::fit(lo, hi, 20.0, false);
-    let x_label = |t: &f64| short_num(scale.from(*t));
+    let x_label = scale.tick_label(x0, x1);
     let labels: Vec<String> = rows.iter().map(|r| r.0.clone()).collect();
     let y_label = |t: &f64| {
         let i = t.round();
@@ -346,9 +345,9 @@ fn draw_forest(comparisons: &[Comparison], noise_pct: f64) -> Result<String, Str
         .map(|c| c.change_pct.hi)
         .fold(noise_pct, f64::max)
         .max(0.0);
-    let x_label = |t: &f64| {
-        let sign = if *t > 0.0 { "+" } else { "" };
-        format!("{sign}{} %", short_num(*t))
+    let x_label = |t: f64, number: String| {
+        let sign = if t > 0.0 { "+" } else { "" };
+        format!("{sign}{number} %")
     };
     let has = |relation| comparisons.iter().any(|c| c.relation == relation);
     let variants = [
@@ -423,7 +422,7 @@ fn draw_lanes(lanes: &[LaneSpeedup]) -> Result<String, String> {
         })
         .collect();
     let hi = lanes.iter().map(|l| l.speedup.hi).fold(1.0, f64::max);
-    let x_label = |t: &f64| format!("{}x", short_num(*t));
+    let x_label = |_: f64, number: String| format!("{number}x");
     let mut lane_counts: Vec<usize> = lanes.iter().map(|l| l.lanes).collect();
     lane_counts.sort_unstable();
     lane_counts.dedup();

@@ -5,7 +5,7 @@ use plotters::prelude::*;
 
 use super::plot::{
     Axis, CEILING, Marker, PALETTE, Scale, WIDTH, fit_label, frame, label_px, legend, legend_width,
-    row_label, rows_axis, short_num, svg,
+    row_label, rows_axis, svg,
 };
 use crate::stats::Interval;
 
@@ -60,9 +60,9 @@ pub(super) fn draw_lines(
     let every = xs.len().div_ceil(12);
     let x_ticks: Vec<f64> = xs.iter().copied().step_by(every).collect();
     let x_label = |t: &f64| (x_axis.label)(2f64.powf(*t));
-    let y_label = |t: &f64| short_num(scale.from(*t));
+    let y_label = scale.tick_label(y0, y1);
     let y_ticks = scale.ticks(y0, y1);
-    let y_area = label_px(y_ticks.iter().map(|t| short_num(scale.from(*t)).len())) + 28;
+    let y_area = label_px(y_ticks.iter().map(|t| y_label(t).len())) + 28;
     let legend_w = legend_width(lines.iter().map(|s| s.label.chars().count()));
     svg((WIDTH, 430), |root| {
         let (plot, side) = root.split_horizontally(WIDTH - legend_w);
@@ -125,7 +125,8 @@ pub(super) struct IntervalRows<'a> {
     pub(super) rows: Vec<(&'a Interval, RGBColor)>,
     pub(super) span: (f64, f64),
     pub(super) from_zero: bool,
-    pub(super) x_label: &'a dyn Fn(&f64) -> String,
+    /// A tick's label from its value and the number as the axis writes it.
+    pub(super) x_label: &'a dyn Fn(f64, String) -> String,
     pub(super) x_desc: &'a str,
     pub(super) reference: f64,
     pub(super) band: Option<(f64, RGBAColor)>,
@@ -136,10 +137,12 @@ pub(super) struct IntervalRows<'a> {
 pub(super) fn draw_interval_rows(chart: IntervalRows) -> Result<String, String> {
     let n = chart.rows.len();
     let (scale, x0, x1) = Scale::fit(chart.span.0, chart.span.1, f64::INFINITY, chart.from_zero);
+    let number = scale.tick_label(x0, x1);
+    let x_label = |t: &f64| (chart.x_label)(*t, number(t));
     let x = Axis {
         range: (x0, x1),
         ticks: scale.ticks(x0, x1),
-        label: chart.x_label,
+        label: &x_label,
         desc: chart.x_desc.into(),
         label_area: 52,
     };
