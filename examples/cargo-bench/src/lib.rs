@@ -79,7 +79,7 @@ pub struct ToyStream {
 }
 
 /// The toy's seed: FNV-1a over key and nonce, made odd.
-pub fn toy_seed(key: &[u8], nonce: &[u8]) -> u64 {
+fn toy_seed(key: &[u8], nonce: &[u8]) -> u64 {
     let mut s = 0xcbf2_9ce4_8422_2325u64;
     for b in key.iter().chain(nonce) {
         s = (s ^ u64::from(*b)).wrapping_mul(0x0100_0000_01B3);
@@ -88,7 +88,7 @@ pub fn toy_seed(key: &[u8], nonce: &[u8]) -> u64 {
 }
 
 /// One xorshift64 step.
-pub fn toy_next(x: u64) -> u64 {
+fn toy_next(x: u64) -> u64 {
     let mut x = x;
     x ^= x << 13;
     x ^= x >> 7;

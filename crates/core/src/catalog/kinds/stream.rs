@@ -31,9 +31,15 @@ pub struct StreamAlgorithm {
     /// Published vectors: (source, key, nonce, initial block counter, plaintext, ciphertext),
     /// hex-encoded.
     pub vectors: &'static [StreamVector],
-    /// An independent keystream for cross-checks on long inputs.
-    pub reference: fn(key: &[u8], nonce: &[u8], len: usize) -> Vec<u8>,
+    /// An independent keystream for cross-checks at every length. An algorithm of a
+    /// crate's own may have none: its implementations are then checked against its
+    /// vectors and for agreement between one call and many, and reported as checked in
+    /// part ([`Implementation::caveats`]).
+    pub reference: Option<Keystream>,
 }
+
+/// The first `len` keystream bytes under `key` and `nonce`.
+pub type Keystream = fn(key: &[u8], nonce: &[u8], len: usize) -> Vec<u8>;
 
 pub struct StreamVector {
     pub source: &'static str,
@@ -62,11 +68,11 @@ pub static CHACHA20: StreamAlgorithm = StreamAlgorithm {
         plaintext: RFC_8439_PLAINTEXT,
         ciphertext: RFC_8439_CIPHERTEXT,
     }],
-    reference: |key, nonce, len| {
+    reference: Some(|key, nonce, len| {
         let key: [u8; 32] = key.try_into().expect("chacha20 key is 32 bytes");
         let nonce: [u8; 12] = nonce.try_into().expect("chacha20 nonce is 12 bytes");
         reference::chacha20::keystream(&key, &nonce, 0, len)
-    },
+    }),
 };
 
 /// ChaCha20 as djb wrote it and SUPERCOP's `crypto_stream_chacha20` has it: a 64-bit block
@@ -85,12 +91,12 @@ pub static CHACHA20_8_BYTE_NONCE: StreamAlgorithm = StreamAlgorithm {
         plaintext: RFC_8439_PLAINTEXT,
         ciphertext: RFC_8439_CIPHERTEXT,
     }],
-    reference: |key, nonce, len| {
+    reference: Some(|key, nonce, len| {
         let key: [u8; 32] = key.try_into().expect("chacha20 key is 32 bytes");
         let mut n12 = [0u8; 12];
         n12[4..].copy_from_slice(nonce);
         reference::chacha20::keystream(&key, &n12, 0, len)
-    },
+    }),
 };
 
 /// SP 800-38A's four-block example: plaintext, and the initial counter block as the nonce
@@ -113,7 +119,7 @@ pub static AES_128_CTR: StreamAlgorithm = StreamAlgorithm {
         plaintext: SP800_38A_PLAINTEXT,
         ciphertext: "874d6191b620e3261bef6864990db6ce9806f66b7970fdff8617187bb9fffdff5ae4df3edbd5d35e5b4f09020db03eab1e031dda2fbe03d1792170a0f3009cee",
     }],
-    reference: aes_ctr_reference,
+    reference: Some(aes_ctr_reference),
 };
 
 pub static AES_256_CTR: StreamAlgorithm = StreamAlgorithm {
@@ -129,7 +135,7 @@ pub static AES_256_CTR: StreamAlgorithm = StreamAlgorithm {
         plaintext: SP800_38A_PLAINTEXT,
         ciphertext: "601ec313775789a5b7a7f504bbf3d228f443e3ca4d62b59aca84e990cacaf5c52b0930daa23de94ce87017ba2d84988ddfc9c58db67aada613c2dd08457941a6",
     }],
-    reference: aes_ctr_reference,
+    reference: Some(aes_ctr_reference),
 };
 
 fn aes_ctr_reference(key: &[u8], nonce: &[u8], len: usize) -> Vec<u8> {
@@ -162,8 +168,8 @@ fn nonces(alg: &StreamAlgorithm) -> [Vec<u8>; 2] {
 /// The gate of every implementation of `alg`, the Rust catalog's and C builds alike, in
 /// SUPERCOP's form: `xor(key, nonce, msg)` is `msg` XOR the keystream from its start, or
 /// why the implementation would not give it (a C function's name and return code). The
-/// published vectors, then every boundary length under each of [`nonces`] against the
-/// reference written from the standard.
+/// published vectors, then, where `alg` has a reference, every boundary length under
+/// each of [`nonces`] against it.
 pub fn conformance(
     alg: &StreamAlgorithm,
     mut xor: impl FnMut(&[u8], &[u8], &[u8]) -> Result<Vec<u8>, String>,
@@ -175,11 +181,14 @@ pub fn conformance(
         let got = got.get(v.skip..).unwrap_or_default();
         Mismatch::check_bytes(v.source, got, &unhex(v.ciphertext))?;
     }
+    let Some(reference) = alg.reference else {
+        return Ok(());
+    };
     let key = pattern(alg.key_len);
     let lengths = boundary_lengths(alg.block_len);
     let longest = lengths.iter().copied().max().unwrap_or_default();
     for nonce in nonces(alg) {
-        let keystream = (alg.reference)(&key, &nonce, longest);
+        let keystream = reference(&key, &nonce, longest);
         for &len in &lengths {
             let msg = pattern(len);
             let what = format!(
@@ -196,12 +205,24 @@ pub fn conformance(
 
 /// A Rust cipher continues its keystream from one call to the next (C's
 /// `crypto_stream_xor` has no such state): uneven pieces catch buffering bugs at block
-/// boundaries that one long call hides.
+/// boundaries that one long call hides. They are compared with the reference, or, for an
+/// algorithm without one, with the cipher's own keystream from one call.
 fn continues_across_calls<C: StreamCipher>() -> Result<(), Mismatch> {
     let alg = C::ALGORITHM;
     let key = pattern(alg.key_len);
+    let (against, keystream): (_, Keystream) = match alg.reference {
+        Some(reference) => ("the reference implementation", reference),
+        None => (
+            "its own keystream from one call",
+            |key: &[u8], nonce: &[u8], len| {
+                let mut one_call = vec![0u8; len];
+                C::new(key, nonce).apply_keystream(&mut one_call);
+                one_call
+            },
+        ),
+    };
     for nonce in nonces(alg) {
-        let want = (alg.reference)(&key, &nonce, 70_000);
+        let want = keystream(&key, &nonce, 70_000);
         let mut got = vec![0u8; want.len()];
         let mut c = C::new(&key, &nonce);
         let mut at = 0;
@@ -215,7 +236,7 @@ fn continues_across_calls<C: StreamCipher>() -> Result<(), Mismatch> {
         }
         Mismatch::check_bytes(
             &format!(
-                "keystream against the reference implementation, nonce {}",
+                "keystream in pieces against {against}, nonce {}",
                 hex::encode(&nonce)
             ),
             &got,
@@ -270,6 +291,21 @@ impl<C: StreamCipher> Implementation for Stream<C> {
         continues_across_calls::<C>()
     }
 
+    fn caveats(&self) -> Vec<String> {
+        let alg = C::ALGORITHM;
+        match (alg.reference, alg.vectors.len()) {
+            (Some(_), _) => Vec::new(),
+            (None, 0) => vec![format!(
+                "{}: no vectors and no reference function; only checked that its keystream in pieces agrees with one call",
+                self.name()
+            )],
+            (None, n) => vec![format!(
+                "{}: no reference function; checked against {n} vector(s) of its own, and its keystream in pieces against one call",
+                self.name()
+            )],
+        }
+    }
+
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
         self.operation(operation)?;
         let len = param(self, operation, params, "len")?;
@@ -308,7 +344,7 @@ mod tests {
     fn references_reproduce_the_published_vectors() {
         for alg in ALGORITHMS {
             for v in alg.vectors {
-                let ks = (alg.reference)(
+                let ks = alg.reference.expect("the catalog's algorithms have one")(
                     &unhex(v.key),
                     &unhex(v.nonce),
                     v.skip + v.plaintext.len() / 2,
@@ -379,8 +415,9 @@ mod tests {
     #[test]
     fn the_one_call_gate_checks_the_message_at_every_length() {
         let alg = &CHACHA20;
+        let reference = alg.reference.expect("the catalog's algorithms have one");
         let keystream_only_past_1000 = |key: &[u8], nonce: &[u8], msg: &[u8]| {
-            let ks = (alg.reference)(key, nonce, msg.len());
+            let ks = reference(key, nonce, msg.len());
             Ok(if msg.len() >= 1000 {
                 ks
             } else {
@@ -390,12 +427,67 @@ mod tests {
         let err = conformance(alg, keystream_only_past_1000).unwrap_err();
         assert!(err.check.starts_with("1000-byte message, nonce"), "{err}");
         let right = |key: &[u8], nonce: &[u8], msg: &[u8]| {
-            let ks = (alg.reference)(key, nonce, msg.len());
+            let ks = reference(key, nonce, msg.len());
             Ok(msg.iter().zip(&ks).map(|(m, k)| m ^ k).collect())
         };
         conformance(alg, right).unwrap();
         let failing = |_: &[u8], _: &[u8], _: &[u8]| Err("crypto_stream_xor returned -1".into());
         let err = conformance(alg, failing).unwrap_err();
         assert!(err.to_string().contains("returned -1"), "{err}");
+    }
+
+    /// An algorithm of a crate's own with one vector and no reference: ChaCha20 under
+    /// another name, its vector RFC 8439's.
+    static NO_REFERENCE: StreamAlgorithm = StreamAlgorithm {
+        name: "mine",
+        reference: None,
+        ..CHACHA20
+    };
+
+    /// Key, nonce and the keystream's position.
+    struct Mine([u8; 32], [u8; 12], usize);
+
+    impl StreamCipher for Mine {
+        const ALGORITHM: &'static StreamAlgorithm = &NO_REFERENCE;
+        fn new(key: &[u8], nonce: &[u8]) -> Self {
+            Mine(key.try_into().unwrap(), nonce.try_into().unwrap(), 0)
+        }
+        fn apply_keystream(&mut self, buf: &mut [u8]) {
+            let ks = reference::chacha20::keystream(&self.0, &self.1, 0, self.2 + buf.len());
+            buf.iter_mut().zip(&ks[self.2..]).for_each(|(b, k)| *b ^= k);
+            self.2 += buf.len();
+        }
+    }
+
+    /// The same, dropping the keystream's state between calls after the first 64 bytes.
+    struct MineForgets(Mine, usize);
+
+    impl StreamCipher for MineForgets {
+        const ALGORITHM: &'static StreamAlgorithm = &NO_REFERENCE;
+        fn new(key: &[u8], nonce: &[u8]) -> Self {
+            MineForgets(Mine::new(key, nonce), 0)
+        }
+        fn apply_keystream(&mut self, buf: &mut [u8]) {
+            if self.1 >= 64 {
+                self.0 = Mine::new(&pattern(32), &[0; 12]);
+            }
+            self.0.apply_keystream(buf);
+            self.1 += buf.len();
+        }
+    }
+
+    #[test]
+    fn without_a_reference_the_gate_checks_in_part() {
+        let mine = Stream::<Mine>::new("crate");
+        mine.verify().unwrap();
+        let caveats = mine.caveats();
+        assert_eq!(caveats.len(), 1, "{caveats:?}");
+        assert!(
+            caveats[0]
+                .starts_with("crate/mine: no reference function; checked against 1 vector(s)"),
+            "{caveats:?}"
+        );
+        assert!(Stream::<MineForgets>::new("crate").verify().is_err());
+        assert!(Stream::<Restarts>::new("test").caveats().is_empty());
     }
 }
