@@ -12,6 +12,7 @@
 //! intrinsics inline into straight-line code. A measured subject of cryptobench's `bulk`
 //! (checked there against OpenSSL and RustCrypto before every timing); x86-64 only.
 
+#![deny(missing_docs)]
 #![cfg(target_arch = "x86_64")]
 
 mod ctr;
@@ -19,16 +20,22 @@ mod ecb;
 
 use std::arch::x86_64::*;
 
+/// One of the code paths in the table above.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Path {
+    /// 128-bit registers with AES-NI, 8 blocks in flight.
     AesNi,
+    /// 256-bit registers with VAES and AVX2, 16 blocks in flight.
     VaesAvx2,
+    /// 512-bit registers with VAES and AVX-512, 16 blocks in flight.
     VaesAvx512,
 }
 
 impl Path {
+    /// Every path, narrowest first.
     pub const ALL: [Path; 3] = [Path::AesNi, Path::VaesAvx2, Path::VaesAvx512];
 
+    /// The path's name in implementation names and reports (`aesni`, `vaes-avx2`, …).
     pub fn name(self) -> &'static str {
         match self {
             Path::AesNi => "aesni",
@@ -37,6 +44,7 @@ impl Path {
         }
     }
 
+    /// Whether this CPU has every instruction the path needs (asked at run time).
     pub fn supported(self) -> bool {
         let aes_ni = is_x86_feature_detected!("aes") && is_x86_feature_detected!("ssse3");
         let vaes = aes_ni && is_x86_feature_detected!("vaes");

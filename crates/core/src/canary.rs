@@ -30,6 +30,8 @@ const MEMORY_WORDS: usize = 256 << 10 >> 3;
 const LINES_PER_READING: usize = MEMORY_WORDS / WORDS_PER_LINE;
 const WORDS_PER_LINE: usize = 8;
 
+/// The canary's work and its state, kept from one reading to the next so that no
+/// reading pays for setting it up.
 pub struct Canary {
     integer: [u64; 8],
     simd: [[u32; 64]; 2],

@@ -26,6 +26,7 @@ pub enum Exit {
 }
 
 impl Exit {
+    /// The exit status, as the process returns it.
     pub fn code(self) -> u8 {
         self as u8
     }

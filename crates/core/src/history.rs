@@ -15,14 +15,23 @@ use crate::store::Store;
 /// One stored run that holds at least one matching measured case.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct RunInfo {
+    /// The run's id in the store.
     pub id: i64,
+    /// When the run started, as stored.
     pub started_at: String,
+    /// The git revision of the code measured, where known.
     pub git_revision: Option<String>,
+    /// The cryptobench version that measured (or imported) the run.
     pub tool_version: String,
+    /// The experiment the run belongs to.
     pub experiment: String,
+    /// What counted the samples.
     pub counter: RunCounter,
+    /// The counter's unit in words, e.g. `core cycles`.
     pub unit: String,
+    /// The counter's unit as tables print it: `cycles`, `ns` or `instructions`.
     pub short_unit: String,
+    /// The CPU the run was measured on.
     pub cpu_model: String,
     /// Whether the run finished: an interrupted one has fewer samples than asked.
     pub complete: bool,
@@ -73,14 +82,17 @@ pub struct Point {
     pub median: f64,
     /// The core clock beside the samples (tsc-core runs that kept it).
     pub core_clock_hz: Option<f64>,
-    /// Same counter and CPU model as the case's latest run.
+    /// Whether it can stand beside the case's latest run: a complete run with the same
+    /// counter, machine (testbed and fingerprint) and environment; `caveats` say why not.
     pub comparable: bool,
     /// Why not, when not.
     pub caveats: Vec<String>,
 }
 
+/// One case's medians over the runs that measured it.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct CaseHistory {
+    /// The case's stable id, e.g. `rustcrypto/chacha20/xor len=16384`.
     pub key: String,
     /// Oldest run first; the last is the reference the others are compared with.
     pub points: Vec<Point>,
@@ -93,8 +105,10 @@ impl CaseHistory {
     }
 }
 
+/// Every matching case's medians over the stored runs, and those runs.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct History {
+    /// What the case keys were filtered on (a substring); `None` for every case.
     pub filter: Option<String>,
     /// Oldest first.
     pub runs: Vec<RunInfo>,

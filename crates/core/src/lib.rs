@@ -20,6 +20,8 @@
 //! | reports | [`report`] |
 //! | session | [`session`], [`interrupt`], [`output`]: one run's life, Ctrl-C, where reports go |
 
+#![deny(missing_docs)]
+
 pub use cryptobench_stats as stats;
 
 pub mod analysis;

@@ -40,31 +40,53 @@ pub(crate) const CRYPTO_FLAGS: &[&str] = &[
     "sha512",
 ];
 
+/// Whether one counter works on this machine, as `info` and run records show it.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CounterStatus {
+    /// The counter probed.
     pub counter: CounterKind,
+    /// Its unit, as [`CounterKind::unit`] prints it.
     pub unit: String,
+    /// Whether it could be opened and read here.
     pub available: bool,
     /// Why not, when it is not.
     pub reason: Option<String>,
 }
 
+/// The machine a run was measured on: CPU, kernel, compiler, clock settings and
+/// load, with warnings about whatever makes its figures less trustworthy.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Machine {
+    /// The CPU's `model name` from /proc/cpuinfo ("unknown CPU" where absent).
     pub cpu_model: String,
+    /// The CPU's `vendor_id` from /proc/cpuinfo ("unknown" where absent).
     pub vendor: String,
     /// `family/model/stepping` as the kernel reports them.
     pub cpu_signature: String,
+    /// The target architecture this binary was built for (`x86_64`, `aarch64`).
     pub arch: String,
+    /// The CPU flags of interest to cryptography that /proc/cpuinfo lists (the
+    /// host's, as the kernel sees them), in a fixed order.
     pub crypto_flags: Vec<String>,
+    /// Number of CPUs this process may run on (its affinity mask).
     pub online_cpus: usize,
+    /// The kernel, as `uname -srm` prints it ("unknown" if that fails).
     pub kernel: String,
+    /// The `rustc --version` of the compiler that built cryptobench.
     pub rustc: String,
+    /// The first line of `cc --version`; `None` where there is no working `cc`.
     pub cc: Option<String>,
+    /// Whether the CPU flags say the machine is a virtual machine.
     pub hypervisor: bool,
+    /// CPU 0's frequency scaling governor; `None` where cpufreq is not exposed.
     pub governor: Option<String>,
+    /// "on" or "off" as intel_pstate or cpufreq report turbo boost; `None` where
+    /// neither does.
     pub turbo: Option<String>,
+    /// The 1-minute load average when detected; `None` if it cannot be read.
     pub load_1min: Option<f64>,
+    /// The TSC's measured rate in ticks per second; `None` where there is no usable
+    /// TSC.
     pub tsc_hz: Option<f64>,
     /// The core's clock when detected (dependent-add chain against the TSC): a snapshot,
     /// since a shared host moves it; converts estimated core cycles to seconds.
@@ -85,7 +107,9 @@ pub struct Machine {
     /// the run counted instructions there: the dispatch those counts measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulated_crypto_flags: Option<Vec<String>>,
+    /// Which counters work here, in order of preference.
     pub counters: Vec<CounterStatus>,
+    /// What about the machine makes the figures less trustworthy, one sentence each.
     pub warnings: Vec<String>,
 }
 

@@ -50,6 +50,7 @@ pub fn one_word(words: &str) -> String {
 }
 
 impl<'a> ImplName<'a> {
+    /// `provider/algorithm`, without variant or target.
     pub fn new(provider: &'a str, algorithm: &'a str) -> ImplName<'a> {
         ImplName {
             provider: Some(provider),
@@ -59,10 +60,12 @@ impl<'a> ImplName<'a> {
         }
     }
 
+    /// The same name with `algorithm` in place of its algorithm.
     pub fn with_algorithm(self, algorithm: &'a str) -> ImplName<'a> {
         ImplName { algorithm, ..self }
     }
 
+    /// The same name with `variant` as its variant.
     pub fn with_variant(self, variant: &'a str) -> ImplName<'a> {
         ImplName {
             variant: Some(variant),
@@ -70,6 +73,7 @@ impl<'a> ImplName<'a> {
         }
     }
 
+    /// The same name with `target` as its target (`@target`).
     pub fn at(self, target: &'a str) -> ImplName<'a> {
         ImplName {
             target: Some(target),
@@ -114,18 +118,22 @@ impl<'a> ImplName<'a> {
         }
     }
 
+    /// The provider (`openssl` in `openssl/shake128`); `None` for a name without one.
     pub fn provider(&self) -> Option<&'a str> {
         self.provider
     }
 
+    /// The algorithm: the part after the provider, before any variant and target.
     pub fn algorithm(&self) -> &'a str {
         self.algorithm
     }
 
+    /// The variant of a C build (`provider/algorithm/variant`), if the name has one.
     pub fn variant(&self) -> Option<&'a str> {
         self.variant
     }
 
+    /// What follows `@`, if the name has a target.
     pub fn target(&self) -> Option<&'a str> {
         self.target
     }

@@ -16,8 +16,12 @@ pub const DEFAULT_XOF_OUT: u64 = crate::catalog::kinds::xof::DEFAULT_OUT;
 /// A run's plan: cases in table order, and what to analyse.
 #[derive(Debug)]
 pub struct Plan {
+    /// The run's name: the experiment's, or the command line's filters and manifests
+    /// joined by spaces.
     pub name: String,
+    /// The cases to measure, in table order.
     pub cases: Vec<Case>,
+    /// The ratios, comparisons and slope to compute from them.
     pub analysis: AnalysisSpec,
     /// Implementations built from manifests for this plan.
     pub external: crate::cimpl::External,

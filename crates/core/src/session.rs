@@ -1,7 +1,7 @@
 //! One run's life, whatever measures it: begun in the store, measured with Ctrl-C kept,
 //! finished (and saved as a baseline), loaded back, printed as every report of it is,
 //! what went wrong said, and the exit status chosen. `run` measures in worker rounds
-//! ([`crate::runner`]), `bulk` on pinned threads ([`crate::bulk`]); both live it here.
+//! ([`crate::runner`]), `bulk` on pinned threads (the CLI's `bulk`); both live it here.
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -19,6 +19,7 @@ use crate::store::{Store, StoredRun};
 
 /// Where and how a run is printed once measured, and what ends it with a failure.
 pub struct Finish<'a> {
+    /// The format of the report printed (or written to `file`).
     pub format: Format,
     /// `-o`: the report written here instead of standard output.
     pub file: Option<&'a Path>,
@@ -27,6 +28,7 @@ pub struct Finish<'a> {
     /// `--save-baseline`: a finished run is saved under this name, if it passes the
     /// baseline's quality check ([`baseline_faults`]) or `force_baseline` is set.
     pub save_baseline: Option<&'a str>,
+    /// `--force-baseline`: save the baseline even if it fails the quality check.
     pub force_baseline: bool,
     /// `--fail-on-regression`: a regression beyond the noise threshold ends the run with
     /// [`Exit::Regression`].

@@ -7,6 +7,7 @@
 //! instructions a backend needs live only inside its `#[target_feature]`
 //! functions, entered after detection.
 
+#![deny(missing_docs)]
 use core::fmt;
 
 #[cfg(target_arch = "x86_64")]
@@ -124,14 +125,20 @@ pub enum Error {
     Unsupported(Backend),
     /// The number of inputs, outputs or states is not the backend's lane count.
     LaneCount {
+        /// The backend called.
         backend: Backend,
+        /// Which argument had the wrong count ("inputs", "outputs", "states").
         what: &'static str,
+        /// How many it had.
         got: usize,
     },
     /// Inputs (or outputs) of one call differ in length.
     UnequalLengths {
+        /// Which argument ("inputs" or "outputs").
         what: &'static str,
+        /// The first lane's length in bytes.
         first: usize,
+        /// The length of a lane that differs from it.
         other: usize,
     },
     /// The rate is not a multiple of 8 in `8..=192`.

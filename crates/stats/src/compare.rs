@@ -30,6 +30,7 @@ pub struct MannWhitney {
     pub u: f64,
     /// Two-sided p-value.
     pub p_value: f64,
+    /// Whether `p_value` came from the exact distribution or the normal approximation.
     pub method: Method,
 }
 

@@ -10,9 +10,13 @@ use super::summary::{all_finite, quantile_sorted};
 /// `level` (a fraction, e.g. 0.95).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
+    /// The point estimate.
     pub estimate: f64,
+    /// Lower end of the interval.
     pub lo: f64,
+    /// Upper end of the interval.
     pub hi: f64,
+    /// Confidence level of `[lo, hi]`, as a fraction (0.95 for 95 %).
     pub level: f64,
 }
 

@@ -10,6 +10,7 @@
 //! lists any further cases.
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 pub mod bootstrap;
 pub mod compare;

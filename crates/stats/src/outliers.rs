@@ -7,9 +7,13 @@ use super::summary::quantile_sorted;
 /// Numbers of values outside Tukey's fences, by side and severity.
 #[derive(Serialize, Deserialize, Default, Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Outliers {
+    /// Values below the low outer fence, `q1 - 3 iqr`.
     pub low_severe: usize,
+    /// Values between the low outer and low inner fences (`q1 - 1.5 iqr`).
     pub low_mild: usize,
+    /// Values between the high inner (`q3 + 1.5 iqr`) and high outer fences.
     pub high_mild: usize,
+    /// Values above the high outer fence, `q3 + 3 iqr`.
     pub high_severe: usize,
 }
 
@@ -56,15 +60,22 @@ pub fn tukey(xs: &[f64]) -> Outliers {
 /// at 3 IQR, quartiles as [`quantile_sorted`] gives them.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Fences {
+    /// First quartile.
     pub q1: f64,
+    /// Third quartile.
     pub q3: f64,
+    /// `q1 - 3 iqr`: below it a value is a severe outlier.
     pub low_outer: f64,
+    /// `q1 - 1.5 iqr`: below it a value is an outlier.
     pub low_inner: f64,
+    /// `q3 + 1.5 iqr`: above it a value is an outlier.
     pub high_inner: f64,
+    /// `q3 + 3 iqr`: above it a value is a severe outlier.
     pub high_outer: f64,
 }
 
 impl Fences {
+    /// The fences of `sorted`, which must be ascending (not checked); all NaN when empty.
     pub fn of_sorted(sorted: &[f64]) -> Fences {
         let q1 = quantile_sorted(sorted, 0.25);
         let q3 = quantile_sorted(sorted, 0.75);
@@ -84,12 +95,16 @@ impl Fences {
 /// samples themselves.
 #[derive(Serialize, Debug, Clone, PartialEq)]
 pub struct BoxPlot {
+    /// First quartile (type 7, as [`quantile_sorted`]).
     pub q1: f64,
+    /// Median (type 7: the mean of the middle two for an even count).
     pub median: f64,
+    /// Third quartile (type 7).
     pub q3: f64,
-    /// The most extreme values inside the inner fences, as box plots draw their whiskers
+    /// The smallest value inside the inner fences, as box plots draw their whiskers
     /// (the quartile itself where none is).
     pub whisker_lo: f64,
+    /// The largest value inside the inner fences (`q3` where none is).
     pub whisker_hi: f64,
     /// At most `marked` values beyond each inner fence, ascending, evenly spaced by rank
     /// through them and always including the most extreme; [`tukey`] counts them all.

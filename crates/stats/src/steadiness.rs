@@ -24,9 +24,10 @@ pub const FLOOR: f64 = 0.02;
 /// shortest half of a normal sample is about twice as wide, in standard deviations.
 const HALF_WITHIN: f64 = 0.674_49;
 
+/// A workload's reference reading, noise and threshold, as [`steadiness`] finds them.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Steadiness {
-    /// The median reading.
+    /// The median of the half of the readings that lie closest together.
     pub reference: f64,
     /// The readings' robust standard deviation, as a fraction of the reference.
     pub noise: f64,

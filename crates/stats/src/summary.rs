@@ -96,14 +96,23 @@ pub fn coefficient_of_variation(xs: &[f64]) -> Option<f64> {
 /// sample standard deviation (`n - 1`) and `cv = std_dev / mean`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
+    /// Number of values (at least 2).
     pub n: usize,
+    /// Smallest value.
     pub min: f64,
+    /// First quartile.
     pub q1: f64,
+    /// Median (type 7: the mean of the middle two for an even count).
     pub median: f64,
+    /// Third quartile.
     pub q3: f64,
+    /// Largest value.
     pub max: f64,
+    /// Arithmetic mean.
     pub mean: f64,
+    /// Sample standard deviation (`n - 1` denominator).
     pub std_dev: f64,
+    /// Coefficient of variation, `std_dev / mean` (a ratio, not a percentage).
     pub cv: f64,
 }
 

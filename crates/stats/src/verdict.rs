@@ -13,7 +13,9 @@ use super::interval::Interval;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
+    /// A significant change beyond the noise threshold, in the better direction.
     Improved,
+    /// A significant change beyond the noise threshold, in the worse direction.
     Regressed,
     /// The test found no significant difference.
     NoChange,

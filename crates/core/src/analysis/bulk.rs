@@ -8,20 +8,25 @@ use crate::size::format_size;
 use crate::stats::{self, Summary};
 use crate::store::{StoredCase, StoredRun};
 
-/// Bytes per MB and per MiB, the two units rates are given in.
+/// Bytes per MB: rates are reckoned in MB/s (and shown in MiB/s beside, with [`MIB`]).
 pub const MB: f64 = 1e6;
+/// Bytes per MiB.
 pub const MIB: f64 = 1_048_576.0;
 
 /// One stored case with the figures the tables use.
 pub struct Series<'a> {
+    /// The stored case: an implementation's operation at one size and thread count.
     pub case: &'a StoredCase,
+    /// The buffer's size in bytes (`len`); 0 where the case has none.
     pub len: u64,
+    /// The threads the operation ran on (`threads`); 0 where the case has none.
     pub threads: u64,
     /// Nanoseconds of each run, in run order.
     pub ns: Vec<f64>,
 }
 
 impl Series<'_> {
+    /// The rate of each run, in MB/s, in run order.
     pub fn rates(&self) -> Vec<f64> {
         self.ns.iter().map(|&ns| mb_per_s(self.len, ns)).collect()
     }
@@ -30,34 +35,53 @@ impl Series<'_> {
         stats::median(&self.rates())
     }
 
+    /// Whether the case was measured and verified (status `ok`).
     pub fn ok(&self) -> bool {
         self.case.status == CaseStatus::Ok
     }
 }
 
+/// The rate of `bytes` processed in `ns` nanoseconds, in MB/s (decimal megabytes).
 pub fn mb_per_s(bytes: u64, ns: f64) -> f64 {
     bytes as f64 / (ns * 1e-9) / MB
 }
 
+/// One run of a case: a row of the table of every run.
 pub struct RunRow<'a> {
+    /// The case run: encryption's, or the copy's.
     pub series: &'a Series<'a>,
+    /// The run's index in the session, from 0.
     pub run: usize,
+    /// Nanoseconds of this run of the case.
     pub first_ns: f64,
     /// Decryption's, beside encryption's; none for the copy.
     pub second_ns: Option<f64>,
 }
 
+/// A case's rates over its runs: a row of the summary table.
 pub struct SummaryRow<'a> {
+    /// The case summarised.
     pub series: &'a Series<'a>,
+    /// Statistics of the rates of its runs, in MB/s.
     pub rate: Summary,
+    /// The median nanoseconds of one run.
     pub median_ns: f64,
 }
 
+/// A case's median rate against references: a row of the scaling table.
 pub struct ScalingRow<'a> {
+    /// The case.
     pub series: &'a Series<'a>,
+    /// The median rate of its runs, in MB/s.
     pub median: f64,
+    /// `median` over the same implementation's on one thread (same operation and size);
+    /// `None` without that case.
     pub speedup: Option<f64>,
+    /// `median` over OpenSSL's for the same algorithm on one thread (same operation and
+    /// size); `None` for memcpy, or without that case.
     pub vs_openssl: Option<f64>,
+    /// `median` over memcpy's fastest median rate at the same size, at any thread count;
+    /// `None` without a memcpy case of that size.
     pub of_memcpy: Option<f64>,
 }
 
@@ -65,13 +89,19 @@ pub struct ScalingRow<'a> {
 pub struct BulkAnalysis<'a> {
     /// Every case of the run, in store order (the charts draw from them).
     pub series: &'a [Series<'a>],
+    /// Every run of every measured case but decryption, which is given beside its
+    /// encryption.
     pub runs: Vec<RunRow<'a>>,
+    /// Each measured case's rates over its runs.
     pub summary: Vec<SummaryRow<'a>>,
+    /// Each measured case's median rate against one thread, OpenSSL and memcpy.
     pub scaling: Vec<ScalingRow<'a>>,
     /// Cases with no figures, and why.
     pub problems: Vec<String>,
 }
 
+/// Every case of a stored bulk run as a series, in store order (a bulk case keeps one
+/// cluster per run, holding that run's nanoseconds).
 pub fn series(run: &StoredRun) -> Vec<Series<'_>> {
     run.cases
         .iter()
@@ -113,6 +143,7 @@ fn openssl_twin(implementation: &str) -> Option<String> {
 }
 
 impl<'a> BulkAnalysis<'a> {
+    /// The tables' rows over a run's series, and the cases with no figures.
     pub fn of(all: &'a [Series<'a>]) -> Self {
         let mut t = BulkAnalysis {
             series: all,

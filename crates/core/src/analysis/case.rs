@@ -6,15 +6,20 @@ use super::*;
 /// Statistics of one measured case.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Measured {
+    /// Raw samples in all, over every process.
     pub samples: usize,
     /// Worker processes measured (independent runs), shown as `clusters` in JSON.
     #[serde(rename = "clusters")]
     pub processes: usize,
+    /// Calls timed back to back in each sample; `None` for cases imported from another
+    /// tool, which does not say.
     pub calls_per_sample: Option<u64>,
+    /// Summary of the raw samples (counts per call), every process's together.
     pub summary: Summary,
     /// Median counts per call with its 95 % interval (clusters resampled); without one
     /// ([`Measured::has_interval`]) the interval is the point.
     pub median: Interval,
+    /// `median` over the bytes one call processes; `None` where the case has no bytes.
     pub per_byte: Option<Interval>,
     /// Where the counter ticks at a known rate (TSC, ns), or measured the core clock
     /// beside the samples (tsc-core).
@@ -26,6 +31,7 @@ pub struct Measured {
     /// does not move it; processes split into modes do. The interval already includes
     /// this spread; it tells whether the median hangs on how the processes fell.
     pub process_spread_pct: Option<f64>,
+    /// Raw samples beyond Tukey's fences, every process's together.
     pub outliers: Outliers,
     /// The raw samples' shape, for box plots, with at most [`MARKED_OUTLIERS`] outliers
     /// marked a side.
@@ -34,18 +40,30 @@ pub struct Measured {
     interval: bool,
 }
 
+/// One case of a run as reports show it: what it is, how its measuring ended and its
+/// statistics.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct CaseStats {
+    /// The case's stable id, e.g. `rustcrypto/chacha20/xor len=16384`.
     pub key: String,
+    /// The implementation measured, e.g. `rustcrypto/chacha20`.
     pub implementation: String,
+    /// The operation measured, e.g. `xor`.
     pub operation: String,
+    /// The operation's parameters, e.g. `len=16384`.
     pub params: Params,
+    /// Bytes one call processes, every lane's together; `None` where the operation has
+    /// no length.
     pub bytes: Option<u64>,
     /// Independent inputs per call (N for an N-lane implementation).
     #[serde(skip)]
     pub lanes: usize,
+    /// How the case's measuring ended.
     pub status: CaseStatus,
+    /// Why it failed, or the correctness check's caveats; `None` where there is nothing
+    /// to say.
     pub message: Option<String>,
+    /// Its statistics; `None` unless it ended `ok` with samples.
     pub measured: Option<Measured>,
     /// Processes left out of the figures because the canary moved while they ran.
     pub set_aside: usize,

@@ -33,35 +33,49 @@ impl Relation {
     }
 }
 
+/// A candidate case against its baseline case, tested on their per-process medians.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Comparison {
+    /// What the two sides are to each other: it decides the verdict's word and whether
+    /// the gate reads it.
     pub relation: Relation,
+    /// The baseline's implementation, or `run N` for a comparison across runs.
     pub baseline: String,
+    /// The candidate's implementation, or its case key for a comparison across runs.
     pub candidate: String,
+    /// The operation both sides measured.
     pub operation: String,
+    /// The candidate's parameters, which the baseline shares.
     pub params: Params,
+    /// The median of the baseline's process medians, in counts per call.
     pub median_baseline: f64,
+    /// The median of the candidate's process medians, in counts per call.
     pub median_candidate: f64,
     /// baseline - candidate, as the seed's "Difference" column (positive = candidate
-    /// faster): the change estimate in cycles, at the baseline's median.
+    /// faster): the change estimate in the run's counter unit (cycles, ns or
+    /// instructions), at the baseline's median.
     pub difference: f64,
     /// The candidate against the baseline in percent: the test's own estimate of the
     /// ratio and its interval at level `1 - significance` (the estimate always inside).
     pub change_pct: Interval,
     /// Standard deviation of the per-cluster medians, the unit the test compares.
     pub stdev_baseline: f64,
+    /// The same for the candidate.
     pub stdev_candidate: f64,
+    /// The test's p-value (Mann-Whitney or Welch's t, as the verdict options say).
     pub p_value: f64,
     /// The independent measurements (processes) on each side, baseline first.
     pub processes: [usize; 2],
     /// The smallest p-value the test can give with that many ([`stats::mann_whitney_p_floor`];
     /// `None` for Welch's t, which has none).
     pub p_floor: Option<f64>,
+    /// What `change_pct`'s interval says against the noise threshold.
     pub verdict: Verdict,
     /// Where the counter measured the core clock (tsc-core): the candidate's clock
     /// against the baseline's, in %, and the change in time (reference cycles) that
     /// follows from the two. Code that moves the clock can take fewer cycles and more time.
     pub clock_change_pct: Option<f64>,
+    /// The change in time, in %, from the change in cycles and the change of clock.
     pub time_change_pct: Option<f64>,
 }
 
@@ -76,11 +90,17 @@ impl Comparison {
 /// A comparison that was asked for and could not be made.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct NotCompared {
+    /// What the two sides are to each other, as in a [`Comparison`].
     pub relation: Relation,
+    /// The baseline's implementation, or `run N` for a comparison across runs.
     pub baseline: String,
+    /// The candidate's implementation, or its case key for a comparison across runs.
     pub candidate: String,
+    /// The candidate's operation (for a pair with nothing alike, every one it has).
     pub operation: String,
+    /// The candidate's parameters (none for a pair with nothing alike).
     pub params: Params,
+    /// Why it could not be made, in words.
     pub why: String,
     /// A regression gate cannot pass what it could not check (wrong output, a crash,
     /// too few processes); a side this CPU cannot run at all does not stop it.

@@ -3,10 +3,15 @@
 
 use super::*;
 
+/// A member implementation against a reference at the same parameters, as a run's
+/// options ask (`ratios`).
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Ratio {
+    /// The implementation the member is divided by.
     pub reference: String,
+    /// The implementation set against the reference.
     pub member: String,
+    /// The parameters both cases share.
     pub params: Params,
     /// member over reference: the Hodges-Lehmann ratio of their process medians, with
     /// Moses' interval.
@@ -17,32 +22,47 @@ pub struct Ratio {
 /// so that fixed per-call costs (initialisation, finalisation) drop out.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Slope {
+    /// The implementation measured at both lengths.
     pub implementation: String,
+    /// The operation measured at both lengths.
     pub operation: String,
+    /// The shorter message length (`len`), in bytes.
     pub from_len: u64,
+    /// The longer message length (`len`), in bytes.
     pub to_len: u64,
+    /// Counts per byte: the Hodges-Lehmann shift between the two lengths' process
+    /// medians over the difference of the lengths, with its interval.
     pub per_byte: Interval,
 }
 
 /// One N-lane call against N calls of the fastest single-lane implementation.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct LaneSpeedup {
+    /// The N-lane implementation.
     pub implementation: String,
     /// What one lane computes, e.g. `shake128`: the single-lane implementations' algorithm.
     pub algorithm: String,
+    /// Lanes per call (N).
     pub lanes: usize,
+    /// The parameters of the N-lane case, and of the single-lane one set against it.
     pub params: Params,
     /// The fastest single-lane implementation at these parameters.
     pub single: String,
+    /// Median counts of one N-lane call, over all its samples.
     pub median_call: f64,
+    /// Median counts of one call of `single`, over all its samples.
     pub median_single: f64,
     /// N x single / one N-lane call: N over the Hodges-Lehmann ratio of the call's
     /// process medians to the single lane's, with Moses' interval.
     pub speedup: Interval,
+    /// Counts per byte of one lane: `median_call` over N times one lane's `len` + `out`;
+    /// `None` where the parameters have neither.
     pub per_byte_per_lane: Option<f64>,
     /// Where the counter measured the core clock (tsc-core): the N-lane code's clock
     /// against the single lane's, in %, and the speed-up in time that follows.
     pub clock_change_pct: Option<f64>,
+    /// The speed-up in time: `speedup`'s estimate times the N-lane clock over the single
+    /// lane's (tsc-core only).
     pub speedup_in_time: Option<f64>,
 }
 

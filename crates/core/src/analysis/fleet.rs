@@ -12,14 +12,23 @@ use crate::store::Store;
 /// A machine's column: which run it shows and in what counts.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct FleetColumn {
+    /// The machine's name (`--testbed`, or the hardware's default name).
     pub testbed: String,
+    /// A hash of what the machine's hardware is.
     pub fingerprint: String,
+    /// The CPU the run was measured on.
     pub cpu_model: String,
+    /// The run's counter, by name (e.g. `tsc-core`).
     pub counter: String,
+    /// The unit of the column's figures as tables print it (`cycles`, `ns` or `instructions`).
     pub unit: String,
+    /// The run shown: the testbed's newest complete run of the experiment.
     pub run_id: i64,
+    /// That run's UUID, the same in every store it was pushed to.
     pub run_uuid: String,
+    /// When the run started, as stored.
     pub started_at: String,
+    /// The git revision of the code measured, where known.
     pub git_revision: Option<String>,
     /// What the run's own report warns of about the host, in one line, if anything.
     pub host: Option<String>,
@@ -29,16 +38,22 @@ pub struct FleetColumn {
 /// bytes), the median with its 95 % interval.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct FleetCell {
+    /// The median with its interval, in counts per byte or per call (`per_byte` says).
     pub figure: Interval,
+    /// Whether `figure` is per byte rather than per call.
     pub per_byte: bool,
     /// The case's status where it is not simply verified (unsteady, checked in part…).
     pub note: Option<String>,
 }
 
+/// One case across the machines: a row of the table.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct FleetRow {
+    /// The implementation measured.
     pub implementation: String,
+    /// The operation measured.
     pub operation: String,
+    /// The operation's parameters.
     pub params: Params,
     /// One per column, in the columns' order; `None` where that run has no such case.
     pub cells: Vec<Option<FleetCell>>,
@@ -47,17 +62,27 @@ pub struct FleetRow {
 /// One within-run ratio (member over reference), per machine.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct FleetRatio {
+    /// The implementation set against the reference.
     pub member: String,
+    /// The implementation the member is divided by.
     pub reference: String,
+    /// The parameters both cases share.
     pub params: Params,
+    /// The ratio with its interval, one per column in the columns' order; `None` where
+    /// that run has no such ratio.
     pub cells: Vec<Option<Interval>>,
 }
 
+/// One experiment across machines: a column per testbed, a row per case and per ratio.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Fleet {
+    /// The experiment shown.
     pub experiment: String,
+    /// One per machine, each showing its newest complete run of the experiment.
     pub columns: Vec<FleetColumn>,
+    /// One per case measured on any of the machines, in the order first seen.
     pub rows: Vec<FleetRow>,
+    /// One per within-run ratio computed on any of the machines.
     pub ratios: Vec<FleetRatio>,
 }
 
@@ -67,27 +92,45 @@ pub struct Fleet {
 /// analysis as the run's own report: the figures are the same.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RunFigures {
+    /// The unit of the figures as tables print it (`cycles`, `ns` or `instructions`).
     pub unit: String,
+    /// Where the host moved in some processes, how many and what was set aside, in one
+    /// line; `None` where it did not.
     pub host: Option<String>,
+    /// The figure of every measured case.
     pub cases: Vec<CaseFigure>,
+    /// The run's ratios.
     pub ratios: Vec<RatioFigure>,
 }
 
+/// A measured case's figure in a run, as a [`FleetCell`] shows it.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CaseFigure {
+    /// The implementation measured.
     pub implementation: String,
+    /// The operation measured.
     pub operation: String,
+    /// The operation's parameters.
     pub params: Params,
+    /// The median with its interval, per byte where the case has bytes, else per call.
     pub figure: Interval,
+    /// Whether `figure` is per byte rather than per call.
     pub per_byte: bool,
+    /// `host unsteady`, or the case's message (else status) where it is not simply
+    /// verified; `None` otherwise.
     pub note: Option<String>,
 }
 
+/// A ratio of a run (member over reference), as stored with its figures.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RatioFigure {
+    /// The implementation set against the reference.
     pub member: String,
+    /// The implementation the member is divided by.
     pub reference: String,
+    /// The parameters both cases share.
     pub params: Params,
+    /// Member over reference, with its interval.
     pub ratio: Interval,
 }
 
@@ -96,6 +139,7 @@ pub struct RatioFigure {
 pub const FIGURES_VERSION: i64 = 1;
 
 impl RunFigures {
+    /// The figures a report across machines needs, from a run's analysis.
     pub fn of(analysis: &crate::analysis::Analysis) -> RunFigures {
         let cases = analysis
             .cases

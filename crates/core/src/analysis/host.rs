@@ -37,6 +37,8 @@ pub struct HostCheck {
 }
 
 impl HostCheck {
+    /// Whether the host held one state for the whole run: it settled, and no process's
+    /// canary moved.
     pub fn steady(&self) -> bool {
         self.moved == 0 && self.settled()
     }
@@ -194,14 +196,18 @@ pub fn best_known_state(
         .min_by(|a, b| a.1.total_cmp(&b.1))
 }
 
-/// Whether the host was in the same state for a run as for its baseline: the two
-/// canaries' references, apart by more than either run's threshold, say it was not.
+/// Whether the host was in the same state for a run as for its baseline: it was not
+/// where the two canaries' references are apart by more than the smaller of the runs'
+/// thresholds, and it cannot be told where either run's host never settled.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct HostShift {
+    /// The baseline run's id.
     pub baseline_run: i64,
     /// The run's canary against the baseline's, in % (`None` where the baseline has no
     /// canary, or another one).
     pub change_pct: Option<f64>,
+    /// How far `change_pct` may go with the host in the same state, in %: the smaller
+    /// of the two runs' canary thresholds (`None` as for `change_pct`).
     pub threshold_pct: Option<f64>,
     /// Whether the host differs, or cannot be told to be the same: the gate cannot
     /// decide on such a comparison.
@@ -210,6 +216,8 @@ pub struct HostShift {
     pub note: String,
 }
 
+/// Whether the host was in the same state for a run as for its baseline run
+/// (`baseline_run`), by their canaries; `None` where the run has no canary.
 pub fn host_shift(
     baseline: Option<&HostCheck>,
     baseline_run: i64,

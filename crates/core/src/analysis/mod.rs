@@ -34,18 +34,34 @@ const RESAMPLES: usize = 2000;
 /// carrying every sample of a heavy tail into the report.
 pub const MARKED_OUTLIERS: usize = 12;
 
+/// A stored run's figures, as every report prints them: each case's statistics and what
+/// the run's options asked to derive and compare. Runs that asked nothing (imported, bulk)
+/// have the cases' statistics alone.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Analysis {
+    /// The run analysed, as stored.
     pub header: RunHeader,
+    /// What counted the samples (the header's counter).
     pub counter: RunCounter,
+    /// The header's unit in words, e.g. `core cycles`.
     pub unit: String,
+    /// The counter's unit as tables print it: `cycles`, `ns` or `instructions`.
     pub short_unit: String,
+    /// Every case's statistics, in the run's order, from the processes the host left steady.
     pub cases: Vec<CaseStats>,
+    /// Each member against its reference at the same parameters (the options' ratios).
     pub ratios: Vec<Ratio>,
+    /// Cost per byte between the two lengths the options name; empty without them.
     pub slopes: Vec<Slope>,
+    /// What each N-lane case gains over single-lane calls, where the options ask for it.
     pub lanes: Vec<LaneSpeedup>,
+    /// The comparisons within the run that could be made: the options' pairs of
+    /// implementations ([`Relation::Rivals`]) and of C builds ([`Relation::Variant`]).
     pub comparisons: Vec<Comparison>,
+    /// The comparisons within the run that were asked for and could not be made, and why.
     pub not_compared: Vec<NotCompared>,
+    /// Every case against the same case of the baseline run (`--baseline`), where one
+    /// was given.
     pub against_baseline: Option<RunComparison>,
     /// What the run's comparisons were judged by (the defaults where a run has none).
     pub verdict_options: VerdictOptions,
@@ -59,7 +75,11 @@ pub struct Analysis {
 /// not decide on the rest.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Gate {
+    /// One line per regression, and per comparison not made for a reason that could
+    /// hide one (a broken candidate, too few processes); the gate fails on any.
     pub regressions: Vec<String>,
+    /// One line per comparison the host's state left undecided, or the one note that the
+    /// baseline was measured in another state of the host.
     pub undecided: Vec<String>,
 }
 
@@ -187,6 +207,9 @@ pub fn options_of(header: &RunHeader) -> Result<Option<AnalysisOptions>> {
     }
 }
 
+/// Analyse a stored run: every case's statistics from the processes the host left steady,
+/// and the ratios, slopes, lane speed-ups and comparisons its options ask for. Errs where
+/// its options cannot be read, or its baseline cannot be compared with it.
 pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
     let header = &run.header;
     let options = options_of(header)?;

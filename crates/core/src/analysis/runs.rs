@@ -3,13 +3,20 @@
 use super::*;
 use crate::record::VerdictOptions;
 
+/// Every case of run `b` against the same case (by key) of run `a`, its baseline.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct RunComparison {
+    /// The baseline run's id.
     pub run_a: i64,
+    /// The id of the run compared with the baseline.
     pub run_b: i64,
+    /// The cases both runs have that could be compared, each named by its key.
     pub comparisons: Vec<Comparison>,
+    /// The cases both runs have that could not be compared, and why.
     pub not_compared: Vec<NotCompared>,
+    /// Keys of the cases only the baseline has.
     pub only_in_a: Vec<String>,
+    /// Keys of the cases only run `b` has.
     pub only_in_b: Vec<String>,
     /// Why the runs are not comparable, when forced anyway.
     pub caveats: Vec<String>,

@@ -30,6 +30,7 @@ pub struct Buffer {
 }
 
 impl Buffer {
+    /// `len` zero bytes, starting at this thread's current layout offset.
     pub fn zeroed(len: usize) -> Buffer {
         let start = OFFSET.with(Cell::get);
         Buffer {
@@ -39,6 +40,7 @@ impl Buffer {
         }
     }
 
+    /// A copy of `bytes`, starting at this thread's current layout offset.
     pub fn from_slice(bytes: &[u8]) -> Buffer {
         let mut b = Buffer::zeroed(bytes.len());
         b.copy_from_slice(bytes);

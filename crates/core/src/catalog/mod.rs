@@ -1,7 +1,7 @@
 //! The implementations cryptobench can measure.
 //!
 //! Each *kind* of primitive (stream cipher, RNG, hash, ...) has one small trait in
-//! [`kinds`]; a provider implements that trait in one file under [`providers`], and one
+//! [`kinds`]; a provider implements that trait in one file under the CLI's `providers`, and one
 //! line in [`registry`] makes it measurable. The kind's adapter turns the small trait
 //! into an [`Implementation`]: a correctness gate plus prepared calls for the sampler.
 
@@ -18,13 +18,22 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
+    /// Hash functions: a fixed-length digest of a `len`-byte message ([`kinds::hash`]).
     Hash,
+    /// Extendable-output functions: `out` bytes from a `len`-byte message ([`kinds::xof`],
+    /// [`kinds::xof_lanes`]).
     Xof,
+    /// Stream ciphers: a `len`-byte message XORed with the keystream ([`kinds::stream`]).
     Stream,
+    /// Authenticated encryption with associated data ([`kinds::aead`]).
     Aead,
+    /// One block cipher call or one permutation, timed per call ([`kinds::core`]).
     Core,
+    /// Key encapsulation mechanisms, timed per call ([`kinds::kem`]).
     Kem,
+    /// Diffie-Hellman functions, timed per call ([`kinds::dh`]).
     Dh,
+    /// Seeded random number generators filling `len` bytes ([`kinds::rng`]).
     Rng,
 }
 
@@ -47,6 +56,7 @@ impl fmt::Display for Kind {
 /// One operation an implementation offers, with the parameters it takes.
 #[derive(Clone, Copy, Debug)]
 pub struct Operation {
+    /// The name [`Implementation::prepare`] takes, e.g. `encrypt` or `xor`.
     pub name: &'static str,
     /// Parameter names, e.g. `["len"]`; cycles-per-byte figures divide by `len` plus
     /// `out` where they are present (`Case::bytes`).
@@ -57,6 +67,7 @@ pub struct Operation {
 ///
 /// `call` is the whole timed region; it must not allocate, print or check results.
 pub trait Call {
+    /// Run the operation once on the prepared inputs.
     fn call(&mut self);
 }
 
@@ -66,10 +77,12 @@ pub trait Call {
 pub struct Mismatch {
     /// Which check failed, e.g. "RFC 8439 section 2.4.2 test vector".
     pub check: String,
+    /// What went wrong, e.g. the first differing byte and both lengths.
     pub detail: String,
 }
 
 impl Mismatch {
+    /// The refusal of check `check`, with `detail` saying what went wrong.
     pub fn new(check: impl Into<String>, detail: impl Into<String>) -> Self {
         Mismatch {
             check: check.into(),
@@ -101,18 +114,27 @@ impl Mismatch {
 /// Errors preparing a call: bad parameters for this operation, or a call that fails.
 #[derive(Debug, thiserror::Error)]
 pub enum PrepareError {
+    /// The implementation offers no operation of this name.
     #[error("`{implementation}` has no operation `{operation}` (it offers: {offered})")]
     UnknownOperation {
+        /// `provider/algorithm` of the implementation asked.
         implementation: String,
+        /// The operation asked for.
         operation: String,
+        /// The operations it does offer, comma-separated.
         offered: String,
     },
+    /// The parameters given lack one that the operation needs.
     #[error("`{implementation}/{operation}` needs parameter `{param}`")]
     MissingParam {
+        /// `provider/algorithm` of the implementation asked.
         implementation: String,
+        /// The operation being prepared.
         operation: String,
+        /// The missing parameter, e.g. `len`.
         param: &'static str,
     },
+    /// This CPU cannot run the implementation; the text says which one or why.
     #[error("`{0}` is not supported on this CPU")]
     Unsupported(String),
     /// The call itself fails with these parameters (a C function's error status): timing
@@ -127,7 +149,9 @@ pub trait Implementation: Send + Sync {
     fn provider(&self) -> &str;
     /// The algorithm, e.g. `chacha20`, `chacha20-rng`, `aes-128-gcm`.
     fn algorithm(&self) -> &str;
+    /// Which kind of primitive it is: decides its operations, parameters and units.
     fn kind(&self) -> Kind;
+    /// The operations it offers, each with the parameters it needs.
     fn operations(&self) -> &[Operation];
     /// Known-answer tests or cross-checks; an implementation that fails is never timed.
     fn verify(&self) -> Result<(), Mismatch>;
@@ -152,6 +176,8 @@ pub trait Implementation: Send + Sync {
         crate::name::ImplName::new(self.provider(), self.algorithm()).to_string()
     }
 
+    /// The offered operation named `name`, or [`PrepareError::UnknownOperation`]
+    /// listing those it offers.
     fn operation(&self, name: &str) -> Result<&Operation, PrepareError> {
         self.operations()
             .iter()

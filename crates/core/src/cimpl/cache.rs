@@ -85,7 +85,9 @@ fn entries(dir: &Path) -> Result<Vec<Entry>> {
 /// The cache as `cryptobench cache` shows it.
 #[derive(Debug)]
 pub struct Summary {
+    /// The cache directory ([`compile::cache_dir`](super::compile::cache_dir)).
     pub path: PathBuf,
+    /// Whether that directory exists yet; counts are 0 where it does not.
     pub exists: bool,
     /// Shared objects, one per variant x target x version of the sources.
     pub builds: usize,
@@ -93,6 +95,8 @@ pub struct Summary {
     pub bytes: u64,
 }
 
+/// The cache's directory, builds and bytes; an error where the directory cannot be
+/// named or read.
 pub fn summary() -> Result<Summary> {
     let path = super::compile::cache_dir()?;
     let found = entries(&path)?;
@@ -107,9 +111,14 @@ pub fn summary() -> Result<Summary> {
 /// What `cryptobench cache clean` removed and kept.
 #[derive(Debug)]
 pub struct Cleaned {
+    /// The cache directory that was cleaned.
     pub path: PathBuf,
+    /// Shared objects removed.
     pub removed_builds: usize,
+    /// Bytes freed: the removed builds, their assembly, and any generated or
+    /// half-written files removed with them.
     pub removed_bytes: u64,
+    /// Shared objects left in place, used within `older_than`.
     pub kept_builds: usize,
 }
 

@@ -18,6 +18,8 @@ use super::target::Target;
 /// Exported by every build: the `api.h` sizes as the preprocessor saw them with the
 /// variant's flags (0 where a macro is not defined), in the order of [`API_NAMES`].
 pub const API_SYMBOL: &str = "cryptobench_api_sizes";
+/// The `api.h` size macros cryptobench reads from a build, in the order of the
+/// [`API_SYMBOL`] table; a manifest's `sizes` may name only these.
 pub const API_NAMES: [&str; 13] = [
     "CRYPTO_BYTES",
     "CRYPTO_KEYBYTES",
@@ -35,7 +37,7 @@ pub const API_NAMES: [&str; 13] = [
 ];
 
 /// Set by a worker to feed `randombytes` known bytes while it checks an implementation
-/// (see [`randombytes_source`]); null while it times.
+/// (see `randombytes_source`); null while it times.
 pub const RANDOMBYTES_HOOK: &str = "cryptobench_randombytes_hook";
 
 /// SUPERCOP and PQClean code draws its randomness from an external `randombytes`; every

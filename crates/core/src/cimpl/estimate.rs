@@ -123,12 +123,19 @@ pub fn model_for(target: &Target) -> (String, Option<String>) {
 /// llvm-mca estimates such builds with. For `info`.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Native {
+    /// The `-march` value `cc -march=native` resolves to; `None` where `cc` is missing or
+    /// does not say.
     pub cc_march: Option<String>,
+    /// The llvm-mca `-mcpu` model `native` builds are estimated with.
     pub mca_model: String,
+    /// The llvm-mca program found (e.g. `llvm-mca-19`); `None` where none is installed.
     pub mca_program: Option<String>,
+    /// Why the model is not the best fit for this host, where the installed llvm-mca
+    /// lacks that one.
     pub mca_note: Option<String>,
 }
 
+/// What `native` means on this host, for `info`: runs `cc` and looks for llvm-mca.
 pub fn native() -> Native {
     let cc_march = Command::new("cc")
         .args(["-march=native", "-Q", "--help=target"])
@@ -170,6 +177,10 @@ fn function_body(asm: &str, symbol: &str) -> Option<Vec<String>> {
     Some(body)
 }
 
+/// The estimated cycles per call of `kind`'s entry function in the assembly at
+/// `asm_path`, built for `target`. Never fails: where there is no figure (no llvm-mca, no
+/// such function), `cycles` is `None` and the note says why. Writes the function's body
+/// beside `asm_path` for llvm-mca to read.
 pub fn estimate(asm_path: &Path, kind: CKind, target: &Target) -> Estimate {
     let (model, model_note) = model_for(target);
     let fail = |note: String| Estimate {

@@ -6,13 +6,20 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
+/// One entry of a `genkat_aead` file, its hex fields decoded.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AeadVector {
+    /// `Count`: the entry's number in the file.
     pub count: u64,
+    /// `Key`: the secret key.
     pub key: Vec<u8>,
+    /// `Nonce`: the public nonce (`npub`).
     pub nonce: Vec<u8>,
+    /// `PT`: the message.
     pub plaintext: Vec<u8>,
+    /// `AD`: the associated data.
     pub ad: Vec<u8>,
+    /// `CT`: the ciphertext followed by the tag.
     pub ciphertext: Vec<u8>,
     /// The line of each field (`Key`, `Nonce`, ...), for errors that name it.
     pub lines: BTreeMap<&'static str, usize>,
@@ -64,6 +71,8 @@ fn bytes(n: usize) -> String {
     }
 }
 
+/// The entries of the KAT file at `path`; an error naming the file where it cannot be
+/// read or does not [`parse`].
 pub fn read(path: &Path) -> Result<Vec<AeadVector>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read KAT file `{}`", path.display()))?;
@@ -73,6 +82,9 @@ pub fn read(path: &Path) -> Result<Vec<AeadVector>> {
 /// The fields of an entry, as `genkat_aead` writes them.
 const FIELDS: [&str; 6] = ["Count", "Key", "Nonce", "PT", "AD", "CT"];
 
+/// The entries of a `genkat_aead` file's `text`. An entry missing a field, a field that
+/// is not hex, an unknown or repeated field is an error naming its line; a text with no
+/// entries is an error too.
 pub fn parse(text: &str) -> Result<Vec<AeadVector>> {
     let mut out = Vec::new();
     let mut fields: Vec<(usize, &str, &str)> = Vec::new();

@@ -28,6 +28,8 @@ fn dl_error() -> String {
 }
 
 impl Library {
+    /// `dlopen`s the shared object at `path` (running its constructors), resolving every
+    /// symbol now; an error naming the file and `dlerror`'s reason where that fails.
     pub fn open(path: &Path) -> Result<Library> {
         let c = CString::new(path.as_os_str().as_encoded_bytes())?;
         // SAFETY: a valid NUL-terminated path; RTLD_LOCAL keeps each variant's symbols
@@ -83,13 +85,18 @@ impl Drop for Library {
     }
 }
 
+/// `crypto_hash(out, in, inlen)`: the `CRYPTO_BYTES`-byte digest of `inlen` bytes.
 pub type HashFn = unsafe extern "C" fn(out: *mut u8, input: *const u8, inlen: u64) -> i32;
 /// `crypto_xof(out, outlen, in, inlen)`: `CRYPTO_LANES` messages of `inlen` bytes back to
 /// back in, as many outputs of `outlen` bytes back to back out.
 pub type XofFn =
     unsafe extern "C" fn(out: *mut u8, outlen: u64, input: *const u8, inlen: u64) -> i32;
+/// `crypto_stream_xor(c, m, mlen, n, k)`: `mlen` bytes of `m` XORed with the keystream of
+/// key `k` and nonce `n`, into `c`.
 pub type StreamXorFn =
     unsafe extern "C" fn(c: *mut u8, m: *const u8, mlen: u64, n: *const u8, k: *const u8) -> i32;
+/// `crypto_aead_encrypt(c, clen, m, mlen, ad, adlen, nsec, npub, k)`: the ciphertext of
+/// `m` followed by the tag, into `c`, and its length into `clen`.
 pub type AeadEncryptFn = unsafe extern "C" fn(
     c: *mut u8,
     clen: *mut u64,
@@ -101,6 +108,8 @@ pub type AeadEncryptFn = unsafe extern "C" fn(
     npub: *const u8,
     k: *const u8,
 ) -> i32;
+/// `crypto_aead_decrypt(m, mlen, nsec, c, clen, ad, adlen, npub, k)`: the message of `c`
+/// into `m` and its length into `mlen`; non-zero where the tag does not verify.
 pub type AeadDecryptFn = unsafe extern "C" fn(
     m: *mut u8,
     mlen: *mut u64,
@@ -112,12 +121,20 @@ pub type AeadDecryptFn = unsafe extern "C" fn(
     npub: *const u8,
     k: *const u8,
 ) -> i32;
+/// `crypto_core(out, in, k, c)`: one block cipher call or permutation of `in`, with key
+/// `k` and constant `c`.
 pub type CoreFn =
     unsafe extern "C" fn(out: *mut u8, input: *const u8, k: *const u8, c: *const u8) -> i32;
+/// `crypto_kem_keypair(pk, sk)`: a new key pair, from `randombytes`.
 pub type KemKeypairFn = unsafe extern "C" fn(pk: *mut u8, sk: *mut u8) -> i32;
+/// `crypto_kem_enc(ct, ss, pk)`: a ciphertext and its shared secret for public key `pk`.
 pub type KemEncFn = unsafe extern "C" fn(ct: *mut u8, ss: *mut u8, pk: *const u8) -> i32;
+/// `crypto_kem_dec(ss, ct, sk)`: the shared secret of ciphertext `ct` under secret key
+/// `sk`.
 pub type KemDecFn = unsafe extern "C" fn(ss: *mut u8, ct: *const u8, sk: *const u8) -> i32;
+/// `crypto_scalarmult(q, n, p)`: the scalar `n` times the point `p`, into `q`.
 pub type ScalarmultFn = unsafe extern "C" fn(q: *mut u8, n: *const u8, p: *const u8) -> i32;
+/// `crypto_scalarmult_base(q, n)`: the scalar `n` times the standard base point, into `q`.
 pub type ScalarmultBaseFn = unsafe extern "C" fn(q: *mut u8, n: *const u8) -> i32;
 /// The type of the generated `cryptobench_randombytes_hook` variable.
 pub type RandombytesHook = Option<unsafe extern "C" fn(x: *mut u8, n: u64)>;

@@ -26,15 +26,23 @@ use anyhow::{Context, Result, bail};
 use super::compile::API_NAMES;
 use super::target::{self, Target};
 
+/// Which SUPERCOP-style API a build exports: the manifest's `kind`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CKind {
+    /// `crypto_hash`: a fixed-length digest of a message.
     Hash,
+    /// `crypto_stream_xor`: a stream cipher.
     Stream,
+    /// `crypto_aead_encrypt` and `crypto_aead_decrypt`: authenticated encryption.
     Aead,
+    /// `crypto_core`: one block cipher call or one permutation.
     Core,
+    /// `crypto_kem_keypair`, `crypto_kem_enc` and `crypto_kem_dec`: key encapsulation.
     Kem,
+    /// `crypto_scalarmult` and `crypto_scalarmult_base`: Diffie-Hellman (the catalog's `dh`).
     Scalarmult,
+    /// `crypto_xof`: an extendable-output function, with one lane or `CRYPTO_LANES`.
     Xof,
 }
 
@@ -42,19 +50,27 @@ pub enum CKind {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CoreVector {
+    /// The input block, `CRYPTO_INPUTBYTES` bytes.
     pub input: String,
+    /// The key, `CRYPTO_KEYBYTES` bytes; empty for a build without one.
     #[serde(default)]
     pub key: String,
+    /// The expected output, `CRYPTO_OUTPUTBYTES` bytes.
     pub output: String,
+    /// Where the answer comes from, which a mismatch names; `manifest vector` where empty.
     #[serde(default)]
     pub source: String,
 }
 
+/// One `[[implementation]]` table: an algorithm built one way, its variant.
 #[derive(Clone, Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ManifestImplementation {
+    /// The variant's name, e.g. `o3-unroll`: its row in the variant x target table.
     pub variant: String,
+    /// The algorithm it computes, e.g. `sha-256`; variants of one algorithm must agree.
     pub algorithm: String,
+    /// Which API its sources export.
     pub kind: CKind,
     /// This variant's own sources, in place of the manifest's: libraries whose variants
     /// are separate files defining the same symbols (a `ref/` and an `avx2/` directory).
@@ -62,12 +78,16 @@ pub struct ManifestImplementation {
     /// Header directories of this variant, searched before the manifest's.
     #[serde(default)]
     pub include_dirs: Vec<PathBuf>,
+    /// This variant's compiler flags, given after the manifest's `flags`.
     #[serde(default)]
     pub flags: Vec<String>,
+    /// CPU features the variant needs, as /proc/cpuinfo names them (e.g. `avx2`): it is
+    /// built only for targets that have them.
     #[serde(default)]
     pub requires: Vec<String>,
     /// A NIST LWC `genkat_aead` file, relative to `kat_dir`.
     pub kat: Option<String>,
+    /// Known answers for a `core` build; once loaded, `vectors_file`'s are appended.
     #[serde(default)]
     pub vectors: Vec<CoreVector>,
     /// More `core` known answers, from a TOML file of `[[vector]]` tables (relative to
@@ -78,26 +98,36 @@ pub struct ManifestImplementation {
     pub sizes: BTreeMap<String, u64>,
 }
 
+/// A manifest file, read and checked (see the module documentation for its form).
 #[derive(Clone, Debug, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
+    /// The provider name its builds are listed under in the catalog.
     pub name: String,
+    /// Free text about the manifest, for its readers; cryptobench does not show it.
     #[serde(default)]
     pub description: String,
     /// The sources every variant compiles, unless it lists its own.
     #[serde(default)]
     pub sources: Vec<PathBuf>,
+    /// Header directories every variant searches, after its own.
     #[serde(default)]
     pub include_dirs: Vec<PathBuf>,
+    /// The C compiler to run; `cc` where not given.
     #[serde(default = "default_compiler")]
     pub compiler: String,
+    /// Compiler flags for every variant, given before the variant's own.
     #[serde(default)]
     pub flags: Vec<String>,
+    /// The targets every variant is built for, by name (see [`target::KNOWN`]).
     pub targets: Vec<String>,
     /// Where `kat` files are, relative to the manifest (overridden by `--kat-dir`).
     pub kat_dir: Option<PathBuf>,
+    /// The `[[implementation]]` tables, in the file's order: the first runnable build of
+    /// an algorithm is the one its other variants must agree with.
     #[serde(rename = "implementation")]
     pub implementations: Vec<ManifestImplementation>,
+    /// The file it was read from, which errors name; not part of the TOML.
     #[serde(skip)]
     pub path: PathBuf,
 }
@@ -106,13 +136,18 @@ pub struct Manifest {
 /// line: each key may be given more than once (either value), an empty list keeps all.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Selection {
+    /// `variant=` values: the variants to keep.
     pub variant: Vec<String>,
+    /// `algorithm=` values: the algorithms to keep.
     pub algorithm: Vec<String>,
+    /// `target=` values: the targets to build for.
     pub target: Vec<String>,
+    /// `operation=` values: the operations to time.
     pub operation: Vec<String>,
 }
 
 impl Selection {
+    /// The keys a filter may have, in the order errors list them.
     pub const KEYS: [&str; 4] = ["variant", "algorithm", "target", "operation"];
 
     /// The filters after `PATH.toml:` in `arg`.
@@ -139,6 +174,7 @@ impl Selection {
         Ok(s)
     }
 
+    /// Whether it filters nothing: every build is kept.
     pub fn is_empty(&self) -> bool {
         self == &Selection::default()
     }
@@ -170,6 +206,8 @@ fn check_flags(file: &Path, owner: &str, flags: &[String]) -> Result<()> {
 }
 
 impl Manifest {
+    /// Reads and checks the manifest at `path` ([`Manifest::from_toml`]); an error names
+    /// the file.
     pub fn load(path: &Path) -> Result<Manifest> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read manifest `{}`", path.display()))?;
@@ -476,6 +514,7 @@ impl Manifest {
         Ok(())
     }
 
+    /// The manifest's targets, looked up (they were checked when it was loaded).
     pub fn targets(&self) -> Vec<Target> {
         self.targets
             .iter()

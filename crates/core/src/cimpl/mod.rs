@@ -68,8 +68,11 @@ pub fn operations_of(
 pub struct Listed {
     /// `provider/algorithm/variant@target`.
     pub name: String,
+    /// The catalog kind its rows fall under (`hash`, `aead`, ...; `dh` for `scalarmult`).
     pub kind: String,
+    /// The operations it is timed at, narrowed by the selection's `operation` filter.
     pub operations: Vec<&'static str>,
+    /// The parameter names those operations take (e.g. `len`), each once.
     pub params: Vec<&'static str>,
     /// `Ok` when it is built and this CPU runs it; else why not.
     pub runnable: std::result::Result<(), String>,

@@ -1,7 +1,7 @@
 //! Known randomness for a build's `randombytes` while its gate runs.
 //!
 //! Every build links a generated `randombytes` (see `compile`) that calls the variable
-//! `cryptobench_randombytes_hook` when it is set. Setting it to [`feed`] lets the gate
+//! `cryptobench_randombytes_hook` when it is set. Setting it to `feed` lets the gate
 //! hand a KEM the seed a known-answer test prescribes, and see how many bytes it asked
 //! for; a build that brings its own `randombytes` never calls the hook, which the gate
 //! sees as no requests at all.
@@ -45,6 +45,8 @@ unsafe impl Send for Hook {}
 unsafe impl Sync for Hook {}
 
 impl Hook {
+    /// The hook variable of the loaded build `lib`; an error where the build does not
+    /// export it.
     pub fn find(lib: &Library) -> anyhow::Result<Hook> {
         Ok(Hook(lib.symbol(RANDOMBYTES_HOOK)? as *mut RandombytesHook))
     }

@@ -5,6 +5,7 @@ use anyhow::{Result, bail};
 /// A target a manifest may name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Target {
+    /// The name manifests use, also the `-march` value (`native`: this CPU's own).
     pub name: &'static str,
     /// `/proc/cpuinfo` flags the target's code may use (beyond x86-64's baseline).
     pub features: &'static [&'static str],
@@ -60,6 +61,7 @@ const ZNVER3: &[&str] = &[
     "sha_ni",
 ];
 
+/// Every target a manifest may name.
 pub const KNOWN: &[Target] = &[
     Target {
         name: "x86-64",
@@ -186,6 +188,7 @@ pub fn known_feature(feature: &str, host: &[String]) -> bool {
     KNOWN_FEATURES.contains(&feature) || host.iter().any(|h| h == feature)
 }
 
+/// The known target called `name`; an error listing the known ones where there is none.
 pub fn find(name: &str) -> Result<Target> {
     match KNOWN.iter().find(|t| t.name == name) {
         Some(t) => Ok(*t),
@@ -244,6 +247,7 @@ impl Target {
         requires.iter().all(has)
     }
 
+    /// The compiler flag that builds for this target: `-march=NAME`.
     pub fn march_flag(&self) -> String {
         format!("-march={}", self.name)
     }

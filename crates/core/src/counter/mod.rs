@@ -33,10 +33,15 @@ pub use tsc_core::TscCore;
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum CounterKind {
+    /// Reference cycles from the x86-64 time-stamp counter.
     Tsc,
+    /// Core cycles from `perf_event_open` (needs a hardware PMU).
     Perf,
+    /// Core cycles estimated from the TSC and a dependent-add clock ([`tsc_core`]).
     TscCore,
+    /// Nanoseconds from the monotonic clock.
     Ns,
+    /// Instructions retired, counted by Valgrind's callgrind on its simulated CPU.
     Instructions,
 }
 

@@ -2,6 +2,8 @@
 
 use super::Counter;
 
+/// The monotonic clock (`CLOCK_MONOTONIC_RAW`, which NTP does not slew), in
+/// nanoseconds.
 pub struct Nanoseconds;
 
 #[inline(always)]

@@ -2,6 +2,7 @@
 
 use super::{Counter, Tsc};
 
+/// This thread's core cycles in user space, from a `perf_event_open` hardware counter.
 pub struct PerfCycles {
     fd: libc::c_int,
     /// Read just inside each region too, where there is a TSC, so that the clock the
@@ -33,6 +34,8 @@ const FLAG_EXCLUDE_KERNEL: u64 = 1 << 5;
 const FLAG_EXCLUDE_HV: u64 = 1 << 6;
 
 impl PerfCycles {
+    /// Open the cycle counter for this thread; the error says why not (no hardware PMU,
+    /// `perf_event_paranoid`, or a counter that cannot be read).
     pub fn open() -> Result<PerfCycles, String> {
         let attr = PerfEventAttr {
             type_: PERF_TYPE_HARDWARE,

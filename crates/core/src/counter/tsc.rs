@@ -2,9 +2,12 @@
 
 use super::Counter;
 
+/// The x86-64 time-stamp counter, in reference cycles (ticks at a fixed nominal rate).
 pub struct Tsc(());
 
 impl Tsc {
+    /// The TSC, if usable here: errs without `rdtscp`, without a constant-rate TSC
+    /// (`constant_tsc`), and on every architecture but x86-64.
     pub fn open() -> Result<Tsc, String> {
         #[cfg(target_arch = "x86_64")]
         {

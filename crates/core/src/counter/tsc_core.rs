@@ -21,6 +21,8 @@ use super::{Counter, Tsc};
 const PROBE_ITERATIONS: u64 = 250;
 const ADDS_PER_ITERATION: u64 = 8;
 
+/// Estimated core cycles: TSC ticks scaled by the core clock that a dependent-add chain
+/// measures beside each reading (see the module docs).
 pub struct TscCore {
     tsc: Tsc,
     /// Ticks of an empty `start`/`stop` pair, removed from each probe.

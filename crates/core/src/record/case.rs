@@ -15,23 +15,28 @@ use anyhow::{Result, bail};
 pub struct Params(BTreeMap<String, u64>);
 
 impl Params {
+    /// No parameters.
     pub fn new() -> Self {
         Params::default()
     }
 
+    /// These parameters with `name` set to `value` (replacing any earlier value).
     pub fn with(mut self, name: &str, value: u64) -> Self {
         self.0.insert(name.to_string(), value);
         self
     }
 
+    /// The value of `name`, if set.
     pub fn get(&self, name: &str) -> Option<u64> {
         self.0.get(name).copied()
     }
 
+    /// Whether there are no parameters.
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
+    /// The parameters as `(name, value)`, in name order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, u64)> {
         self.0.iter().map(|(k, v)| (k.as_str(), *v))
     }
@@ -54,8 +59,13 @@ impl fmt::Display for Params {
 /// One thing to measure: an implementation's operation with its parameters.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Case {
+    /// The implementation's name (see [`crate::name::ImplName`]), e.g.
+    /// `rustcrypto/chacha20`.
     pub implementation: String,
+    /// The operation measured, e.g. `xor` or `hash`.
     pub operation: String,
+    /// The operation's parameters, e.g. `len` (message bytes) and `out` (XOF output
+    /// bytes).
     pub params: Params,
     /// Independent inputs one call processes: N for an N-lane implementation (each lane
     /// its own message), else 1. The implementation's to say, not its name's.
@@ -104,13 +114,21 @@ impl Case {
 /// The implementation name a bulk run's memory reference (memcpy) is stored under.
 pub const MEMCPY: &str = "memcpy";
 
+/// Where a case's measuring stands, or why it was not timed; stored in lowercase.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CaseStatus {
+    /// No samples yet: not measured so far (or never, when a run was interrupted).
     Pending,
+    /// Samples stored.
     Ok,
+    /// The correctness gate found wrong output; not timed.
     Wrong,
+    /// The worker crashed, hung or could not load the implementation, in the gate or
+    /// while measuring.
     Failed,
+    /// This CPU (or the simulator, counting instructions) lacks what the implementation
+    /// needs.
     Unsupported,
 }
 

@@ -4,17 +4,23 @@ use std::time::Duration;
 
 use crate::counter::CounterKind;
 
+/// How a run was asked to measure, as the store keeps it.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RunOptions {
+    /// The counter every sample is in.
     pub counter: CounterKind,
+    /// The CPU the worker processes were pinned to; `None`: not pinned.
     pub cpu: Option<usize>,
     /// Fresh processes per case.
     pub processes: usize,
     /// Memory layouts per process.
     pub layouts: usize,
+    /// How each process samples each of its layouts.
     pub plan: SamplePlan,
     /// Limit for each worker process.
     pub timeout: Duration,
+    /// Seed of the order of the cases in each round and of the memory layouts: a run
+    /// is reproducible from it.
     pub seed: u64,
     /// More processes for the cases that need them, after the first pass. Runs stored
     /// before it existed read as [`Remeasure::OFF`] and print without it.
@@ -39,6 +45,7 @@ pub struct Remeasure {
 }
 
 impl Remeasure {
+    /// No re-measuring; what runs stored before re-measuring existed read as.
     pub const OFF: Remeasure = Remeasure {
         precision_pct: f64::INFINITY,
         budget: Some(Duration::ZERO),
@@ -59,19 +66,25 @@ impl Remeasure {
         }
     }
 
+    /// Whether this re-measures nothing: no time for it, or no processes beyond those
+    /// asked.
     pub fn is_off(&self) -> bool {
         self.budget == Some(Duration::ZERO) || self.most_processes_factor <= 1
     }
 }
 
+/// How one worker process samples each of its layouts.
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SamplePlan {
     /// Samples per layout.
     pub samples: usize,
+    /// How long the layouts are called in turn before any sample is kept.
     pub warmup: Duration,
     /// Minimum counts a sample must span, as a multiple of the counter's overhead and of
     /// its resolution, so that both are negligible.
     pub overhead_factor: f64,
+    /// The multiple of the counter's resolution a sample must span (see
+    /// `overhead_factor`).
     pub resolution_factor: f64,
 }
 
@@ -100,16 +113,26 @@ impl Default for SamplePlan {
 /// What a run asked to be analysed, stored with it so that `report` repeats it.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct AnalysisOptions {
+    /// What to compute besides per-case statistics.
     pub spec: AnalysisSpec,
+    /// How comparisons reach their verdicts.
     pub verdict: VerdictOptions,
+    /// The id of the stored run compared against (`--baseline`), if any.
     pub baseline_run: Option<i64>,
+    /// `--force`: compare with the baseline even where its counter, CPU model, tool
+    /// version or measuring environment differ from this run's.
     pub force: bool,
 }
 
+/// How a comparison's verdict is reached: the test, its significance and the noise
+/// threshold.
 #[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct VerdictOptions {
+    /// A difference counts only when its p-value is below this (0.05 by default).
     pub significance: f64,
+    /// Significant changes smaller than this, in percent, are within noise.
     pub noise_threshold_pct: f64,
+    /// The test behind the p-value.
     #[serde(default)]
     pub test: Test,
 }
@@ -143,8 +166,10 @@ impl Default for VerdictOptions {
 )]
 #[serde(rename_all = "kebab-case")]
 pub enum Test {
+    /// Mann-Whitney U: ranks, no assumption on the distribution.
     #[default]
     MannWhitney,
+    /// Welch's t: means, unequal variances.
     Welch,
 }
 
@@ -203,9 +228,14 @@ impl AnalysisSpec {
 /// What a bulk run was asked, stored with it for its report.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct BulkOptions {
+    /// Buffer sizes, in bytes.
     pub sizes: Vec<u64>,
+    /// Thread counts measured.
     pub threads: Vec<usize>,
+    /// Timed runs per implementation, size and thread count.
     pub runs: u64,
+    /// `--impl`: only implementations whose name contains one of these (memcpy is
+    /// always measured); empty for all.
     #[serde(rename = "impl")]
     pub filters: Vec<String>,
     /// `--paths`: every code path of our AES measured on its own (earlier builds did not store it).
@@ -213,5 +243,6 @@ pub struct BulkOptions {
     pub paths: bool,
     /// The CPUs threads were pinned to, in the order they were taken.
     pub cpu_order: Vec<usize>,
+    /// How huge pages were asked for the buffers, in words ("asked for (madvise)").
     pub huge_pages: String,
 }

@@ -41,6 +41,8 @@ impl RunPlace {
 pub struct CiOrigin {
     /// `github-actions`, `gitlab-ci`, `slurm` or `kubernetes`.
     pub system: String,
+    /// The scheduler's variables that name the job (repository, job id, node), those
+    /// set and non-empty.
     pub vars: BTreeMap<String, String>,
 }
 
@@ -102,7 +104,9 @@ impl CiOrigin {
         CiOrigin::from_env(|k| std::env::var(k).ok())
     }
 
-    pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Option<CiOrigin> {
+    /// [`CiOrigin::detect`] with the environment read through `var`; `None` where no
+    /// scheduler's marker variable is set.
+    pub(crate) fn from_env(var: impl Fn(&str) -> Option<String>) -> Option<CiOrigin> {
         CI_SYSTEMS.iter().find_map(|(system, marker, names)| {
             var(marker).filter(|v| !v.is_empty())?;
             let vars = names

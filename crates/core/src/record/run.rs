@@ -14,18 +14,35 @@ use crate::machine::Machine;
 /// What identifies a run and the conditions it was measured under.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RunHeader {
+    /// The run's id in its store (0 until the store gives it one).
     pub id: i64,
+    /// When it began (an import: when the other tool measured, where known), RFC 3339
+    /// to the second.
     pub started_at: String,
+    /// When it ended; `None` while it runs, and for good if it was interrupted.
     pub finished_at: Option<String>,
+    /// Whether it got to its end.
     pub status: RunStatus,
+    /// The run's name: the experiment, or the filters and manifests measured; `bulk`,
+    /// or `import:SOURCE`.
     pub experiment: String,
+    /// The version of cryptobench that measured or imported it.
     pub tool_version: String,
+    /// The git commit that cryptobench was built from (`-dirty` with uncommitted
+    /// changes); `None` where unknown, and for imports.
     pub git_revision: Option<String>,
+    /// The counter its figures are in.
     pub counter: RunCounter,
+    /// The unit of one count, as printed beside every figure.
     pub unit: String,
+    /// The TSC's rate in ticks per second, where measured; `None` for imports.
     pub tsc_hz: Option<f64>,
+    /// The CPU as comparisons key on it: model name and signature
+    /// ([`Machine::cpu_identity`]), or what an importer says.
     pub cpu_model: String,
+    /// The machine it was measured on, as far as known.
     pub machine: MachineRecord,
+    /// How it came to be: its options, or where imported figures came from.
     pub options: RunOrigin,
     /// Its UUID, testbed, hardware fingerprint and CI origin.
     pub place: RunPlace,
@@ -80,7 +97,9 @@ pub fn now() -> String {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
+    /// Begun and not finished: still measuring, or stopped before the end.
     Running,
+    /// Measured to the end, or imported whole.
     Complete,
 }
 
@@ -105,7 +124,9 @@ impl RunStatus {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(untagged)]
 pub enum RunCounter {
+    /// Measured by cryptobench, in one of its counters.
     Measured(CounterKind),
+    /// Imported, in the other tool's counts.
     Imported(ImportedCounter),
 }
 
@@ -113,8 +134,11 @@ pub enum RunCounter {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ImportedCounter {
+    /// criterion's wall-clock nanoseconds.
     CriterionNs,
+    /// Reference cycles (rdtsc) from criterion-cycles-per-byte.
     CriterionCycles,
+    /// Nanoseconds per call, derived from `openssl speed`'s bytes per second.
     OpensslSpeed,
 }
 
@@ -171,7 +195,9 @@ impl fmt::Display for RunCounter {
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(untagged)]
 pub enum MachineRecord {
+    /// Detected by cryptobench as it measured the run.
     Measured(Box<Machine>),
+    /// What an importer says of a machine it never saw.
     Unrecorded(UnrecordedMachine),
     /// A record this version cannot read (stored by another version), kept as stored.
     Unreadable(serde_json::Value),
@@ -183,11 +209,14 @@ pub enum MachineRecord {
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UnrecordedMachine {
+    /// The CPU model, as the importer names it (usually "unknown (not recorded by …)").
     pub cpu_model: String,
+    /// Why the imported figures are to be read with care.
     pub warnings: Vec<String>,
 }
 
 impl MachineRecord {
+    /// The detected machine; `None` for an imported or unreadable record.
     pub fn measured(&self) -> Option<&Machine> {
         match self {
             MachineRecord::Measured(m) => Some(m),
@@ -224,12 +253,17 @@ pub enum RunOrigin {
     /// `cryptobench run`.
     #[serde(rename = "run/1")]
     Measured {
+        /// How it was asked to measure.
         run: RunOptions,
+        /// How it was asked to analyse.
         analysis: AnalysisOptions,
     },
     /// `cryptobench bulk`.
     #[serde(rename = "bulk/1")]
-    Bulk { bulk: BulkOptions },
+    Bulk {
+        /// What it was asked to measure.
+        bulk: BulkOptions,
+    },
     /// `cryptobench import`.
     #[serde(rename = "import/1")]
     Imported(ImportedFrom),
@@ -286,6 +320,7 @@ pub struct ImportedFrom {
     pub path: String,
     /// How the figures were obtained and their unit decided, for the report.
     pub note: String,
+    /// When it was imported, RFC 3339 to the second.
     pub imported_at: String,
 }
 

@@ -2,9 +2,13 @@
 
 use crate::counter::Calibration;
 
+/// One worker process's measurement of a case: its samples over every layout, and
+/// what they were taken with.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Samples {
+    /// Calls timed back to back in each sample; the counts are per call.
     pub calls_per_sample: u64,
+    /// The counter's overhead and resolution, measured in this process.
     pub calibration: Calibration,
     /// One group of samples per layout; counts per call, overhead removed.
     pub per_layout: Vec<Vec<f64>>,
@@ -21,12 +25,19 @@ pub struct Samples {
 /// they are of (readings of two canaries are not comparable).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CanaryReadings {
+    /// Which canary: [`Canary::describe`](crate::canary::Canary::describe), its version
+    /// and the work it does on this CPU.
     pub kind: String,
+    /// Each reading (the fastest of a few back to back), overhead removed, in the order
+    /// taken.
     pub readings: Vec<f64>,
 }
 
+/// A C build's static estimate of its cost per call, by llvm-mca, beside its measured
+/// figures.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Estimate {
+    /// Estimated core cycles per call; `None` where there is no figure (`note` says why).
     pub cycles: Option<f64>,
     /// The llvm-mca scheduling model used (`-mcpu`).
     pub model: String,

@@ -16,7 +16,6 @@ use crate::store::StoredRun;
 
 const MEMCPY_REFERENCE: &str = "memcpy: the fastest memcpy of the same size (median of its runs, at the thread count where it is fastest), a reference, not a ceiling. A copy streams two buffers (it reads one and writes the other); in-place encryption streams one (it reads and writes the same lines), so it can pass memcpy's rate, above all where the buffer fits the cache. Both rates count N bytes per pass of N bytes.";
 
-/// Refuse, before anything is measured, a format the bulk tables do not come in.
 /// Whether a bulk run has tables of its own in `format`; the exports (Bencher,
 /// github-action-benchmark) take its cases as any run's.
 pub fn prints(format: Format) -> bool {
@@ -26,6 +25,8 @@ pub fn prints(format: Format) -> bool {
     )
 }
 
+/// A stored bulk run's tables in `format`; errs for a format they do not come in
+/// ([`prints`]).
 pub fn render(run: &StoredRun, format: Format) -> Result<String> {
     if !prints(format) {
         bail!(

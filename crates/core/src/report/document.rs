@@ -3,6 +3,7 @@
 
 use clap::ValueEnum;
 
+/// A format reports are printed in (`--format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// Aligned text for people, units stated.

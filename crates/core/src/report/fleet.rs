@@ -11,6 +11,8 @@ use crate::analysis::fleet::{Fleet, FleetCell, FleetColumn};
 use crate::stats::Interval;
 use crate::store::MachineRow;
 
+/// An experiment across machines (`report --machines`) in `format`; errs for the formats
+/// that carry one run's figures only (Bencher, github-action-benchmark).
 pub fn render(f: &Fleet, format: Format) -> Result<String> {
     Doc::Fleet.check(format)?;
     Ok(match format {

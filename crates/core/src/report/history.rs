@@ -11,6 +11,8 @@ use super::csv::Num;
 use super::format::{fmt_count, fmt_signed};
 use super::{Block, Document, html, text};
 
+/// The history of the stored runs (`history`) in `format`; errs for the formats that
+/// carry one run's figures only (Bencher, github-action-benchmark).
 pub fn render(h: &History, format: Format) -> Result<String> {
     crate::report::Doc::History.check(format)?;
     Ok(match format {

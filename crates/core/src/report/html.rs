@@ -29,6 +29,7 @@ pub fn escape(s: &str) -> String {
     out
 }
 
+/// One run: its report `doc`, its machine and every chart of [`charts::RUN_CHARTS`].
 pub fn run_page(a: &Analysis, doc: &Document) -> String {
     let charts: Vec<Chart> = charts::RUN_CHARTS
         .iter()
@@ -37,6 +38,8 @@ pub fn run_page(a: &Analysis, doc: &Document) -> String {
     page(doc, &machine_rows(&a.header), &charts)
 }
 
+/// Two runs case by case: the report `doc` and a forest plot of the comparisons, with
+/// `opts`' noise threshold as its band.
 pub fn comparison_page(c: &RunComparison, opts: &VerdictOptions, doc: &Document) -> String {
     let title = format!("Run {} against baseline run {}", c.run_b, c.run_a);
     let charts: Vec<Chart> = charts::forest(&title, &c.comparisons, opts.noise_threshold_pct)
@@ -50,6 +53,7 @@ pub fn bulk_page(header: &RunHeader, doc: &Document, charts: &[Chart]) -> String
     page(doc, &machine_rows(header), charts)
 }
 
+/// The history: the report `doc` and a line chart per case.
 pub fn history_page(h: &History, doc: &Document) -> String {
     page(doc, &[], &charts::history_lines(h))
 }

@@ -4,6 +4,8 @@
 use crate::counter::CounterKind;
 use crate::machine::Machine;
 
+/// The machine as `info` prints it, one line per fact, with `chosen` the counter a run
+/// would use.
 pub fn machine_text(m: &Machine, chosen: CounterKind) -> String {
     let mut s = String::new();
     let tsc = m.tsc_hz.map_or("n/a".into(), |hz| {

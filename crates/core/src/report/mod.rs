@@ -36,17 +36,24 @@ use run::{case_blocks, comparison_blocks, header_blocks, ratio_blocks, run_compa
 
 /// A report as format-neutral pieces: lines of prose and titled tables.
 pub struct Document {
+    /// The report's pieces, in the order they are printed.
     pub blocks: Vec<Block>,
 }
 
+/// One piece of a report, which each format prints in its own way.
 pub enum Block {
+    /// A section's title (the first one is the page's).
     Heading(String),
+    /// A line of prose.
     Line(String),
     /// A line the reader must not miss: the machine's warnings, an interrupted run, runs
     /// that are not comparable, cases that were not compared.
     Warning(String),
+    /// A table of texts.
     Table {
+        /// One per column.
         headers: Vec<String>,
+        /// Each row's cells, one per column.
         rows: Vec<Vec<String>>,
     },
     /// The seed's variant x target tables: one figure per cell, carried beside its text so
@@ -54,11 +61,14 @@ pub enum Block {
     Matrix {
         /// The first column's header ("Variant"), then one per column.
         headers: Vec<String>,
+        /// One per row of the matrix.
         rows: Vec<MatrixRow>,
     },
 }
 
+/// A row of a [`Block::Matrix`]: its label and a cell per column.
 pub struct MatrixRow {
+    /// What the first column says of the row (e.g. the variant).
     pub label: String,
     /// (text, the figure it shows, for cells that show one), one per column.
     pub cells: Vec<(String, Option<f64>)>,
@@ -82,6 +92,7 @@ impl Block {
     }
 }
 
+/// One run's report in `format`, from its analysis.
 pub fn render(a: &Analysis, format: Format) -> String {
     match format {
         Format::Table => text::render(&document(a), false),
@@ -94,6 +105,9 @@ pub fn render(a: &Analysis, format: Format) -> String {
     }
 }
 
+/// Two runs case by case (`compare`) in `format`, with `unit` the short unit of their
+/// counts and `opts` the verdicts' options (for the HTML chart's noise band). Errs for the
+/// formats that carry one run's figures only (Bencher, github-action-benchmark).
 pub fn render_comparison(
     c: &RunComparison,
     unit: &str,

@@ -19,14 +19,21 @@ use worker::{Outcome, Reply, Request, Task};
 
 /// Something to tell the user about as the run goes.
 pub trait Progress {
+    /// Called once, before the first step, with the steps planned: a correctness check
+    /// per implementation and a worker per case and process (re-measuring adds more).
     fn start(&self, total_steps: u64);
+    /// A step begins: a check (`what` says of which implementation) or a worker (`what`
+    /// is the case's key).
     fn step(&self, what: &str);
+    /// A line for the user as the run goes: a case that failed, a check not made.
     fn note(&self, line: &str);
 }
 
 /// How a run's measuring ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Ended {
+    /// Measuring went to its end: every case measured, or not timed for a reason its
+    /// status gives.
     Finished,
     /// Ctrl-C: what was measured before it is stored; the worker it stopped is not
     /// counted against its case.

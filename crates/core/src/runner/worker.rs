@@ -21,6 +21,7 @@ use crate::sample::{self};
 /// The hidden subcommand name.
 pub const SUBCOMMAND: &str = "__worker";
 
+/// What a worker is asked to do.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Task {
     /// Run the implementation's correctness gate.
@@ -29,10 +30,15 @@ pub enum Task {
     Features,
     /// Time one operation.
     Measure {
+        /// The operation to time.
         operation: String,
+        /// Its parameters.
         params: Params,
+        /// The counter to time it with.
         counter: CounterKind,
+        /// How many memory layouts to prepare the call in.
         layouts: usize,
+        /// How to sample each layout.
         plan: SamplePlan,
         /// Chooses the heap offsets of the layouts; the same for every process of a case.
         seed: u64,
@@ -41,12 +47,16 @@ pub enum Task {
     },
 }
 
+/// What the parent sends a worker on its stdin: one implementation, and the task.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Request {
+    /// The implementation's name (empty for [`Task::Features`]).
     pub implementation: String,
     /// Set for implementations built from a manifest, which no registry knows.
     pub c: Option<crate::cimpl::CSpec>,
+    /// The CPU to pin the worker to, if any.
     pub cpu: Option<usize>,
+    /// What to do with the implementation.
     pub task: Task,
     /// Run the worker under Valgrind's callgrind, to count instructions (the correctness
     /// gate of such a run runs there too).
@@ -54,12 +64,14 @@ pub struct Request {
     pub simulate: bool,
 }
 
+/// What a worker sends back, once, before it exits.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Reply {
     /// Passed; with the checks that could not be made.
     Verified(Vec<String>),
     /// The gate refused the implementation's output.
     Wrong(String),
+    /// The samples of a [`Task::Measure`].
     Measured(Samples),
     /// The CPU lacks what the implementation needs; it was not run.
     Unsupported(String),
@@ -72,8 +84,12 @@ pub enum Reply {
 /// How a worker ended, seen from the parent.
 #[derive(Clone, Debug)]
 pub enum Outcome {
+    /// It replied.
     Replied(Reply),
+    /// It could not start, died, or exited without a readable reply: why, with the end
+    /// of its stderr where it said anything.
     Crashed(String),
+    /// It was killed when the timeout, held here, ran out.
     TimedOut(Duration),
 }
 

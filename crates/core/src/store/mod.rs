@@ -115,19 +115,36 @@ CREATE INDEX IF NOT EXISTS runs_by_machine ON runs (machine_id, experiment, stat
 CREATE INDEX IF NOT EXISTS cases_by_run ON cases (run_id, seq);
 ";
 
+/// A case of a stored run, as [`Store::load_run`] reads it: what was measured, how it
+/// ended, and its samples.
 #[derive(Clone, Debug)]
 pub struct StoredCase {
+    /// The case's row id in this store; local to it, never copied to another.
     pub row: i64,
+    /// The case's stable id ([`Case::key`]), e.g. `rustcrypto/chacha20/xor len=16384`.
     pub key: String,
+    /// The implementation measured, by name.
     pub implementation: String,
+    /// The operation measured, e.g. `xor`.
     pub operation: String,
+    /// The operation's parameters.
     pub params: Params,
+    /// Bytes one call processes, which cycles per byte divides by ([`Case::bytes`]);
+    /// `None` where the operation has none.
     pub bytes: Option<u64>,
     /// Independent inputs per call (N for an N-lane implementation).
     pub lanes: usize,
+    /// How its measuring ended; `Pending` where it never got samples (an interrupted run).
     pub status: CaseStatus,
+    /// Why it is not `Ok`, or the checks its gate could not make; `None` where there is
+    /// nothing to say.
     pub message: Option<String>,
+    /// Calls each sample spans; `None` before samples are stored, or where an importing
+    /// tool did not say.
     pub calls_per_sample: Option<u64>,
+    /// The counter's overhead already subtracted from each sample, in counts (as the last
+    /// stored process measured it); `None` before samples are stored and for imported
+    /// cases.
     pub overhead: Option<f64>,
     /// One per worker process, in order.
     pub per_process: Vec<Vec<f64>>,
@@ -139,29 +156,40 @@ pub struct StoredCase {
     pub canary: Vec<Option<CanaryReadings>>,
 }
 
+/// A stored run as [`Store::load_run`] reads it.
 #[derive(Clone, Debug)]
 pub struct StoredRun {
+    /// When, where and how it was measured.
     pub header: RunHeader,
+    /// Its cases, in the order they were planned.
     pub cases: Vec<StoredCase>,
 }
 
 /// A case measured by another tool, ready to be stored as measured.
 #[derive(Clone, Debug)]
 pub struct ImportedCase {
+    /// What was measured.
     pub case: Case,
     /// Counts per call; one cluster per independent series the tool measured (a process).
     pub per_process: Vec<Vec<f64>>,
+    /// Calls each sample spans, where the tool says; `None` where it does not.
     pub calls_per_sample: Option<u64>,
+    /// A note stored with the case, as [`StoredCase::message`].
     pub message: Option<String>,
 }
 
 /// A machine as the store knows it: a testbed name and the hardware behind it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MachineRow {
+    /// The user's name for the machine, or the one made from its hardware.
     pub testbed: String,
+    /// A short hash of the hardware ([`crate::record::fingerprint`]).
     pub fingerprint: String,
+    /// The CPU model of the first run stored with it.
     pub cpu_model: String,
+    /// When the first run stored with it started (that run's `started_at`).
     pub first_seen: String,
+    /// How many runs this store holds from it.
     pub runs: i64,
     /// The newest run's start, and its counter.
     pub last_run: Option<(String, String)>,
@@ -199,6 +227,8 @@ pub fn is_server_url(db: &Path) -> bool {
         .is_some_and(|s| s.starts_with("postgres://") || s.starts_with("postgresql://"))
 }
 
+/// An open result store: an SQLite file or a PostgreSQL database (see the module
+/// documentation).
 pub struct Store {
     db: Mutex<Engine>,
     /// The SQLite file, or the server's URL without its password: what messages name.
@@ -472,6 +502,8 @@ impl Store {
         Ok(row)
     }
 
+    /// Set a case's status and its message (why it is not `ok`, or notes on its checks),
+    /// replacing both.
     pub fn set_status(
         &self,
         case_row: i64,
@@ -674,6 +706,8 @@ impl Store {
             .map_err(|e| self.cannot_read(e))
     }
 
+    /// Store `implementation`'s static estimate with run `run_id`, replacing one already
+    /// there.
     pub fn add_estimate(&self, run_id: i64, implementation: &str, e: &Estimate) -> Result<()> {
         self.db()
             .execute(
@@ -856,6 +890,7 @@ impl Store {
             .collect()
     }
 
+    /// Run `run_id` with every case and its samples; an error where there is no such run.
     pub fn load_run(&self, run_id: i64) -> Result<StoredRun> {
         self.load_run_where(run_id, |_| true)
     }

@@ -31,6 +31,10 @@ pub struct Server {
 }
 
 impl Server {
+    /// The server `url` names, what it leaves out taken from the environment as libpq
+    /// would (see the module documentation). Connects to nothing; an error where the URL
+    /// or `PGPORT` does not parse, no user is given, or `sslmode=disable` is asked for
+    /// another machine.
     pub fn from_url(url: &str) -> Result<Server> {
         Server::from_url_with(url, &|k| std::env::var(k).ok())
     }

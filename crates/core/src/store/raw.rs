@@ -19,6 +19,8 @@ const ESTIMATE_COLUMNS: &str = "implementation, cycles, model, note";
 /// parameters a statement, SQLite 32 766.
 const PARAMETERS_PER_STATEMENT: usize = 30_000;
 
+/// A case's rows, as stored, without local ids: its own, its sample clusters and its
+/// canary readings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawCase {
     row: Vec<Value>,
@@ -185,6 +187,7 @@ impl RawRun {
         hex::encode(h.finalize())
     }
 
+    /// The run's UUID; empty where it has none.
     pub fn uuid(&self) -> String {
         match &self.run[12] {
             Value::Text(u) => u.clone(),
@@ -192,6 +195,7 @@ impl RawRun {
         }
     }
 
+    /// The testbed of the run's machine.
     pub fn testbed(&self) -> String {
         match &self.machine[0] {
             Value::Text(t) => t.clone(),
@@ -199,6 +203,7 @@ impl RawRun {
         }
     }
 
+    /// How many cases the run has.
     pub fn cases(&self) -> usize {
         self.cases.len()
     }
@@ -359,8 +364,11 @@ pub enum Received {
 /// The same UUID with other content in the target.
 #[derive(Debug)]
 pub struct Conflict {
+    /// The run's UUID.
     pub uuid: String,
+    /// The digest sent with the run being received.
     pub ours: String,
+    /// The digest of the run the receiving store already holds under that UUID.
     pub theirs: String,
 }
 

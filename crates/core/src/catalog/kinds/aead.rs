@@ -14,6 +14,7 @@ use super::{boundary_lengths, param, refused, unhex};
 
 /// What a provider implements for an AEAD.
 pub trait AeadCipher: Send + 'static {
+    /// The algorithm implemented: its sizes, and the vectors and reference the gate uses.
     const ALGORITHM: &'static AeadAlgorithm;
     /// `key` has the length the algorithm declares.
     fn new(key: &[u8]) -> Self;
@@ -26,12 +27,17 @@ pub trait AeadCipher: Send + 'static {
 
 /// The facts about an algorithm that every provider of it shares.
 pub struct AeadAlgorithm {
+    /// The algorithm's name, e.g. `aes-128-gcm`: the second half of `provider/algorithm`.
     pub name: &'static str,
+    /// Key length in bytes.
     pub key_len: usize,
+    /// Nonce length in bytes.
     pub nonce_len: usize,
+    /// Tag length in bytes.
     pub tag_len: usize,
     /// Size of the cipher's blocks: where partial-block bugs hide.
     pub block_len: usize,
+    /// Published examples, checked first.
     pub vectors: &'static [AeadVector],
     /// An independent implementation.
     pub reference: Seal,
@@ -50,12 +56,19 @@ pub type Seal = fn(key: &[u8], nonce: &[u8], ad: &[u8], msg: &[u8]) -> (Vec<u8>,
 
 /// A published example, hex-encoded.
 pub struct AeadVector {
+    /// Where the example is published; failing checks name it.
     pub source: &'static str,
+    /// The key, hex.
     pub key: &'static str,
+    /// The nonce, hex.
     pub nonce: &'static str,
+    /// The associated data, hex.
     pub ad: &'static str,
+    /// The message, hex.
     pub plaintext: &'static str,
+    /// The expected ciphertext without the tag, hex.
     pub ciphertext: &'static str,
+    /// The expected tag, hex.
     pub tag: &'static str,
 }
 
@@ -71,6 +84,7 @@ const GCM_P60: &str = "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8
 const ZERO_IV: &str = "000000000000000000000000";
 const ZERO_BLOCK: &str = "00000000000000000000000000000000";
 
+/// AES-128-GCM (NIST SP 800-38D) with a 12-byte nonce and a 16-byte tag.
 pub static AES_128_GCM: AeadAlgorithm = AeadAlgorithm {
     name: "aes-128-gcm",
     key_len: 16,
@@ -118,6 +132,7 @@ pub static AES_128_GCM: AeadAlgorithm = AeadAlgorithm {
     reference: aes_gcm_reference,
 };
 
+/// AES-256-GCM (NIST SP 800-38D) with a 12-byte nonce and a 16-byte tag.
 pub static AES_256_GCM: AeadAlgorithm = AeadAlgorithm {
     name: "aes-256-gcm",
     key_len: 32,
@@ -165,6 +180,7 @@ pub static AES_256_GCM: AeadAlgorithm = AeadAlgorithm {
     reference: aes_gcm_reference,
 };
 
+/// ChaCha20-Poly1305 as RFC 8439 section 2.8 defines it.
 pub static CHACHA20_POLY1305: AeadAlgorithm = AeadAlgorithm {
     name: "chacha20-poly1305",
     key_len: 32,
@@ -215,6 +231,7 @@ pub struct Aead<A> {
 }
 
 impl<A: AeadCipher> Aead<A> {
+    /// The adapter for `A`, credited to `provider` (e.g. `rustcrypto`).
     pub const fn new(provider: &'static str) -> Self {
         Aead {
             provider,
@@ -236,9 +253,13 @@ pub trait Sealer {
 
 /// What one check seals: `msg` under `key`, `nonce` and associated data `ad`.
 pub struct Case<'a> {
+    /// The key.
     pub key: &'a [u8],
+    /// The nonce.
     pub nonce: &'a [u8],
+    /// The associated data.
     pub ad: &'a [u8],
+    /// The message to seal.
     pub msg: &'a [u8],
 }
 
@@ -304,7 +325,7 @@ fn check(
 }
 
 /// `sealed`, what `case` seals to with a tag of `tag_len` bytes, must open to the message,
-/// and none of its [`forgeries`] may open.
+/// and none of its forgeries may open.
 pub fn authenticates(
     aead: &impl Sealer,
     what: &str,

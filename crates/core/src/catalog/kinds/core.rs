@@ -10,12 +10,15 @@ use crate::record::Params;
 
 /// What a provider implements for a block cipher or a permutation.
 pub trait CoreFunction: Send + 'static {
+    /// The algorithm implemented: its sizes, and the vectors and reference the gate uses.
     const ALGORITHM: &'static CoreAlgorithm;
     /// The block in the library's own form, so that timed calls convert nothing.
     type State: Send;
     /// `key` has the length the algorithm declares (empty for a permutation).
     fn new(key: &[u8]) -> Self;
+    /// `bytes` (`block_len` of them, in the vectors' byte form) in the library's own form.
     fn load(bytes: &[u8]) -> Self::State;
+    /// Write `state` to `bytes` (`block_len` of them) in the vectors' byte form.
     fn store(state: &Self::State, bytes: &mut [u8]);
     /// Encrypt or permute `state` in place.
     fn apply(&self, state: &mut Self::State);
@@ -23,20 +26,29 @@ pub trait CoreFunction: Send + 'static {
 
 /// The facts about an algorithm that every provider of it shares.
 pub struct CoreAlgorithm {
+    /// The algorithm's name, e.g. `aes-128`: the second half of `provider/algorithm`.
     pub name: &'static str,
     /// One operation: `encrypt` for a block cipher, `permute` for a permutation.
     pub operations: &'static [Operation],
+    /// Key length in bytes; 0 for a permutation.
     pub key_len: usize,
+    /// Bytes one call processes: the cipher's block or the permutation's state.
     pub block_len: usize,
+    /// Published examples, checked first.
     pub vectors: &'static [CoreVector],
+    /// `block` after one call under `key`, from a reference written from the standard.
     pub reference: fn(key: &[u8], block: &[u8]) -> Vec<u8>,
 }
 
 /// A published example, hex-encoded.
 pub struct CoreVector {
+    /// Where the example is published; failing checks name it.
     pub source: &'static str,
+    /// The key, hex; empty for a permutation.
     pub key: &'static str,
+    /// The input block, hex.
     pub input: &'static str,
+    /// The block after one call, hex.
     pub output: &'static str,
 }
 
@@ -50,6 +62,7 @@ pub(crate) const PERMUTE: &[Operation] = &[Operation {
     params: &[],
 }];
 
+/// AES-128 encryption of one 16-byte block (FIPS 197).
 pub static AES_128: CoreAlgorithm = CoreAlgorithm {
     name: "aes-128",
     operations: ENCRYPT,
@@ -64,6 +77,7 @@ pub static AES_128: CoreAlgorithm = CoreAlgorithm {
     reference: aes_reference,
 };
 
+/// AES-256 encryption of one 16-byte block (FIPS 197).
 pub static AES_256: CoreAlgorithm = CoreAlgorithm {
     name: "aes-256",
     operations: ENCRYPT,
@@ -118,7 +132,7 @@ pub fn algorithm(name: &str) -> Option<&'static CoreAlgorithm> {
 const CHAIN: usize = 1000;
 
 /// The gate of every implementation of `alg`, the Rust catalog's and C builds alike: the
-/// published vectors, then [`CHAIN`] chained calls against the reference written from the
+/// published vectors, then `CHAIN` chained calls against the reference written from the
 /// standard. `apply(key, block, calls)` is `block` after `calls` calls in a row, each on
 /// the last one's output, or why the implementation would not give it (a C function's
 /// name and return code).
@@ -147,6 +161,7 @@ pub struct Core<C> {
 }
 
 impl<C: CoreFunction> Core<C> {
+    /// The adapter for `C`, credited to `provider` (e.g. `rustcrypto`).
     pub const fn new(provider: &'static str) -> Self {
         Core {
             provider,

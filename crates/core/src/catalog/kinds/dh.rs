@@ -11,9 +11,11 @@ use crate::record::Params;
 
 /// What a provider implements for a Diffie-Hellman function.
 pub trait DhFunction: Send + 'static {
+    /// The algorithm implemented: its sizes, and the vectors and reference the gate uses.
     const ALGORITHM: &'static DhAlgorithm;
     /// A secret key in the library's own form, imported before timing.
     type Secret: Send;
+    /// Import a secret key from its `secret_len` bytes.
     fn secret(bytes: &[u8]) -> Self::Secret;
     /// The public key of the secret `secret`, starting from its bytes: the EVP-style
     /// libraries compute the public key when a secret is imported, so the import is part
@@ -27,9 +29,13 @@ pub trait DhFunction: Send + 'static {
 
 /// The facts about an algorithm that every provider of it shares.
 pub struct DhAlgorithm {
+    /// The algorithm's name, e.g. `x25519`: the second half of `provider/algorithm`.
     pub name: &'static str,
+    /// Secret key length in bytes.
     pub secret_len: usize,
+    /// Public key length in bytes, which is also the shared secret's.
     pub public_len: usize,
+    /// The base point `base` multiplies, hex-encoded as a public key.
     pub base_point: &'static str,
     /// Published scalar multiplications: (source, scalar, point, result), hex-encoded.
     pub multiplications: &'static [(&'static str, &'static str, &'static str, &'static str)],
@@ -40,12 +46,19 @@ pub struct DhAlgorithm {
     pub exchanges: &'static [DhExchange],
 }
 
+/// A published key exchange between A and B, hex-encoded.
 pub struct DhExchange {
+    /// Where the exchange is published; failing checks name it.
     pub source: &'static str,
+    /// A's secret key.
     pub secret_a: &'static str,
+    /// A's public key.
     pub public_a: &'static str,
+    /// B's secret key.
     pub secret_b: &'static str,
+    /// B's public key.
     pub public_b: &'static str,
+    /// The shared secret both compute.
     pub shared: &'static str,
 }
 
@@ -179,6 +192,7 @@ pub struct Dh<D> {
 }
 
 impl<D: DhFunction> Dh<D> {
+    /// The adapter for `D`, credited to `provider` (e.g. `dalek`).
     pub const fn new(provider: &'static str) -> Self {
         Dh {
             provider,

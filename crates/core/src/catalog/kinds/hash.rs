@@ -11,7 +11,9 @@ use crate::record::Params;
 
 /// What a provider implements for a hash function.
 pub trait HashFunction: Send + 'static {
+    /// The algorithm implemented: its sizes, and the vectors and reference the gate uses.
     const ALGORITHM: &'static HashAlgorithm;
+    /// A fresh instance, ready for its first message.
     fn new() -> Self;
     /// Write the digest of `msg` to `out` (`out_len` bytes), leaving `self` ready for the
     /// next message.
@@ -20,9 +22,13 @@ pub trait HashFunction: Send + 'static {
 
 /// The facts about an algorithm that every provider of it shares.
 pub struct HashAlgorithm {
+    /// The algorithm's name, e.g. `sha-256`: the second half of `provider/algorithm`.
     pub name: &'static str,
+    /// Digest length in bytes.
     pub out_len: usize,
+    /// Bytes per compression block (the rate, for a sponge): where padding bugs hide.
     pub block_len: usize,
+    /// Published examples, checked first.
     pub vectors: &'static [HashVector],
     /// An independent digest for cross-checks at every length. An algorithm of a crate's
     /// own may have none: its implementations are then checked against its vectors and
@@ -36,9 +42,13 @@ pub type Digest = fn(&[u8]) -> Vec<u8>;
 
 /// A published example: `text` (ASCII) repeated `repeat` times hashes to `digest` (hex).
 pub struct HashVector {
+    /// Where the example is published; failing checks name it.
     pub source: &'static str,
+    /// The message text; each character below U+0100 stands for one byte.
     pub text: &'static str,
+    /// How many times `text` repeats in the message.
     pub repeat: usize,
+    /// The expected digest, hex.
     pub digest: &'static str,
 }
 
@@ -48,6 +58,7 @@ const ABC: &str = "abc";
 const MSG_448: &str = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
 const MSG_896: &str = "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu";
 
+/// SHA-256 (FIPS 180-4).
 pub static SHA_256: HashAlgorithm = HashAlgorithm {
     name: "sha-256",
     out_len: 32,
@@ -75,6 +86,7 @@ pub static SHA_256: HashAlgorithm = HashAlgorithm {
     reference: Some(reference::sha2::sha256),
 };
 
+/// SHA-512 (FIPS 180-4).
 pub static SHA_512: HashAlgorithm = HashAlgorithm {
     name: "sha-512",
     out_len: 64,
@@ -108,6 +120,7 @@ pub static SHA_512: HashAlgorithm = HashAlgorithm {
     reference: Some(reference::sha2::sha512),
 };
 
+/// SHA3-256 (FIPS 202).
 pub static SHA3_256: HashAlgorithm = HashAlgorithm {
     name: "sha3-256",
     out_len: 32,
@@ -144,8 +157,9 @@ pub fn algorithm(name: &str) -> Option<&'static HashAlgorithm> {
 }
 
 /// The gate of every implementation of `alg`, the Rust catalog's and C builds alike: the
-/// published vectors, then, where `alg` has a reference, every boundary length against it. `hash` gives a message's digest, or why the implementation would not (a C
-/// function's name and return code).
+/// published vectors, then, where `alg` has a reference, every boundary length against it.
+/// `hash` gives a message's digest, or why the implementation would not (a C function's name
+/// and return code).
 pub fn conformance(
     alg: &HashAlgorithm,
     mut hash: impl FnMut(&[u8]) -> Result<Vec<u8>, String>,
@@ -169,6 +183,7 @@ pub fn conformance(
 }
 
 impl HashVector {
+    /// The message bytes: `text`, one byte per character, repeated `repeat` times.
     pub fn message(&self) -> Vec<u8> {
         // Characters below 256 stand for single bytes, so 0xa3 can be written as text.
         let bytes: Vec<u8> = self.text.chars().map(|c| c as u32 as u8).collect();
@@ -189,6 +204,7 @@ pub struct Hash<H> {
 }
 
 impl<H: HashFunction> Hash<H> {
+    /// The adapter for `H`, credited to `provider` (e.g. `rustcrypto`).
     pub const fn new(provider: &'static str) -> Self {
         Hash {
             provider,

@@ -11,27 +11,37 @@ use crate::record::Params;
 
 /// What a provider implements for a KEM.
 pub trait KemFunction: Send + Sized + 'static {
+    /// The algorithm implemented: its sizes, and the vectors and reference the gate uses.
     const ALGORITHM: &'static KemAlgorithm;
+    /// A key pair in the library's own form: the decapsulation key, from which
+    /// [`KemFunction::encaps_key`] derives the encapsulation key.
     type DecapsKey: Send;
+    /// An encapsulation key in the library's own form.
     type EncapsKey: Send;
     /// The deterministic forms, where the library offers them.
     const DERAND: Option<Derand<Self>> = None;
     /// A key pair from the library's own randomness.
     fn keypair() -> Self::DecapsKey;
+    /// The encapsulation key of the pair `dk`.
     fn encaps_key(dk: &Self::DecapsKey) -> Self::EncapsKey;
     /// Parse an encapsulation key as received; `None` if the library rejects it.
     fn encaps_key_from_bytes(bytes: &[u8]) -> Option<Self::EncapsKey>;
+    /// `ek` in the standard's encoding.
     fn encaps_key_bytes(ek: &Self::EncapsKey) -> Vec<u8>;
     /// The decapsulation key in the standard's encoding (FIPS 203: the expanded form).
     fn decaps_key_bytes(dk: &Self::DecapsKey) -> Vec<u8>;
     /// A ciphertext and shared secret from the library's own randomness.
     fn encaps(ek: &Self::EncapsKey, ct: &mut [u8], ss: &mut [u8]);
+    /// Write the shared secret of `ct` to `ss`: for a ciphertext that does not match
+    /// `dk`, the implicit-rejection key (FIPS 203: J(z || c)).
     fn decaps(dk: &Self::DecapsKey, ct: &[u8], ss: &mut [u8]);
 }
 
 /// Key generation from a seed (FIPS 203: d || z) and encapsulation from a message `m`.
 pub struct Derand<K: KemFunction> {
+    /// The key pair of a 64-byte seed d || z (FIPS 203 ML-KEM.KeyGen_internal).
     pub keypair: fn(seed: &[u8; 64]) -> K::DecapsKey,
+    /// Encapsulation from the 32-byte message `m` (FIPS 203 ML-KEM.Encaps_internal).
     pub encaps: EncapsDerand<K>,
 }
 
@@ -42,7 +52,9 @@ pub type EncapsDerand<K> =
 /// The facts about an algorithm that every provider of it shares. The gate knows ML-KEM's
 /// encodings, the only KEM of the seeds; another KEM would bring its own facts and checks.
 pub struct KemAlgorithm {
+    /// The algorithm's name, e.g. `ml-kem-768`: the second half of `provider/algorithm`.
     pub name: &'static str,
+    /// The FIPS 203 parameter set, which fixes every length.
     pub params: &'static ml_kem::Params,
     /// SHAKE-128 of the outputs of the first 100 of C2SP's accumulated tests (see
     /// [`accumulated`]).
@@ -52,20 +64,22 @@ pub struct KemAlgorithm {
 /// ML-KEM, checked against FIPS 203 written out in `reference::ml_kem`. C2SP publishes the
 /// accumulated hash of 10 000 tests, too slow for a gate; the hashes of the first 100 here
 /// are what the reference computes, and the reference reproduces C2SP's 10 000-test hashes
-/// (ML-KEM-512's in the default tests, the larger sets' on demand). The same 100-test hashes appear in the tests of the
-/// `mlkem` TypeScript library.
+/// (ML-KEM-512's in the default tests, the larger sets' on demand). The same 100-test
+/// hashes appear in the tests of the `mlkem` TypeScript library.
 pub static ML_KEM_512: KemAlgorithm = KemAlgorithm {
     name: "ml-kem-512",
     params: &ml_kem::ML_KEM_512,
     accumulated_100: "449120c6e320ef3e9fbfa2316e5f2d2e1e6dd37d8ff5d086d5d2db7d42aff0a1",
 };
 
+/// ML-KEM-768, checked as [`ML_KEM_512`] describes.
 pub static ML_KEM_768: KemAlgorithm = KemAlgorithm {
     name: "ml-kem-768",
     params: &ml_kem::ML_KEM_768,
     accumulated_100: "8d65b902f28edc683cebee2872962fd165a4d197c9e24ec74caa4470270df0b7",
 };
 
+/// ML-KEM-1024, checked as [`ML_KEM_512`] describes.
 pub static ML_KEM_1024: KemAlgorithm = KemAlgorithm {
     name: "ml-kem-1024",
     params: &ml_kem::ML_KEM_1024,
@@ -148,6 +162,7 @@ pub struct Kem<K> {
 }
 
 impl<K: KemFunction> Kem<K> {
+    /// The adapter for `K`, credited to `provider` (e.g. `libcrux`).
     pub const fn new(provider: &'static str) -> Self {
         Kem {
             provider,

@@ -1,5 +1,5 @@
 //! One small trait per kind of primitive, and the adapter that makes any implementor of
-//! it an [`Implementation`](super::Implementation).
+//! it an [`Implementation`].
 
 pub mod aead;
 pub mod core;

@@ -11,16 +11,22 @@ use crate::record::Params;
 
 /// What a provider implements for a seeded RNG.
 pub trait SeededRng: Send + 'static {
+    /// The algorithm implemented: its name and the reference stream the gate compares.
     const ALGORITHM: &'static RngAlgorithm;
+    /// A generator seeded with `seed`.
     fn from_seed(seed: [u8; 32]) -> Self;
+    /// Fill `buf` with the next `buf.len()` bytes of the output stream.
     fn fill_bytes(&mut self, buf: &mut [u8]);
 }
 
+/// The facts about an algorithm that every provider of it shares.
 pub struct RngAlgorithm {
+    /// The algorithm's name, e.g. `chacha20-rng`: the second half of `provider/algorithm`.
     pub name: &'static str,
     /// The exact output stream the algorithm defines for a seed; a generator that
     /// deviates from it is refused.
     pub reference: fn(seed: &[u8; 32], len: usize) -> Vec<u8>,
+    /// How a failing check names the reference stream.
     pub reference_name: &'static str,
 }
 
@@ -44,6 +50,7 @@ pub struct Rng<R> {
 }
 
 impl<R: SeededRng> Rng<R> {
+    /// The adapter for `R`, credited to `provider` (e.g. `rand_chacha`).
     pub const fn new(provider: &'static str) -> Self {
         Rng {
             provider,

@@ -14,6 +14,7 @@ use crate::record::Params;
 
 /// What a provider implements for a stream cipher.
 pub trait StreamCipher: Send + 'static {
+    /// The algorithm implemented: its sizes, and the vectors and reference the gate uses.
     const ALGORITHM: &'static StreamAlgorithm;
     /// `key` and `nonce` have the lengths the algorithm declares.
     fn new(key: &[u8], nonce: &[u8]) -> Self;
@@ -23,13 +24,16 @@ pub trait StreamCipher: Send + 'static {
 
 /// The facts about an algorithm that every provider of it shares.
 pub struct StreamAlgorithm {
+    /// The algorithm's name, e.g. `chacha20`; algorithms with different key or nonce
+    /// lengths may share one.
     pub name: &'static str,
+    /// Key length in bytes.
     pub key_len: usize,
+    /// Nonce length in bytes.
     pub nonce_len: usize,
     /// Size of the keystream's blocks: where partial-block bugs hide.
     pub block_len: usize,
-    /// Published vectors: (source, key, nonce, initial block counter, plaintext, ciphertext),
-    /// hex-encoded.
+    /// Published examples ([`StreamVector`]), checked first.
     pub vectors: &'static [StreamVector],
     /// An independent keystream for cross-checks at every length. An algorithm of a
     /// crate's own may have none: its implementations are then checked against its
@@ -41,13 +45,20 @@ pub struct StreamAlgorithm {
 /// The first `len` keystream bytes under `key` and `nonce`.
 pub type Keystream = fn(key: &[u8], nonce: &[u8], len: usize) -> Vec<u8>;
 
+/// A published example, hex-encoded: `plaintext` XORed with the keystream after its
+/// first `skip` bytes gives `ciphertext`.
 pub struct StreamVector {
+    /// Where the example is published; failing checks name it.
     pub source: &'static str,
+    /// The key, hex.
     pub key: &'static str,
+    /// The nonce, hex.
     pub nonce: &'static str,
     /// Keystream bytes to discard before the plaintext (RFC 8439 starts at counter 1).
     pub skip: usize,
+    /// The message, hex.
     pub plaintext: &'static str,
+    /// The expected ciphertext, hex.
     pub ciphertext: &'static str,
 }
 
@@ -55,6 +66,8 @@ const RFC_8439_KEY: &str = "000102030405060708090a0b0c0d0e0f10111213141516171819
 const RFC_8439_PLAINTEXT: &str = "4c616469657320616e642047656e746c656d656e206f662074686520636c617373206f66202739393a204966204920636f756c64206f6666657220796f75206f6e6c79206f6e652074697020666f7220746865206675747572652c2073756e73637265656e20776f756c642062652069742e";
 const RFC_8439_CIPHERTEXT: &str = "6e2e359a2568f98041ba0728dd0d6981e97e7aec1d4360c20a27afccfd9fae0bf91b65c5524733ab8f593dabcd62b3571639d624e65152ab8f530c359f0861d807ca0dbf500d6a6156a38e088a22b65e52bc514d16ccf806818ce91ab77937365af90bbf74a35be6b40b8eedf2785e42874d";
 
+/// ChaCha20 as RFC 8439 defines it: a 12-byte nonce and a 32-bit block counter
+/// from 0.
 pub static CHACHA20: StreamAlgorithm = StreamAlgorithm {
     name: "chacha20",
     key_len: 32,
@@ -122,6 +135,7 @@ pub static AES_128_CTR: StreamAlgorithm = StreamAlgorithm {
     reference: Some(aes_ctr_reference),
 };
 
+/// AES-256 in counter mode, with the nonce as [`AES_128_CTR`] takes it.
 pub static AES_256_CTR: StreamAlgorithm = StreamAlgorithm {
     name: "aes-256-ctr",
     key_len: 32,
@@ -169,7 +183,7 @@ fn nonces(alg: &StreamAlgorithm) -> [Vec<u8>; 2] {
 /// SUPERCOP's form: `xor(key, nonce, msg)` is `msg` XOR the keystream from its start, or
 /// why the implementation would not give it (a C function's name and return code). The
 /// published vectors, then, where `alg` has a reference, every boundary length under
-/// each of [`nonces`] against it.
+/// each of two nonces (an ordinary one, and all ones for every counter carry) against it.
 pub fn conformance(
     alg: &StreamAlgorithm,
     mut xor: impl FnMut(&[u8], &[u8], &[u8]) -> Result<Vec<u8>, String>,
@@ -259,6 +273,7 @@ pub struct Stream<C> {
 }
 
 impl<C: StreamCipher> Stream<C> {
+    /// The adapter for `C`, credited to `provider` (e.g. `rustcrypto`).
     pub const fn new(provider: &'static str) -> Self {
         Stream {
             provider,

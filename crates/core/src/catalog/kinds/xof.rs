@@ -11,7 +11,9 @@ use crate::record::Params;
 
 /// What a provider implements for an XOF.
 pub trait XofFunction: Send + 'static {
+    /// The algorithm implemented: its sizes, and the vectors and reference the gate uses.
     const ALGORITHM: &'static XofAlgorithm;
+    /// A fresh instance, ready for its first message.
     fn new() -> Self;
     /// Absorb `msg` and fill `out` with the first `out.len()` output bytes, leaving `self`
     /// ready for the next message.
@@ -20,19 +22,26 @@ pub trait XofFunction: Send + 'static {
 
 /// The facts about an algorithm that every provider of it shares.
 pub struct XofAlgorithm {
+    /// The algorithm's name, e.g. `shake128`: the second half of `provider/algorithm`.
     pub name: &'static str,
     /// Bytes absorbed or squeezed per permutation.
     pub rate: usize,
+    /// Published examples, checked first.
     pub vectors: &'static [XofVector],
+    /// The first `out_len` output bytes for `msg`, from an independent implementation.
     pub reference: fn(msg: &[u8], out_len: usize) -> Vec<u8>,
 }
 
 /// A published example: byte `byte` repeated `repeat` times gives `output` (hex), whose
 /// length says how much to squeeze.
 pub struct XofVector {
+    /// Where the example is published; failing checks name it.
     pub source: &'static str,
+    /// The byte the message repeats.
     pub byte: u8,
+    /// Message length in bytes; 0 for the empty message.
     pub repeat: usize,
+    /// The expected output, hex.
     pub output: &'static str,
 }
 
@@ -58,6 +67,7 @@ pub static SHAKE128: XofAlgorithm = XofAlgorithm {
     reference: reference::keccak::shake128,
 };
 
+/// SHAKE256 (FIPS 202); see [`SHAKE128`] for its vectors.
 pub static SHAKE256: XofAlgorithm = XofAlgorithm {
     name: "shake256",
     rate: 136,
@@ -78,6 +88,7 @@ pub static SHAKE256: XofAlgorithm = XofAlgorithm {
     reference: reference::keccak::shake256,
 };
 
+/// The operations every implementation of this kind offers (C builds included).
 pub const OPERATIONS: &[Operation] = &[Operation {
     name: "xof",
     params: &["len", "out"],
@@ -98,6 +109,7 @@ pub struct Xof<X> {
 }
 
 impl<X: XofFunction> Xof<X> {
+    /// The adapter for `X`, credited to `provider` (e.g. `rustcrypto`).
     pub const fn new(provider: &'static str) -> Self {
         Xof {
             provider,

@@ -15,10 +15,14 @@ use crate::record::Params;
 
 /// What a provider implements for an N-lane XOF.
 pub trait LaneXof: Clone + Send + Sync + 'static {
+    /// Who wrote the code: the first half of `provider/algorithm`.
     fn provider(&self) -> &str;
     /// E.g. `shake128-x4-avx2`: the algorithm one lane computes, `-x`, the lane count.
     fn algorithm(&self) -> &str;
+    /// The XOF each lane computes; its reference checks every lane.
     fn xof(&self) -> &'static XofAlgorithm;
+    /// The lane count N, at most 8: the timed call keeps its lane slices on the stack,
+    /// and refuses more.
     fn lanes(&self) -> usize;
     /// Why this CPU cannot run it (a missing instruction set), if it cannot.
     fn unsupported(&self) -> Option<String>;
@@ -94,6 +98,12 @@ impl<L: LaneXof> Implementation for Lanes<L> {
         let len = param(self, operation, params, "len")?;
         let out = param(self, operation, params, "out")?;
         let n = self.0.lanes();
+        if n > MAX_LANES {
+            return Err(PrepareError::Failed(format!(
+                "`{}` has {n} lanes; a timed call passes at most {MAX_LANES}",
+                self.name()
+            )));
+        }
         Ok(Box::new(LanesCall {
             lanes: self.0.clone(),
             inputs: (0..n).map(|l| lane_bytes(len, l)).collect(),
@@ -101,6 +111,9 @@ impl<L: LaneXof> Implementation for Lanes<L> {
         }))
     }
 }
+
+/// The most lanes a timed call passes: its slices live on the stack.
+const MAX_LANES: usize = 8;
 
 struct LanesCall<L> {
     lanes: L,
@@ -111,12 +124,12 @@ struct LanesCall<L> {
 impl<L: LaneXof> Call for LanesCall<L> {
     fn call(&mut self) {
         // Slices of at most 8 lanes on the stack: the call allocates nothing.
-        let mut ins: [&[u8]; 8] = [&[]; 8];
+        let mut ins: [&[u8]; MAX_LANES] = [&[]; MAX_LANES];
         for (slot, input) in ins.iter_mut().zip(&self.inputs) {
             *slot = input;
         }
         let n = self.inputs.len();
-        let mut outs: [&mut [u8]; 8] = Default::default();
+        let mut outs: [&mut [u8]; MAX_LANES] = Default::default();
         for (slot, output) in outs.iter_mut().zip(self.outputs.iter_mut()) {
             *slot = output;
         }

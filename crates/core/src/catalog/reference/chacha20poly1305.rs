@@ -39,6 +39,7 @@ fn mul(h: &[u64; 5], r: &[u64; 5]) -> [u64; 5] {
     d
 }
 
+/// The Poly1305 tag of `msg` under the one-time key `key` (RFC 8439 section 2.5).
 pub fn poly1305(key: &[u8; 32], msg: &[u8]) -> [u8; 16] {
     let half = |b: &[u8]| u128::from_le_bytes(b.try_into().expect("16 bytes"));
     let r = limbs(half(&key[..16]) & 0x0fff_fffc_0fff_fffc_0fff_fffc_0fff_ffff);

@@ -1,4 +1,4 @@
-//! Keccak-f[1600] and the SHA-3 sponge as FIPS 202 defines them, with the round constants
+//! Keccak-f\[1600\] and the SHA-3 sponge as FIPS 202 defines them, with the round constants
 //! and rotation offsets computed by the standard's own algorithms rather than copied.
 
 use std::sync::OnceLock;
@@ -37,7 +37,7 @@ fn rho_offsets() -> [u32; 25] {
     off
 }
 
-/// Keccak-f[1600]: the 24 rounds of Keccak-p[1600, 24] (FIPS 202 sections 3.2 and 3.3).
+/// Keccak-f\[1600\]: the 24 rounds of Keccak-p\[1600, 24\] (FIPS 202 sections 3.2 and 3.3).
 pub fn f1600(a: &mut State) {
     // Computed once: deriving them costs more than the permutation itself.
     static CONSTANTS: OnceLock<([u64; 24], [u32; 25])> = OnceLock::new();
@@ -97,18 +97,22 @@ fn sponge(rate: usize, suffix: u8, msg: &[u8], out_len: usize) -> Vec<u8> {
     }
 }
 
+/// SHA3-256 of `msg`: 32 bytes.
 pub fn sha3_256(msg: &[u8]) -> Vec<u8> {
     sponge(136, 0x06, msg, 32)
 }
 
+/// The first `out_len` bytes of SHAKE128 of `msg`.
 pub fn shake128(msg: &[u8], out_len: usize) -> Vec<u8> {
     sponge(168, 0x1f, msg, out_len)
 }
 
+/// The first `out_len` bytes of SHAKE256 of `msg`.
 pub fn shake256(msg: &[u8], out_len: usize) -> Vec<u8> {
     sponge(136, 0x1f, msg, out_len)
 }
 
+/// SHA3-512 of `msg`: 64 bytes (ML-KEM's G).
 pub fn sha3_512(msg: &[u8]) -> Vec<u8> {
     sponge(72, 0x06, msg, 64)
 }

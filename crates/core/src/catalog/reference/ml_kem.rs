@@ -12,13 +12,19 @@ type Poly = [u32; N];
 
 /// A parameter set (FIPS 203 section 8, table 2).
 pub struct Params {
+    /// Rank of the module: polynomials per vector (2, 3 or 4).
     pub k: usize,
+    /// eta_1: the binomial noise parameter of s, e (key generation) and y (encryption).
     pub eta1: usize,
+    /// eta_2: the binomial noise parameter of e1 and e2 (encryption).
     pub eta2: usize,
+    /// d_u: bits per coefficient of the ciphertext's compressed vector u.
     pub du: u32,
+    /// d_v: bits per coefficient of the ciphertext's compressed polynomial v.
     pub dv: u32,
 }
 
+/// ML-KEM-512 (security category 1).
 pub const ML_KEM_512: Params = Params {
     k: 2,
     eta1: 3,
@@ -26,6 +32,7 @@ pub const ML_KEM_512: Params = Params {
     du: 10,
     dv: 4,
 };
+/// ML-KEM-768 (security category 3).
 pub const ML_KEM_768: Params = Params {
     k: 3,
     eta1: 2,
@@ -33,6 +40,7 @@ pub const ML_KEM_768: Params = Params {
     du: 10,
     dv: 4,
 };
+/// ML-KEM-1024 (security category 5).
 pub const ML_KEM_1024: Params = Params {
     k: 4,
     eta1: 2,
@@ -42,12 +50,15 @@ pub const ML_KEM_1024: Params = Params {
 };
 
 impl Params {
+    /// Encapsulation key length in bytes: 384k + 32.
     pub fn ek_len(&self) -> usize {
         384 * self.k + 32
     }
+    /// Decapsulation key length in bytes (the expanded form): 768k + 96.
     pub fn dk_len(&self) -> usize {
         768 * self.k + 96
     }
+    /// Ciphertext length in bytes: 32 (d_u k + d_v).
     pub fn ct_len(&self) -> usize {
         32 * (self.du as usize * self.k + self.dv as usize)
     }

@@ -111,6 +111,7 @@ fn pad(msg: &[u8], block: usize, len_bytes: usize) -> Vec<u8> {
     m
 }
 
+/// SHA-256 of `msg`: 32 bytes.
 pub fn sha256(msg: &[u8]) -> Vec<u8> {
     let mut h: [u32; 8] = std::array::from_fn(|i| (H512[i] >> 32) as u32);
     for block in pad(msg, 64, 8).chunks(64) {
@@ -154,6 +155,7 @@ pub fn sha256(msg: &[u8]) -> Vec<u8> {
     h.iter().flat_map(|x| x.to_be_bytes()).collect()
 }
 
+/// SHA-512 of `msg`: 64 bytes.
 pub fn sha512(msg: &[u8]) -> Vec<u8> {
     let mut h = H512;
     for block in pad(msg, 128, 16).chunks(128) {

@@ -32,18 +32,28 @@ use crate::record::{Estimate, Params};
 /// Everything a worker needs to load one compiled variant; travels in the worker request.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CSpec {
+    /// The manifest's `name`: the provider part of the implementation's name.
     pub provider: String,
+    /// The algorithm the build computes, as the manifest names it (e.g. `sha-256`).
     pub algorithm: String,
+    /// The manifest implementation's `variant`: which flags and sources it was built with.
     pub variant: String,
+    /// The target it was compiled for (a `-march` value, or `native`).
     pub target: String,
+    /// Which SUPERCOP API the build exports: how it is loaded, checked and timed.
     pub kind: CKind,
+    /// The compiled shared object, in the build cache.
     pub library: PathBuf,
     /// Why this CPU cannot run the build, if it cannot.
     pub unsupported: Option<String>,
+    /// The NIST LWC known-answer file the gate checks an aead build against; `None`
+    /// where the manifest names none or it was not found.
     pub kat: Option<PathBuf>,
     /// A check that could not be run (e.g. the KAT file is missing), said in the report.
     pub caveats: Vec<String>,
+    /// Known answers for a `core` build: the manifest's `vectors` and its `vectors_file`.
     pub vectors: Vec<CoreVector>,
+    /// The `api.h` sizes the manifest says the build must have (its `sizes`).
     pub expected_sizes: BTreeMap<String, u64>,
     /// Another variant of the same algorithm that this one must agree with.
     pub peer: Option<Box<CSpec>>,
@@ -287,6 +297,8 @@ impl Wanted<'_> {
     }
 }
 
+/// A compiled C variant as a catalog [`Implementation`], made from its [`CSpec`] by
+/// [`CImplementation::load`].
 pub struct CImplementation {
     spec: CSpec,
     name: String,

@@ -23,7 +23,7 @@ pub fn history_lines(h: &History) -> Vec<Chart> {
             Chart {
                 title: c.key.clone(),
                 caption: format!(
-                    "Median {} per call in each stored run that measured this case, oldest first. Filled points are comparable with the latest ({}) and joined; hollow squares counted with another counter or ran on another CPU, and are not joined.",
+                    "Median {} per call in each stored run that measured this case, oldest first. Filled points are comparable with the latest ({}) and joined; hollow squares are not comparable with it (another counter, machine or environment, or an interrupted run; the table says which) and are not joined.",
                     reference.short_unit,
                     reference.label()
                 ),

@@ -28,8 +28,12 @@ pub use run::{
 /// One figure: a title, a sentence on how to read it, and the SVG (or why it could not
 /// be drawn).
 pub struct Chart {
+    /// Shown above the chart; a chart titled as a section of the page follows that
+    /// section's table.
     pub title: String,
+    /// How to read the chart, printed under it.
     pub caption: String,
+    /// The chart as inline SVG, or why it could not be drawn.
     pub svg: Result<String, String>,
 }
 
