@@ -85,6 +85,16 @@ fn cargo_test_benches_runs_every_gate_and_refuses_a_planted_bug() {
         said.contains("`nothing-matches` matches no implementation of this bench"),
         "{said}"
     );
+
+    // One name registered twice is refused in one line, before anything runs.
+    let out = cargo(&["test", "--benches"], &[("CHACHA_BENCH_PLANT_TWICE", "1")]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(101), "{said}");
+    assert!(
+        said.contains("error: this bench registers example/chacha20 more than once"),
+        "{said}"
+    );
+    assert!(!said.contains("panicked"), "{said}");
 }
 
 #[test]

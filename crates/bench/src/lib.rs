@@ -19,6 +19,7 @@
 //! reports, baselines and regression gate. `cargo test --benches` runs each
 //! implementation's gate only, in seconds. `cargo bench -- --help` lists the options.
 
+#![deny(missing_docs)]
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -135,6 +136,13 @@ impl Bench {
     }
 
     fn dispatch(self, args: BenchArgs) -> Result<u8> {
+        let twice = self.registry.duplicate_names();
+        if !twice.is_empty() {
+            bail!(
+                "this bench registers {} more than once; give each implementation its own provider name",
+                twice.join(", ")
+            );
+        }
         if let Some(t) = &args.testbed {
             cryptobench_core::record::check_testbed(t)?;
         }

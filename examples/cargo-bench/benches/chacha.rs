@@ -163,6 +163,10 @@ fn main() {
         Some(_) => bench.register(Stream::<Planted>::new("planted")),
         None => bench,
     };
+    let bench = match std::env::var_os("CHACHA_BENCH_PLANT_TWICE") {
+        Some(_) => bench.register(Stream::<Portable>::new("example")),
+        None => bench,
+    };
     let bench = match std::env::var_os("CHACHA_BENCH_PLANT_CRASH") {
         Some(_) => bench.register(Stream::<Crashing>::new("crashing")),
         None => bench,
