@@ -638,3 +638,53 @@ fn history_marks_another_machine_of_the_same_model_not_comparable() {
     .unwrap();
     assert_eq!(h["cases"][0]["points"].as_array().unwrap().len(), 1, "{h}");
 }
+
+/// Schema 6 tags machine records, which a complete run's digest seals: a store and a
+/// server both left at schema 5 migrate apart and still agree on every run's digest,
+/// so pushing again finds the run there instead of calling it a conflict.
+#[test]
+fn a_schema_5_server_and_store_migrate_apart_and_still_agree() {
+    let env = Env::new();
+    let server = PgServer::start();
+    let url = server.new_database("five");
+    let a = env.path("a.db");
+    quick_run(&env, &a, "zen");
+    assert_eq!(pushed(&ok(push(&env, &url, &[&a]))), (1, 0, 0));
+    let tagged = server.psql("five", "SELECT machine_json FROM runs");
+    assert!(tagged.starts_with(r#"{"record":"measured/1""#), "{tagged}");
+
+    // Both back to what schema 5 stored: the record untagged, a digest sealed over it.
+    server.psql(
+        "five",
+        "UPDATE runs SET machine_json = (machine_json::jsonb - 'record')::text, digest = 'schema-5';
+         UPDATE cryptobench_schema SET version = 5;",
+    );
+    let conn = rusqlite::Connection::open(&a).unwrap();
+    conn.execute_batch(
+        "UPDATE runs SET machine_json = json_remove(machine_json, '$.record'), digest = 'schema-5';
+         PRAGMA user_version = 5;",
+    )
+    .unwrap();
+    drop(conn);
+
+    assert_eq!(pushed(&ok(push(&env, &url, &[&a]))), (0, 0, 1));
+    assert_eq!(
+        server.psql("five", "SELECT version FROM cryptobench_schema"),
+        "6"
+    );
+    let migrated = server.psql("five", "SELECT machine_json FROM runs");
+    assert!(
+        migrated.starts_with(r#"{"record":"measured/1""#),
+        "{migrated}"
+    );
+    let digest = server.psql("five", "SELECT digest FROM runs");
+    assert_ne!(digest, "schema-5");
+    let here: String = rusqlite::Connection::open(&a)
+        .unwrap()
+        .query_row("SELECT digest FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(here, digest);
+    // The machine reads as measured on both sides.
+    let machines = ok(env.cmd(&["machines", "--db", &url]));
+    assert!(machines.contains("zen"), "{machines}");
+}

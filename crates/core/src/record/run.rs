@@ -192,20 +192,37 @@ impl fmt::Display for RunCounter {
 
 /// The machine a run was measured on: all we detected, or, for figures another tool
 /// measured, only the little its importer can say.
+///
+/// Stored tagged and versioned (`{"record": "measured/1", ...}`, since schema 6), as
+/// [`RunOrigin`] is: a record of a form this version does not know reads as
+/// [`MachineRecord::Unreadable`], kept as stored, instead of as whichever variant its
+/// fields happen to fit. Changing a field of [`Machine`] that a reader needs is a new
+/// version.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-#[serde(untagged)]
+#[serde(tag = "record")]
 pub enum MachineRecord {
     /// Detected by cryptobench as it measured the run.
+    #[serde(rename = "measured/1")]
     Measured(Box<Machine>),
     /// What an importer says of a machine it never saw.
+    #[serde(rename = "unrecorded/1")]
     Unrecorded(UnrecordedMachine),
     /// A record this version cannot read (stored by another version), kept as stored.
+    #[serde(untagged)]
     Unreadable(serde_json::Value),
 }
 
-/// What an importer can say of a machine it never saw. Exactly these fields: a detected
-/// machine this version cannot read has them too, and must read as unreadable, not as
-/// one that was never recorded.
+/// The untagged form schemas 1 to 5 stored, which the JSON export still prints and the
+/// migration to schema 6 reads.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+enum UntaggedMachine {
+    Measured(Box<Machine>),
+    Unrecorded(UnrecordedMachine),
+}
+
+/// What an importer can say of a machine it never saw. Exactly these fields: a record
+/// of another form that has them too must not read as one that was never recorded.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UnrecordedMachine {
@@ -227,6 +244,25 @@ impl MachineRecord {
     /// The core clock when the run started, where it was measured.
     pub fn core_clock_hz(&self) -> Option<f64> {
         self.measured().and_then(|m| m.core_clock_hz)
+    }
+
+    /// The record a store of schema 1 to 5 held, in its untagged form; `None` if it
+    /// fits neither form (it is then kept as stored, unreadable).
+    pub fn from_untagged(value: &serde_json::Value) -> Option<MachineRecord> {
+        Some(match serde_json::from_value(value.clone()).ok()? {
+            UntaggedMachine::Measured(m) => MachineRecord::Measured(m),
+            UntaggedMachine::Unrecorded(m) => MachineRecord::Unrecorded(m),
+        })
+    }
+
+    /// The record without its tag, as the JSON export shows it.
+    pub fn untagged(&self) -> serde_json::Value {
+        let form = match self.clone() {
+            MachineRecord::Measured(m) => UntaggedMachine::Measured(m),
+            MachineRecord::Unrecorded(m) => UntaggedMachine::Unrecorded(m),
+            MachineRecord::Unreadable(value) => return value,
+        };
+        serde_json::to_value(form).expect("machine records serialise")
     }
 
     /// What makes the run's numbers less trustworthy, as detected or as imported.

@@ -364,7 +364,7 @@ fn json(run: &StoredRun, t: &BulkAnalysis) -> String {
         "status": h.status,
         "tool_version": h.tool_version,
         "git_revision": h.git_revision,
-        "machine": h.machine,
+        "machine": h.machine.untagged(),
         "options": h.options.untagged(),
         "units": { "time": "ns (CLOCK_MONOTONIC_RAW)", "rate": "MB/s = 10^6 bytes/s" },
         "memcpy_reference": MEMCPY_REFERENCE,

@@ -101,7 +101,7 @@ pub fn render(a: &Analysis) -> String {
         "status": a.header.status,
         "tool_version": a.header.tool_version,
         "git_revision": a.header.git_revision,
-        "machine": a.header.machine,
+        "machine": a.header.machine.untagged(),
         "counter": { "kind": a.counter, "unit": a.unit, "tsc_hz": a.header.tsc_hz },
         "options": a.header.options.untagged(),
         "results": results,

@@ -71,8 +71,11 @@ pub(super) fn to_schema_5(db: &mut Engine) -> Result<()> {
     for run in runs {
         let id = run.int(0)?;
         let cpu_model = run.text(6)?;
-        let machine: MachineRecord = serde_json::from_str(&run.text(7)?)
+        // Stored untagged then (schema 6 tags it, after this).
+        let stored: serde_json::Value = serde_json::from_str(&run.text(7)?)
             .with_context(|| format!("corrupt machine record of run {id}"))?;
+        let machine =
+            MachineRecord::from_untagged(&stored).unwrap_or(MachineRecord::Unreadable(stored));
         let print = fingerprint(&machine, &cpu_model);
         let testbed = default_testbed(&machine, &cpu_model);
         let machine = machine_id(db, &testbed, &print, &cpu_model, &run.text(1)?)?;
@@ -112,6 +115,34 @@ pub(super) fn to_schema_5(db: &mut Engine) -> Result<()> {
              JOIN runs r ON r.id = b.run_id JOIN machines m ON m.id = r.machine_id;
          DROP TABLE baselines_v4;",
     )?;
+    Ok(())
+}
+
+/// Schema 6: machine records stored tagged and versioned (`{"record": "measured/1",
+/// ...}`), as run options are since schema 3. Each run's record in the untagged form of
+/// schemas 1 to 5 is rewritten tagged; one that fits neither form is kept as it was. The
+/// record is part of what a complete run's digest seals, so those digests are computed
+/// again: every copy of a run migrated by this version agrees, here and on a server.
+pub(super) fn to_schema_6(db: &mut Engine) -> Result<()> {
+    let runs = db.query("SELECT id, machine_json, status FROM runs ORDER BY id", &[])?;
+    for run in runs {
+        let id = run.int(0)?;
+        let stored: serde_json::Value = serde_json::from_str(&run.text(1)?)
+            .with_context(|| format!("corrupt machine record of run {id}"))?;
+        if let Some(record) = MachineRecord::from_untagged(&stored) {
+            db.execute(
+                "UPDATE runs SET machine_json = ?2 WHERE id = ?1",
+                &values![id, serde_json::to_string(&record)?],
+            )?;
+        }
+        if run.text(2)? == "complete" {
+            let digest = RawRun::read(db, id)?.digest();
+            db.execute(
+                "UPDATE runs SET digest = ?2 WHERE id = ?1",
+                &values![id, digest],
+            )?;
+        }
+    }
     Ok(())
 }
 

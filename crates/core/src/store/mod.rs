@@ -25,7 +25,7 @@ use crate::record::{
     RunStatus, Samples, default_testbed, fingerprint,
 };
 
-const SCHEMA_VERSION: i64 = 5;
+const SCHEMA_VERSION: i64 = 6;
 
 /// The tables, in SQLite's spelling; PostgreSQL's is made from it (`engine::postgres_schema`).
 const SCHEMA: &str = "
@@ -49,7 +49,7 @@ CREATE TABLE IF NOT EXISTS runs (
     unit          TEXT NOT NULL,
     tsc_hz        REAL,
     cpu_model     TEXT NOT NULL,
-    machine_json  TEXT NOT NULL,
+    machine_json  TEXT NOT NULL,          -- MachineRecord, tagged and versioned (record: measured/1, ...)
     options_json  TEXT NOT NULL,          -- RunOrigin, tagged and versioned (origin: run/1, ...)
     uuid          TEXT,                   -- unique across stores: what a push copies by
     machine_id    INTEGER REFERENCES machines(id),
@@ -372,6 +372,9 @@ impl Store {
                 .exists([])?;
             if !has_uuid {
                 migrate::to_schema_5(db)?;
+            }
+            if version < 6 {
+                migrate::to_schema_6(db)?;
             }
             db.batch(INDEXES)?;
             let Engine::Sqlite(conn) = &mut *db else {
@@ -1270,7 +1273,7 @@ CREATE TABLE IF NOT EXISTS baselines (
                 header.unit,
                 header.tsc_hz,
                 header.cpu_model,
-                serde_json::to_string(&header.machine).unwrap(),
+                header.machine.untagged().to_string(),
                 serde_json::to_string(&header.options).unwrap(),
             ],
         )
@@ -1545,6 +1548,61 @@ CREATE TABLE IF NOT EXISTS baselines (
             raw::Received::AlreadyThere
         );
         assert_eq!(one.machines().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn a_schema_5_store_gains_tagged_machine_records_and_digests_sealed_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("five.db");
+        let measured = MachineRecord::Measured(Box::new(crate::machine::Machine::example(None)));
+        {
+            let mut store = Store::open(&path).unwrap();
+            for machine in [
+                measured.clone(),
+                MachineRecord::Unreadable(serde_json::json!({"x": 1})),
+            ] {
+                let run = store
+                    .begin_run(&RunHeader {
+                        machine,
+                        ..header()
+                    })
+                    .unwrap();
+                let row = store.add_case(run, 0, &case()).unwrap();
+                store.add_samples(row, 0, &samples(None)).unwrap();
+                store.finish_run(run, "2026-11-22T00:01:00Z").unwrap();
+            }
+        }
+        // As schema 5 left it: the record untagged, and a digest sealed over that form.
+        let conn = Connection::open(&path).unwrap();
+        conn.execute(
+            "UPDATE runs SET machine_json = ?1, digest = 'sealed-over-the-untagged-form' WHERE id = 1",
+            [measured.untagged().to_string()],
+        )
+        .unwrap();
+        conn.pragma_update(None, "user_version", 5).unwrap();
+        drop(conn);
+
+        let store = Store::open(&path).unwrap();
+        let run = store.load_run(1).unwrap().header;
+        assert!(
+            matches!(run.machine, MachineRecord::Measured(_)),
+            "{:?}",
+            run.machine
+        );
+        let (raw, digest) = store.raw_run(1).unwrap();
+        assert_ne!(digest, "sealed-over-the-untagged-form");
+        assert_eq!(digest, raw.digest(), "sealed again over the tagged form");
+        let stored: String = Connection::open(&path)
+            .unwrap()
+            .query_row("SELECT machine_json FROM runs WHERE id = 1", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert!(stored.starts_with(r#"{"record":"measured/1""#), "{stored}");
+        // A record of neither form stays as it was stored, unreadable.
+        let other = store.load_run(2).unwrap().header.machine;
+        assert_eq!(other.untagged(), serde_json::json!({"x": 1}));
+        assert!(matches!(other, MachineRecord::Unreadable(_)));
     }
 
     #[test]

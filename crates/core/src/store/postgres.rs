@@ -307,6 +307,15 @@ pub(super) fn open(url: &str, purpose: Purpose) -> Result<Store> {
                 if version == SCHEMA_VERSION {
                     return Ok(());
                 }
+                // Schema 5 was the first on PostgreSQL.
+                if version == 5 {
+                    super::migrate::to_schema_6(db)?;
+                    db.execute(
+                        "UPDATE cryptobench_schema SET version = ?1",
+                        &values![SCHEMA_VERSION],
+                    )?;
+                    return Ok(());
+                }
                 bail!(
                     "{display} holds cryptobench schema {version}, which no release wrote to PostgreSQL; use another database"
                 );
