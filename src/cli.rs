@@ -161,6 +161,9 @@ pub enum ImportSource {
         /// What criterion measured: `ns` (its default wall clock), `cycles` (criterion-cycles-per-byte), or `auto` (read criterion's HTML report where there is one, else ns).
         #[arg(long, value_enum, default_value_t = crate::import::criterion::CriterionUnit::Auto)]
         unit: crate::import::criterion::CriterionUnit,
+        /// Which of criterion's result sets to read in each benchmark's directory: `new` (the latest `cargo bench`), `base` (the one before it) or a name given to criterion's `--save-baseline`. Each import is a run of its own; import the oldest first, as `history` lists runs in the order they were stored.
+        #[arg(long, default_value = "new", value_name = "NAME")]
+        saved: String,
         /// The result store (SQLite).
         #[arg(long, default_value = "cryptobench.db", env = "CRYPTOBENCH_DB")]
         db: PathBuf,

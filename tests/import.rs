@@ -73,6 +73,41 @@ fn criterion_benchmarks_become_a_run_with_our_statistics() {
     assert!(text.contains("imported, not verified"), "{text}");
 }
 
+/// criterion's other result sets (`base/`, `--save-baseline` names) import as runs of
+/// their own, so a crate's saved history reads as a history.
+#[test]
+fn a_saved_criterion_set_imports_as_a_run_of_its_own() {
+    let env = Env::new();
+    let said = env.run_ok(&["import", "criterion", &data("criterion"), "--saved", "base"]);
+    assert!(said.contains("imported 1 case "), "{said}");
+    env.run_ok(&["import", "criterion", &data("criterion")]);
+    let base = env.json(&["report", "1", "--format", "json"]);
+    let xor = result(&base, "chacha20/xor len=1024");
+    let median = xor["median_ns"].as_f64().unwrap();
+    assert!(
+        (980.0..1000.0).contains(&median),
+        "base/ holds about 990 ns: {xor}"
+    );
+    let text = env.run_ok(&["report", "1"]);
+    assert!(text.contains("(its saved set `base`)"), "{text}");
+    let history = env.run_ok(&["history", "chacha20/xor"]);
+    assert!(
+        history.contains("-17."),
+        "base then new, about 990 then 820 ns: {history}"
+    );
+
+    for bad in ["../new", "", "report"] {
+        assert_bad_input(
+            &env.cmd(&["import", "criterion", &data("criterion"), "--saved", bad]),
+            "is not one of criterion's result sets",
+        );
+    }
+    assert_bad_input(
+        &env.cmd(&["import", "criterion", &data("criterion"), "--saved", "nope"]),
+        "<group>/<benchmark>/nope/benchmark.json",
+    );
+}
+
 #[test]
 fn the_unit_comes_from_criterion_s_report_or_the_flag() {
     let env = Env::new();

@@ -45,7 +45,12 @@ pub(super) fn some_of(keys: &[String]) -> String {
 
 pub(super) fn import_run(source: ImportSource) -> Result<ExitCode> {
     let (db, parsed) = match &source {
-        ImportSource::Criterion { dir, unit, db } => (db, import::criterion::read(dir, *unit)?),
+        ImportSource::Criterion {
+            dir,
+            unit,
+            saved,
+            db,
+        } => (db, import::criterion::read(dir, *unit, saved)?),
         ImportSource::OpensslSpeed { file, db } => (db, import::openssl_speed::read(file)?),
     };
     let mut store = Store::open(db)?;

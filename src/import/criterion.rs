@@ -11,6 +11,10 @@
 //! is refused unless `--unit` says); without one, nanoseconds are assumed and the note
 //! says so. Results left from earlier runs are merged with the latest by criterion's
 //! layout: the span of the files' times is noted, and a warning given past an hour.
+//!
+//! Beside `new/`, criterion keeps `base/` (the measurement before the latest) and one
+//! directory per `--save-baseline NAME`: `--saved` reads one of those instead, so that a
+//! crate's saved sets become runs of their own, oldest imported first.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -70,7 +74,14 @@ struct SampleFile {
     times: Vec<f64>,
 }
 
-pub fn read(dir: &Path, unit: CriterionUnit) -> Result<Imported> {
+/// The criterion results in `dir`: each benchmark's set `saved` (`new`, `base`, or a
+/// name given to criterion's `--save-baseline`).
+pub fn read(dir: &Path, unit: CriterionUnit, saved: &str) -> Result<Imported> {
+    if saved.is_empty() || saved.contains(['/', '\\']) || [".", "..", "report"].contains(&saved) {
+        bail!(
+            "--saved `{saved}` is not one of criterion's result sets: give `new` (the latest), `base` (the one before it) or a name given to criterion's --save-baseline"
+        );
+    }
     if !dir.is_dir() {
         bail!(
             "`{}` is not a directory: point `import criterion` at criterion's output (usually target/criterion)",
@@ -78,11 +89,11 @@ pub fn read(dir: &Path, unit: CriterionUnit) -> Result<Imported> {
         );
     }
     let mut found = Vec::new();
-    find_benchmarks(dir, &mut found, &mut Vec::new())?;
+    find_benchmarks(dir, saved, &mut found, &mut Vec::new())?;
     found.sort();
     if found.is_empty() {
         bail!(
-            "`{}` holds no criterion benchmarks: expected `<group>/<benchmark>/new/benchmark.json` and `sample.json` below it (criterion writes them under target/criterion){}",
+            "`{}` holds no criterion benchmarks: expected `<group>/<benchmark>/{saved}/benchmark.json` and `sample.json` below it (criterion writes them under target/criterion){}",
             dir.display(),
             if holds_cbor(dir, 0) {
                 "; it holds cargo-criterion's data (`.cbor` files), which is not supported: run the benchmarks with `cargo bench` and criterion's default output"
@@ -218,10 +229,15 @@ pub fn read(dir: &Path, unit: CriterionUnit) -> Result<Imported> {
         origin: dir.to_path_buf(),
         counter,
         note: format!(
-            "criterion.rs, {} benchmark{} from {}; {why}; one process per benchmark, so intervals are of the samples alone{span}{}",
+            "criterion.rs, {} benchmark{} from {}{}; {why}; one process per benchmark, so intervals are of the samples alone{span}{}",
             cases.len(),
             if cases.len() == 1 { "" } else { "s" },
             dir.display(),
+            if saved == "new" {
+                String::new()
+            } else {
+                format!(" (its saved set `{saved}`)")
+            },
             if in_bits.is_empty() {
                 String::new()
             } else {
@@ -259,18 +275,24 @@ fn holds_cbor(dir: &Path, depth: usize) -> bool {
     })
 }
 
-/// Every `new/` directory with a `benchmark.json` at or below `dir`. Saved baselines
-/// (`base/`, named ones) are older measurements of the same benchmarks: left out.
-/// Symbolic links are followed; `seen` holds the directories already searched (as
-/// canonical paths), so that a link back up is not followed round for ever.
-fn find_benchmarks(dir: &Path, out: &mut Vec<PathBuf>, seen: &mut Vec<PathBuf>) -> Result<()> {
+/// Every directory named `saved` (`new/` by default) with a `benchmark.json` at or below
+/// `dir`. The other sets (`base/`, named baselines) are other measurements of the same
+/// benchmarks: left out. Symbolic links are followed; `seen` holds the directories
+/// already searched (as canonical paths), so that a link back up is not followed round
+/// for ever.
+fn find_benchmarks(
+    dir: &Path,
+    saved: &str,
+    out: &mut Vec<PathBuf>,
+    seen: &mut Vec<PathBuf>,
+) -> Result<()> {
     let real = fs::canonicalize(dir)
         .with_context(|| format!("cannot read the directory `{}`", dir.display()))?;
     if seen.contains(&real) {
         return Ok(());
     }
     seen.push(real);
-    if dir.file_name().is_some_and(|n| n == "new") {
+    if dir.file_name().is_some_and(|n| n == saved) {
         if dir.join("benchmark.json").is_file() {
             out.push(dir.to_path_buf());
             return Ok(());
@@ -310,7 +332,7 @@ fn find_benchmarks(dir: &Path, out: &mut Vec<PathBuf>, seen: &mut Vec<PathBuf>) 
         // criterion's HTML reports (`report/`) hold no `new/`, and are searched in vain;
         // a benchmark function named `report` is `<group>/report/new/`, and found.
         if is_dir {
-            find_benchmarks(&path, out, seen)?;
+            find_benchmarks(&path, saved, out, seen)?;
         }
     }
     Ok(())
