@@ -395,30 +395,48 @@ mod tests {
     #[test]
     fn machine_records_read_back_as_what_they_were() {
         let measured = MachineRecord::Measured(Box::new(Machine::example(Some(3.5e9))));
-        let back: MachineRecord =
-            serde_json::from_str(&serde_json::to_string(&measured).unwrap()).unwrap();
+        let stored = serde_json::to_value(&measured).unwrap();
+        assert_eq!(stored["record"], "measured/1");
+        let back: MachineRecord = serde_json::from_value(stored).unwrap();
         assert_eq!(back.core_clock_hz(), Some(3.5e9));
         assert_eq!(back.measured().unwrap().cpu_signature, "6/167/1");
 
-        let imported = serde_json::json!({ "cpu_model": "unknown", "warnings": ["imported"] });
-        let back: MachineRecord = serde_json::from_value(imported).unwrap();
+        let imported = serde_json::json!({
+            "record": "unrecorded/1", "cpu_model": "unknown", "warnings": ["imported"]
+        });
+        let back: MachineRecord = serde_json::from_value(imported.clone()).unwrap();
         assert!(back.measured().is_none());
         assert_eq!(back.warnings(), ["imported"]);
         assert_eq!(back.core_clock_hz(), None);
+        assert_eq!(serde_json::to_value(&back).unwrap(), imported);
+
+        // The untagged forms of schemas 1 to 5 read as unreadable, unless read as such
+        // (the migration), and the JSON export still prints them.
+        let untagged = serde_json::json!({ "cpu_model": "unknown", "warnings": ["imported"] });
+        let back: MachineRecord = serde_json::from_value(untagged.clone()).unwrap();
+        assert!(matches!(back, MachineRecord::Unreadable(_)));
+        let back = MachineRecord::from_untagged(&untagged).unwrap();
+        assert_eq!(back.warnings(), ["imported"]);
+        assert_eq!(back.untagged(), untagged);
+        let old = measured.untagged();
+        assert!(old.get("record").is_none());
+        assert!(MachineRecord::from_untagged(&old).unwrap().measured().is_some());
 
         let foreign = serde_json::json!({ "cpu": 7 });
-        let back: MachineRecord = serde_json::from_value(foreign).unwrap();
+        let back: MachineRecord = serde_json::from_value(foreign.clone()).unwrap();
         assert!(matches!(back, MachineRecord::Unreadable(_)));
         assert!(back.warnings().is_empty());
+        assert!(MachineRecord::from_untagged(&foreign).is_none());
 
-        // A detected machine with a counter this version does not know: unreadable, not
-        // mistaken for an import's record (which has its cpu_model and warnings too).
-        let mut newer = serde_json::to_value(Machine::example(Some(3.5e9))).unwrap();
+        // A detected machine with a counter this version does not know: unreadable, kept
+        // as stored.
+        let mut newer = serde_json::to_value(&measured).unwrap();
         newer["counters"] = serde_json::json!([
             { "counter": "rdpmc", "unit": "cycles", "available": true, "reason": null }
         ]);
-        let back: MachineRecord = serde_json::from_value(newer).unwrap();
+        let back: MachineRecord = serde_json::from_value(newer.clone()).unwrap();
         assert!(matches!(back, MachineRecord::Unreadable(_)), "{back:?}");
+        assert_eq!(serde_json::to_value(&back).unwrap(), newer);
     }
 
     #[test]
