@@ -183,11 +183,12 @@ pub fn run(
 /// run's.
 pub fn render_stored(store: &Store, stored: &StoredRun, format: Format) -> Result<String> {
     Doc::Run.check(format)?;
-    if matches!(stored.header.options, RunOrigin::Bulk { .. }) && report::bulk::prints(format) {
-        report::bulk::render(stored, format)
-    } else {
-        Ok(report::render(&analyse_stored(store, stored)?, format))
+    if matches!(stored.header.options, RunOrigin::Bulk { .. })
+        && let Some(tables) = report::bulk::render(stored, format)
+    {
+        return Ok(tables);
     }
+    Ok(report::render(&analyse_stored(store, stored)?, format))
 }
 
 /// Analyse a stored run with what it refers to in the store: its baseline run and the

@@ -9,6 +9,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::Doc;
+use super::export::Exporter;
 use crate::analysis::Analysis;
 use crate::counter::CounterKind;
 use crate::record::{ImportedCounter, RunCounter};
@@ -66,6 +68,18 @@ pub fn render(a: &Analysis) -> String {
         out.insert(c.key.clone(), Value::Object(measures));
     }
     serde_json::to_string_pretty(&Value::Object(out)).expect("JSON values serialise") + "\n"
+}
+
+/// Bencher Metric Format: one run's figures only.
+pub(super) struct Bencher;
+
+impl Exporter for Bencher {
+    fn documents(&self) -> &'static [Doc] {
+        &[Doc::Run]
+    }
+    fn run(&self, a: &Analysis) -> String {
+        render(a)
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,6 @@
 //! The bulk tables of a stored run, from its [`crate::analysis::bulk`]: every run (the seed's
 //! table), the summary and the scaling, as table, md, json, csv or html.
 
-use anyhow::{Result, bail};
 use serde_json::{Value, json};
 
 use super::Format;
@@ -16,40 +15,16 @@ use crate::store::StoredRun;
 
 const MEMCPY_REFERENCE: &str = "memcpy: the fastest memcpy of the same size (median of its runs, at the thread count where it is fastest), a reference, not a ceiling. A copy streams two buffers (it reads one and writes the other); in-place encryption streams one (it reads and writes the same lines), so it can pass memcpy's rate, above all where the buffer fits the cache. Both rates count N bytes per pass of N bytes.";
 
-/// Whether a bulk run has tables of its own in `format`; the exports (Bencher,
-/// github-action-benchmark) take its cases as any run's.
-pub fn prints(format: Format) -> bool {
-    matches!(
-        format,
-        Format::Table | Format::Md | Format::Json | Format::Csv | Format::Html
-    )
-}
-
-/// A stored bulk run's tables in `format`; errs for a format they do not come in
-/// ([`prints`]).
-pub fn render(run: &StoredRun, format: Format) -> Result<String> {
-    if !prints(format) {
-        bail!(
-            "a bulk run has no tables of its own in --format {}",
-            crate::report::format_name(format)
-        );
-    }
+/// A stored bulk run's own tables in `format`; `None` where the format takes a bulk
+/// run's cases as any run's (the exports: Bencher, github-action-benchmark).
+pub fn render(run: &StoredRun, format: Format) -> Option<String> {
     let all = analysis::series(run);
-    let t = BulkAnalysis::of(&all);
-    Ok(match format {
-        Format::Md => crate::report::text::render(&document(run, &t), true),
-        Format::Json => json(run, &t),
-        Format::Csv => csv(&t),
-        Format::Html => {
-            crate::report::html::bulk_page(&run.header, &document(run, &t), &scaling_charts(&t))
-        }
-        _ => crate::report::text::render(&document(run, &t), false),
-    })
+    format.exporter().bulk(run, &BulkAnalysis::of(&all))
 }
 
 /// One chart per buffer size and algorithm: each implementation's encryption rate against
 /// threads, beside memcpy's copy rate of the same size (a reference).
-fn scaling_charts(t: &BulkAnalysis) -> Vec<crate::report::charts::Chart> {
+pub(super) fn scaling_charts(t: &BulkAnalysis) -> Vec<crate::report::charts::Chart> {
     let all = t.series;
     let line = |s: &Series| {
         let rates = s.rates();
@@ -123,7 +98,8 @@ fn percent(x: Option<f64>) -> String {
     x.map_or(String::new(), |x| format!("{:.1} %", 100.0 * x))
 }
 
-fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
+/// A bulk run's tables, titled: per run, summary and scaling.
+pub(super) fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
     let h = &run.header;
     let cpu_order = match &h.options {
         RunOrigin::Bulk { bulk } => format!("{:?}", bulk.cpu_order).replace(' ', ""),
@@ -309,7 +285,8 @@ fn series_json(s: &Series) -> Value {
     })
 }
 
-fn json(run: &StoredRun, t: &BulkAnalysis) -> String {
+/// A bulk run as one JSON object.
+pub(super) fn json(run: &StoredRun, t: &BulkAnalysis) -> String {
     let h = &run.header;
     let runs: Vec<Value> = t
         .runs
@@ -429,7 +406,7 @@ struct ScalingColumns {
 
 /// The three tables, per run, summary and scaling, one after another with a blank line
 /// between them.
-fn csv(t: &BulkAnalysis) -> String {
+pub(super) fn csv(t: &BulkAnalysis) -> String {
     let runs = table(t.runs.iter().map(|r| {
         let s = r.series;
         (

@@ -5,8 +5,15 @@
 
 use serde::{Serialize, Serializer};
 
+use super::Doc;
+use super::export::Exporter;
+use crate::analysis::bulk::BulkAnalysis;
+use crate::analysis::fleet::Fleet;
 use crate::analysis::{Analysis, CaseStats, Comparison, NotCompared, RunComparison};
+use crate::history::History;
 use crate::record::Params;
+use crate::record::VerdictOptions;
+use crate::store::{MachineRow, StoredRun};
 
 /// A figure as Rust writes it (`0.5`, `1234`, `0.0000001`: never an exponent), or an
 /// empty field where there is none.
@@ -254,6 +261,39 @@ pub fn render_comparisons(rc: &RunComparison) -> String {
         )
     });
     table(compared.chain(not_compared))
+}
+
+/// Comma-separated values through the `csv` crate, from typed records.
+pub(super) struct Csv;
+
+impl Exporter for Csv {
+    fn documents(&self) -> &'static [Doc] {
+        &[
+            Doc::Run,
+            Doc::Comparison,
+            Doc::History,
+            Doc::Machines,
+            Doc::Fleet,
+        ]
+    }
+    fn run(&self, a: &Analysis) -> String {
+        render(a)
+    }
+    fn bulk(&self, _: &StoredRun, t: &BulkAnalysis) -> Option<String> {
+        Some(super::bulk::csv(t))
+    }
+    fn comparison(&self, c: &RunComparison, _: &str, _: &VerdictOptions) -> Option<String> {
+        Some(render_comparisons(c))
+    }
+    fn history(&self, h: &History) -> Option<String> {
+        Some(super::history::csv(h))
+    }
+    fn fleet(&self, f: &Fleet) -> Option<String> {
+        Some(super::fleet::csv(f))
+    }
+    fn machines(&self, m: &[MachineRow]) -> Option<String> {
+        Some(table(super::fleet::machine_list(m)))
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,10 @@
-//! The formats reports are printed in, and which kind of document is printed in which:
-//! the one list `--format`'s accepted values, `--help` and the renderers' refusals read.
+//! The formats reports are printed in, each with its exporter, and the kinds of document
+//! the commands print: each exporter says which documents it writes, the one list
+//! `--format`'s accepted values, `--help` and the refusals read.
 
 use clap::ValueEnum;
+
+use super::export::Exporter;
 
 /// A format reports are printed in (`--format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -22,9 +25,23 @@ pub enum Format {
     GithubActionBenchmark,
 }
 
-/// The kinds of document the commands print, each in the formats it has: the one place
-/// that says which, for clap's accepted values and `--help` as for the renderers'
-/// refusals.
+impl Format {
+    /// The format's exporter: its registration, one line per format.
+    pub fn exporter(self) -> &'static dyn Exporter {
+        match self {
+            Format::Table => &super::text::Text { markdown: false },
+            Format::Md => &super::text::Text { markdown: true },
+            Format::Json => &super::json::Json,
+            Format::Csv => &super::csv::Csv,
+            Format::Html => &super::html::Html,
+            Format::Bencher => &super::bencher::Bencher,
+            Format::GithubActionBenchmark => &super::github::GithubActionBenchmark,
+        }
+    }
+}
+
+/// The kinds of document the commands print, each in the formats whose exporters write
+/// it ([`Exporter::documents`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Doc {
     /// One stored run (`run`, `report`, `bulk`): every format, the exports of one run's
@@ -42,35 +59,12 @@ pub enum Doc {
 
 impl Doc {
     /// The formats this kind of document is printed in, in the order `--help` lists them.
-    pub const fn formats(self) -> &'static [Format] {
-        const ALL: &[Format] = &[
-            Format::Table,
-            Format::Md,
-            Format::Json,
-            Format::Csv,
-            Format::Html,
-            Format::Bencher,
-            Format::GithubActionBenchmark,
-        ];
-        match self {
-            Doc::Run => ALL,
-            // The exports (Bencher, github-action-benchmark) carry one run's figures.
-            Doc::Comparison | Doc::History => &[
-                Format::Table,
-                Format::Md,
-                Format::Json,
-                Format::Csv,
-                Format::Html,
-            ],
-            Doc::Fleet => &[
-                Format::Table,
-                Format::Md,
-                Format::Json,
-                Format::Csv,
-                Format::Html,
-            ],
-            Doc::Machines => &[Format::Table, Format::Md, Format::Json, Format::Csv],
-        }
+    pub fn formats(self) -> Vec<Format> {
+        Format::value_variants()
+            .iter()
+            .copied()
+            .filter(|f| f.exporter().documents().contains(&self))
+            .collect()
     }
 
     /// What the document is called in a refusal.
@@ -89,7 +83,7 @@ impl Doc {
         use clap::builder::TypedValueParser;
         let values = self
             .formats()
-            .iter()
+            .into_iter()
             .map(|f| f.to_possible_value().expect("every format has a name"));
         clap::builder::PossibleValuesParser::new(values)
             .map(|name| Format::from_str(&name, false).expect("one of the formats"))

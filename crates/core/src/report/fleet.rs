@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::csv::Num;
 use super::format::{fmt_count, fmt_interval, fmt_per_byte};
-use super::{Block, Doc, Document, Format, html, text};
+use super::{Block, Doc, Document, Format};
 use crate::analysis::fleet::{Fleet, FleetCell, FleetColumn};
 use crate::stats::Interval;
 use crate::store::MachineRow;
@@ -15,14 +15,10 @@ use crate::store::MachineRow;
 /// that carry one run's figures only (Bencher, github-action-benchmark).
 pub fn render(f: &Fleet, format: Format) -> Result<String> {
     Doc::Fleet.check(format)?;
-    Ok(match format {
-        Format::Table => text::render(&document(f), false),
-        Format::Md => text::render(&document(f), true),
-        Format::Json => json(f),
-        Format::Csv => csv(f),
-        Format::Html => html::fleet_page(f, &document(f)),
-        Format::Bencher | Format::GithubActionBenchmark => unreachable!("refused by check"),
-    })
+    Ok(format
+        .exporter()
+        .fleet(f)
+        .expect("the exporters of the formats Doc::Fleet lists write it"))
 }
 
 fn cell_text(c: &Option<FleetCell>) -> String {
@@ -39,7 +35,8 @@ fn cell_text(c: &Option<FleetCell>) -> String {
     }
 }
 
-fn document(f: &Fleet) -> Document {
+/// The experiment across machines as titled tables.
+pub(super) fn document(f: &Fleet) -> Document {
     let mut blocks = vec![Block::Heading(format!(
         "{} on {} machine{}",
         f.experiment,
@@ -130,7 +127,8 @@ fn document(f: &Fleet) -> Document {
     Document { blocks }
 }
 
-fn json(f: &Fleet) -> String {
+/// The experiment across machines as one JSON object.
+pub(super) fn json(f: &Fleet) -> String {
     serde_json::to_string_pretty(&json!({
         "experiment": f.experiment,
         "machines": f.columns,
@@ -179,7 +177,8 @@ impl<'a> FleetCsvRow<'a> {
     }
 }
 
-fn csv(f: &Fleet) -> String {
+/// The experiment across machines as CSV, a row per case or ratio and machine.
+pub(super) fn csv(f: &Fleet) -> String {
     let mut rows = Vec::new();
     for r in &f.rows {
         for (cell, c) in r.cells.iter().zip(&f.columns) {
@@ -214,22 +213,32 @@ fn csv(f: &Fleet) -> String {
     super::csv::table(rows)
 }
 
-/// `cryptobench machines`.
+/// `cryptobench machines` in `format`.
 pub fn render_machines(machines: &[MachineRow], format: Format) -> Result<String> {
     Doc::Machines.check(format)?;
-    #[derive(Default, serde::Serialize)]
-    struct Row<'a> {
-        testbed: &'a str,
-        fingerprint: &'a str,
-        cpu_model: &'a str,
-        first_seen: &'a str,
-        runs: i64,
-        last_run: &'a str,
-        last_counter: &'a str,
-    }
-    let rows: Vec<Row> = machines
+    Ok(format
+        .exporter()
+        .machines(machines)
+        .expect("the exporters of the formats Doc::Machines lists write it"))
+}
+
+/// A machine of `cryptobench machines`, as the structural formats write it.
+#[derive(Default, serde::Serialize)]
+pub(super) struct MachineListRow<'a> {
+    testbed: &'a str,
+    fingerprint: &'a str,
+    cpu_model: &'a str,
+    first_seen: &'a str,
+    runs: i64,
+    last_run: &'a str,
+    last_counter: &'a str,
+}
+
+/// The machines of a store, a row each.
+pub(super) fn machine_list(machines: &[MachineRow]) -> Vec<MachineListRow<'_>> {
+    machines
         .iter()
-        .map(|m| Row {
+        .map(|m| MachineListRow {
             testbed: &m.testbed,
             fingerprint: &m.fingerprint,
             cpu_model: &m.cpu_model,
@@ -238,48 +247,46 @@ pub fn render_machines(machines: &[MachineRow], format: Format) -> Result<String
             last_run: m.last_run.as_ref().map_or("", |(t, _)| t.as_str()),
             last_counter: m.last_run.as_ref().map_or("", |(_, c)| c.as_str()),
         })
-        .collect();
-    Ok(match format {
-        Format::Json => serde_json::to_string_pretty(&rows).expect("JSON values serialise") + "\n",
-        Format::Csv => super::csv::table(rows),
-        _ => {
-            let doc = Document {
-                blocks: vec![
-                    Block::Heading(format!(
-                        "{} machine{}",
-                        machines.len(),
-                        if machines.len() == 1 { "" } else { "s" }
-                    )),
-                    Block::Table {
-                        headers: [
-                            "Testbed",
-                            "Fingerprint",
-                            "CPU",
-                            "First seen",
-                            "Runs",
-                            "Newest run",
-                            "Counter",
+        .collect()
+}
+
+/// The machines of a store as a titled table.
+pub(super) fn machines_document(machines: &[MachineRow]) -> Document {
+    let rows = machine_list(machines);
+    Document {
+        blocks: vec![
+            Block::Heading(format!(
+                "{} machine{}",
+                machines.len(),
+                if machines.len() == 1 { "" } else { "s" }
+            )),
+            Block::Table {
+                headers: [
+                    "Testbed",
+                    "Fingerprint",
+                    "CPU",
+                    "First seen",
+                    "Runs",
+                    "Newest run",
+                    "Counter",
+                ]
+                .map(String::from)
+                .to_vec(),
+                rows: rows
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            r.testbed.into(),
+                            r.fingerprint.into(),
+                            r.cpu_model.into(),
+                            r.first_seen.into(),
+                            r.runs.to_string(),
+                            r.last_run.into(),
+                            r.last_counter.into(),
                         ]
-                        .map(String::from)
-                        .to_vec(),
-                        rows: rows
-                            .iter()
-                            .map(|r| {
-                                vec![
-                                    r.testbed.into(),
-                                    r.fingerprint.into(),
-                                    r.cpu_model.into(),
-                                    r.first_seen.into(),
-                                    r.runs.to_string(),
-                                    r.last_run.into(),
-                                    r.last_counter.into(),
-                                ]
-                            })
-                            .collect(),
-                    },
-                ],
-            };
-            text::render(&doc, format == Format::Md)
-        }
-    })
+                    })
+                    .collect(),
+            },
+        ],
+    }
 }

@@ -9,6 +9,8 @@
 
 use serde_json::{Value, json};
 
+use super::Doc;
+use super::export::Exporter;
 use crate::analysis::Analysis;
 
 pub fn render(a: &Analysis) -> String {
@@ -78,6 +80,18 @@ fn significant(x: f64) -> String {
     }
     let digits = (2 - x.abs().log10().floor() as i32).max(0) as usize;
     format!("{x:.digits$}")
+}
+
+/// github-action-benchmark's array: one run's figures only.
+pub(super) struct GithubActionBenchmark;
+
+impl Exporter for GithubActionBenchmark {
+    fn documents(&self) -> &'static [Doc] {
+        &[Doc::Run]
+    }
+    fn run(&self, a: &Analysis) -> String {
+        render(a)
+    }
 }
 
 #[cfg(test)]

@@ -9,25 +9,20 @@ use crate::history::History;
 
 use super::csv::Num;
 use super::format::{fmt_count, fmt_signed};
-use super::{Block, Document, html, text};
+use super::{Block, Document};
 
 /// The history of the stored runs (`history`) in `format`; errs for the formats that
 /// carry one run's figures only (Bencher, github-action-benchmark).
 pub fn render(h: &History, format: Format) -> Result<String> {
     crate::report::Doc::History.check(format)?;
-    Ok(match format {
-        Format::Table => text::render(&document(h), false),
-        Format::Md => text::render(&document(h), true),
-        Format::Json => json(h),
-        Format::Csv => csv(h),
-        Format::Html => html::history_page(h, &document(h)),
-        Format::Bencher | Format::GithubActionBenchmark => {
-            unreachable!("refused by Doc::History.check")
-        }
-    })
+    Ok(format
+        .exporter()
+        .history(h)
+        .expect("the exporters of the formats Doc::History lists write it"))
 }
 
-fn document(h: &History) -> Document {
+/// The history as titled tables, a table per case.
+pub(super) fn document(h: &History) -> Document {
     let mut blocks = vec![Block::Heading(format!(
         "History of {} case{} over {} run{}{}",
         h.cases.len(),
@@ -105,7 +100,8 @@ fn document(h: &History) -> Document {
     Document { blocks }
 }
 
-fn json(h: &History) -> String {
+/// The history as one JSON object.
+pub(super) fn json(h: &History) -> String {
     let runs: Vec<serde_json::Value> = h
         .runs
         .iter()
@@ -166,7 +162,8 @@ struct PointRow<'a> {
     core_clock_hz: Num,
 }
 
-fn csv(h: &History) -> String {
+/// The history as CSV, a row per case and run.
+pub(super) fn csv(h: &History) -> String {
     let rows = h.cases.iter().flat_map(|c| {
         c.points.iter().map(|p| {
             let r = &h.runs[p.run];

@@ -7,11 +7,15 @@
 //! file names are chosen by users.
 
 use super::charts::{self, Chart};
-use super::{Block, Document, MatrixRow};
+use super::export::Exporter;
+use super::{Block, Doc, Document, MatrixRow};
+use crate::analysis::bulk::BulkAnalysis;
+use crate::analysis::fleet::Fleet;
 use crate::analysis::{Analysis, RunComparison};
 use crate::history::History;
 use crate::machine::Machine;
 use crate::record::{MachineRecord, RunHeader, VerdictOptions};
+use crate::store::StoredRun;
 
 /// Text as HTML text or attribute value: nothing in it can open a tag or end a quote.
 pub fn escape(s: &str) -> String {
@@ -411,6 +415,38 @@ fn table(
         s += "<p class=\"note\">Cell colour: the fastest figure of this table in green, towards red for twice as slow (or the slowest, if slower still).</p>\n";
     }
     s
+}
+
+/// One self-contained page per document, its tables beside its charts.
+pub(super) struct Html;
+
+impl Exporter for Html {
+    fn documents(&self) -> &'static [Doc] {
+        &[Doc::Run, Doc::Comparison, Doc::History, Doc::Fleet]
+    }
+    fn run(&self, a: &Analysis) -> String {
+        run_page(a, &super::document(a))
+    }
+    fn bulk(&self, run: &StoredRun, t: &BulkAnalysis) -> Option<String> {
+        Some(bulk_page(
+            &run.header,
+            &super::bulk::document(run, t),
+            &super::bulk::scaling_charts(t),
+        ))
+    }
+    fn comparison(&self, c: &RunComparison, unit: &str, opts: &VerdictOptions) -> Option<String> {
+        Some(comparison_page(
+            c,
+            opts,
+            &super::comparison_document(c, unit),
+        ))
+    }
+    fn history(&self, h: &History) -> Option<String> {
+        Some(history_page(h, &super::history::document(h)))
+    }
+    fn fleet(&self, f: &Fleet) -> Option<String> {
+        Some(fleet_page(f, &super::fleet::document(f)))
+    }
 }
 
 #[cfg(test)]

@@ -3,7 +3,14 @@
 
 use serde_json::{Value, json};
 
+use super::Doc;
+use super::export::Exporter;
+use crate::analysis::bulk::BulkAnalysis;
+use crate::analysis::fleet::Fleet;
 use crate::analysis::{Analysis, Comparison, RunComparison};
+use crate::history::History;
+use crate::record::VerdictOptions;
+use crate::store::{MachineRow, StoredRun};
 
 fn comparison(c: &Comparison) -> Value {
     json!({
@@ -138,4 +145,38 @@ fn run_comparison_value(c: &RunComparison) -> Value {
 
 pub fn render_run_comparison(c: &RunComparison) -> String {
     serde_json::to_string_pretty(&run_comparison_value(c)).expect("JSON values serialise") + "\n"
+}
+
+/// One JSON value per document.
+pub(super) struct Json;
+
+impl Exporter for Json {
+    fn documents(&self) -> &'static [Doc] {
+        &[
+            Doc::Run,
+            Doc::Comparison,
+            Doc::History,
+            Doc::Machines,
+            Doc::Fleet,
+        ]
+    }
+    fn run(&self, a: &Analysis) -> String {
+        render(a)
+    }
+    fn bulk(&self, run: &StoredRun, t: &BulkAnalysis) -> Option<String> {
+        Some(super::bulk::json(run, t))
+    }
+    fn comparison(&self, c: &RunComparison, _: &str, _: &VerdictOptions) -> Option<String> {
+        Some(render_run_comparison(c))
+    }
+    fn history(&self, h: &History) -> Option<String> {
+        Some(super::history::json(h))
+    }
+    fn fleet(&self, f: &Fleet) -> Option<String> {
+        Some(super::fleet::json(f))
+    }
+    fn machines(&self, m: &[MachineRow]) -> Option<String> {
+        let rows = super::fleet::machine_list(m);
+        Some(serde_json::to_string_pretty(&rows).expect("JSON values serialise") + "\n")
+    }
 }

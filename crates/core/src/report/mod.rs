@@ -7,6 +7,7 @@ pub mod bulk;
 pub mod charts;
 pub(crate) mod csv;
 mod document;
+mod export;
 pub mod fleet;
 mod format;
 mod github;
@@ -28,6 +29,7 @@ use crate::analysis::{Analysis, RunComparison};
 use crate::record::VerdictOptions;
 
 pub use document::{Doc, Format};
+pub use export::Exporter;
 use lanes::lane_blocks;
 pub use machine::machine_text;
 use matrix::{matrix_blocks, slope_blocks};
@@ -94,15 +96,7 @@ impl Block {
 
 /// One run's report in `format`, from its analysis.
 pub fn render(a: &Analysis, format: Format) -> String {
-    match format {
-        Format::Table => text::render(&document(a), false),
-        Format::Md => text::render(&document(a), true),
-        Format::Json => json::render(a),
-        Format::Csv => csv::render(a),
-        Format::Html => html::run_page(a, &document(a)),
-        Format::Bencher => bencher::render(a),
-        Format::GithubActionBenchmark => github::render(a),
-    }
+    format.exporter().run(a)
 }
 
 /// Two runs case by case (`compare`) in `format`, with `unit` the short unit of their
@@ -114,21 +108,18 @@ pub fn render_comparison(
     opts: &VerdictOptions,
     format: Format,
 ) -> Result<String> {
-    let doc = || {
-        let mut doc = Document { blocks: Vec::new() };
-        run_comparison_blocks(&mut doc, c, unit);
-        doc
-    };
-    crate::report::Doc::Comparison.check(format)?;
-    Ok(match format {
-        Format::Table | Format::Md => text::render(&doc(), format == Format::Md),
-        Format::Json => json::render_run_comparison(c),
-        Format::Csv => csv::render_comparisons(c),
-        Format::Html => html::comparison_page(c, opts, &doc()),
-        Format::Bencher | Format::GithubActionBenchmark => {
-            unreachable!("refused by Doc::Comparison.check")
-        }
-    })
+    Doc::Comparison.check(format)?;
+    Ok(format
+        .exporter()
+        .comparison(c, unit, opts)
+        .expect("the exporters of the formats Doc::Comparison lists write it"))
+}
+
+/// Two runs case by case as titled tables: what `table` and `md` print and `html` shows.
+fn comparison_document(c: &RunComparison, unit: &str) -> Document {
+    let mut doc = Document { blocks: Vec::new() };
+    run_comparison_blocks(&mut doc, c, unit);
+    doc
 }
 
 /// The name a user types for `format`.

@@ -8,7 +8,14 @@ use comfy_table::{LineStyle, Table, TableStyle, presets};
 /// Columns separated by spaces, one rule under the header: easy to read and to paste.
 const PLAIN: TableStyle = TableStyle::new().header_separator(LineStyle::none().fill('─'));
 
-use super::{Block, Document};
+use super::export::Exporter;
+use super::{Block, Doc, Document};
+use crate::analysis::bulk::BulkAnalysis;
+use crate::analysis::fleet::Fleet;
+use crate::analysis::{Analysis, RunComparison};
+use crate::history::History;
+use crate::record::VerdictOptions;
+use crate::store::{MachineRow, StoredRun};
 
 pub fn render(doc: &Document, markdown: bool) -> String {
     let mut out = String::new();
@@ -83,6 +90,43 @@ pub(crate) fn md(s: &str) -> String {
 /// [`md`] for a table cell, where a `|` would also end the cell.
 fn md_cell(s: &str) -> String {
     md(s).replace('|', "\\|")
+}
+
+/// Aligned text (`table`), or GitHub Markdown (`md`): every document, as its titled
+/// blocks.
+pub(super) struct Text {
+    /// Markdown rather than aligned text.
+    pub(super) markdown: bool,
+}
+
+impl Exporter for Text {
+    fn documents(&self) -> &'static [Doc] {
+        &[
+            Doc::Run,
+            Doc::Comparison,
+            Doc::History,
+            Doc::Machines,
+            Doc::Fleet,
+        ]
+    }
+    fn run(&self, a: &Analysis) -> String {
+        render(&super::document(a), self.markdown)
+    }
+    fn bulk(&self, run: &StoredRun, t: &BulkAnalysis) -> Option<String> {
+        Some(render(&super::bulk::document(run, t), self.markdown))
+    }
+    fn comparison(&self, c: &RunComparison, unit: &str, _: &VerdictOptions) -> Option<String> {
+        Some(render(&super::comparison_document(c, unit), self.markdown))
+    }
+    fn history(&self, h: &History) -> Option<String> {
+        Some(render(&super::history::document(h), self.markdown))
+    }
+    fn fleet(&self, f: &Fleet) -> Option<String> {
+        Some(render(&super::fleet::document(f), self.markdown))
+    }
+    fn machines(&self, m: &[MachineRow]) -> Option<String> {
+        Some(render(&super::fleet::machines_document(m), self.markdown))
+    }
 }
 
 #[cfg(test)]
