@@ -8,7 +8,7 @@ use crate::catalog::registry::Registry;
 pub use crate::plan::{
     DEFAULT_FILTER_SIZES, DEFAULT_XOF_OUT, Plan, add_members, distinct, filter_cases,
 };
-use crate::record::{AnalysisSpec, Case, Params};
+use crate::record::{AnalysisSpec, Case, Param, Params};
 
 pub struct Experiment {
     pub name: &'static str,
@@ -90,23 +90,26 @@ pub enum ParamGrid {
 }
 
 impl ParamGrid {
-    /// The parameter names of every set, as an operation declares them.
-    pub fn names(&self) -> &'static [&'static str] {
+    /// The parameters of every set, as an operation declares them.
+    pub fn names(&self) -> &'static [Param] {
         match self {
             ParamGrid::None => &[],
-            ParamGrid::Lens(_) => &["len"],
-            ParamGrid::LenOut(_) => &["len", "out"],
-            ParamGrid::LenAd { .. } => &["len", "ad"],
+            ParamGrid::Lens(_) => &[Param::Len],
+            ParamGrid::LenOut(_) => &[Param::Len, Param::Out],
+            ParamGrid::LenAd { .. } => &[Param::Len, Param::Ad],
         }
     }
 
     pub fn expand(&self, sizes: Option<&[u64]>) -> Vec<Params> {
-        let len = |l| Params::new().with("len", l);
+        let len = |l| Params::new().with(Param::Len, l);
         match *self {
             ParamGrid::None => vec![Params::new()],
             ParamGrid::Lens(lens) => sizes.unwrap_or(lens).iter().map(|&l| len(l)).collect(),
             ParamGrid::LenOut(pairs) => match sizes {
-                None => pairs.iter().map(|&(l, o)| len(l).with("out", o)).collect(),
+                None => pairs
+                    .iter()
+                    .map(|&(l, o)| len(l).with(Param::Out, o))
+                    .collect(),
                 // Every new length with every output length the grid had.
                 Some(sizes) => {
                     let mut outs: Vec<u64> = Vec::new();
@@ -117,14 +120,14 @@ impl ParamGrid {
                     }
                     sizes
                         .iter()
-                        .flat_map(|&l| outs.iter().map(move |&o| len(l).with("out", o)))
+                        .flat_map(|&l| outs.iter().map(move |&o| len(l).with(Param::Out, o)))
                         .collect()
                 }
             },
             ParamGrid::LenAd { lens, ads } => sizes
                 .unwrap_or(lens)
                 .iter()
-                .flat_map(|&l| ads.iter().map(move |&a| len(l).with("ad", a)))
+                .flat_map(|&l| ads.iter().map(move |&a| len(l).with(Param::Ad, a)))
                 .collect(),
         }
     }

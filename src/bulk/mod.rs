@@ -38,7 +38,7 @@ use rand_core::{Rng, SeedableRng};
 
 use crate::counter::{self, CounterKind, Nanoseconds};
 use crate::machine::{self, Machine};
-use crate::record::{BulkOptions, Case, Params, RunHeader, RunOrigin};
+use crate::record::{BulkOptions, Case, Param, Params, RunHeader, RunOrigin};
 use crate::runner::Ended;
 use crate::store::Store;
 use bench::{Session, measure_size};
@@ -186,8 +186,8 @@ impl Prepared {
                     &c.subject.name(),
                     op,
                     Params::new()
-                        .with("len", c.len)
-                        .with("threads", c.threads as u64),
+                        .with(Param::Len, c.len)
+                        .with(Param::Threads, c.threads as u64),
                 );
                 c.rows.push(store.add_case(run_id, seq, &case)?);
                 seq += 1;

@@ -31,7 +31,11 @@ pub(super) fn list(filter: Option<&str>) -> Result<ExitCode> {
                 imp.name(),
                 imp.kind().to_string(),
                 op.name.to_string(),
-                op.params.join(", "),
+                op.params
+                    .iter()
+                    .map(|p| p.name())
+                    .collect::<Vec<_>>()
+                    .join(", "),
             ]);
         }
     }

@@ -25,7 +25,7 @@ use serde::Deserialize;
 
 use super::{Imported, MAX_BYTES, PER_CALL};
 
-use crate::record::{Case, ImportedCounter, Params};
+use crate::record::{Case, ImportedCounter, Param, Params};
 use crate::store::ImportedCase;
 
 /// What criterion's figures count, as `import criterion --unit` says.
@@ -477,7 +477,7 @@ pub(crate) fn benchmark_from_json(
     {
         operation = format!("{operation}/{v}");
     }
-    let params = bytes.map_or_else(Params::new, |b| Params::new().with("len", b));
+    let params = bytes.map_or_else(Params::new, |b| Params::new().with(Param::Len, b));
     let odd_bits = match declared {
         Declared::OddBits(b) => Some(b),
         _ => None,

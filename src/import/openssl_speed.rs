@@ -22,7 +22,7 @@ use anyhow::{Context, Result, bail};
 use super::{Imported, MAX_BYTES, PER_CALL};
 
 use crate::name::ImplName;
-use crate::record::{Case, ImportedCounter, Params};
+use crate::record::{Case, ImportedCounter, Param, Params};
 use crate::store::ImportedCase;
 
 /// The public-key tables of `openssl speed -mr`, by the tag of their lines: operations
@@ -289,7 +289,7 @@ pub(crate) fn parse(
             case: Case {
                 implementation: ImplName::new("openssl", &alg).to_string(),
                 operation: "speed".into(),
-                params: Params::new().with("len", len),
+                params: Params::new().with(Param::Len, len),
                 lanes: 1,
             },
             per_process: values.into_iter().map(|v| vec![v]).collect(),

@@ -84,8 +84,13 @@ mod tests {
                 let params = op
                     .params
                     .iter()
-                    .fold(crate::record::Params::new(), |p, name| {
-                        p.with(name, if *name == "len" { 1000 } else { 13 })
+                    .fold(crate::record::Params::new(), |p, &param| {
+                        let value = if param == crate::record::Param::Len {
+                            1000
+                        } else {
+                            13
+                        };
+                        p.with(param, value)
                     });
                 let mut call = i
                     .prepare(op.name, &params)

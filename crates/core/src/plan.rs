@@ -5,7 +5,7 @@
 use anyhow::{Result, bail};
 
 use crate::catalog::registry::Registry;
-use crate::record::{AnalysisSpec, Case, Params};
+use crate::record::{AnalysisSpec, Case, Param, Params};
 
 /// Sizes used when the user names implementations rather than an experiment.
 pub const DEFAULT_FILTER_SIZES: &[u64] = &[64, 1024, 16384];
@@ -114,7 +114,11 @@ impl Plan {
             bail!("--slope {short},{long}: the first length must be the shorter");
         }
         for len in [short, long] {
-            if !self.cases.iter().any(|c| c.params.get("len") == Some(len)) {
+            if !self
+                .cases
+                .iter()
+                .any(|c| c.params.get(Param::Len) == Some(len))
+            {
                 bail!(
                     "--slope {short},{long}: this run measures no case at {len} bytes; add it to --sizes"
                 );
@@ -127,22 +131,22 @@ impl Plan {
 
 /// Cases for members named by filters: each operation at the default values of its
 /// parameters, the lengths from `sizes`.
-pub fn filter_cases(members: &[(String, String, Vec<&str>)], sizes: &[u64]) -> Result<Vec<Case>> {
+pub fn filter_cases(members: &[(String, String, Vec<Param>)], sizes: &[u64]) -> Result<Vec<Case>> {
     let mut cases = Vec::new();
     for (imp, op, names) in members {
         let mut points = vec![Params::new()];
         for name in names {
             let values: &[u64] = match *name {
-                "len" => sizes,
-                "out" => &[DEFAULT_XOF_OUT],
-                "ad" => &[0],
+                Param::Len => sizes,
+                Param::Out => &[DEFAULT_XOF_OUT],
+                Param::Ad => &[0],
                 other => bail!(
                     "`{imp}/{op}` takes `{other}`, which has no default; name an experiment instead"
                 ),
             };
             points = points
                 .iter()
-                .flat_map(|p| values.iter().map(move |&v| p.clone().with(name, v)))
+                .flat_map(|p| values.iter().map(move |&v| p.clone().with(*name, v)))
                 .collect();
         }
         cases.extend(points.into_iter().map(|p| Case::new(imp, op, p)));
@@ -158,10 +162,10 @@ pub fn distinct(values: &[u64]) -> Vec<u64> {
 
 /// Add to `members` every operation of `registry` whose `provider/algorithm/operation`
 /// name contains `filter`, each once; whether any matched.
-pub fn add_members<'r>(
-    registry: &'r Registry,
+pub fn add_members(
+    registry: &Registry,
     filter: &str,
-    members: &mut Vec<(String, String, Vec<&'r str>)>,
+    members: &mut Vec<(String, String, Vec<Param>)>,
 ) -> bool {
     let mut matched = false;
     for imp in registry.all() {

@@ -3,6 +3,7 @@
 //! OpenSSL on one thread and memcpy's rate. [`crate::report::bulk`] only formats them.
 
 use crate::name::ImplName;
+use crate::record::Param;
 use crate::record::{CaseStatus, MEMCPY};
 use crate::size::format_size;
 use crate::stats::{self, Summary};
@@ -107,8 +108,8 @@ pub fn series(run: &StoredRun) -> Vec<Series<'_>> {
         .iter()
         .map(|case| Series {
             case,
-            len: case.params.get("len").unwrap_or(0),
-            threads: case.params.get("threads").unwrap_or(0),
+            len: case.params.get(Param::Len).unwrap_or(0),
+            threads: case.params.get(Param::Threads).unwrap_or(0),
             ns: case
                 .per_process
                 .iter()

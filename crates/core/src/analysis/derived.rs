@@ -2,6 +2,7 @@
 //! two lengths, and what N lanes buy over N single calls.
 
 use super::*;
+use crate::record::Param;
 
 /// A member implementation against a reference at the same parameters, as a run's
 /// options ask (`ratios`).
@@ -80,7 +81,7 @@ pub(super) fn lane_shape(case: &StoredCase) -> (&str, usize) {
 
 /// What one lane of an N-lane XOF call takes in and gives out.
 pub(super) fn lane_bytes(params: &Params) -> u64 {
-    params.get("len").unwrap_or(0) + params.get("out").unwrap_or(0)
+    params.get(Param::Len).unwrap_or(0) + params.get(Param::Out).unwrap_or(0)
 }
 
 pub(super) fn lane_speedups(run: &StoredRun) -> Vec<LaneSpeedup> {
@@ -142,9 +143,9 @@ pub(super) fn slopes_of(run: &StoredRun, short: u64, long: u64) -> Vec<Slope> {
     for b in run
         .cases
         .iter()
-        .filter(|c| c.status == CaseStatus::Ok && c.params.get("len") == Some(long))
+        .filter(|c| c.status == CaseStatus::Ok && c.params.get(Param::Len) == Some(long))
     {
-        let short_params = b.params.clone().with("len", short);
+        let short_params = b.params.clone().with(Param::Len, short);
         let Some(a) = run.cases.iter().find(|c| {
             c.implementation == b.implementation
                 && c.operation == b.operation

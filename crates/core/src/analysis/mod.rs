@@ -349,7 +349,7 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
 mod tests {
     use super::*;
     use crate::machine::Machine;
-    use crate::record::{MachineRecord, Test};
+    use crate::record::{MachineRecord, Param, Test};
 
     fn case(implementation: &str, per_process: &[f64], core_clocks: &[f64]) -> StoredCase {
         StoredCase {
@@ -377,7 +377,7 @@ mod tests {
     fn a_pair_with_nothing_alike_is_said_not_compared_and_why() {
         let at = |name: &str, operation: &str, len: u64| StoredCase {
             operation: operation.into(),
-            params: Params::new().with("len", len),
+            params: Params::new().with(Param::Len, len),
             ..case(name, &[100.0], &[])
         };
         let run = |cases: Vec<StoredCase>| StoredRun {

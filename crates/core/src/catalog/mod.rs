@@ -5,7 +5,7 @@
 //! line in [`registry`] makes it measurable. The kind's adapter turns the small trait
 //! into an [`Implementation`]: a correctness gate plus prepared calls for the sampler.
 
-use crate::record::Params;
+use crate::record::{Param, Params};
 
 pub mod buffer;
 pub mod kinds;
@@ -58,9 +58,9 @@ impl fmt::Display for Kind {
 pub struct Operation {
     /// The name [`Implementation::prepare`] takes, e.g. `encrypt` or `xor`.
     pub name: &'static str,
-    /// Parameter names, e.g. `["len"]`; cycles-per-byte figures divide by `len` plus
-    /// `out` where they are present (`Case::bytes`).
-    pub params: &'static [&'static str],
+    /// The parameters it takes, e.g. `[Param::Len]`; cycles-per-byte figures divide by
+    /// `len` plus `out` where they are present (`Case::bytes`).
+    pub params: &'static [Param],
 }
 
 /// A call ready to be timed: inputs prepared, state initialised.

@@ -93,8 +93,8 @@ pub fn listing(path: &Path, selection: &Selection) -> Result<Vec<Listed>> {
             .collect();
         let mut params: Vec<&'static str> = Vec::new();
         for p in operations.iter().flat_map(|o| o.params.iter()) {
-            if !params.contains(p) {
-                params.push(p);
+            if !params.contains(&p.name()) {
+                params.push(p.name());
             }
         }
         for t in manifest.targets() {

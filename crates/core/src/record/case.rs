@@ -6,8 +6,50 @@ use std::fmt;
 
 use anyhow::{Result, bail};
 
+/// A parameter an operation takes: what a case varies besides its implementation and
+/// operation. Stored and printed by [`Param::name`], which is part of every case's id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Param {
+    /// Message bytes per call (per lane, for an N-lane implementation).
+    Len,
+    /// Output bytes per call of an extendable-output function.
+    Out,
+    /// Associated-data bytes per call of an AEAD (not counted in bytes per call).
+    Ad,
+    /// Threads of a bulk run.
+    Threads,
+}
+
+impl Param {
+    /// Every parameter.
+    pub const ALL: [Param; 4] = [Param::Len, Param::Out, Param::Ad, Param::Threads];
+
+    /// The name cases are keyed, stored and printed by: `len`, `out`, `ad`, `threads`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Param::Len => "len",
+            Param::Out => "out",
+            Param::Ad => "ad",
+            Param::Threads => "threads",
+        }
+    }
+
+    /// The parameter named `name`, if it is one.
+    pub fn parse(name: &str) -> Option<Param> {
+        Param::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+impl fmt::Display for Param {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Named non-negative integer parameters, kept in name order so that the textual form
-/// (part of a case's stable id) never depends on insertion order.
+/// (part of a case's stable id) never depends on insertion order. Set and read by
+/// [`Param`]; kept by name, so that a stored case with a parameter this version does not
+/// know still reads, prints and keys as it was stored.
 #[derive(
     Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
@@ -20,14 +62,20 @@ impl Params {
         Params::default()
     }
 
-    /// These parameters with `name` set to `value` (replacing any earlier value).
-    pub fn with(mut self, name: &str, value: u64) -> Self {
-        self.0.insert(name.to_string(), value);
+    /// These parameters with `param` set to `value` (replacing any earlier value).
+    pub fn with(mut self, param: Param, value: u64) -> Self {
+        self.0.insert(param.name().to_string(), value);
         self
     }
 
-    /// The value of `name`, if set.
-    pub fn get(&self, name: &str) -> Option<u64> {
+    /// The value of `param`, if set.
+    pub fn get(&self, param: Param) -> Option<u64> {
+        self.0.get(param.name()).copied()
+    }
+
+    /// The value of the parameter named `name`, known to this version or not (a stored
+    /// case keeps the names it was stored with; reports show them all).
+    pub fn get_named(&self, name: &str) -> Option<u64> {
         self.0.get(name).copied()
     }
 
@@ -104,7 +152,7 @@ impl Case {
     /// message). Associated data is not counted, as in SUPERCOP's and OpenSSL's figures.
     pub fn bytes(&self) -> Option<u64> {
         let lanes = self.lanes as u64;
-        match (self.params.get("len"), self.params.get("out")) {
+        match (self.params.get(Param::Len), self.params.get(Param::Out)) {
             (None, None) => None,
             (len, out) => Some(lanes * (len.unwrap_or(0) + out.unwrap_or(0))),
         }
@@ -164,7 +212,7 @@ mod tests {
         let c = Case::new(
             "openssl/aes-128-gcm",
             "encrypt",
-            Params::new().with("len", 16384).with("ad", 0),
+            Params::new().with(Param::Len, 16384).with(Param::Ad, 0),
         );
         assert_eq!(c.key(), "openssl/aes-128-gcm/encrypt ad=0 len=16384");
         assert_eq!(c.bytes(), Some(16384));
@@ -177,7 +225,7 @@ mod tests {
             ..Case::new(
                 "any/shake128",
                 "xof",
-                Params::new().with("len", 672).with("out", 42),
+                Params::new().with(Param::Len, 672).with(Param::Out, 42),
             )
         };
         assert_eq!(xof(1).bytes(), Some(714));
@@ -193,7 +241,7 @@ mod tests {
 
     #[test]
     fn textual_form_is_sorted_by_name() {
-        let p = Params::new().with("len", 64).with("ad", 0);
+        let p = Params::new().with(Param::Len, 64).with(Param::Ad, 0);
         assert_eq!(p.to_string(), "ad=0 len=64");
         assert_eq!(Params::new().to_string(), "");
     }

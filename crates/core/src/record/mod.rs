@@ -13,7 +13,7 @@ mod place;
 mod run;
 mod samples;
 
-pub use case::{Case, CaseStatus, MEMCPY, Params};
+pub use case::{Case, CaseStatus, MEMCPY, Param, Params};
 pub use options::{
     AnalysisOptions, AnalysisSpec, BulkOptions, Remeasure, RunOptions, SamplePlan, Test,
     VerdictOptions,

@@ -420,7 +420,12 @@ mod tests {
         assert_eq!(back.untagged(), untagged);
         let old = measured.untagged();
         assert!(old.get("record").is_none());
-        assert!(MachineRecord::from_untagged(&old).unwrap().measured().is_some());
+        assert!(
+            MachineRecord::from_untagged(&old)
+                .unwrap()
+                .measured()
+                .is_some()
+        );
 
         let foreign = serde_json::json!({ "cpu": 7 });
         let back: MachineRecord = serde_json::from_value(foreign.clone()).unwrap();

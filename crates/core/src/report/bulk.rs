@@ -452,7 +452,7 @@ pub(super) fn csv(t: &BulkAnalysis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{CaseStatus, Params};
+    use crate::record::{CaseStatus, Param, Params};
     use crate::store::StoredCase;
 
     fn case(implementation: &str, runs_ns: &[f64]) -> StoredCase {
@@ -461,7 +461,9 @@ mod tests {
             key: String::new(),
             implementation: implementation.into(),
             operation: "encrypt".into(),
-            params: Params::new().with("len", 1 << 20).with("threads", 1),
+            params: Params::new()
+                .with(Param::Len, 1 << 20)
+                .with(Param::Threads, 1),
             bytes: Some(1 << 20),
             lanes: 1,
             status: CaseStatus::Ok,

@@ -452,7 +452,9 @@ impl Exporter for Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Case, ImportedCounter, ImportedFrom, Params, RunCounter, RunOrigin};
+    use crate::record::{
+        Case, ImportedCounter, ImportedFrom, Param, Params, RunCounter, RunOrigin,
+    };
     use crate::store::{ImportedCase, Store};
 
     const EVIL: &str = "<script>alert(1)</script>";
@@ -501,7 +503,7 @@ mod tests {
                     case: Case {
                         implementation,
                         operation: format!("op{EVIL}"),
-                        params: Params::new().with("len", len),
+                        params: Params::new().with(Param::Len, len),
                         lanes: 1,
                     },
                     per_process: samples(len as f64 * 3.0),

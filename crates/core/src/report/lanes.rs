@@ -6,6 +6,7 @@ use super::format::{fmt_count, fmt_per_byte};
 use super::matrix::push_unique;
 use super::notes::lane_clock_notes;
 use crate::analysis::Analysis;
+use crate::record::Param;
 
 /// The N-way Keccak seed's table: per (output, input) pair, one N-lane call against N
 /// calls of the fastest single-lane implementation.
@@ -25,8 +26,12 @@ pub(super) fn lane_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
             .filter(|l| l.algorithm == alg)
             .map(|l| {
                 vec![
-                    l.params.get("out").map_or(String::new(), |v| v.to_string()),
-                    l.params.get("len").map_or(String::new(), |v| v.to_string()),
+                    l.params
+                        .get(Param::Out)
+                        .map_or(String::new(), |v| v.to_string()),
+                    l.params
+                        .get(Param::Len)
+                        .map_or(String::new(), |v| v.to_string()),
                     l.implementation.clone(),
                     fmt_count(l.median_call),
                     format!(

@@ -11,6 +11,7 @@ use crate::analysis::{
     Analysis, CaseStats, Comparison, LEVEL, NotCompared, RunComparison, fmt_level,
 };
 use crate::counter::CounterKind;
+use crate::record::Param;
 use crate::record::{CaseStatus, RunCounter, RunHeader, RunOrigin};
 
 /// The title, the counter and its clock, where and how the run was measured.
@@ -226,11 +227,11 @@ pub(super) fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     let mut rows = Vec::new();
     for c in &a.cases {
         let mut row = vec![c.implementation.clone(), c.operation.clone()];
-        row.extend(
-            shown
-                .iter()
-                .map(|name| c.params.get(name).map_or(String::new(), |v| v.to_string())),
-        );
+        row.extend(shown.iter().map(|name| {
+            c.params
+                .get_named(name)
+                .map_or(String::new(), |v| v.to_string())
+        }));
         // An operation without bytes (a KEM's, a scalar multiplication's) shows the
         // parameters no column has.
         row.push(match c.bytes {
@@ -287,7 +288,7 @@ pub(super) fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
         "Status".into(),
     ]);
     blocks.push(Block::Table { headers, rows });
-    if a.cases.iter().any(|c| c.params.get("out").is_some()) {
+    if a.cases.iter().any(|c| c.params.get(Param::Out).is_some()) {
         let lanes = a.cases.iter().any(|c| c.lanes > 1);
         blocks.push(Block::Line(format!(
             "Bytes: what one call processes; for an XOF, its input plus its output{}.",
@@ -332,9 +333,12 @@ fn param_columns(cases: &[CaseStats]) -> Vec<String> {
     names
         .into_iter()
         .filter(|&name| {
-            let values: std::collections::BTreeSet<u64> =
-                cases.iter().filter_map(|c| c.params.get(name)).collect();
-            let in_bytes = name == "len" && cases.iter().all(|c| c.bytes == c.params.get("len"));
+            let values: std::collections::BTreeSet<u64> = cases
+                .iter()
+                .filter_map(|c| c.params.get_named(name))
+                .collect();
+            let in_bytes = name == Param::Len.name()
+                && cases.iter().all(|c| c.bytes == c.params.get(Param::Len));
             values.len() > 1 && !in_bytes
         })
         .map(str::to_string)

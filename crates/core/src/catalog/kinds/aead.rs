@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::marker::PhantomData;
 
 use super::super::buffer::Buffer;
-use crate::record::Params;
+use crate::record::{Param, Params};
 
 use super::super::reference;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
@@ -216,11 +216,11 @@ fn aes_gcm_reference(key: &[u8], nonce: &[u8], ad: &[u8], msg: &[u8]) -> (Vec<u8
 pub const OPERATIONS: &[Operation] = &[
     Operation {
         name: "encrypt",
-        params: &["len", "ad"],
+        params: &[Param::Len, Param::Ad],
     },
     Operation {
         name: "decrypt",
-        params: &["len", "ad"],
+        params: &[Param::Len, Param::Ad],
     },
 ];
 
@@ -450,8 +450,8 @@ impl<A: AeadCipher> Implementation for Aead<A> {
 
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
         let op = self.operation(operation)?.name;
-        let len = param(self, operation, params, "len")?;
-        let ad_len = param(self, operation, params, "ad")?;
+        let len = param(self, operation, params, Param::Len)?;
+        let ad_len = param(self, operation, params, Param::Ad)?;
         let alg = A::ALGORITHM;
         let mut cipher = A::new(&pattern(alg.key_len));
         let nonce = pattern(alg.nonce_len);

@@ -7,7 +7,7 @@ use super::super::buffer::Buffer;
 use super::super::reference;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
 use super::{boundary_lengths, param, refused, unhex};
-use crate::record::Params;
+use crate::record::{Param, Params};
 
 /// What a provider implements for a hash function.
 pub trait HashFunction: Send + 'static {
@@ -194,7 +194,7 @@ impl HashVector {
 /// The operations every implementation of this kind offers (C builds included).
 pub const OPERATIONS: &[Operation] = &[Operation {
     name: "hash",
-    params: &["len"],
+    params: &[Param::Len],
 }];
 
 /// Any [`HashFunction`] as an [`Implementation`].
@@ -267,7 +267,7 @@ impl<H: HashFunction> Implementation for Hash<H> {
 
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
         self.operation(operation)?;
-        let len = param(self, operation, params, "len")?;
+        let len = param(self, operation, params, Param::Len)?;
         Ok(Box::new(HashCall {
             hash: H::new(),
             msg: Buffer::from_slice(&pattern(len)),

@@ -12,7 +12,7 @@ pub mod xof;
 pub mod xof_lanes;
 
 use super::{Implementation, Mismatch, PrepareError};
-use crate::record::Params;
+use crate::record::{Param, Params};
 
 pub(crate) fn unhex(s: &str) -> Vec<u8> {
     hex::decode(s).expect("built-in test vectors are valid hex")
@@ -23,7 +23,7 @@ fn param(
     imp: &dyn Implementation,
     operation: &str,
     params: &Params,
-    name: &'static str,
+    name: Param,
 ) -> Result<usize, PrepareError> {
     params
         .get(name)
@@ -31,7 +31,7 @@ fn param(
         .ok_or(PrepareError::MissingParam {
             implementation: imp.name(),
             operation: operation.to_string(),
-            param: name,
+            param: name.name(),
         })
 }
 

@@ -7,7 +7,7 @@ use super::super::buffer::Buffer;
 use super::super::reference;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
 use super::param;
-use crate::record::Params;
+use crate::record::{Param, Params};
 
 /// What a provider implements for a seeded RNG.
 pub trait SeededRng: Send + 'static {
@@ -40,7 +40,7 @@ pub static CHACHA20_RNG: RngAlgorithm = RngAlgorithm {
 
 const OPERATIONS: &[Operation] = &[Operation {
     name: "fill_bytes",
-    params: &["len"],
+    params: &[Param::Len],
 }];
 
 /// Any [`SeededRng`] as an [`Implementation`].
@@ -101,7 +101,7 @@ impl<R: SeededRng> Implementation for Rng<R> {
 
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
         self.operation(operation)?;
-        let len = param(self, operation, params, "len")?;
+        let len = param(self, operation, params, Param::Len)?;
         let seed: [u8; 32] = pattern(32).try_into().expect("32 bytes");
         Ok(Box::new(FillCall {
             rng: R::from_seed(seed),

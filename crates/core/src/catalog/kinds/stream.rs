@@ -10,7 +10,7 @@ use super::super::buffer::Buffer;
 use super::super::reference;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
 use super::{boundary_lengths, param, refused, unhex};
-use crate::record::Params;
+use crate::record::{Param, Params};
 
 /// What a provider implements for a stream cipher.
 pub trait StreamCipher: Send + 'static {
@@ -263,7 +263,7 @@ fn continues_across_calls<C: StreamCipher>() -> Result<(), Mismatch> {
 /// The operations every implementation of this kind offers (C builds included).
 pub const OPERATIONS: &[Operation] = &[Operation {
     name: "xor",
-    params: &["len"],
+    params: &[Param::Len],
 }];
 
 /// Any [`StreamCipher`] as an [`Implementation`].
@@ -323,7 +323,7 @@ impl<C: StreamCipher> Implementation for Stream<C> {
 
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
         self.operation(operation)?;
-        let len = param(self, operation, params, "len")?;
+        let len = param(self, operation, params, Param::Len)?;
         let alg = C::ALGORITHM;
         Ok(Box::new(XorCall {
             cipher: C::new(&pattern(alg.key_len), &pattern(alg.nonce_len)),

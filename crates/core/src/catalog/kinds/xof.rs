@@ -7,7 +7,7 @@ use super::super::buffer::Buffer;
 use super::super::reference;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
 use super::{boundary_lengths, param, unhex};
-use crate::record::Params;
+use crate::record::{Param, Params};
 
 /// What a provider implements for an XOF.
 pub trait XofFunction: Send + 'static {
@@ -91,7 +91,7 @@ pub static SHAKE256: XofAlgorithm = XofAlgorithm {
 /// The operations every implementation of this kind offers (C builds included).
 pub const OPERATIONS: &[Operation] = &[Operation {
     name: "xof",
-    params: &["len", "out"],
+    params: &[Param::Len, Param::Out],
 }];
 
 /// The output length every XOF case is timed at, unless an experiment says otherwise.
@@ -162,8 +162,8 @@ impl<X: XofFunction> Implementation for Xof<X> {
 
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
         self.operation(operation)?;
-        let len = param(self, operation, params, "len")?;
-        let out = param(self, operation, params, "out")?;
+        let len = param(self, operation, params, Param::Len)?;
+        let out = param(self, operation, params, Param::Out)?;
         Ok(Box::new(XofCall {
             xof: X::new(),
             msg: Buffer::from_slice(&pattern(len)),

@@ -11,7 +11,7 @@ use std::hint::black_box;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError};
 use super::param;
 use super::xof::XofAlgorithm;
-use crate::record::Params;
+use crate::record::{Param, Params};
 
 /// What a provider implements for an N-lane XOF.
 pub trait LaneXof: Clone + Send + Sync + 'static {
@@ -38,7 +38,7 @@ fn lane_bytes(len: usize, lane: usize) -> Vec<u8> {
 
 const OPERATIONS: &[Operation] = &[Operation {
     name: "xof",
-    params: &["len", "out"],
+    params: &[Param::Len, Param::Out],
 }];
 
 /// Any [`LaneXof`] as an [`Implementation`].
@@ -95,8 +95,8 @@ impl<L: LaneXof> Implementation for Lanes<L> {
             return Err(PrepareError::Unsupported(why));
         }
         self.operation(operation)?;
-        let len = param(self, operation, params, "len")?;
-        let out = param(self, operation, params, "out")?;
+        let len = param(self, operation, params, Param::Len)?;
+        let out = param(self, operation, params, Param::Out)?;
         let n = self.0.lanes();
         if n > MAX_LANES {
             return Err(PrepareError::Failed(format!(

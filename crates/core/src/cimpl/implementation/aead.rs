@@ -12,7 +12,7 @@ use crate::catalog::kinds::{self, aead::Case};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
 use crate::cimpl::kat;
 use crate::cimpl::library::{AeadDecryptFn, AeadEncryptFn, Library};
-use crate::record::Params;
+use crate::record::{Param, Params};
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Aead,
@@ -22,7 +22,7 @@ pub(super) static INFO: KindInfo = KindInfo {
     params: |lengths| {
         lengths
             .iter()
-            .map(|&l| Params::new().with("len", l).with("ad", 0))
+            .map(|&l| Params::new().with(Param::Len, l).with(Param::Ad, 0))
             .collect()
     },
     load: load::<AeadApi>,
@@ -53,7 +53,7 @@ impl Api for AeadApi {
     }
 
     fn prepare(build: &Build<Self>, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
-        let (len, adlen) = (wanted.param("len")?, wanted.param("ad")?);
+        let (len, adlen) = (wanted.param(Param::Len)?, wanted.param(Param::Ad)?);
         let k = bytes(build.size("CRYPTO_KEYBYTES"), 3);
         let npub = bytes(build.size("CRYPTO_NPUBBYTES"), 2);
         let m = bytes(len, 1);

@@ -9,6 +9,7 @@ use super::{
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
 use crate::cimpl::library::{HashFn, Library};
+use crate::record::Param;
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Hash,
@@ -41,7 +42,7 @@ impl Api for HashApi {
     fn prepare(build: &Build<Self>, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
         let call = HashCall {
             f: build.api.hash,
-            input: bytes(wanted.param("len")?, 1),
+            input: bytes(wanted.param(Param::Len)?, 1),
             out: vec![0; build.size("CRYPTO_BYTES")],
         };
         tried(call, wanted)

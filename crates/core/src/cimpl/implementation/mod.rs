@@ -27,7 +27,7 @@ use super::manifest::{CKind, CoreVector};
 use super::randomness::Hook;
 use crate::catalog::{Call, Implementation, Kind, Mismatch, Operation, PrepareError};
 use crate::name::ImplName;
-use crate::record::{Estimate, Params};
+use crate::record::{Estimate, Param, Params};
 
 /// Everything a worker needs to load one compiled variant; travels in the worker request.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -113,7 +113,7 @@ pub fn info(kind: CKind) -> &'static KindInfo {
 fn per_length(lengths: &[u64]) -> Vec<Params> {
     lengths
         .iter()
-        .map(|&l| Params::new().with("len", l))
+        .map(|&l| Params::new().with(Param::Len, l))
         .collect()
 }
 
@@ -285,14 +285,14 @@ struct Wanted<'a> {
 
 impl Wanted<'_> {
     /// A parameter the operation cannot do without.
-    fn param(&self, p: &'static str) -> Result<usize, PrepareError> {
+    fn param(&self, p: Param) -> Result<usize, PrepareError> {
         self.params
             .get(p)
             .map(|v| v as usize)
             .ok_or(PrepareError::MissingParam {
                 implementation: self.implementation.to_string(),
                 operation: self.operation.to_string(),
-                param: p,
+                param: p.name(),
             })
     }
 }

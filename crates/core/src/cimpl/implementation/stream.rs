@@ -9,6 +9,7 @@ use super::{
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
 use crate::cimpl::library::{Library, StreamXorFn};
+use crate::record::Param;
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Stream,
@@ -41,8 +42,8 @@ impl Api for StreamApi {
     fn prepare(build: &Build<Self>, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
         let call = StreamCall {
             f: build.api.xor,
-            m: bytes(wanted.param("len")?, 1),
-            c: vec![0; wanted.param("len")?],
+            m: bytes(wanted.param(Param::Len)?, 1),
+            c: vec![0; wanted.param(Param::Len)?],
             n: bytes(build.size("CRYPTO_NONCEBYTES"), 2),
             k: bytes(build.size("CRYPTO_KEYBYTES"), 3),
         };

@@ -9,7 +9,7 @@ use super::{
 use crate::catalog::kinds::{self, xof};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
 use crate::cimpl::library::{Library, XofFn};
-use crate::record::Params;
+use crate::record::{Param, Params};
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Xof,
@@ -19,7 +19,11 @@ pub(super) static INFO: KindInfo = KindInfo {
     params: |lengths| {
         lengths
             .iter()
-            .map(|&l| Params::new().with("len", l).with("out", xof::DEFAULT_OUT))
+            .map(|&l| {
+                Params::new()
+                    .with(Param::Len, l)
+                    .with(Param::Out, xof::DEFAULT_OUT)
+            })
             .collect()
     },
     load: load::<XofApi>,
@@ -46,8 +50,8 @@ impl Api for XofApi {
 
     fn prepare(build: &Build<Self>, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
         let lanes = build.lanes();
-        let len = wanted.param("len")?;
-        let out = wanted.param("out")?;
+        let len = wanted.param(Param::Len)?;
+        let out = wanted.param(Param::Out)?;
         let input: Vec<u8> = (0..lanes).flat_map(|l| bytes(len, l as u64)).collect();
         let call = XofCall {
             f: build.api.xof,

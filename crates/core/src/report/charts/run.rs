@@ -11,6 +11,7 @@ use super::plot::{
 use super::shapes::{IntervalRows, Series, XAxis, draw_interval_rows, draw_lines};
 use crate::analysis::{Analysis, CaseStats, Comparison, LaneSpeedup, Relation};
 use crate::name::ImplName;
+use crate::record::Param;
 
 /// Cost per byte against message length, one line per implementation and operation,
 /// its 95 % interval as a band: where fixed costs stop mattering, and who is faster where.
@@ -18,7 +19,7 @@ pub fn per_byte_by_length(a: &Analysis) -> Vec<Chart> {
     let mut series: Vec<Series> = Vec::new();
     for c in &a.cases {
         let (Some(len), Some(pb)) = (
-            c.params.get("len"),
+            c.params.get(Param::Len),
             c.measured.as_ref().and_then(|m| m.per_byte),
         ) else {
             continue;
@@ -26,7 +27,7 @@ pub fn per_byte_by_length(a: &Analysis) -> Vec<Chart> {
         let others: Vec<String> = c
             .params
             .iter()
-            .filter(|(k, _)| *k != "len")
+            .filter(|(k, _)| *k != Param::Len.name())
             .map(|(k, v)| format!("{k}={v}"))
             .collect();
         let label = format!("{} {} {}", c.implementation, c.operation, others.join(" "))
@@ -414,7 +415,7 @@ fn draw_lanes(lanes: &[LaneSpeedup]) -> Result<String, String> {
         .map(|l| {
             // With the provider: ours and libcrux's x4 share an algorithm name.
             let name = &l.implementation;
-            let pair = match (l.params.get("out"), l.params.get("len")) {
+            let pair = match (l.params.get(Param::Out), l.params.get(Param::Len)) {
                 (Some(out), Some(len)) => format!(" ({out} out, {len} in)"),
                 _ => String::new(),
             };
@@ -454,7 +455,7 @@ fn draw_lanes(lanes: &[LaneSpeedup]) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Params;
+    use crate::record::{Param, Params};
     use crate::stats::Interval;
     use crate::stats::Verdict;
 
@@ -490,10 +491,14 @@ mod tests {
         let keypair = comparison("c/kem/o3", "keypair", Params::new());
         assert_eq!(forest_label(&keypair, true), "c/kem/o3 vs c/kem/o2 keypair");
         assert_eq!(forest_label(&keypair, false), "c/kem/o3 vs c/kem/o2");
-        let hash = comparison("c/h/o3", "hash", Params::new().with("len", 64));
+        let hash = comparison("c/h/o3", "hash", Params::new().with(Param::Len, 64));
         assert_eq!(forest_label(&hash, true), "c/h/o3 vs c/kem/o2 hash len=64");
         assert_eq!(forest_label(&hash, false), "c/h/o3 vs c/kem/o2 len=64");
-        let across_runs = comparison("c/h/o3/hash len=64", "hash", Params::new().with("len", 64));
+        let across_runs = comparison(
+            "c/h/o3/hash len=64",
+            "hash",
+            Params::new().with(Param::Len, 64),
+        );
         assert_eq!(
             forest_label(&across_runs, true),
             "c/h/o3/hash len=64 vs c/kem/o2"
