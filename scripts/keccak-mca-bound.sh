@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# llvm-mca's throughput bound for one N-lane Keccak-f[1600] of crates/keccak-lanes, per
+# permutation, for a CPU model: the f1600 function's round loop, as rustc compiled it,
+# in llvm-mca's steady state, times the loop's trip count (docs/results/keccak-x2-bound.md).
+#
+#   scripts/keccak-mca-bound.sh MCPU [MODULE...]
+#
+# MCPU: an llvm-mca -mcpu (sapphirerapids, znver4, ...). MODULE: the f1600's module path
+# inside the crate as its symbol spells it (default: the x2 ones: x2::sse2, x2::avx,
+# avx512vl::x2). Needs llvm-mca-19 (scripts/setup.sh installs it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mcpu=${1:?usage: scripts/keccak-mca-bound.sh MCPU [MODULE...]}
+shift
+modules=("$@")
+[ ${#modules[@]} -gt 0 ] || modules=(x2::sse2 x2::avx avx512vl::x2)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+CARGO_TARGET_DIR="$out/target" cargo rustc --quiet --release -p cryptobench-keccak-lanes --lib \
+    -- --emit asm >/dev/null
+asm=("$out"/target/release/deps/cryptobench_keccak_lanes-*.s)
+for m in "${modules[@]}"; do
+    # The mangled name: each path segment as <length><name>.
+    mangled=$(echo "$m::f1600" | awk -F'::' '{for (i = 1; i <= NF; i++) printf "%d%s", length($i), $i}')
+    body="$out/$m.s"
+    # From the function's first loop label to the loop's backward jump; assembler
+    # directives and local labels left out (llvm-mca reads instructions).
+    awk -v sym="_ZN24cryptobench_keccak_lanes${mangled}17h" '
+        index($0, sym) == 1 && /:$/ { infn = 1; next }
+        infn && !inloop && /^\.LBB[0-9_]+:/ { inloop = 1; label = substr($0, 1, length($0) - 1); next }
+        inloop && $1 ~ /^j/ && $2 == label { print; exit }
+        inloop && $0 !~ /^[[:space:]]*\./ && $0 !~ /^\./ && $0 !~ /^[[:space:]]*#/ { print }
+    ' "${asm[@]}" > "$body"
+    [ -s "$body" ] || { echo "$m: no f1600 round loop found" >&2; exit 1; }
+    # The loop counts a register up by 16 to 192 (two rounds an iteration) or by 8.
+    step=$(grep -oE 'addq[[:space:]]+\$[0-9]+, %r' "$body" | tail -1 | grep -oE '[0-9]+')
+    limit=$(grep -oE 'cmpq[[:space:]]+\$[0-9]+, %r' "$body" | tail -1 | grep -oE '[0-9]+')
+    trips=$((limit / step))
+    cycles=$(llvm-mca-19 -mcpu="$mcpu" -iterations=1000 "$body" | awk '/^Total Cycles:/ { print $3 }')
+    awk -v m="$m" -v c="$cycles" -v t="$trips" -v cpu="$mcpu" -v n="$(grep -c . "$body")" 'BEGIN {
+        printf "%-14s %-16s %4d instructions a trip, %6.1f cycles a trip, %2d trips: %6.0f cycles a permutation\n",
+            m, cpu, n, c / 1000, t, c / 1000 * t }'
+done
