@@ -241,25 +241,29 @@ fn a_bench_with_the_catalog_measures_its_own_beside_the_catalogs() {
 
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("catalog.db");
-    let (ok, said, stdout) = run(&[
-        "mine/",
-        "openssl/chacha20/",
-        "--bench",
-        "--sizes",
-        "1024",
-        "--samples",
-        "24",
-        "--processes",
-        "6",
-        "--layouts",
-        "1",
-        "--against",
-        "openssl/chacha20",
-        "--format",
-        "json",
-        "--db",
-        db.to_str().unwrap(),
-    ]);
+    // A short measured run of `filters` against `against`, as JSON.
+    let measure = |filters: &[&str], against: &str| {
+        let mut args = filters.to_vec();
+        args.extend([
+            "--bench",
+            "--sizes",
+            "1024",
+            "--samples",
+            "24",
+            "--processes",
+            "6",
+            "--layouts",
+            "1",
+            "--against",
+            against,
+            "--format",
+            "json",
+            "--db",
+            db.to_str().unwrap(),
+        ]);
+        run(&args)
+    };
+    let (ok, said, stdout) = measure(&["mine/", "openssl/chacha20/"], "openssl/chacha20");
     assert!(ok, "{said}");
     let json: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
     let comparisons = json["comparisons"].as_array().unwrap();
@@ -268,25 +272,10 @@ fn a_bench_with_the_catalog_measures_its_own_beside_the_catalogs() {
     assert_eq!(comparisons[0]["baseline"], "openssl/chacha20");
 
     // "Mine against ring's ChaCha20-Poly1305": both operations, compared interleaved.
-    let (ok, said, stdout) = run(&[
-        "mine/chacha20-poly1305/",
-        "ring/chacha20-poly1305/",
-        "--bench",
-        "--sizes",
-        "1024",
-        "--samples",
-        "24",
-        "--processes",
-        "6",
-        "--layouts",
-        "1",
-        "--against",
+    let (ok, said, stdout) = measure(
+        &["mine/chacha20-poly1305/", "ring/chacha20-poly1305/"],
         "ring/chacha20-poly1305",
-        "--format",
-        "json",
-        "--db",
-        db.to_str().unwrap(),
-    ]);
+    );
     assert!(ok, "{said}");
     let json: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
     let comparisons = json["comparisons"].as_array().unwrap();

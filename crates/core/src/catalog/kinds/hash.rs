@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use super::super::buffer::Buffer;
 use super::super::reference;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
-use super::{boundary_lengths, param, refused, unhex};
+use super::{boundary_lengths, checked_in_part, param, refused, unhex};
 use crate::record::{Param, Params};
 
 /// What a provider implements for a hash function.
@@ -252,17 +252,12 @@ impl<H: HashFunction> Implementation for Hash<H> {
 
     fn caveats(&self) -> Vec<String> {
         let alg = H::ALGORITHM;
-        match (alg.reference, alg.vectors.len()) {
-            (Some(_), _) => Vec::new(),
-            (None, 0) => vec![format!(
-                "{}: no vectors and no reference function; only checked that a reused instance agrees with a fresh one",
-                self.name()
-            )],
-            (None, n) => vec![format!(
-                "{}: no reference function; checked against {n} vector(s) of its own, and a reused instance against a fresh one",
-                self.name()
-            )],
-        }
+        checked_in_part(
+            self,
+            alg.reference.is_some(),
+            alg.vectors.len(),
+            "a reused instance agrees with a fresh one",
+        )
     }
 
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {

@@ -41,6 +41,27 @@ fn refused(check: &str) -> impl FnOnce(String) -> Mismatch + '_ {
     move |why| Mismatch::new(check, why)
 }
 
+/// What the gate of an algorithm without a reference function could not check (it is
+/// then timed and reported as checked in part): none where there is a reference, else
+/// that it was checked only against its `vectors` and for `agreeing` with itself.
+fn checked_in_part(
+    imp: &dyn Implementation,
+    has_reference: bool,
+    vectors: usize,
+    agreeing: &str,
+) -> Vec<String> {
+    let name = imp.name();
+    match (has_reference, vectors) {
+        (true, _) => Vec::new(),
+        (false, 0) => vec![format!(
+            "{name}: no vectors and no reference function; only checked that {agreeing}"
+        )],
+        (false, n) => vec![format!(
+            "{name}: no reference function; checked against {n} vector(s) of its own, and that {agreeing}"
+        )],
+    }
+}
+
 /// Every length up to two blocks of `block` bytes (so every padding case of a hash and
 /// every partial block of a cipher), the third block's boundary, and a few long ones.
 pub fn boundary_lengths(block: usize) -> Vec<usize> {

@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 use super::super::buffer::Buffer;
 use super::super::reference;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
-use super::{boundary_lengths, param, refused, unhex};
+use super::{boundary_lengths, checked_in_part, param, refused, unhex};
 use crate::record::{Param, Params};
 
 /// What a provider implements for a stream cipher.
@@ -308,17 +308,12 @@ impl<C: StreamCipher> Implementation for Stream<C> {
 
     fn caveats(&self) -> Vec<String> {
         let alg = C::ALGORITHM;
-        match (alg.reference, alg.vectors.len()) {
-            (Some(_), _) => Vec::new(),
-            (None, 0) => vec![format!(
-                "{}: no vectors and no reference function; only checked that its keystream in pieces agrees with one call",
-                self.name()
-            )],
-            (None, n) => vec![format!(
-                "{}: no reference function; checked against {n} vector(s) of its own, and its keystream in pieces against one call",
-                self.name()
-            )],
-        }
+        checked_in_part(
+            self,
+            alg.reference.is_some(),
+            alg.vectors.len(),
+            "its keystream in pieces agrees with one call",
+        )
     }
 
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
