@@ -412,8 +412,10 @@ const KECCAK_SHAKE128: &[(&str, &str)] = &[
     ("libcrux/shake128", "xof"),
     ("cryptobench/shake128-x2-sse2", "xof"),
     ("cryptobench/shake128-x2-avx512vl", "xof"),
+    ("cryptobench/shake128-x2-avx512vl-xor", "xof"),
     ("cryptobench/shake128-x4-avx2", "xof"),
     ("cryptobench/shake128-x4-avx512vl", "xof"),
+    ("cryptobench/shake128-x4-avx512vl-xor", "xof"),
     ("cryptobench/shake128-x8-avx512", "xof"),
 ];
 
@@ -424,9 +426,11 @@ const KECCAK_SHAKE256: &[(&str, &str)] = &[
     ("libcrux/shake256", "xof"),
     ("cryptobench/shake256-x2-sse2", "xof"),
     ("cryptobench/shake256-x2-avx512vl", "xof"),
+    ("cryptobench/shake256-x2-avx512vl-xor", "xof"),
     ("cryptobench/shake256-x4-avx2", "xof"),
     ("libcrux/shake256-x4-avx2", "xof"),
     ("cryptobench/shake256-x4-avx512vl", "xof"),
+    ("cryptobench/shake256-x4-avx512vl-xor", "xof"),
     ("cryptobench/shake256-x8-avx512", "xof"),
 ];
 
@@ -435,8 +439,10 @@ const KECCAK_PERMUTE: &[(&str, &str)] = &[
     ("rustcrypto/keccak-f1600", "permute"),
     ("cryptobench/keccak-f1600-x2-sse2", "permute"),
     ("cryptobench/keccak-f1600-x2-avx512vl", "permute"),
+    ("cryptobench/keccak-f1600-x2-avx512vl-xor", "permute"),
     ("cryptobench/keccak-f1600-x4-avx2", "permute"),
     ("cryptobench/keccak-f1600-x4-avx512vl", "permute"),
+    ("cryptobench/keccak-f1600-x4-avx512vl-xor", "permute"),
     ("cryptobench/keccak-f1600-x8-avx512", "permute"),
 ];
 

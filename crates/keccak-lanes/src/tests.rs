@@ -260,6 +260,11 @@ fn x2_avx512vl_matches_shake_crate_at_block_edges() {
 }
 
 #[test]
+fn x2_avx512vl_xor_matches_shake_crate_at_block_edges() {
+    check_lanes_at_edges(Backend::Avx512vlX2Xor);
+}
+
+#[test]
 fn x4_matches_shake_crate_at_block_edges() {
     check_lanes_at_edges(Backend::Avx2x4);
 }
@@ -267,6 +272,11 @@ fn x4_matches_shake_crate_at_block_edges() {
 #[test]
 fn x4_avx512vl_matches_shake_crate_at_block_edges() {
     check_lanes_at_edges(Backend::Avx512vlX4);
+}
+
+#[test]
+fn x4_avx512vl_xor_matches_shake_crate_at_block_edges() {
+    check_lanes_at_edges(Backend::Avx512vlX4Xor);
 }
 
 #[test]
@@ -374,13 +384,15 @@ fn support_follows_cpu_detection() {
             true,
             is_x86_feature_detected!("sse2"),
             vl,
+            vl,
             is_x86_feature_detected!("avx2"),
+            vl,
             vl,
             is_x86_feature_detected!("avx512f"),
         ]
     };
     #[cfg(not(target_arch = "x86_64"))]
-    let expected = [true, false, false, false, false, false];
+    let expected = [true, false, false, false, false, false, false, false];
     for (backend, expected) in Backend::ALL.into_iter().zip(expected) {
         assert_eq!(backend.is_supported(), expected, "{backend}");
     }
@@ -438,8 +450,10 @@ fn names_and_lanes() {
             ("x1-scalar", 1),
             ("x2-sse2", 2),
             ("x2-avx512vl", 2),
+            ("x2-avx512vl-xor", 2),
             ("x4-avx2", 4),
             ("x4-avx512vl", 4),
+            ("x4-avx512vl-xor", 4),
             ("x8-avx512", 8),
         ]
     );
