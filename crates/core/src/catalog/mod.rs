@@ -134,8 +134,9 @@ pub enum PrepareError {
         /// The missing parameter, e.g. `len`.
         param: &'static str,
     },
-    /// This CPU cannot run the implementation; the text says which one or why.
-    #[error("`{0}` is not supported on this CPU")]
+    /// This CPU cannot run the implementation: why, in words that name the
+    /// implementation and what it lacks (as [`Implementation::unsupported`] says it).
+    #[error("{0}")]
     Unsupported(String),
     /// The call itself fails with these parameters (a C function's error status): timing
     /// it would time a function that gives up at once.
@@ -199,4 +200,17 @@ pub trait Implementation: Send + Sync {
 /// LWC and SUPERCOP harnesses use, so results never depend on a random source.
 pub fn pattern(len: usize) -> Vec<u8> {
     (0..len).map(|i| i as u8).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reason is the message: it already names the implementation and what it lacks
+    /// (once "`x2-avx512vl: not supported on this CPU (…)` is not supported on this CPU").
+    #[test]
+    fn an_unsupported_implementation_is_said_once() {
+        let why = "x2-avx512vl: not supported on this CPU (needs avx512f+avx512vl)";
+        assert_eq!(PrepareError::Unsupported(why.into()).to_string(), why);
+    }
 }
