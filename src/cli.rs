@@ -310,15 +310,12 @@ impl VerdictArgs {
     ) -> crate::record::VerdictOptions {
         let mut options: crate::record::VerdictOptions = self.into();
         if counter.simulated() && self.noise_threshold.is_none() {
-            options.noise_threshold_pct = INSTRUCTIONS_NOISE_THRESHOLD_PCT;
+            options.noise_threshold_pct =
+                crate::record::VerdictOptions::INSTRUCTIONS_NOISE_THRESHOLD_PCT;
         }
         options
     }
 }
-
-/// The noise threshold of instruction counts: the same code counts the same to a few
-/// instructions in every run (docs/measurement.md), so a tenth of a percent is a change.
-pub const INSTRUCTIONS_NOISE_THRESHOLD_PCT: f64 = 0.1;
 
 /// `cryptobench bulk`.
 #[derive(Args, Debug)]

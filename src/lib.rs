@@ -18,7 +18,7 @@
 
 pub use cryptobench_core::{
     analysis, catalog, cimpl, counter, exit, history, interrupt, machine, name, output, plan,
-    record, report, runner, sample, session, size, stats, store,
+    preflight, record, report, runner, sample, session, size, stats, store,
 };
 pub use cryptobench_keccak_lanes as keccak;
 

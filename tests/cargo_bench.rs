@@ -148,6 +148,33 @@ fn cargo_bench_measures_stores_and_refuses_unknown_options() {
         "{}",
         text(&out)
     );
+
+    // The checks `cryptobench run` makes before measuring, made here too: a gate that
+    // could only pass, and a baseline name that reads as a run id, are refused first.
+    for (args, said) in [
+        (
+            &[
+                "--baseline",
+                "main",
+                "--fail-on-regression",
+                "--processes",
+                "2",
+            ][..],
+            "--fail-on-regression with --processes 2",
+        ),
+        (&["--save-baseline", "7"][..], "--save-baseline \"7\""),
+    ] {
+        let mut all = vec!["bench", "--", "example/toy"];
+        all.extend(args);
+        let out = cargo(&all, &[]);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(text(&out).contains(said), "{}", text(&out));
+        assert!(
+            !text(&out).contains("cryptobench run"),
+            "nothing measured: {}",
+            text(&out)
+        );
+    }
 }
 
 #[test]

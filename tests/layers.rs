@@ -28,6 +28,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "application",
         &[
             "session",
+            "preflight",
             "commands",
             "cli",
             "import",

@@ -10,6 +10,7 @@ use crate::cli::{ImportSource, OutputArgs};
 use crate::history;
 use crate::import;
 use crate::output::{check_writable, emit, print};
+use crate::preflight::some_of;
 use crate::record::now;
 use crate::report;
 use crate::report::Format;
@@ -30,17 +31,6 @@ pub(super) fn report_run(
         &crate::session::render_stored(&store, &stored, format)?,
     )?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The first few of `keys`, for an error message.
-pub(super) fn some_of(keys: &[String]) -> String {
-    const SHOWN: usize = 3;
-    let shown: Vec<String> = keys.iter().take(SHOWN).map(|k| format!("`{k}`")).collect();
-    match keys.len() {
-        0 => "no case".into(),
-        n if n <= SHOWN => shown.join(", "),
-        n => format!("{} and {} more", shown.join(", "), n - SHOWN),
-    }
 }
 
 pub(super) fn import_run(source: ImportSource) -> Result<ExitCode> {

@@ -37,7 +37,7 @@ use cryptobench_core::record::{
 };
 use cryptobench_core::report::{Doc, Format};
 use cryptobench_core::runner::{self, Progress, worker};
-use cryptobench_core::{machine, session};
+use cryptobench_core::{machine, preflight, session};
 
 /// A bench target: its implementations, and what to compare of them.
 pub struct Bench {
@@ -255,6 +255,18 @@ impl Bench {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
+        let processes = args.processes as usize;
+        if let Some(name) = &args.save_baseline {
+            preflight::check_baseline_name(name)?;
+        }
+        if args.fail_on_regression {
+            preflight::check_gate_can_decide(
+                &plan.analysis,
+                processes,
+                &VerdictOptions::default_for(counter),
+                args.baseline.is_some(),
+            )?;
+        }
         let mut store = cryptobench_core::store::Store::open(&db)?;
         let machine = machine::Machine::detect();
         let place = cryptobench_core::record::RunPlace::new_run(
@@ -262,6 +274,7 @@ impl Bench {
             &machine.cpu_identity(),
             args.testbed.as_deref(),
         );
+        preflight::warn_of_another_machine(&store, &place)?;
         let baseline_run = match &args.baseline {
             Some(name) => Some(
                 store
@@ -270,7 +283,6 @@ impl Bench {
             ),
             None => None,
         };
-        let processes = args.processes as usize;
         let layouts = args.layouts as usize;
         let options = RunOptions {
             counter,
@@ -285,11 +297,7 @@ impl Bench {
         };
         let analysis = AnalysisOptions {
             spec: plan.analysis.clone(),
-            verdict: VerdictOptions {
-                // Instructions count the same code the same to a few in a million.
-                noise_threshold_pct: if counter.simulated() { 0.1 } else { 1.0 },
-                ..VerdictOptions::DEFAULT
-            },
+            verdict: VerdictOptions::default_for(counter),
             baseline_run,
             force: false,
         };
@@ -304,6 +312,12 @@ impl Bench {
             None,
         );
         header.place = place;
+        if let (Some(id), Some(name)) = (baseline_run, &args.baseline) {
+            let gate = args
+                .fail_on_regression
+                .then(|| (VerdictOptions::default_for(counter), processes));
+            preflight::check_baseline(&store, id, name, &header, &plan.cases, false, gate)?;
+        }
         let code = session::run(
             &mut store,
             &header,

@@ -18,7 +18,7 @@
 //! | measurement | [`sample`], [`runner`] |
 //! | analysis | [`analysis`], [`history`] |
 //! | reports | [`report`] |
-//! | session | [`session`], [`interrupt`], [`output`]: one run's life, Ctrl-C, where reports go |
+//! | session | [`session`], [`preflight`], [`interrupt`], [`output`]: one run's life, the checks before it, Ctrl-C, where reports go |
 
 #![deny(missing_docs)]
 
@@ -36,6 +36,7 @@ pub mod machine;
 pub mod name;
 pub mod output;
 pub mod plan;
+pub mod preflight;
 pub mod record;
 pub mod report;
 pub mod runner;

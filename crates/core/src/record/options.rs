@@ -144,6 +144,23 @@ impl VerdictOptions {
         noise_threshold_pct: 1.0,
         test: Test::MannWhitney,
     };
+
+    /// The noise threshold of instruction counts: the same code counts the same to a few
+    /// instructions in every run (docs/measurement.md), so a tenth of a percent is a change.
+    pub const INSTRUCTIONS_NOISE_THRESHOLD_PCT: f64 = 0.1;
+
+    /// [`VerdictOptions::DEFAULT`] for a run that counts with `counter`: instruction
+    /// counts take [`VerdictOptions::INSTRUCTIONS_NOISE_THRESHOLD_PCT`].
+    pub fn default_for(counter: crate::counter::CounterKind) -> VerdictOptions {
+        VerdictOptions {
+            noise_threshold_pct: if counter.simulated() {
+                VerdictOptions::INSTRUCTIONS_NOISE_THRESHOLD_PCT
+            } else {
+                VerdictOptions::DEFAULT.noise_threshold_pct
+            },
+            ..VerdictOptions::DEFAULT
+        }
+    }
 }
 
 impl Default for VerdictOptions {

@@ -1,0 +1,160 @@
+//! The checks every host of a run makes before measuring (`cryptobench run`, a crate's
+//! `cargo bench`): a baseline name that reads as one, a regression gate that can fail, a
+//! baseline that can be compared with the run, and a testbed that changed hardware. Each
+//! refuses in one line, before anything is measured, what would otherwise be found only
+//! after a run that then could not be used.
+
+use anyhow::{Result, bail};
+
+use crate::analysis;
+use crate::record::{AnalysisSpec, Case, RunHeader, RunPlace, Test, VerdictOptions};
+use crate::store::Store;
+
+/// The first few of `keys`, quoted, for a message about many cases.
+pub fn some_of(keys: &[String]) -> String {
+    const SHOWN: usize = 3;
+    let shown: Vec<String> = keys.iter().take(SHOWN).map(|k| format!("`{k}`")).collect();
+    match keys.len() {
+        0 => "no case".into(),
+        n if n <= SHOWN => shown.join(", "),
+        n => format!("{} and {} more", shown.join(", "), n - SHOWN),
+    }
+}
+
+/// A testbed seen before with other hardware: said, never silently joined (its runs are
+/// stored as another machine of that testbed, and compared only with their own).
+pub fn warn_of_another_machine(store: &Store, place: &RunPlace) -> Result<()> {
+    let seen = store.testbed_fingerprints(&place.testbed)?;
+    if !seen.is_empty() && !seen.iter().any(|(f, _)| *f == place.fingerprint) {
+        let (fingerprint, cpu) = seen.last().expect("not empty");
+        eprintln!(
+            "warning: testbed `{}` was until now a {cpu} (fingerprint {fingerprint}); this machine differs (fingerprint {}): its runs are kept apart as another machine, and compared only with their own",
+            place.testbed, place.fingerprint
+        );
+    }
+    Ok(())
+}
+
+/// A regression gate that could not fail must not be offered: refuse, before measuring,
+/// one whose run compares nothing or has too few processes for any interval.
+pub fn check_gate_can_decide(
+    spec: &AnalysisSpec,
+    processes: usize,
+    verdict: &VerdictOptions,
+    has_baseline: bool,
+) -> Result<()> {
+    if !crate::stats::interval_reachable(processes, processes, analysis::LEVEL) {
+        bail!(
+            "--fail-on-regression with --processes {processes}: that few worker processes per case cannot give a {:.0} % interval of a change, so no comparison could be made and the gate could only pass; use --processes 4 or more",
+            100.0 * analysis::LEVEL
+        );
+    }
+    if verdict.test == Test::MannWhitney {
+        let floor = crate::stats::mann_whitney_p_floor(processes, processes).unwrap_or(1.0);
+        if floor >= verdict.significance {
+            bail!(
+                "--fail-on-regression with --processes {processes} and --significance {}: the smallest p-value a Mann-Whitney test of {processes} against {processes} processes can give is {}, so no change could ever be significant and the gate could only pass; use more processes or a larger --significance",
+                verdict.significance,
+                crate::stats::fmt_p(floor)
+            );
+        }
+    }
+    if !has_baseline && !spec.compares_variants() {
+        if spec.compares() {
+            bail!(
+                "--fail-on-regression: this run only compares implementations with each other (--against, or the experiment's pairs), where slower is a finding, not a regression, so the gate could only pass; gate a change with --baseline NAME (these cases against a run saved with --save-baseline NAME)"
+            );
+        }
+        bail!(
+            "--fail-on-regression: this run compares nothing, so the gate could only pass; add --baseline NAME (these cases against a run saved with --save-baseline NAME)"
+        );
+    }
+    Ok(())
+}
+
+/// Found out after measuring, a baseline that cannot be compared with the run would leave
+/// a run no report can show, or a gate that looked at nothing: refuse it first.
+pub fn check_baseline(
+    store: &Store,
+    id: i64,
+    name: &str,
+    header: &RunHeader,
+    cases: &[Case],
+    force: bool,
+    gate: Option<(VerdictOptions, usize)>,
+) -> Result<()> {
+    let base = store.load_run(id)?;
+    if !force && let Some(why) = analysis::incomplete(&base.header) {
+        bail!(
+            "--baseline {name}: {why}; measure the baseline again, or use --force to compare with what it has"
+        );
+    }
+    let differs: Vec<String> = analysis::differences(&base.header, header)
+        .into_iter()
+        .map(|(what, was, is)| format!("{what} `{was}` there, `{is}` here"))
+        .collect();
+    if !differs.is_empty() && !force {
+        bail!(
+            "--baseline {name}: run {id} is not comparable with this run ({}); measure the baseline again, or use --force",
+            differs.join("; ")
+        );
+    }
+    let (there, here) = (base.header.counter, header.counter);
+    if there.short_unit() != here.short_unit() {
+        let way = match there {
+            crate::record::RunCounter::Measured(kind) => {
+                format!("run with --counter {kind}, or measure the baseline again")
+            }
+            crate::record::RunCounter::Imported(_) => {
+                "measure a baseline with cryptobench itself".into()
+            }
+        };
+        bail!(
+            "--baseline {name}: run {id} counts {} ({there}) and this run would count {} ({here}), which no --force makes comparable; {way}",
+            there.short_unit(),
+            here.short_unit()
+        );
+    }
+    let keys: Vec<String> = cases.iter().map(Case::key).collect();
+    if !base.cases.iter().any(|c| keys.contains(&c.key)) {
+        let base_keys: Vec<String> = base.cases.iter().map(|c| c.key.clone()).collect();
+        bail!(
+            "--baseline {name}: run {id} measured none of this run's cases, so nothing could be compared with it (it has {}; this run would measure {}); measure the same implementations at the same --sizes",
+            some_of(&base_keys),
+            some_of(&keys)
+        );
+    }
+    // A gate whose every comparison with the baseline's processes would fall short of an
+    // interval could only pass: the fewest processes of a shared case decide.
+    let fewest = base
+        .cases
+        .iter()
+        .filter(|c| keys.contains(&c.key) && !c.per_process.is_empty())
+        .map(|c| c.per_process.len())
+        .min();
+    if let (Some((verdict, processes)), Some(theirs)) = (gate, fewest) {
+        let level = 1.0 - verdict.significance;
+        if !crate::stats::interval_reachable(theirs, processes, level) {
+            bail!(
+                "--fail-on-regression with --baseline {name}: run {id} has {theirs} worker processes for some case, and {theirs} against this run's {processes} cannot give a {} % interval of a change at --significance {} (the smallest p-value a Mann-Whitney test of them can give is {}), so the gate could only pass; measure the baseline again with more --processes, or use a larger --significance",
+                analysis::fmt_level(level),
+                verdict.significance,
+                crate::stats::fmt_p(
+                    crate::stats::mann_whitney_p_floor(theirs, processes).unwrap_or(1.0)
+                ),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A baseline is found again by its name, so it must not read as anything else
+/// `--baseline` accepts: a run id or `latest`.
+pub fn check_baseline_name(name: &str) -> Result<()> {
+    if name.trim().is_empty() || name == "latest" || name.parse::<i64>().is_ok() {
+        bail!(
+            "--save-baseline {name:?}: a baseline needs a name that is not empty, not a number (run ids are) and not `latest`, e.g. `main`"
+        );
+    }
+    Ok(())
+}
