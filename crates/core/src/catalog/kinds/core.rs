@@ -105,14 +105,43 @@ pub static KECCAK_F1600: CoreAlgorithm = CoreAlgorithm {
         input: "0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000",
         output: "e7dde140798f25f18a47c033f9ccd584eea95aa61e2698d54d49806f304715bd57d05362054e288bd46f8e7f2da497ffc44746a4a0e5fe90762e19d60cda5b8c9c05191bf7a630ad64fc8fd0b75a933035d617233fa95aeb0321710d26e6a6a95f55cfdb167ca58126c84703cd31b8439f56a5111a2ff20161aed9215a63e505f270c98cf2febe641166c47b95703661cb0ed04f555a7cb8c832cf1c8ae83e8c14263aae22790c94e409c5a224f94118c26504e72635f5163ba1307fe944f67549a2ec5c7bfff1ea",
     }],
-    reference: |_, block| {
-        let mut a: reference::keccak::State = std::array::from_fn(|i| {
-            u64::from_le_bytes(block[8 * i..8 * i + 8].try_into().expect("8 bytes"))
-        });
-        reference::keccak::f1600(&mut a);
-        a.iter().flat_map(|l| l.to_le_bytes()).collect()
-    },
+    reference: keccak_states_reference,
 };
+
+/// Keccak-f\[1600\] on N independent states at once, each 200 bytes as FIPS 202 lays out
+/// a state, one after the other: what an N-way implementation (XKCP's `times4`, our
+/// `x4`) takes and gives when measured as a whole call. Checked by the chained reference
+/// on a pattern that differs from state to state, so a mixed-up lane cannot pass.
+macro_rules! keccak_states {
+    ($name:ident, $algorithm:literal, $states:literal) => {
+        #[doc = concat!("Keccak-f\\[1600\\] on ", $states, " states, one call.")]
+        pub static $name: CoreAlgorithm = CoreAlgorithm {
+            name: $algorithm,
+            operations: PERMUTE,
+            key_len: 0,
+            block_len: 200 * $states,
+            vectors: &[],
+            reference: keccak_states_reference,
+        };
+    };
+}
+keccak_states!(KECCAK_F1600_X2, "keccak-f1600-x2", 2);
+keccak_states!(KECCAK_F1600_X4, "keccak-f1600-x4", 4);
+keccak_states!(KECCAK_F1600_X8, "keccak-f1600-x8", 8);
+
+/// Every 200-byte state of `block` permuted.
+fn keccak_states_reference(_key: &[u8], block: &[u8]) -> Vec<u8> {
+    block
+        .chunks_exact(200)
+        .flat_map(|state| {
+            let mut a: reference::keccak::State = std::array::from_fn(|i| {
+                u64::from_le_bytes(state[8 * i..8 * i + 8].try_into().expect("8 bytes"))
+            });
+            reference::keccak::f1600(&mut a);
+            a.into_iter().flat_map(u64::to_le_bytes)
+        })
+        .collect()
+}
 
 fn aes_reference(key: &[u8], block: &[u8]) -> Vec<u8> {
     let block: [u8; 16] = block.try_into().expect("AES block is 16 bytes");
@@ -122,9 +151,16 @@ fn aes_reference(key: &[u8], block: &[u8]) -> Vec<u8> {
 /// The algorithm of this name whose known answers and reference any implementation of it
 /// (a C build included) is checked against.
 pub fn algorithm(name: &str) -> Option<&'static CoreAlgorithm> {
-    [&AES_128, &AES_256, &KECCAK_F1600]
-        .into_iter()
-        .find(|a| a.name == name)
+    [
+        &AES_128,
+        &AES_256,
+        &KECCAK_F1600,
+        &KECCAK_F1600_X2,
+        &KECCAK_F1600_X4,
+        &KECCAK_F1600_X8,
+    ]
+    .into_iter()
+    .find(|a| a.name == name)
 }
 
 /// Iterations of the chained check: each output is the next input, so one wrong bit
@@ -145,6 +181,11 @@ pub fn conformance(
         Mismatch::check_bytes(v.source, &got, &unhex(v.output))?;
     }
     let key = pattern(alg.key_len);
+    // One call first: a fault that undoes itself on the next call (two states swapped
+    // every call) would pass an even chain.
+    let what = "one call against the reference implementation";
+    let got = apply(&key, &pattern(alg.block_len), 1).map_err(refused(what))?;
+    Mismatch::check_bytes(what, &got, &(alg.reference)(&key, &pattern(alg.block_len)))?;
     let mut want = pattern(alg.block_len);
     for _ in 0..CHAIN {
         want = (alg.reference)(&key, &want);
@@ -233,6 +274,47 @@ mod tests {
                 let got = (alg.reference)(&unhex(v.key), &unhex(v.input));
                 assert_eq!(hex::encode(got), v.output, "{}", v.source);
             }
+        }
+    }
+
+    /// The N-state permutations permute each state as the one-state reference does, and
+    /// their gate fails an implementation that swaps two states or permutes one only.
+    #[test]
+    fn n_state_permutations_check_every_state() {
+        for alg in [&KECCAK_F1600_X2, &KECCAK_F1600_X4, &KECCAK_F1600_X8] {
+            let block = pattern(alg.block_len);
+            let got = (alg.reference)(&[], &block);
+            for (i, state) in block.chunks(200).enumerate() {
+                let want = (KECCAK_F1600.reference)(&[], state);
+                assert_eq!(
+                    &got[200 * i..200 * (i + 1)],
+                    want.as_slice(),
+                    "{}",
+                    alg.name
+                );
+            }
+            assert_eq!(
+                algorithm(alg.name).map(|a| a.block_len),
+                Some(alg.block_len)
+            );
+            let chain = |f: &dyn Fn(&[u8]) -> Vec<u8>, block: &[u8], calls: usize| {
+                Ok((0..calls).fold(block.to_vec(), |b, _| f(&b)))
+            };
+            let right = |b: &[u8]| (alg.reference)(&[], b);
+            assert!(conformance(alg, |_, b, n| chain(&right, b, n)).is_ok());
+            let swapped = |b: &[u8]| {
+                let mut out = (alg.reference)(&[], b);
+                let (first, rest) = out.split_at_mut(200);
+                first.swap_with_slice(&mut rest[..200]);
+                out
+            };
+            assert!(conformance(alg, |_, b, n| chain(&swapped, b, n)).is_err());
+            let first_only = |b: &[u8]| {
+                let mut out = b.to_vec();
+                out[..200].copy_from_slice(&(KECCAK_F1600.reference)(&[], &b[..200]));
+                out
+            };
+            assert!(conformance(alg, |_, b, n| chain(&first_only, b, n)).is_err());
         }
     }
 
