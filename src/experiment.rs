@@ -410,9 +410,11 @@ const KECCAK_SHAKE128: &[(&str, &str)] = &[
     ("rustcrypto/shake128", "xof"),
     ("openssl/shake128", "xof"),
     ("libcrux/shake128", "xof"),
+    ("cryptobench/shake128-x2", "xof"),
     ("cryptobench/shake128-x2-sse2", "xof"),
     ("cryptobench/shake128-x2-avx512vl", "xof"),
     ("cryptobench/shake128-x2-avx512vl-xor", "xof"),
+    ("cryptobench/shake128-x4", "xof"),
     ("cryptobench/shake128-x4-avx2", "xof"),
     ("cryptobench/shake128-x4-avx512vl", "xof"),
     ("cryptobench/shake128-x4-avx512vl-xor", "xof"),
@@ -424,9 +426,11 @@ const KECCAK_SHAKE256: &[(&str, &str)] = &[
     ("rustcrypto/shake256", "xof"),
     ("openssl/shake256", "xof"),
     ("libcrux/shake256", "xof"),
+    ("cryptobench/shake256-x2", "xof"),
     ("cryptobench/shake256-x2-sse2", "xof"),
     ("cryptobench/shake256-x2-avx512vl", "xof"),
     ("cryptobench/shake256-x2-avx512vl-xor", "xof"),
+    ("cryptobench/shake256-x4", "xof"),
     ("cryptobench/shake256-x4-avx2", "xof"),
     ("libcrux/shake256-x4-avx2", "xof"),
     ("cryptobench/shake256-x4-avx512vl", "xof"),
@@ -437,9 +441,11 @@ const KECCAK_SHAKE256: &[(&str, &str)] = &[
 const KECCAK_PERMUTE: &[(&str, &str)] = &[
     ("cryptobench/keccak-f1600-x1-scalar", "permute"),
     ("rustcrypto/keccak-f1600", "permute"),
+    ("cryptobench/keccak-f1600-x2", "permute"),
     ("cryptobench/keccak-f1600-x2-sse2", "permute"),
     ("cryptobench/keccak-f1600-x2-avx512vl", "permute"),
     ("cryptobench/keccak-f1600-x2-avx512vl-xor", "permute"),
+    ("cryptobench/keccak-f1600-x4", "permute"),
     ("cryptobench/keccak-f1600-x4-avx2", "permute"),
     ("cryptobench/keccak-f1600-x4-avx512vl", "permute"),
     ("cryptobench/keccak-f1600-x4-avx512vl-xor", "permute"),
@@ -479,6 +485,9 @@ pub fn plan(
     let sizes = sizes.as_deref();
     let mut plan = plan_cases(targets, sizes, kat_dir, estimates, registry)?;
     for case in &mut plan.cases {
+        if let Some(chosen) = path_chosen_here(&case.implementation, registry) {
+            case.implementation = chosen;
+        }
         if let Some(implementation) = registry.get(&case.implementation) {
             case.lanes = implementation.lanes();
         }
@@ -495,6 +504,22 @@ pub fn plan(
         );
     }
     Ok(plan)
+}
+
+/// An experiment names a default by its lane count alone (`cryptobench/shake128-x2`); the
+/// registry knows it with the path this host takes (`cryptobench/shake128-x2@avx512vl-xor`),
+/// and that full name is what the case is stored and reported under.
+fn path_chosen_here(name: &str, registry: &Registry) -> Option<String> {
+    if name.contains('@') || registry.get(name).is_some() {
+        return None;
+    }
+    let prefix = format!("{name}@");
+    let mut found = registry
+        .all()
+        .map(|i| i.name())
+        .filter(|n| n.starts_with(&prefix));
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
 }
 
 /// An experiment's own cases, manifests and tables.
@@ -673,8 +698,9 @@ mod tests {
             let members: Vec<&(&str, &str)> = e.groups.iter().flat_map(|g| g.members).collect();
             for g in e.groups {
                 for (imp, op) in g.members {
+                    let here = path_chosen_here(imp, &r).unwrap_or(imp.to_string());
                     let i = r
-                        .get(imp)
+                        .get(&here)
                         .unwrap_or_else(|| panic!("{}: unknown {imp}", e.name));
                     let o = i
                         .operation(op)
@@ -686,6 +712,45 @@ mod tests {
                 assert!(members.iter().any(|(m, _)| m == a) && members.iter().any(|(m, _)| m == b));
             }
         }
+    }
+
+    /// keccak-xn names each lane count's default without its path; the plan stores it
+    /// under the path this host takes, with its lanes, beside the backend of that name.
+    #[test]
+    fn defaults_are_planned_under_the_path_taken_here() {
+        let r = crate::providers::builtin();
+        let p = plan(&["keccak-xn".into()], None, None, false, &r).unwrap();
+        for lanes in [2, 4] {
+            let chosen = crate::keccak::Backend::default_for(lanes).unwrap().backend;
+            let want = format!(
+                "cryptobench/keccak-f1600-x{lanes}@{}",
+                chosen.instructions()
+            );
+            let case = p
+                .cases
+                .iter()
+                .find(|c| c.implementation == want)
+                .unwrap_or_else(|| panic!("no case {want}"));
+            assert_eq!(case.lanes, lanes);
+            let named = format!("cryptobench/keccak-f1600-{}", chosen.name());
+            assert!(p.cases.iter().any(|c| c.implementation == named), "{named}");
+        }
+        assert!(
+            p.cases
+                .iter()
+                .all(|c| c.implementation != "cryptobench/shake128-x2"),
+            "a default left unresolved"
+        );
+        // Only a name without a path, one registered path, resolves.
+        assert_eq!(
+            path_chosen_here("cryptobench/keccak-f1600-x2-sse2", &r),
+            None
+        );
+        assert_eq!(path_chosen_here("cryptobench/keccak-f1600-x3", &r), None);
+        assert_eq!(
+            path_chosen_here("cryptobench/keccak-f1600-x2@sse2", &r),
+            None
+        );
     }
 
     #[test]

@@ -1949,6 +1949,47 @@ fn any_run_can_ask_for_ratios_and_slopes_and_an_experiment_takes_extra_manifests
     );
 }
 
+/// The N-lane Keccak default follows `KECCAK_LANES_BACKEND` and says so in its name; a
+/// value that names no backend, or two of one lane count, is refused in one line before
+/// anything is built or measured (every worker would inherit it).
+#[test]
+fn the_keccak_override_names_the_path_or_is_refused() {
+    let env = Env::new();
+    let with = |value: &str, args: &[&str]| {
+        env.cmd_with(
+            args,
+            &[("KECCAK_LANES_BACKEND", std::ffi::OsStr::new(value))],
+        )
+    };
+    let listed = with("x2-sse2,x4-avx2", &["list", "keccak-f1600-x"]);
+    assert!(listed.status.success());
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listed.contains("cryptobench/keccak-f1600-x2@sse2 "),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("cryptobench/keccak-f1600-x4@avx2 "),
+        "{listed}"
+    );
+    assert!(!listed.contains("keccak-f1600-x2@avx512"), "{listed}");
+    let info = with("x2-sse2", &["info"]);
+    assert!(
+        String::from_utf8_lossy(&info.stdout)
+            .contains("x2: x2-sse2 (named by KECCAK_LANES_BACKEND)"),
+        "{}",
+        String::from_utf8_lossy(&info.stdout)
+    );
+    assert_bad_input(
+        &with("x2-avx3", &["run", "keccak-f1600-x2", "--processes", "2"]),
+        "KECCAK_LANES_BACKEND: \"x2-avx3\" is not a backend; the backends are x1-scalar",
+    );
+    assert_bad_input(
+        &with("x4-avx2,x4-avx512vl", &["check", "keccak-f1600-x4"]),
+        "x4-avx2 and x4-avx512vl both run 4 lanes",
+    );
+}
+
 /// `list MANIFEST` shows every implementation x target of a manifest, read from it and
 /// nothing built (it once said "no implementation matches"); filters after the path
 /// narrow it, and one that matches nothing names the manifest and what it has.

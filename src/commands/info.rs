@@ -7,6 +7,7 @@ use anyhow::Result;
 use crate::cli::InfoFormat;
 use crate::machine::Machine;
 use crate::output::print;
+use crate::providers::keccak_lanes;
 use crate::report;
 
 pub(super) fn info(format: InfoFormat) -> Result<ExitCode> {
@@ -19,6 +20,7 @@ pub(super) fn info(format: InfoFormat) -> Result<ExitCode> {
             let mut v = serde_json::to_value(&m)?;
             v["chosen_counter"] = serde_json::json!({"counter": chosen, "unit": chosen.unit()});
             v["c_native"] = serde_json::to_value(crate::cimpl::estimate::native())?;
+            v["keccak_lanes_defaults"] = serde_json::to_value(keccak_lanes::defaults_here())?;
             print(&(serde_json::to_string_pretty(&v)? + "\n"))?;
         }
         InfoFormat::Text => {
@@ -36,9 +38,10 @@ pub(super) fn info(format: InfoFormat) -> Result<ExitCode> {
                 }
             };
             print(&format!(
-                "{}C native:   cc -march=native is {} here; {estimated}\n",
+                "{}C native:   cc -march=native is {} here; {estimated}\nKeccak:     our N-lane defaults here: {}\n",
                 report::machine_text(&m, chosen),
-                n.cc_march.as_deref().unwrap_or("unknown (cc did not say)")
+                n.cc_march.as_deref().unwrap_or("unknown (cc did not say)"),
+                keccak_lanes::defaults_here().join("; ")
             ))?;
         }
     }

@@ -18,6 +18,12 @@ mod run;
 mod stored;
 
 pub fn dispatch(command: Command) -> Result<ExitCode> {
+    if matches!(
+        command,
+        Command::Run(_) | Command::Check(_) | Command::List { .. }
+    ) {
+        crate::providers::keccak_lanes::check_override()?;
+    }
     match command {
         Command::Info { format } => info::info(format),
         Command::List { filter } => list::list(filter.as_deref()),

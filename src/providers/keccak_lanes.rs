@@ -3,7 +3,10 @@
 //!
 //! Names say the lane count and the instructions, e.g. `cryptobench/shake128-x4-avx2`,
 //! so that a figure is never credited to instructions it did not use; a backend this CPU
-//! lacks is listed and reported unsupported, never run.
+//! lacks is listed and reported unsupported, never run. Where a lane count has several
+//! backends, its default (what a caller naming only the lane count gets: the table of
+//! measured CPU models in `keccak::choice`, or `KECCAK_LANES_BACKEND`) is registered too,
+//! with the path it takes on this host after `@`: `cryptobench/shake128-x2@avx512vl-xor`.
 
 use std::hint::black_box;
 
@@ -17,35 +20,96 @@ use crate::record::Params;
 
 pub const PROVIDER: &str = "cryptobench";
 
+/// The lane counts with more than one backend, whose default is chosen per CPU.
+pub const CHOSEN_LANES: [usize; 2] = [2, 4];
+
 pub fn register(r: &mut Registry) {
     for backend in Backend::ALL {
-        r.add(ShakeLanes::new(backend, &SHAKE128));
-        r.add(ShakeLanes::new(backend, &SHAKE256));
+        r.add(ShakeLanes::new(backend, &SHAKE128, None));
+        r.add(ShakeLanes::new(backend, &SHAKE256, None));
         r.add(PermuteLanes {
             backend,
             algorithm: format!("keccak-f1600-{}", backend.name()),
+            default: false,
         });
     }
+    for lanes in CHOSEN_LANES {
+        let backend = default_backend(lanes);
+        r.add(ShakeLanes::new(backend, &SHAKE128, Some(lanes)));
+        r.add(ShakeLanes::new(backend, &SHAKE256, Some(lanes)));
+        r.add(PermuteLanes {
+            backend,
+            algorithm: format!("keccak-f1600-x{lanes}"),
+            default: true,
+        });
+    }
+}
+
+/// The default backend for `lanes` here. Where none runs, the last preference (listed,
+/// reported unsupported); a bad override was refused before anything was registered
+/// ([`check_override`]), and counts as unset if it was not.
+fn default_backend(lanes: usize) -> Backend {
+    Backend::default_for(lanes)
+        .map(|choice| choice.backend)
+        .unwrap_or_else(|_| {
+            keccak::PREFERENCE
+                .iter()
+                .rev()
+                .copied()
+                .find(|b| b.lanes() == lanes)
+                .expect("every lane count has a preference")
+        })
+}
+
+/// Refuse, in one line, a `KECCAK_LANES_BACKEND` that names no backend, one this CPU
+/// lacks, or two of one lane count: every worker process inherits it, and a default
+/// quietly taken instead would be credited with figures it did not produce.
+pub fn check_override() -> Result<(), keccak::ChoiceError> {
+    for lanes in CHOSEN_LANES {
+        match Backend::default_for(lanes) {
+            Ok(_) | Err(keccak::ChoiceError::NoBackend(_)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// How each default is chosen on this host, one line per lane count, for `list`.
+pub fn defaults_here() -> Vec<String> {
+    CHOSEN_LANES
+        .iter()
+        .map(|&lanes| match Backend::default_for(lanes) {
+            Ok(choice) => format!("x{lanes}: {} ({})", choice.backend, choice.reason),
+            Err(e) => format!("x{lanes}: {e}"),
+        })
+        .collect()
 }
 
 fn unsupported(backend: Backend) -> Option<String> {
     (!backend.is_supported()).then(|| keccak::Error::Unsupported(backend).to_string())
 }
 
-/// SHAKE on one of our backends.
+/// SHAKE on one of our backends: named after it, or, as the default of its lane count,
+/// after the lane count with the backend as its path.
 #[derive(Clone)]
 struct ShakeLanes {
     backend: Backend,
     alg: &'static XofAlgorithm,
     algorithm: String,
+    default: bool,
 }
 
 impl ShakeLanes {
-    fn new(backend: Backend, alg: &'static XofAlgorithm) -> Lanes<Self> {
+    fn new(backend: Backend, alg: &'static XofAlgorithm, default_of: Option<usize>) -> Lanes<Self> {
+        let algorithm = match default_of {
+            Some(lanes) => format!("{}-x{lanes}", alg.name),
+            None => format!("{}-{}", alg.name, backend.name()),
+        };
         Lanes(ShakeLanes {
             backend,
             alg,
-            algorithm: format!("{}-{}", alg.name, backend.name()),
+            algorithm,
+            default: default_of.is_some(),
         })
     }
 }
@@ -56,6 +120,9 @@ impl LaneXof for ShakeLanes {
     }
     fn algorithm(&self) -> &str {
         &self.algorithm
+    }
+    fn path(&self) -> Option<&str> {
+        self.default.then(|| self.backend.instructions())
     }
     fn xof(&self) -> &'static XofAlgorithm {
         self.alg
@@ -80,6 +147,8 @@ const PERMUTE: &[Operation] = &[Operation {
 struct PermuteLanes {
     backend: Backend,
     algorithm: String,
+    /// The default of its lane count: named with the backend as its path.
+    default: bool,
 }
 
 impl Implementation for PermuteLanes {
@@ -88,6 +157,14 @@ impl Implementation for PermuteLanes {
     }
     fn algorithm(&self) -> &str {
         &self.algorithm
+    }
+    fn name(&self) -> String {
+        let name = crate::name::ImplName::new(PROVIDER, &self.algorithm);
+        if self.default {
+            name.at(self.backend.instructions()).to_string()
+        } else {
+            name.to_string()
+        }
     }
     fn kind(&self) -> Kind {
         Kind::Core

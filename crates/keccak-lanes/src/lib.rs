@@ -5,13 +5,17 @@
 //! backends run is decided at run time from the CPU's features, never from the
 //! build machine's: the crate is built for baseline x86-64 and the
 //! instructions a backend needs live only inside its `#[target_feature]`
-//! functions, entered after detection.
+//! functions, entered after detection. Where a lane count has several
+//! backends, [`Backend::default_for`] says which one a caller naming only the
+//! lane count should take on this CPU, from a table of CPU models measured
+//! beforehand (`choice.rs`), overridable by [`OVERRIDE_VAR`].
 
 #![deny(missing_docs)]
 use core::fmt;
 
 #[cfg(target_arch = "x86_64")]
 mod avx512vl;
+mod choice;
 mod round;
 mod scalar;
 mod sponge;
@@ -24,6 +28,8 @@ mod x8;
 
 #[cfg(test)]
 mod tests;
+
+pub use choice::{Choice, ChoiceError, Cpu, MEASURED, Measured, OVERRIDE_VAR, PREFERENCE, Reason};
 
 /// SHAKE128's rate in bytes.
 pub const SHAKE128_RATE: usize = 168;
@@ -92,6 +98,12 @@ impl Backend {
             Backend::Avx512vlX4Xor => "x4-avx512vl-xor",
             Backend::Avx512x8 => "x8-avx512",
         }
+    }
+
+    /// The instructions alone, such as `avx2` for `x4-avx2`: with the lane
+    /// count said elsewhere, the path a default call took.
+    pub fn instructions(self) -> &'static str {
+        self.name().split_once('-').map_or("", |(_, rest)| rest)
     }
 
     /// The x86-64 CPU features the backend needs, for error messages.
