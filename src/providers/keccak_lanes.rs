@@ -31,7 +31,16 @@ pub fn register(r: &mut Registry) {
             backend,
             algorithm: format!("keccak-f1600-{}", backend.name()),
             default: false,
+            interleaved: false,
         });
+        if backend.lanes() > 1 {
+            r.add(PermuteLanes {
+                backend,
+                algorithm: format!("keccak-f1600-{}-interleaved", backend.name()),
+                default: false,
+                interleaved: true,
+            });
+        }
     }
     for lanes in CHOSEN_LANES {
         let backend = default_backend(lanes);
@@ -41,6 +50,7 @@ pub fn register(r: &mut Registry) {
             backend,
             algorithm: format!("keccak-f1600-x{lanes}"),
             default: true,
+            interleaved: false,
         });
     }
 }
@@ -149,6 +159,11 @@ struct PermuteLanes {
     algorithm: String,
     /// The default of its lane count: named with the backend as its path.
     default: bool,
+    /// The states stay interleaved, word `i` of state `l` at `N * i + l`, as the
+    /// backend permutes them (`-interleaved`): the permutation without the
+    /// transposition in and out that N separate states take, as XKCP's
+    /// `PermuteAll` is called on its own interleaved states.
+    interleaved: bool,
 }
 
 impl Implementation for PermuteLanes {
@@ -192,8 +207,17 @@ impl Implementation for PermuteLanes {
         for s in want.iter_mut() {
             reference::keccak::f1600(s);
         }
-        keccak::permute(self.backend, &mut states)
-            .map_err(|e| Mismatch::new("call", e.to_string()))?;
+        if self.interleaved {
+            let mut words: Vec<u64> = (0..25 * n).map(|k| states[k % n][k / n]).collect();
+            keccak::permute_interleaved(self.backend, &mut words)
+                .map_err(|e| Mismatch::new("call", e.to_string()))?;
+            for (k, word) in words.into_iter().enumerate() {
+                states[k % n][k / n] = word;
+            }
+        } else {
+            keccak::permute(self.backend, &mut states)
+                .map_err(|e| Mismatch::new("call", e.to_string()))?;
+        }
         for (l, (got, want)) in states.iter().zip(&want).enumerate() {
             if got != want {
                 return Err(Mismatch::new(
@@ -210,10 +234,18 @@ impl Implementation for PermuteLanes {
             return Err(PrepareError::Unsupported(why));
         }
         self.operation(operation)?;
-        Ok(Box::new(PermuteCall {
-            backend: self.backend,
-            states: vec![[0u64; 25]; self.backend.lanes()],
-        }))
+        let lanes = self.backend.lanes();
+        Ok(if self.interleaved {
+            Box::new(InterleavedCall {
+                backend: self.backend,
+                words: vec![0u64; 25 * lanes],
+            })
+        } else {
+            Box::new(PermuteCall {
+                backend: self.backend,
+                states: vec![[0u64; 25]; lanes],
+            })
+        })
     }
 }
 
@@ -225,5 +257,16 @@ struct PermuteCall {
 impl Call for PermuteCall {
     fn call(&mut self) {
         let _ = keccak::permute(self.backend, black_box(&mut self.states));
+    }
+}
+
+struct InterleavedCall {
+    backend: Backend,
+    words: Vec<u64>,
+}
+
+impl Call for InterleavedCall {
+    fn call(&mut self) {
+        let _ = keccak::permute_interleaved(self.backend, black_box(&mut self.words));
     }
 }

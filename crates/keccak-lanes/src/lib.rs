@@ -172,6 +172,13 @@ pub enum Error {
     },
     /// The rate is not a multiple of 8 in `8..=192`.
     Rate(usize),
+    /// An interleaved state is not 25 words per lane.
+    Words {
+        /// The backend called.
+        backend: Backend,
+        /// How many words it had.
+        got: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -188,6 +195,11 @@ impl fmt::Display for Error {
             Error::UnequalLengths { what, first, other } => write!(
                 f,
                 "all {what} must have the same length, got {first} and {other} bytes"
+            ),
+            Error::Words { backend, got } => write!(
+                f,
+                "{backend}: takes {} interleaved words (25 per state), got {got}",
+                25 * backend.lanes()
             ),
             Error::Rate(rate) => write!(
                 f,
@@ -231,6 +243,58 @@ pub fn permute(backend: Backend, states: &mut [[u64; 25]]) -> Result<(), Error> 
         #[cfg(not(target_arch = "x86_64"))]
         _ => Err(Error::Unsupported(backend)),
     }
+}
+
+/// Applies Keccak-f\[1600\] to `backend.lanes()` states kept interleaved:
+/// `words[N * i + l]` is word `i` (FIPS 202's lane `x + 5 * y`) of state `l`,
+/// for `N = backend.lanes()`. That is the layout the SIMD backends permute in,
+/// so no transposition is made: for a caller that keeps its states this way
+/// across calls (a sponge of its own), and to measure the permutation alone.
+pub fn permute_interleaved(backend: Backend, words: &mut [u64]) -> Result<(), Error> {
+    if !backend.is_supported() {
+        return Err(Error::Unsupported(backend));
+    }
+    if words.len() != 25 * backend.lanes() {
+        return Err(Error::Words {
+            backend,
+            got: words.len(),
+        });
+    }
+    match backend {
+        Backend::Scalar => {
+            let state: &mut [u64; 25] = words.try_into().expect("25 words, checked above");
+            scalar::permute(core::array::from_mut(state));
+            Ok(())
+        }
+        #[cfg(target_arch = "x86_64")]
+        Backend::Sse2x2 => {
+            x2::permute_interleaved(interleaved_mut(words));
+            Ok(())
+        }
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512vlX2 => avx512vl::x2::permute_interleaved(interleaved_mut(words)),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512vlX2Xor => avx512vl::x2_xor::permute_interleaved(interleaved_mut(words)),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx2x4 => x4::permute_interleaved(interleaved_mut(words)),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512vlX4 => avx512vl::x4::permute_interleaved(interleaved_mut(words)),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512vlX4Xor => avx512vl::x4_xor::permute_interleaved(interleaved_mut(words)),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512x8 => x8::permute_interleaved(interleaved_mut(words)),
+        #[cfg(not(target_arch = "x86_64"))]
+        _ => Err(Error::Unsupported(backend)),
+    }
+}
+
+/// `words` (25 N of them, checked by the caller) as 25 groups of N.
+fn interleaved_mut<const N: usize>(words: &mut [u64]) -> &mut [[u64; N]; 25] {
+    words
+        .as_chunks_mut::<N>()
+        .0
+        .try_into()
+        .expect("25 N words, checked by the caller")
 }
 
 /// SHAKE with the given `rate` (such as [`SHAKE128_RATE`]) over

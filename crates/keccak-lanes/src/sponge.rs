@@ -165,7 +165,7 @@ pub(super) fn lane_ptrs_mut<const N: usize>(
 ///   `SUPPORTED()` holds.
 macro_rules! simd_entry_points {
     (
-        fn $shake:ident, fn $permute:ident;
+        fn $shake:ident, fn $permute:ident, fn $interleaved:ident;
         feature: $feature:literal, lanes: $lanes:literal, zero: $zero:expr $(,)?
     ) => {
         #[target_feature(enable = $feature)]
@@ -204,13 +204,23 @@ macro_rules! simd_entry_points {
             // SAFETY: each state is 25 writable words.
             unsafe { write_words(&state, states.each_mut().map(|s| s.as_mut_ptr().cast()), 25) };
         }
+
+        #[target_feature(enable = $feature)]
+        pub(crate) fn $interleaved(words: &mut [[u64; $lanes]; 25]) {
+            // SAFETY: a vector is `$lanes` 64-bit words, so both are 25 of them in a row;
+            // read and written unaligned, as the words' alignment is 8 bytes.
+            let mut state: [V; 25] = unsafe { core::ptr::read_unaligned(words.as_ptr().cast()) };
+            f1600(&mut state);
+            // SAFETY: as above.
+            unsafe { core::ptr::write_unaligned(words.as_mut_ptr().cast(), state) };
+        }
     };
     (
         checked $backend:expr, $supported:path;
         feature: $feature:literal, lanes: $lanes:literal, zero: $zero:expr $(,)?
     ) => {
         $crate::sponge::simd_entry_points!(
-            fn shake_unchecked, fn permute_unchecked;
+            fn shake_unchecked, fn permute_unchecked, fn permute_interleaved_unchecked;
             feature: $feature, lanes: $lanes, zero: $zero,
         );
 
@@ -235,6 +245,17 @@ macro_rules! simd_entry_points {
             }
             // SAFETY: the CPU has the feature: checked just above.
             unsafe { permute_unchecked(states) };
+            Ok(())
+        }
+
+        pub(crate) fn permute_interleaved(
+            words: &mut [[u64; $lanes]; 25],
+        ) -> Result<(), $crate::Error> {
+            if !$supported() {
+                return Err($crate::Error::Unsupported($backend));
+            }
+            // SAFETY: the CPU has the feature: checked just above.
+            unsafe { permute_interleaved_unchecked(words) };
             Ok(())
         }
     };

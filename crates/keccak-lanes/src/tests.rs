@@ -205,6 +205,45 @@ fn permutation_matches_reference() {
     }
 }
 
+/// The interleaved entry permutes word `i` of state `l` at `N * i + l`, as
+/// the one-state reference does, and refuses a slice of the wrong length.
+#[test]
+fn interleaved_permutation_matches_reference() {
+    for backend in Backend::ALL.into_iter().filter(|&b| runs_here(b)) {
+        let n = backend.lanes();
+        for seed in 0..8u64 {
+            let states: Vec<[u64; 25]> = (0..n)
+                .map(|lane| core::array::from_fn(|i| (seed << 32) ^ (lane as u64) << 16 ^ i as u64))
+                .collect();
+            let mut words: Vec<u64> = (0..25 * n).map(|k| states[k % n][k / n]).collect();
+            permute_interleaved(backend, &mut words).expect("supported backend");
+            for (lane, state) in states.iter().enumerate() {
+                let mut want = *state;
+                reference_f1600(&mut want);
+                let got: Vec<u64> = (0..25).map(|i| words[n * i + lane]).collect();
+                assert_eq!(got, want, "{backend}, seed {seed}, state {lane}");
+            }
+        }
+        let mut short = vec![0u64; 25 * n - 1];
+        let err = permute_interleaved(backend, &mut short).unwrap_err();
+        assert_eq!(
+            err,
+            Error::Words {
+                backend,
+                got: 25 * n - 1
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{backend}: takes {} interleaved words (25 per state), got {}",
+                25 * n,
+                25 * n - 1
+            )
+        );
+    }
+}
+
 /// Lengths around the block and word boundaries (the last partial word and
 /// the padding are the sponge's own code), and several blocks.
 fn edge_lengths(rate: usize) -> [usize; 10] {

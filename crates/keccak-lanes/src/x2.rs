@@ -141,7 +141,7 @@ macro_rules! x2_variant {
         }
 
         sponge::simd_entry_points!(
-            fn shake, fn permute;
+            fn shake, fn permute, fn permute_interleaved;
             feature: $feature, lanes: 2, zero: _mm_setzero_si128(),
         );
     };
@@ -187,5 +187,15 @@ pub(super) fn permute(states: &mut [[u64; 25]; 2]) {
     } else {
         // SAFETY: SSE2 is part of the x86_64 baseline.
         unsafe { sse2::permute(states) }
+    }
+}
+
+pub(super) fn permute_interleaved(words: &mut [[u64; 2]; 25]) {
+    if is_x86_feature_detected!("avx") {
+        // SAFETY: AVX was detected just above.
+        unsafe { avx::permute_interleaved(words) }
+    } else {
+        // SAFETY: SSE2 is part of the x86_64 baseline.
+        unsafe { sse2::permute_interleaved(words) }
     }
 }
