@@ -2019,6 +2019,8 @@ fn list_shows_a_manifests_builds_without_building_them() {
         }
     }
     assert!(text.contains("runs it"), "{text}");
+    // The manifest's description heads the listing, under its provider name.
+    assert!(text.starts_with("c-sha256: portable C SHA-256"), "{text}");
     assert!(
         !env.path("build-cache").exists(),
         "list built something: {text}"

@@ -58,7 +58,7 @@ pub(super) fn list_manifest(
     path: &std::path::Path,
     selection: &crate::cimpl::Selection,
 ) -> Result<ExitCode> {
-    let listed = crate::cimpl::listing(path, selection)?;
+    let listing = crate::cimpl::listing(path, selection)?;
     let mut table = report::text_table(&[
         "implementation",
         "kind",
@@ -66,7 +66,7 @@ pub(super) fn list_manifest(
         "parameters",
         "this CPU",
     ]);
-    for l in &listed {
+    for l in &listing.implementations {
         table.add_row(vec![
             l.name.clone(),
             l.kind.clone(),
@@ -78,8 +78,13 @@ pub(super) fn list_manifest(
             },
         ]);
     }
+    let about = if listing.description.trim().is_empty() {
+        String::new()
+    } else {
+        format!("{}: {}\n\n", listing.provider, listing.description.trim())
+    };
     print(&format!(
-        "{table}\n\n`cryptobench check {}` builds and checks them without timing; `cryptobench run {}` measures them.\n",
+        "{about}{table}\n\n`cryptobench check {}` builds and checks them without timing; `cryptobench run {}` measures them.\n",
         path.display(),
         path.display()
     ))?;

@@ -104,7 +104,7 @@ pub struct ManifestImplementation {
 pub struct Manifest {
     /// The provider name its builds are listed under in the catalog.
     pub name: String,
-    /// Free text about the manifest, for its readers; cryptobench does not show it.
+    /// Free text about the manifest, for its readers; `list MANIFEST` shows it.
     #[serde(default)]
     pub description: String,
     /// The sources every variant compiles, unless it lists its own.

@@ -64,7 +64,17 @@ pub fn operations_of(
     (implementation::info(imp.kind).operations)(&spec)
 }
 
-/// One implementation x target of a manifest as `list` shows it, without building it.
+/// A manifest as `list` shows it, read without building anything.
+pub struct Listing {
+    /// The manifest's `name`, the provider its builds are listed under.
+    pub provider: String,
+    /// The manifest's `description` (empty where it has none).
+    pub description: String,
+    /// Every implementation x target the selection keeps.
+    pub implementations: Vec<Listed>,
+}
+
+/// One implementation x target of a manifest, as `list` shows it.
 pub struct Listed {
     /// `provider/algorithm/variant@target`.
     pub name: String,
@@ -79,7 +89,7 @@ pub struct Listed {
 }
 
 /// Every implementation x target of the manifest at `path`, narrowed by `selection`.
-pub fn listing(path: &Path, selection: &Selection) -> Result<Vec<Listed>> {
+pub fn listing(path: &Path, selection: &Selection) -> Result<Listing> {
     let mut manifest = Manifest::load(path)?;
     manifest.select(selection)?;
     let host = target::host_flags();
@@ -125,7 +135,11 @@ pub fn listing(path: &Path, selection: &Selection) -> Result<Vec<Listed>> {
             });
         }
     }
-    Ok(listed)
+    Ok(Listing {
+        provider: manifest.name,
+        description: manifest.description,
+        implementations: listed,
+    })
 }
 
 /// Every buildable variant x target of `manifest`, compiled (or taken from the cache).
