@@ -509,7 +509,7 @@ pub fn plan(
 /// An experiment names a default by its lane count alone (`cryptobench/shake128-x2`); the
 /// registry knows it with the path this host takes (`cryptobench/shake128-x2@avx512vl-xor`),
 /// and that full name is what the case is stored and reported under.
-fn path_chosen_here(name: &str, registry: &Registry) -> Option<String> {
+pub(crate) fn path_chosen_here(name: &str, registry: &Registry) -> Option<String> {
     if name.contains('@') || registry.get(name).is_some() {
         return None;
     }

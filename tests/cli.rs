@@ -1973,6 +1973,13 @@ fn the_keccak_override_names_the_path_or_is_refused() {
         "{listed}"
     );
     assert!(!listed.contains("keccak-f1600-x2@avx512"), "{listed}");
+    // An experiment names the default by lane count; `list` says which path it takes here.
+    let plan = with("x2-sse2", &["list", "keccak-xn"]);
+    let plan = String::from_utf8_lossy(&plan.stdout);
+    assert!(
+        plan.contains("cryptobench/shake128-x2 (xof): here cryptobench/shake128-x2@sse2\n"),
+        "{plan}"
+    );
     let info = with("x2-sse2", &["info"]);
     assert!(
         String::from_utf8_lossy(&info.stdout)

@@ -98,6 +98,7 @@ pub(super) fn experiment_plan(e: &experiment::Experiment) -> String {
     // (side by side, a member and a parameter point on one line would read as a pair).
     let mut groups = String::new();
     let mut cases = 0;
+    let registry = crate::providers::builtin();
     for g in e.groups {
         let points = g.params.expand(None);
         cases += points.len() * g.members.len();
@@ -111,7 +112,11 @@ pub(super) fn experiment_plan(e: &experiment::Experiment) -> String {
             describe_points(&points)
         );
         for (implementation, operation) in g.members {
-            groups += &format!("  {implementation} ({operation})\n");
+            groups += &format!("  {implementation} ({operation})");
+            if let Some(here) = experiment::path_chosen_here(implementation, &registry) {
+                groups += &format!(": here {here}");
+            }
+            groups += "\n";
         }
     }
     let mut text = format!("{}: {}\n\n", e.name, e.description);
