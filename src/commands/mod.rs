@@ -22,7 +22,9 @@ pub fn dispatch(command: Command) -> Result<ExitCode> {
         command,
         Command::Run(_) | Command::Check(_) | Command::List { .. }
     ) {
-        crate::providers::keccak_lanes::check_override()?;
+        // Every worker inherits KECCAK_LANES_BACKEND: a mistake in it is refused in one
+        // line before anything runs, never quietly replaced by another default.
+        crate::keccak::Backend::check_override()?;
     }
     match command {
         Command::Info { format } => info::info(format),

@@ -57,7 +57,7 @@ pub fn register(r: &mut Registry) {
 
 /// The default backend for `lanes` here. Where none runs, the last preference (listed,
 /// reported unsupported); a bad override was refused before anything was registered
-/// ([`check_override`]), and counts as unset if it was not.
+/// (`Backend::check_override`, in `commands::dispatch`), and counts as unset if it was not.
 fn default_backend(lanes: usize) -> Backend {
     Backend::default_for(lanes)
         .map(|choice| choice.backend)
@@ -71,20 +71,7 @@ fn default_backend(lanes: usize) -> Backend {
         })
 }
 
-/// Refuse, in one line, a `KECCAK_LANES_BACKEND` that names no backend, one this CPU
-/// lacks, or two of one lane count: every worker process inherits it, and a default
-/// quietly taken instead would be credited with figures it did not produce.
-pub fn check_override() -> Result<(), keccak::ChoiceError> {
-    for lanes in CHOSEN_LANES {
-        match Backend::default_for(lanes) {
-            Ok(_) | Err(keccak::ChoiceError::NoBackend(_)) => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
-
-/// How each default is chosen on this host, one line per lane count, for `list`.
+/// How each default is chosen on this host, one line per lane count, for `info`.
 pub fn defaults_here() -> Vec<String> {
     CHOSEN_LANES
         .iter()
@@ -173,13 +160,8 @@ impl Implementation for PermuteLanes {
     fn algorithm(&self) -> &str {
         &self.algorithm
     }
-    fn name(&self) -> String {
-        let name = crate::name::ImplName::new(PROVIDER, &self.algorithm);
-        if self.default {
-            name.at(self.backend.instructions()).to_string()
-        } else {
-            name.to_string()
-        }
+    fn path(&self) -> Option<&str> {
+        self.default.then(|| self.backend.instructions())
     }
     fn kind(&self) -> Kind {
         Kind::Core

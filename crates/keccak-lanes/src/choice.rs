@@ -282,9 +282,26 @@ impl Backend {
     /// (see the module's documentation): [`OVERRIDE_VAR`], else the table of
     /// measured CPU models, else the order of preference.
     pub fn default_for(lanes: usize) -> Result<Choice, ChoiceError> {
-        let value = std::env::var_os(OVERRIDE_VAR).map(|v| v.to_string_lossy().into_owned());
-        choose(lanes, Cpu::this(), value.as_deref(), Backend::is_supported)
+        choose(
+            lanes,
+            Cpu::this(),
+            override_value().as_deref(),
+            Backend::is_supported,
+        )
     }
+
+    /// Whether [`OVERRIDE_VAR`], if set, names only backends this CPU has, one per
+    /// lane count: for a program to refuse a mistake in it before anything runs.
+    pub fn check_override() -> Result<(), ChoiceError> {
+        match override_value() {
+            Some(value) => parse_override(&value, Backend::is_supported).map(drop),
+            None => Ok(()),
+        }
+    }
+}
+
+fn override_value() -> Option<String> {
+    std::env::var_os(OVERRIDE_VAR).map(|v| v.to_string_lossy().into_owned())
 }
 
 #[cfg(test)]

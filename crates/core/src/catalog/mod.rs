@@ -172,9 +172,20 @@ pub trait Implementation: Send + Sync {
     /// Build a ready-to-time call of `operation` with `params`.
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError>;
 
-    /// `provider/algorithm`, the name users filter on.
+    /// Which of several code paths runs, where the implementation picks one per CPU
+    /// (`cryptobench/shake128-x2@avx512vl`): said in the name after `@`, so that a figure
+    /// is credited to the path that ran on that host.
+    fn path(&self) -> Option<&str> {
+        None
+    }
+
+    /// `provider/algorithm` (`@path` where it has one), the name users filter on.
     fn name(&self) -> String {
-        crate::name::ImplName::new(self.provider(), self.algorithm()).to_string()
+        let name = crate::name::ImplName::new(self.provider(), self.algorithm());
+        match self.path() {
+            Some(path) => name.at(path).to_string(),
+            None => name.to_string(),
+        }
     }
 
     /// The offered operation named `name`, or [`PrepareError::UnknownOperation`]

@@ -19,9 +19,7 @@ pub trait LaneXof: Clone + Send + Sync + 'static {
     fn provider(&self) -> &str;
     /// E.g. `shake128-x4-avx2`: the algorithm one lane computes, `-x`, the lane count.
     fn algorithm(&self) -> &str;
-    /// Which of several code paths runs, where the implementation picks one per CPU
-    /// (`provider/shake128-x2@avx512vl`): said in the name, so that a figure is credited
-    /// to the path that ran on that host.
+    /// As [`Implementation::path`](super::super::Implementation::path).
     fn path(&self) -> Option<&str> {
         None
     }
@@ -63,12 +61,8 @@ impl<L: LaneXof> Implementation for Lanes<L> {
     fn algorithm(&self) -> &str {
         self.0.algorithm()
     }
-    fn name(&self) -> String {
-        let name = crate::name::ImplName::new(self.0.provider(), self.0.algorithm());
-        match self.0.path() {
-            Some(path) => name.at(path).to_string(),
-            None => name.to_string(),
-        }
+    fn path(&self) -> Option<&str> {
+        self.0.path()
     }
     fn kind(&self) -> Kind {
         Kind::Xof
