@@ -418,7 +418,9 @@ const KECCAK_SHAKE128: &[(&str, &str)] = &[
     ("cryptobench/shake128-x4-avx2", "xof"),
     ("cryptobench/shake128-x4-avx512vl", "xof"),
     ("cryptobench/shake128-x4-avx512vl-xor", "xof"),
+    ("cryptobench/shake128-x8", "xof"),
     ("cryptobench/shake128-x8-avx512", "xof"),
+    ("cryptobench/shake128-x8-avx512-xor", "xof"),
 ];
 
 const KECCAK_SHAKE256: &[(&str, &str)] = &[
@@ -435,7 +437,9 @@ const KECCAK_SHAKE256: &[(&str, &str)] = &[
     ("libcrux/shake256-x4-avx2", "xof"),
     ("cryptobench/shake256-x4-avx512vl", "xof"),
     ("cryptobench/shake256-x4-avx512vl-xor", "xof"),
+    ("cryptobench/shake256-x8", "xof"),
     ("cryptobench/shake256-x8-avx512", "xof"),
+    ("cryptobench/shake256-x8-avx512-xor", "xof"),
 ];
 
 const KECCAK_PERMUTE: &[(&str, &str)] = &[
@@ -449,7 +453,9 @@ const KECCAK_PERMUTE: &[(&str, &str)] = &[
     ("cryptobench/keccak-f1600-x4-avx2", "permute"),
     ("cryptobench/keccak-f1600-x4-avx512vl", "permute"),
     ("cryptobench/keccak-f1600-x4-avx512vl-xor", "permute"),
+    ("cryptobench/keccak-f1600-x8", "permute"),
     ("cryptobench/keccak-f1600-x8-avx512", "permute"),
+    ("cryptobench/keccak-f1600-x8-avx512-xor", "permute"),
 ];
 
 pub fn find(name: &str) -> Option<&'static Experiment> {

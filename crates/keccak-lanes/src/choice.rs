@@ -1,8 +1,8 @@
 //! Which backend runs N states at once when the caller names only N.
 //!
 //! Two formulations of one lane count are not equally fast on every CPU: on
-//! AMD Zen 4 the `-xor` theta takes 16 % fewer cycles per permutation than the
-//! three-input one, on an Intel Emerald Rapids Xeon 5 % more (docs/keccak.md). So the default
+//! AMD Zen 4 the `-xor` theta takes 12-16 % fewer cycles per permutation than
+//! the three-input one, on an Intel Emerald Rapids Xeon 5 % more (docs/keccak.md). So the default
 //! comes from a table of CPU models measured beforehand, then from a fixed order
 //! of preference, never from timing at run time: every process of a benchmark
 //! case, and every run of a program on one host, takes the same path. The
@@ -102,8 +102,12 @@ pub const MEASURED: &[Measured] = &[
         family: 25,
         model: 17,
         cpu: "AMD Zen 4 (EPYC 9004)",
-        fastest: &[Backend::Avx512vlX2Xor, Backend::Avx512vlX4Xor],
-        evidence: "docs/results/keccak-xn-xkcp-native.md (x2 836 against 994, x4 888 against 1044 cycles per permutation)",
+        fastest: &[
+            Backend::Avx512vlX2Xor,
+            Backend::Avx512vlX4Xor,
+            Backend::Avx512x8Xor,
+        ],
+        evidence: "docs/results/keccak-xn-xkcp-native.md (x2 836 against 994, x4 888 against 1044 cycles per permutation); docs/results/keccak-xkcp-permutation.md (x8 1782-1786 against 1994-2003)",
     },
     Measured {
         vendor: "GenuineIntel",
@@ -124,6 +128,7 @@ pub const PREFERENCE: &[Backend] = &[
     Backend::Avx512vlX4,
     Backend::Avx2x4,
     Backend::Avx512x8,
+    Backend::Avx512x8Xor,
 ];
 
 /// The default backend of one lane count, and why it is the default.
@@ -331,6 +336,7 @@ mod tests {
                 | Backend::Avx512vlX4
                 | Backend::Avx512vlX4Xor
                 | Backend::Avx512x8
+                | Backend::Avx512x8Xor
         )
     }
 
@@ -354,9 +360,15 @@ mod tests {
             pick(4, cpu(v, f, m), None, everything),
             Backend::Avx512vlX4Xor
         );
+        assert_eq!(
+            pick(8, cpu(v, f, m), None, everything),
+            Backend::Avx512x8Xor
+        );
         let (v, f, m) = EMERALD_RAPIDS;
         assert_eq!(pick(2, cpu(v, f, m), None, everything), Backend::Avx512vlX2);
         assert_eq!(pick(4, cpu(v, f, m), None, everything), Backend::Avx512vlX4);
+        // No x8 row there: the first preference, the three-way theta.
+        assert_eq!(pick(8, cpu(v, f, m), None, everything), Backend::Avx512x8);
         let reason = choose(2, cpu(v, f, m), None, everything).unwrap().reason;
         assert!(
             matches!(reason, Reason::Measured(row) if row.model == 207),

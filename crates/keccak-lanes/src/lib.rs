@@ -14,6 +14,8 @@
 use core::fmt;
 
 #[cfg(target_arch = "x86_64")]
+mod avx512;
+#[cfg(target_arch = "x86_64")]
 mod avx512vl;
 mod choice;
 mod round;
@@ -58,14 +60,18 @@ pub enum Backend {
     /// [`Backend::Avx512vlX4`] with theta's column term XORed once a column and
     /// applied by two-input XORs (as [`Backend::Avx512vlX2Xor`]).
     Avx512vlX4Xor,
-    /// Eight states in 512-bit AVX-512F registers.
+    /// Eight states in 512-bit AVX-512F registers, theta applied by three-input
+    /// logic.
     Avx512x8,
+    /// [`Backend::Avx512x8`] with theta's column term XORed once a column and
+    /// applied by two-input XORs (as [`Backend::Avx512vlX2Xor`]).
+    Avx512x8Xor,
 }
 
 impl Backend {
     /// Every backend, narrowest first, and for one lane count the one with
     /// fewer CPU features first.
-    pub const ALL: [Backend; 8] = [
+    pub const ALL: [Backend; 9] = [
         Backend::Scalar,
         Backend::Sse2x2,
         Backend::Avx512vlX2,
@@ -74,6 +80,7 @@ impl Backend {
         Backend::Avx512vlX4,
         Backend::Avx512vlX4Xor,
         Backend::Avx512x8,
+        Backend::Avx512x8Xor,
     ];
 
     /// How many states one call processes.
@@ -82,7 +89,7 @@ impl Backend {
             Backend::Scalar => 1,
             Backend::Sse2x2 | Backend::Avx512vlX2 | Backend::Avx512vlX2Xor => 2,
             Backend::Avx2x4 | Backend::Avx512vlX4 | Backend::Avx512vlX4Xor => 4,
-            Backend::Avx512x8 => 8,
+            Backend::Avx512x8 | Backend::Avx512x8Xor => 8,
         }
     }
 
@@ -97,6 +104,7 @@ impl Backend {
             Backend::Avx512vlX4 => "x4-avx512vl",
             Backend::Avx512vlX4Xor => "x4-avx512vl-xor",
             Backend::Avx512x8 => "x8-avx512",
+            Backend::Avx512x8Xor => "x8-avx512-xor",
         }
     }
 
@@ -112,7 +120,7 @@ impl Backend {
             Backend::Scalar => "nothing",
             Backend::Sse2x2 => "sse2",
             Backend::Avx2x4 => "avx2",
-            Backend::Avx512x8 => "avx512f",
+            Backend::Avx512x8 | Backend::Avx512x8Xor => "avx512f",
             Backend::Avx512vlX2
             | Backend::Avx512vlX2Xor
             | Backend::Avx512vlX4
@@ -129,7 +137,7 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Backend::Avx2x4 => x4::is_supported(),
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx512x8 => x8::is_supported(),
+            Backend::Avx512x8 | Backend::Avx512x8Xor => x8::is_supported(),
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512vlX2
             | Backend::Avx512vlX2Xor
@@ -239,7 +247,9 @@ pub fn permute(backend: Backend, states: &mut [[u64; 25]]) -> Result<(), Error> 
         #[cfg(target_arch = "x86_64")]
         Backend::Avx512vlX4Xor => avx512vl::x4_xor::permute(lanes_mut(backend, "states", states)?),
         #[cfg(target_arch = "x86_64")]
-        Backend::Avx512x8 => x8::permute(lanes_mut(backend, "states", states)?),
+        Backend::Avx512x8 => x8::ternary::permute(lanes_mut(backend, "states", states)?),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512x8Xor => x8::xor::permute(lanes_mut(backend, "states", states)?),
         #[cfg(not(target_arch = "x86_64"))]
         _ => Err(Error::Unsupported(backend)),
     }
@@ -282,7 +292,9 @@ pub fn permute_interleaved(backend: Backend, words: &mut [u64]) -> Result<(), Er
         #[cfg(target_arch = "x86_64")]
         Backend::Avx512vlX4Xor => avx512vl::x4_xor::permute_interleaved(interleaved_mut(words)),
         #[cfg(target_arch = "x86_64")]
-        Backend::Avx512x8 => x8::permute_interleaved(interleaved_mut(words)),
+        Backend::Avx512x8 => x8::ternary::permute_interleaved(interleaved_mut(words)),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512x8Xor => x8::xor::permute_interleaved(interleaved_mut(words)),
         #[cfg(not(target_arch = "x86_64"))]
         _ => Err(Error::Unsupported(backend)),
     }
@@ -355,7 +367,12 @@ pub fn shake(
         #[cfg(target_arch = "x86_64")]
         Backend::Avx512x8 => {
             let inputs = lanes(backend, "inputs", inputs)?;
-            x8::shake(rate, inputs, lanes_mut(backend, "outputs", outputs)?)
+            x8::ternary::shake(rate, inputs, lanes_mut(backend, "outputs", outputs)?)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx512x8Xor => {
+            let inputs = lanes(backend, "inputs", inputs)?;
+            x8::xor::shake(rate, inputs, lanes_mut(backend, "outputs", outputs)?)
         }
         #[cfg(not(target_arch = "x86_64"))]
         _ => Err(Error::Unsupported(backend)),

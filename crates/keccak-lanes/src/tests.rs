@@ -321,6 +321,7 @@ fn x4_avx512vl_xor_matches_shake_crate_at_block_edges() {
 #[test]
 fn x8_matches_shake_crate_at_block_edges() {
     check_lanes_at_edges(Backend::Avx512x8);
+    check_lanes_at_edges(Backend::Avx512x8Xor);
 }
 
 /// Rates other than SHAKE's (the sponge accepts any multiple of 8 up to
@@ -428,10 +429,11 @@ fn support_follows_cpu_detection() {
             vl,
             vl,
             is_x86_feature_detected!("avx512f"),
+            is_x86_feature_detected!("avx512f"),
         ]
     };
     #[cfg(not(target_arch = "x86_64"))]
-    let expected = [true, false, false, false, false, false, false, false];
+    let expected = [true, false, false, false, false, false, false, false, false];
     for (backend, expected) in Backend::ALL.into_iter().zip(expected) {
         assert_eq!(backend.is_supported(), expected, "{backend}");
     }
@@ -494,6 +496,7 @@ fn names_and_lanes() {
             ("x4-avx512vl", 4),
             ("x4-avx512vl-xor", 4),
             ("x8-avx512", 8),
+            ("x8-avx512-xor", 8),
         ]
     );
 }

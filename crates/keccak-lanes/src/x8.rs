@@ -1,62 +1,39 @@
-//! Eight states at once, one per 64-bit element of AVX-512 registers.
-//!
-//! AVX-512F has a native 64-bit rotate and `vpternlogq`, which computes any
-//! function of three inputs: theta's XORs take half the instructions and chi
-//! takes one per lane. With 32 registers the 25 lanes mostly stay in them.
+//! Eight states at once, one per 64-bit element of AVX-512 registers (the
+//! round is `avx512.rs`'s, shared with the AVX-512VL backends).
 
 use core::arch::x86_64::*;
 
-use super::{Backend, sponge};
+/// The eight-state backends' shared parameters, and the theta formulation of each.
+macro_rules! x8_backend {
+    ($backend:expr, $theta:ident) => {
+        use super::{write_words, xor_words};
+
+        crate::avx512::avx512_variant! {
+            backend: $backend,
+            lanes: 8,
+            vector: __m512i,
+            ternarylogic: _mm512_ternarylogic_epi64,
+            rol: _mm512_rol_epi64,
+            xor: _mm512_xor_si512,
+            set1: _mm512_set1_epi64,
+            setzero: _mm512_setzero_si512,
+            theta: $theta,
+            feature: "avx512f",
+        }
+    };
+}
+
+/// `x8-avx512`: theta's three-way XORs.
+pub(super) mod ternary {
+    x8_backend!(crate::Backend::Avx512x8, three_way);
+}
+
+/// `x8-avx512-xor`: theta's D once a column, two-way XORs.
+pub(super) mod xor {
+    x8_backend!(crate::Backend::Avx512x8Xor, two_way);
+}
 
 type V = __m512i;
-
-/// `vpternlogq` truth table for `a ^ b ^ c`.
-const XOR3: i32 = 0x96;
-/// `vpternlogq` truth table for `a ^ (!b & c)`.
-const CHI: i32 = 0xD2;
-
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn xor5(a: V, b: V, c: V, d: V, e: V) -> V {
-    _mm512_ternarylogic_epi64::<XOR3>(_mm512_ternarylogic_epi64::<XOR3>(a, b, c), d, e)
-}
-
-/// Theta's column term is kept as its two parts, so that applying it is one
-/// three-way XOR per lane.
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn theta_d(prev: V, next: V) -> (V, V) {
-    (prev, _mm512_rol_epi64::<1>(next))
-}
-
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn theta_apply(lane: V, (prev, next): (V, V)) -> V {
-    _mm512_ternarylogic_epi64::<XOR3>(lane, prev, next)
-}
-
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn rotl<const L: i32, const R: i32>(x: V) -> V {
-    if L == 0 { x } else { _mm512_rol_epi64::<L>(x) }
-}
-
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn chi(a: V, b: V, c: V) -> V {
-    _mm512_ternarylogic_epi64::<CHI>(a, b, c)
-}
-
-#[target_feature(enable = "avx512f")]
-#[inline]
-fn iota(lane: V, rc: u64) -> V {
-    _mm512_xor_si512(lane, _mm512_set1_epi64(rc as i64))
-}
-
-#[target_feature(enable = "avx512f")]
-fn f1600(state: &mut [V; 25]) {
-    super::round::keccak_f1600!(state);
-}
 
 /// XORs the first `words` little-endian words of each lane's bytes into the
 /// state.
@@ -69,7 +46,7 @@ fn f1600(state: &mut [V; 25]) {
 /// Each pointer must be valid for reading `8 * words` bytes, `words <= 25`.
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn xor_words(state: &mut [V; 25], lanes: [*const u8; 8], words: usize) {
+pub(super) unsafe fn xor_words(state: &mut [V; 25], lanes: [*const u8; 8], words: usize) {
     let mut w = 0;
     while w + 2 <= words {
         // SAFETY: bytes `8 * w..8 * w + 16` lie within the `8 * words` the
@@ -111,7 +88,7 @@ unsafe fn xor_words(state: &mut [V; 25], lanes: [*const u8; 8], words: usize) {
 /// Each pointer must be valid for writing `8 * words` bytes, `words <= 25`.
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn write_words(state: &[V; 25], lanes: [*mut u8; 8], words: usize) {
+pub(super) unsafe fn write_words(state: &[V; 25], lanes: [*mut u8; 8], words: usize) {
     let mut w = 0;
     while w + 2 <= words {
         let even = _mm512_unpacklo_epi64(state[w], state[w + 1]);
@@ -146,8 +123,3 @@ unsafe fn write_words(state: &[V; 25], lanes: [*mut u8; 8], words: usize) {
 pub(super) fn is_supported() -> bool {
     is_x86_feature_detected!("avx512f")
 }
-
-sponge::simd_entry_points!(
-    checked Backend::Avx512x8, is_supported;
-    feature: "avx512f", lanes: 8, zero: _mm512_setzero_si512(),
-);
