@@ -220,7 +220,8 @@ impl Implementation for PermuteLanes {
         Ok(if self.interleaved {
             Box::new(InterleavedCall {
                 backend: self.backend,
-                words: vec![0u64; 25 * lanes],
+                lanes,
+                words: Box::new(VectorAligned([0; 25 * 8])),
             })
         } else {
             Box::new(PermuteCall {
@@ -244,11 +245,18 @@ impl Call for PermuteCall {
 
 struct InterleavedCall {
     backend: Backend,
-    words: Vec<u64>,
+    lanes: usize,
+    words: Box<VectorAligned>,
 }
+
+/// Room for eight interleaved states, aligned for the widest vector, so that the
+/// backends permute it in place as a caller keeping its own states would.
+#[repr(C, align(64))]
+struct VectorAligned([u64; 25 * 8]);
 
 impl Call for InterleavedCall {
     fn call(&mut self) {
-        let _ = keccak::permute_interleaved(self.backend, black_box(&mut self.words));
+        let words = &mut self.words.0[..25 * self.lanes];
+        let _ = keccak::permute_interleaved(self.backend, black_box(words));
     }
 }

@@ -207,6 +207,12 @@ macro_rules! simd_entry_points {
 
         #[target_feature(enable = $feature)]
         pub(crate) fn $interleaved(words: &mut [[u64; $lanes]; 25]) {
+            let in_place = words.as_mut_ptr().cast::<[V; 25]>();
+            if in_place.is_aligned() {
+                // SAFETY: a vector is `$lanes` 64-bit words, so both are 25 of them in a
+                // row, any bits are a valid vector, and the pointer is aligned for one.
+                return f1600(unsafe { &mut *in_place });
+            }
             // SAFETY: a vector is `$lanes` 64-bit words, so both are 25 of them in a row;
             // read and written unaligned, as the words' alignment is 8 bytes.
             let mut state: [V; 25] = unsafe { core::ptr::read_unaligned(words.as_ptr().cast()) };
