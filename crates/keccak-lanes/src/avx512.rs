@@ -83,8 +83,11 @@ pub(crate) use avx512_variant;
 /// permutation, docs/results/keccak-x2-bound.md): on AMD Zen 4 `two_way` takes 16 %
 /// fewer (x2: 836 against 994; x4: 890 against 1045), there `vpternlogq` and `vprolq`
 /// compete for the same pipes while `vpxorq` issues on any; on Intel Sapphire Rapids
-/// 5 % more (x2: 871 against 827; x4: 929 against 884). Both are kept, as backends of
-/// their own names, so that each host's figures say which one ran.
+/// 5 % more (x2: 871 against 827; x4: 929 against 884). At 512 bits on Zen 4, `two_way`
+/// takes 11 % fewer (x8: 1782-1798 against 1994-2007, the whole call, in session 16's runs;
+/// docs/results/keccak-xkcp-permutation.md); three-way D also keeps ten values live beside
+/// the 25 lanes, more than 32 registers hold. Both are kept, as backends of their own
+/// names, so that each host's figures say which one ran.
 macro_rules! theta {
     (three_way, $feature:literal, $V:ty, $ternarylogic:ident, $rol:ident, $xor:ident) => {
         #[target_feature(enable = $feature)]
