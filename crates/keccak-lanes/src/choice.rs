@@ -123,6 +123,7 @@ pub const MEASURED: &[Measured] = &[
 /// preference: the first this CPU supports is the default.
 pub const PREFERENCE: &[Backend] = &[
     Backend::Scalar,
+    Backend::ScalarAsm,
     Backend::Avx512vlX2,
     Backend::Sse2x2,
     Backend::Avx512vlX4,

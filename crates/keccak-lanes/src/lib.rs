@@ -22,6 +22,8 @@ mod round;
 mod scalar;
 mod sponge;
 #[cfg(target_arch = "x86_64")]
+mod x1_asm;
+#[cfg(target_arch = "x86_64")]
 mod x2;
 #[cfg(target_arch = "x86_64")]
 mod x4;
@@ -41,8 +43,13 @@ pub const SHAKE256_RATE: usize = 136;
 /// A way of running Keccak, named after how many states it processes at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Backend {
-    /// One state in general-purpose registers.
+    /// One state in general-purpose registers: the shared round as LLVM
+    /// compiles it (with BMI1's `andn` and BMI2's `rorx` where the CPU has them).
     Scalar,
+    /// One state in general-purpose registers, in assembly of our own (BMI1
+    /// and BMI2) whose instruction order and register allocation were searched
+    /// on a Zen 4 core (`asm/x1_schedule.py`).
+    ScalarAsm,
     /// Two states in 128-bit SSE2 registers (VEX-encoded where AVX exists).
     Sse2x2,
     /// Two states in 128-bit registers with AVX-512VL's rotate and
@@ -71,8 +78,9 @@ pub enum Backend {
 impl Backend {
     /// Every backend, narrowest first, and for one lane count the one with
     /// fewer CPU features first.
-    pub const ALL: [Backend; 9] = [
+    pub const ALL: [Backend; 10] = [
         Backend::Scalar,
+        Backend::ScalarAsm,
         Backend::Sse2x2,
         Backend::Avx512vlX2,
         Backend::Avx512vlX2Xor,
@@ -86,7 +94,7 @@ impl Backend {
     /// How many states one call processes.
     pub fn lanes(self) -> usize {
         match self {
-            Backend::Scalar => 1,
+            Backend::Scalar | Backend::ScalarAsm => 1,
             Backend::Sse2x2 | Backend::Avx512vlX2 | Backend::Avx512vlX2Xor => 2,
             Backend::Avx2x4 | Backend::Avx512vlX4 | Backend::Avx512vlX4Xor => 4,
             Backend::Avx512x8 | Backend::Avx512x8Xor => 8,
@@ -97,6 +105,7 @@ impl Backend {
     pub fn name(self) -> &'static str {
         match self {
             Backend::Scalar => "x1-scalar",
+            Backend::ScalarAsm => "x1-asm",
             Backend::Sse2x2 => "x2-sse2",
             Backend::Avx512vlX2 => "x2-avx512vl",
             Backend::Avx512vlX2Xor => "x2-avx512vl-xor",
@@ -118,6 +127,7 @@ impl Backend {
     fn needs(self) -> &'static str {
         match self {
             Backend::Scalar => "nothing",
+            Backend::ScalarAsm => "bmi1+bmi2",
             Backend::Sse2x2 => "sse2",
             Backend::Avx2x4 => "avx2",
             Backend::Avx512x8 | Backend::Avx512x8Xor => "avx512f",
@@ -132,6 +142,8 @@ impl Backend {
     pub fn is_supported(self) -> bool {
         match self {
             Backend::Scalar => true,
+            #[cfg(target_arch = "x86_64")]
+            Backend::ScalarAsm => x1_asm::is_supported(),
             #[cfg(target_arch = "x86_64")]
             Backend::Sse2x2 => true,
             #[cfg(target_arch = "x86_64")]
@@ -232,6 +244,11 @@ pub fn permute(backend: Backend, states: &mut [[u64; 25]]) -> Result<(), Error> 
             Ok(())
         }
         #[cfg(target_arch = "x86_64")]
+        Backend::ScalarAsm => {
+            x1_asm::permute(lanes_mut::<1, _>(backend, "states", states)?);
+            Ok(())
+        }
+        #[cfg(target_arch = "x86_64")]
         Backend::Sse2x2 => {
             x2::permute(lanes_mut(backend, "states", states)?);
             Ok(())
@@ -277,6 +294,12 @@ pub fn permute_interleaved(backend: Backend, words: &mut [u64]) -> Result<(), Er
         Backend::Scalar => {
             let state: &mut [u64; 25] = words.try_into().expect("25 words, checked above");
             scalar::permute(core::array::from_mut(state));
+            Ok(())
+        }
+        #[cfg(target_arch = "x86_64")]
+        Backend::ScalarAsm => {
+            let state: &mut [u64; 25] = words.try_into().expect("25 words, checked above");
+            x1_asm::permute(core::array::from_mut(state));
             Ok(())
         }
         #[cfg(target_arch = "x86_64")]
@@ -334,6 +357,13 @@ pub fn shake(
             let [input] = lanes::<1, _>(backend, "inputs", inputs)?;
             let [output] = lanes_mut::<1, _>(backend, "outputs", outputs)?;
             scalar::shake(rate, input, output);
+            Ok(())
+        }
+        #[cfg(target_arch = "x86_64")]
+        Backend::ScalarAsm => {
+            let [input] = lanes::<1, _>(backend, "inputs", inputs)?;
+            let [output] = lanes_mut::<1, _>(backend, "outputs", outputs)?;
+            x1_asm::shake(rate, input, output);
             Ok(())
         }
         #[cfg(target_arch = "x86_64")]

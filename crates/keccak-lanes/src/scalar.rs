@@ -53,7 +53,12 @@ fn f1600_bmi(state: &mut [u64; 25]) {
 }
 
 #[inline(always)]
-fn shake_with(rate: usize, input: &[u8], output: &mut [u8], mut f1600: impl FnMut(&mut [u64; 25])) {
+pub(super) fn shake_with(
+    rate: usize,
+    input: &[u8],
+    output: &mut [u8],
+    mut f1600: impl FnMut(&mut [u64; 25]),
+) {
     sponge::shake(
         &mut [0u64; 25],
         rate,
@@ -78,7 +83,7 @@ pub(super) fn shake_portable(rate: usize, input: &[u8], output: &mut [u8]) {
 }
 
 #[cfg(target_arch = "x86_64")]
-fn has_bmi() -> bool {
+pub(super) fn has_bmi() -> bool {
     is_x86_feature_detected!("bmi1") && is_x86_feature_detected!("bmi2")
 }
 

@@ -301,6 +301,11 @@ fn x1_matches_shake_crate_at_block_edges() {
 }
 
 #[test]
+fn x1_asm_matches_shake_crate_at_block_edges() {
+    check_lanes_at_edges(Backend::ScalarAsm);
+}
+
+#[test]
 fn x2_matches_shake_crate_at_block_edges() {
     check_lanes_at_edges(Backend::Sse2x2);
 }
@@ -434,6 +439,7 @@ fn support_follows_cpu_detection() {
         let vl = is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vl");
         [
             true,
+            is_x86_feature_detected!("bmi1") && is_x86_feature_detected!("bmi2"),
             is_x86_feature_detected!("sse2"),
             vl,
             vl,
@@ -445,7 +451,9 @@ fn support_follows_cpu_detection() {
         ]
     };
     #[cfg(not(target_arch = "x86_64"))]
-    let expected = [true, false, false, false, false, false, false, false, false];
+    let expected = [
+        true, false, false, false, false, false, false, false, false, false,
+    ];
     for (backend, expected) in Backend::ALL.into_iter().zip(expected) {
         assert_eq!(backend.is_supported(), expected, "{backend}");
     }
@@ -501,6 +509,7 @@ fn names_and_lanes() {
         named,
         [
             ("x1-scalar", 1),
+            ("x1-asm", 1),
             ("x2-sse2", 2),
             ("x2-avx512vl", 2),
             ("x2-avx512vl-xor", 2),
