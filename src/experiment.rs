@@ -406,7 +406,9 @@ const KECCAK_PAIRS: &[(u64, u64)] = &[
 ];
 
 const KECCAK_SHAKE128: &[(&str, &str)] = &[
+    ("cryptobench/shake128-x1", "xof"),
     ("cryptobench/shake128-x1-scalar", "xof"),
+    ("cryptobench/shake128-x1-asm", "xof"),
     ("rustcrypto/shake128", "xof"),
     ("openssl/shake128", "xof"),
     ("libcrux/shake128", "xof"),
@@ -424,7 +426,9 @@ const KECCAK_SHAKE128: &[(&str, &str)] = &[
 ];
 
 const KECCAK_SHAKE256: &[(&str, &str)] = &[
+    ("cryptobench/shake256-x1", "xof"),
     ("cryptobench/shake256-x1-scalar", "xof"),
+    ("cryptobench/shake256-x1-asm", "xof"),
     ("rustcrypto/shake256", "xof"),
     ("openssl/shake256", "xof"),
     ("libcrux/shake256", "xof"),
@@ -443,7 +447,9 @@ const KECCAK_SHAKE256: &[(&str, &str)] = &[
 ];
 
 const KECCAK_PERMUTE: &[(&str, &str)] = &[
+    ("cryptobench/keccak-f1600-x1", "permute"),
     ("cryptobench/keccak-f1600-x1-scalar", "permute"),
+    ("cryptobench/keccak-f1600-x1-asm", "permute"),
     ("rustcrypto/keccak-f1600", "permute"),
     ("cryptobench/keccak-f1600-x2", "permute"),
     ("cryptobench/keccak-f1600-x2-sse2", "permute"),

@@ -21,7 +21,7 @@ use crate::record::Params;
 pub const PROVIDER: &str = "cryptobench";
 
 /// The lane counts with more than one backend, whose default is chosen per CPU.
-pub const CHOSEN_LANES: [usize; 3] = [2, 4, 8];
+pub const CHOSEN_LANES: [usize; 4] = [1, 2, 4, 8];
 
 pub fn register(r: &mut Registry) {
     for backend in Backend::ALL {

@@ -103,11 +103,12 @@ pub const MEASURED: &[Measured] = &[
         model: 17,
         cpu: "AMD Zen 4 (EPYC 9004)",
         fastest: &[
+            Backend::ScalarAsm,
             Backend::Avx512vlX2Xor,
             Backend::Avx512vlX4Xor,
             Backend::Avx512x8Xor,
         ],
-        evidence: "docs/results/keccak-xn-xkcp-native.md (x2 836 against 994, x4 888 against 1044 cycles per permutation); docs/results/keccak-xkcp-permutation.md (x8 1782-1786 against 1994-2003)",
+        evidence: "docs/results/keccak-xn-xkcp-native.md (x2 836 against 994, x4 888 against 1044 cycles per permutation); docs/results/keccak-xkcp-permutation.md (x8 1782-1786 against 1994-2003; x1-asm 886-887 against 927 cycles a call, 877-881 against 927 per permutation)",
     },
     Measured {
         vendor: "GenuineIntel",
@@ -353,6 +354,7 @@ mod tests {
     #[test]
     fn each_measured_model_gets_its_own_fastest() {
         let (v, f, m) = ZEN4;
+        assert_eq!(pick(1, cpu(v, f, m), None, everything), Backend::ScalarAsm);
         assert_eq!(
             pick(2, cpu(v, f, m), None, everything),
             Backend::Avx512vlX2Xor
@@ -370,6 +372,8 @@ mod tests {
         assert_eq!(pick(4, cpu(v, f, m), None, everything), Backend::Avx512vlX4);
         // No x8 row there: the first preference, the three-way theta.
         assert_eq!(pick(8, cpu(v, f, m), None, everything), Backend::Avx512x8);
+        // Nor an x1 row: the portable Rust one.
+        assert_eq!(pick(1, cpu(v, f, m), None, everything), Backend::Scalar);
         let reason = choose(2, cpu(v, f, m), None, everything).unwrap().reason;
         assert!(
             matches!(reason, Reason::Measured(row) if row.model == 207),
