@@ -472,35 +472,53 @@ def check_dependencies(order):
         seen.add(o.dst)
 
 
-def search(ops, outs, order, steps, seed, out_path):
-    rnd = random.Random(seed)
-    producer = {o.dst for o in ops}
+def consumers(ops):
+    """The operations reading each operation's result."""
     users = {o.dst: [] for o in ops}
     for o in ops:
         for s in o.srcs:
             if s in users:
                 users[s].append(o)
+    return users
+
+
+def neighbour(order, rnd, users):
+    """`order` with one operation moved a few places, or None where the move
+    would put it before an input or after a reader."""
+    i = rnd.randrange(len(order))
+    reach = rnd.choice([1, 2, 3, 5, 8, 13, 30])
+    j = max(0, min(len(order) - 1, i + rnd.randint(-reach, reach)))
+    if i == j:
+        return None
+    candidate = list(order)
+    o = candidate.pop(i)
+    candidate.insert(j, o)
+    at = {c.dst: k for k, c in enumerate(candidate)}
+    if any(at.get(s, -1) >= j for s in o.srcs) or any(at[u.dst] <= j for u in users[o.dst]):
+        return None
+    return candidate
+
+
+def write_order(ops, order, path):
+    index = {op.dst: k for k, op in enumerate(ops)}
+    with open(path, "w") as f:
+        f.write(" ".join(str(index[c.dst]) for c in order) + "\n")
+
+
+def search(ops, outs, order, steps, seed, out_path):
+    rnd = random.Random(seed)
+    users = consumers(ops)
     best = mca_cycles(loop_body(order, outs)[0])
     print(f"start {best}", file=sys.stderr)
     for step in range(steps):
-        i = rnd.randrange(len(order))
-        reach = rnd.choice([1, 2, 3, 5, 8, 13, 30])
-        j = max(0, min(len(order) - 1, i + rnd.randint(-reach, reach)))
-        if i == j:
-            continue
-        candidate = list(order)
-        o = candidate.pop(i)
-        candidate.insert(j, o)
-        at = {c.dst: k for k, c in enumerate(candidate)}
-        if any(at[s] >= j for s in o.srcs if s in producer) or any(at[u.dst] <= j for u in users[o.dst]):
+        candidate = neighbour(order, rnd, users)
+        if candidate is None:
             continue
         cycles = mca_cycles(loop_body(candidate, outs)[0])
         if cycles <= best:
             if cycles < best:
                 print(f"step {step}: {cycles}", file=sys.stderr, flush=True)
-                index = {op.dst: k for k, op in enumerate(ops)}
-                with open(out_path, "w") as f:
-                    f.write(" ".join(str(index[c.dst]) for c in candidate) + "\n")
+                write_order(ops, candidate, out_path)
             best, order = cycles, candidate
     return best
 
@@ -574,25 +592,11 @@ def tune(ops, outs, order, steps, seed, out_path, cpu="1"):
         return float(out[0]), float(out[1])
 
     rnd = random.Random(seed)
-    producer = {o.dst for o in ops}
-    users = {o.dst: [] for o in ops}
-    for o in ops:
-        for s in o.srcs:
-            if s in users:
-                users[s].append(o)
-    index = {op.dst: k for k, op in enumerate(ops)}
+    users = consumers(ops)
     floor = min(timed(order, order, 60))
     for step in range(steps):
-        i = rnd.randrange(len(order))
-        reach = rnd.choice([1, 2, 3, 5, 8, 13, 30])
-        j = max(0, min(len(order) - 1, i + rnd.randint(-reach, reach)))
-        if i == j:
-            continue
-        candidate = list(order)
-        o = candidate.pop(i)
-        candidate.insert(j, o)
-        at = {c.dst: k for k, c in enumerate(candidate)}
-        if any(at[s] >= j for s in o.srcs if s in producer) or any(at[u.dst] <= j for u in users[o.dst]):
+        candidate = neighbour(order, rnd, users)
+        if candidate is None:
             continue
         new, old = timed(candidate, order, 60)
         floor = min(floor, new, old)
@@ -609,8 +613,7 @@ def tune(ops, outs, order, steps, seed, out_path, cpu="1"):
         if confirmed:
             order = candidate
             print(f"step {step}: {new} against {old} ticks", file=sys.stderr, flush=True)
-            with open(out_path, "w") as f:
-                f.write(" ".join(str(index[c.dst]) for c in order) + "\n")
+            write_order(ops, order, out_path)
     return floor
 
 
