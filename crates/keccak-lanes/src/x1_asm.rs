@@ -1,11 +1,12 @@
 //! One state in general-purpose registers, as assembly of our own: the
-//! instruction order and register allocation of `x1_asm.s` come from
-//! `asm/x1_schedule.py`, which searched them against llvm-mca's Zen 4 model.
+//! register allocation of `x1_asm.s` and its instruction order come from
+//! `asm/x1_schedule.py`, which searched the order against llvm-mca's Zen 4
+//! model and then on a Zen 4 core (docs/keccak.md).
 //!
 //! LLVM and gcc do the same 130 integer operations a round and both spill
 //! about ten lanes; what differs is the order and the spills. On a Zen 4
-//! core LLVM's loop (the `x1-scalar` backend) takes 923-925 cycles per
-//! permutation, gcc's build of XKCP's opt64 914, this one 881
+//! core LLVM's loop (the `x1-scalar` backend) takes 927 cycles per
+//! permutation, gcc's build of XKCP's opt64 914-918, this one 877-881
 //! (docs/results/keccak-xkcp-permutation.md). It was tuned on that core
 //! only, so it is the default there alone (`choice.rs`).
 
