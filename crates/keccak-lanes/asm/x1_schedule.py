@@ -48,7 +48,6 @@ CALLEE_SAVED = ["rbx", "rbp", "r12", "r13", "r14", "r15"]
 # iterations, spills take 25 and up, the last three hold the loop's own state.
 FRAME_SLOTS = 64
 RC_SLOT, COUNT_SLOT, STATE_SLOT = 61, 62, 63
-MAX_SPILL_SLOT = RC_SLOT
 
 
 class Op:
@@ -155,7 +154,7 @@ def allocate(order, outs, entry):
         else:
             s = next_slot[0]
             next_slot[0] += 1
-            assert s < MAX_SPILL_SLOT, "out of spill slots"
+            assert s < RC_SLOT, "out of spill slots"
         used_slots.add(s)
         return s
 
@@ -166,12 +165,6 @@ def allocate(order, outs, entry):
             if s >= 25:
                 free_slots.append(s)
 
-    def free(val):
-        r = vreg.pop(val, None)
-        if r:
-            reg[r] = None
-        drop_slot(val)
-
     def free_register(val):
         """Frees `val`'s register, where the instruction reading it may write
         its result, but not its slot: a spill made to find the result a
@@ -180,6 +173,10 @@ def allocate(order, outs, entry):
         if r:
             reg[r] = None
         return r
+
+    def free(val):
+        free_register(val)
+        drop_slot(val)
 
     def free_reg(p, avoid=()):
         for r in REGS:
@@ -216,12 +213,6 @@ def allocate(order, outs, entry):
     def define(val, r):
         reg[r], vreg[val] = val, r
 
-    def overwrite(val, r):
-        """`r`, which holds `val`, is about to be written: `val` dies."""
-        del vreg[val]
-        reg[r] = None
-        drop_slot(val)
-
     for p, o in enumerate(order):
         dying = [s for s in o.srcs if last_use(s) == p]
         if o.kind == "xor":
@@ -232,7 +223,7 @@ def allocate(order, outs, entry):
                 other = b if target == a else a
                 r = in_reg(target, p, avoid=[vreg.get(other)])
                 lines.append(f"xor {r}, {operand(other)}")
-                overwrite(target, r)
+                free(target)
                 for x in dying:
                     if x != target:
                         free(x)
@@ -271,7 +262,7 @@ def allocate(order, outs, entry):
             table = free_reg(p, avoid=[r])
             lines.append(f"mov {table}, {slot(RC_SLOT)}")
             lines.append(f"xor {r}, qword ptr [{table} + {8 * o.imm}]")
-            overwrite(a, r)
+            free(a)
             define(o.dst, r)
     exit_loc = {i: ("r", vreg[v]) if v in vreg else ("m", vslot[v]) for i, v in enumerate(outs)}
     return lines, exit_loc, (reg, vreg, vslot)
