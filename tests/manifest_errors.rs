@@ -6,7 +6,7 @@ mod common;
 
 use serde_json::Value;
 
-use common::{Env, assert_bad_input};
+use common::{Env, assert_bad_input, assert_refused};
 
 /// Small, fast runs for the few tests that get as far as measuring.
 const QUICK: &[&str] = &[
@@ -819,4 +819,73 @@ fn core_vectors_come_from_a_file_too() {
     assert_bad_input(&run(&env, &manifest("gone.toml")), "`vectors_file`");
     assert_bad_input(&run(&env, &manifest("/dev/null")), "is not a file");
     assert_bad_input(&run(&env, &manifest("junk.toml")), "junk.toml");
+}
+
+/// Builds run several at a time; what the user is told must not depend on which finished
+/// first. Of two variants that do not compile, the first in the manifest's order is the
+/// one named, and builds that all succeed leave one shared object each in the cache and
+/// nothing written aside.
+#[test]
+fn builds_made_at_once_report_the_first_failure_in_the_manifests_order() {
+    let env = Env::new();
+    let source = format!("#ifdef BROKEN\n#error this variant does not build\n#endif\n{TOY_HASH}");
+    let variants = |broken: &[usize]| {
+        (0..8)
+            .map(|i| {
+                let flags = if broken.contains(&i) {
+                    format!("[\"-DV={i}\", \"-DBROKEN\"]")
+                } else {
+                    format!("[\"-DV={i}\"]")
+                };
+                format!(
+                    "[[implementation]]\nvariant = \"v{i}\"\nalgorithm = \"toy-hash\"\n\
+                     kind = \"hash\"\nflags = {flags}\n"
+                )
+            })
+            .collect::<String>()
+    };
+    let head = "name = \"many\"\nsources = [\"toy.c\"]\ntargets = [\"native\"]\n";
+    let m = write(
+        &env,
+        &source,
+        "#define CRYPTO_BYTES 8\n",
+        &format!("{head}{}", variants(&[2, 6])),
+    );
+    let out = env.cmd(&["check", &m]);
+    assert_refused(
+        &out,
+        "manifest.toml: compiling `v2` (toy-hash) for target `native` failed; the compiler said:",
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("`v6`"),
+        "only the first failure is named"
+    );
+
+    // A fresh cache: the manifest is part of every build's key, so the builds above
+    // would stay beside these.
+    std::fs::remove_dir_all(env.dir.path().join("build-cache")).unwrap();
+    let m = write(
+        &env,
+        &source,
+        "#define CRYPTO_BYTES 8\n",
+        &format!("{head}{}", variants(&[])),
+    );
+    let out = env.cmd(&["check", &m]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let cache: Vec<String> = std::fs::read_dir(env.dir.path().join("build-cache"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    for i in 0..8 {
+        let prefix = format!("many-v{i}-native-");
+        let built = cache
+            .iter()
+            .filter(|f| f.starts_with(&prefix) && f.ends_with(".so"));
+        assert_eq!(built.count(), 1, "v{i} in {cache:?}");
+    }
+    assert!(!cache.iter().any(|f| f.ends_with(".tmp")), "{cache:?}");
 }

@@ -199,6 +199,15 @@ fn anchored(dir: &Path, flag: &str) -> String {
     flag.to_string()
 }
 
+/// A name in the cache to write `stem`'s file under before renaming it into place: its
+/// own to this process and call, since builds run on several threads at once (and runs
+/// in several processes). The cache's cleaning knows it by the `.tmp` ending.
+fn aside(cache: &Path, stem: &str) -> PathBuf {
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    cache.join(format!("{stem}.{}.{call}.tmp", std::process::id()))
+}
+
 /// A generated source, written once into the cache under a name taken from its content,
 /// so that every build shares it and its path is known before a build's key is.
 fn generated(cache: &Path, what: &str, source: &str) -> Result<PathBuf> {
@@ -209,7 +218,7 @@ fn generated(cache: &Path, what: &str, source: &str) -> Result<PathBuf> {
         return Ok(path);
     }
     // Written aside and renamed: a concurrent run never compiles a half-written file.
-    let tmp = cache.join(format!("cryptobench-{what}.{}.tmp", std::process::id()));
+    let tmp = aside(cache, &format!("cryptobench-{what}"));
     std::fs::write(&tmp, source)
         .with_context(|| unwritable(format!("cannot write `{}`", tmp.display())))?;
     std::fs::rename(&tmp, &path).with_context(|| {
@@ -345,7 +354,7 @@ pub fn shared_object(
         super::cache::touch(&so);
         return Ok(so);
     }
-    let tmp = cache.join(format!("{stem}.{}.tmp", std::process::id()));
+    let tmp = aside(&cache, &stem);
     let out = Command::new(&m.compiler)
         .args(["-shared", "-fPIC"])
         .args(&args)

@@ -24,6 +24,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::catalog::Operation;
+use manifest::ManifestImplementation;
+use target::Target;
 
 /// Implementations built from manifests, by name: what a worker needs to load them.
 pub type External = std::collections::BTreeMap<String, CSpec>;
@@ -162,7 +164,9 @@ pub fn specs(
         );
     }
     let host = target::host_flags();
-    let mut specs: Vec<CSpec> = Vec::new();
+    // Each variant's KAT file first, in the manifest's order, so that a malformed one is
+    // said before anything is built.
+    let mut builds = Vec::new();
     for imp in &manifest.implementations {
         let (kat, caveats) = match &imp.kat {
             Some(name) => {
@@ -191,55 +195,19 @@ pub fn specs(
             }
             None => (None, Vec::new()),
         };
+        let kat = std::sync::Arc::new((kat, caveats));
         for t in manifest.targets() {
-            if !t.provides(&imp.requires, &host) {
-                continue;
+            if t.provides(&imp.requires, &host) {
+                builds.push((imp, t, kat.clone()));
             }
-            let library = compile::shared_object(manifest, imp, &t)?;
-            let mut lanes = 1;
-            // A manifest error, found before anything runs (the worker checks again).
-            if let Some(sizes) = compile::api_sizes(&library) {
-                lanes = sizes.get("CRYPTO_LANES").copied().unwrap_or(0).max(1) as usize;
-                let refused = |why: String| {
-                    anyhow::anyhow!(
-                        "{}: `{}` ({}) for target `{}`: {why}",
-                        manifest.path.display(),
-                        imp.variant,
-                        imp.algorithm,
-                        t.name
-                    )
-                };
-                implementation::check_sizes(imp.kind, &imp.sizes, &sizes).map_err(refused)?;
-                implementation::check_vectors(&imp.vectors, &sizes).map_err(refused)?;
-                if let Some((path, vectors)) = &kat {
-                    kat::check_lengths(vectors, &sizes)
-                        .map_err(|why| refused(format!("KAT file `{}`: {why}", path.display())))?;
-                }
-            }
-            let estimate = if with_estimates {
-                let asm = compile::assembly(manifest, imp, &t, &library)?;
-                Some(estimate::estimate(&asm, imp.kind, &t))
-            } else {
-                None
-            };
-            specs.push(CSpec {
-                estimate,
-                provider: manifest.name.clone(),
-                algorithm: imp.algorithm.clone(),
-                variant: imp.variant.clone(),
-                target: t.name.to_string(),
-                kind: imp.kind,
-                library,
-                unsupported: t.runnable_on(&host).err(),
-                kat: kat.as_ref().map(|(path, _)| path.clone()),
-                caveats: caveats.clone(),
-                vectors: imp.vectors.clone(),
-                expected_sizes: imp.sizes.clone(),
-                peer: None,
-                lanes,
-            });
         }
     }
+    let built = in_parallel(&builds, |(imp, t, kat)| {
+        build(manifest, imp, t, &kat.0, &kat.1, &host, with_estimates)
+    });
+    // The first failure in the manifest's order, as one build after another would have
+    // stopped at it.
+    let mut specs = built.into_iter().collect::<Result<Vec<CSpec>>>()?;
     // Every variant must agree with the first runnable build of its algorithm (the
     // portable one, by the manifest's order).
     for i in 0..specs.len() {
@@ -254,6 +222,88 @@ pub fn specs(
         specs[i].peer = peer.filter(|p| p.name() != specs[i].name()).map(Box::new);
     }
     Ok(specs)
+}
+
+/// One variant built for one target (or taken from the cache), checked against what its
+/// manifest entry says, and estimated where asked.
+fn build(
+    manifest: &Manifest,
+    imp: &ManifestImplementation,
+    t: &Target,
+    kat: &Option<(PathBuf, Vec<kat::AeadVector>)>,
+    caveats: &[String],
+    host: &[String],
+    with_estimates: bool,
+) -> Result<CSpec> {
+    let library = compile::shared_object(manifest, imp, t)?;
+    let mut lanes = 1;
+    // A manifest error, found before anything runs (the worker checks again).
+    if let Some(sizes) = compile::api_sizes(&library) {
+        lanes = sizes.get("CRYPTO_LANES").copied().unwrap_or(0).max(1) as usize;
+        let refused = |why: String| {
+            anyhow::anyhow!(
+                "{}: `{}` ({}) for target `{}`: {why}",
+                manifest.path.display(),
+                imp.variant,
+                imp.algorithm,
+                t.name
+            )
+        };
+        implementation::check_sizes(imp.kind, &imp.sizes, &sizes).map_err(refused)?;
+        implementation::check_vectors(&imp.vectors, &sizes).map_err(refused)?;
+        if let Some((path, vectors)) = kat {
+            kat::check_lengths(vectors, &sizes)
+                .map_err(|why| refused(format!("KAT file `{}`: {why}", path.display())))?;
+        }
+    }
+    let estimate = if with_estimates {
+        let asm = compile::assembly(manifest, imp, t, &library)?;
+        Some(estimate::estimate(&asm, imp.kind, t))
+    } else {
+        None
+    };
+    Ok(CSpec {
+        estimate,
+        provider: manifest.name.clone(),
+        algorithm: imp.algorithm.clone(),
+        variant: imp.variant.clone(),
+        target: t.name.to_string(),
+        kind: imp.kind,
+        library,
+        unsupported: t.runnable_on(host).err(),
+        kat: kat.as_ref().map(|(path, _)| path.clone()),
+        caveats: caveats.to_vec(),
+        vectors: imp.vectors.clone(),
+        expected_sizes: imp.sizes.clone(),
+        peer: None,
+        lanes,
+    })
+}
+
+/// `work` over every item, on as many threads as this machine runs at once: builds are
+/// compiler processes, and a manifest of a hundred of them took minutes one at a time.
+/// The results come back in the items' order.
+fn in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::with_capacity(items.len()));
+    std::thread::scope(|scope| {
+        for _ in 0..threads.min(items.len()) {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let result = work(item);
+                    done.lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push((i, result));
+                }
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Cases for every build of the manifest at `path` that `selection` keeps, and the specs
