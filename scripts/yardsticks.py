@@ -13,14 +13,14 @@ beside them; `cryptobench check OUT/manifest.toml` then verifies every build.
 xkcp (github.com/XKCP/XKCP): Keccak-p[1600], one to eight states
 (docs/results/keccak-xkcp-permutation.md). A wrapper of our own exposes XKCP's SnP and
 PlSnP code as `crypto_core`: N states of 200 bytes in (`OverwriteBytes` per instance),
-`Permute_24rounds` or `PermuteAll_24rounds` called 1, 2 or 4 times, N states out
-(`ExtractBytes`), so both sides read a permutation as (T4 - T2) / 2. Writes perm.c,
-api.h, lib/ (XKCP's lib/common, lib/low/common, the plain 64-bit and the times2/4/8
-code), manifest.toml (every build at x86-64, haswell and native) and
-yardsticks-haswell.toml, yardsticks-native.toml (the builds fastest at each on Zen 4).
-The 2- and 4-times builds carry vectors from the FIPS 202 permutation written out below,
-independent of XKCP and of our crate; one-time builds are checked by the tool's own
-known algorithms (keccak-f1600, keccak-f1600-x2/x4/x8).
+`Permute_24rounds` or `PermuteAll_24rounds` called 1, 2, 4 or 8 times, N states out
+(`ExtractBytes`), so both sides read a permutation as (T4 - T2) / 2 and (T8 - T4) / 4,
+without the load and store around it. Writes perm.c, api.h, lib/ (XKCP's lib/common,
+lib/low/common, the plain 64-bit and the times2/4/8 code), manifest.toml (every build at
+x86-64, haswell and native) and yardsticks-haswell.toml, yardsticks-native.toml (the
+builds fastest at each on Zen 4). The 2-, 4- and 8-times builds carry vectors from the
+FIPS 202 permutation written out below, independent of XKCP and of our crate; one-time
+builds are checked by the tool's own known algorithms (keccak-f1600, -x2/x4/x8).
 
 spook-he (github.com/uclcrypto/spook-he): the Spook designers' v1 AEAD code, every
 Clyde x Shadow variant at the seed's four targets, with our -O3 and with their bench
@@ -55,19 +55,19 @@ XKCP_BUILDS = [
     ("times8-avx512-u12", 8, "KeccakP-1600-times8/AVX512/KeccakP-1600-times8-SIMD512.c",
      "u12", ["avx512f"]),
 ]
-# The builds kept for the narrowed runs (session 15's fastest on Zen 4, per target).
+# The builds kept for the narrowed runs (the fastest on Zen 4 in sessions 15 and 18).
 XKCP_YARDSTICKS = {
-    "haswell": ["opt64-u6", "times2-ssse3-u2", "times4-avx2-u6"],
+    "haswell": ["opt64-u6", "opt64-ua", "times2-ssse3-u2", "times4-avx2-u6"],
     "native": ["times2-ssse3-u2", "times2-avx512-u12", "times4-avx2-u6", "times4-avx2-ua",
-               "times4-avx512-u12", "times8-avx512-u12"],
+               "times4-avx2-u12", "times4-avx512-u12", "times8-avx512-u12"],
 }
 XKCP_PARTS = ["lib/common", "lib/low/common", "lib/low/KeccakP-1600/common",
              "lib/low/KeccakP-1600/plain-64bits", "lib/low/KeccakP-1600-times2",
              "lib/low/KeccakP-1600-times4", "lib/low/KeccakP-1600-times8"]
-TIMES_NAMES = {1: "", 2: "-twice", 4: "-4times"}
+TIMES_NAMES = {1: "", 2: "-twice", 4: "-4times", 8: "-8times"}
 
 WRAPPER = r"""/* crypto_core over XKCP's SnP / PlSnP interfaces: N states of 200 bytes in, each
- * permuted XKCP_TIMES times (1 by default; 2 and 4 for differencing), N states out.
+ * permuted XKCP_TIMES times (1 by default; 2, 4 and 8 for differencing), N states out.
  * Written by scripts/yardsticks.py; XKCP's own code stays under lib/. */
 #include "api.h"
 #include "align.h"
@@ -108,6 +108,17 @@ int crypto_core(unsigned char *out, const unsigned char *in, const unsigned char
     return 0;
 }
 #endif
+"""
+# XKCP's speed moves with where its code lies: the same times8 build took 1738 or 1537
+# cycles a permutation as a wrapper of another size sat ahead of it (Zen 4, session 18).
+# The alignments files build the yardsticks again at 0, 16, 32 and 48 bytes past a 64-byte
+# boundary (its code is 16-byte aligned: every placement modulo 64), 4 and 8 times a call.
+ALIGNMENT_PADS = (0, 16, 32, 48)
+PAD = r"""/* A 64-byte boundary and XKCP_PAD bytes of nops, linked ahead of XKCP's code.
+ * Written by scripts/yardsticks.py. */
+#define XKCP_STR2(x) #x
+#define XKCP_STR(x) XKCP_STR2(x)
+__asm__(".text\n.p2align 6\n.skip " XKCP_STR(XKCP_PAD) ", 0x90\n");
 """
 API_H = """#ifndef XKCP_N
 #define XKCP_N 1
@@ -201,19 +212,25 @@ def toml_list(items):
     return "[" + ", ".join(f'"{i}"' for i in items) + "]"
 
 
-def xkcp_implementation(build, times):
+def xkcp_implementation(build, times, pad=None):
     variant, states, source, config, requires = build
     base = "keccak-f1600" if states == 1 else f"keccak-f1600-x{states}"
     source_dir = os.path.dirname(f"lib/low/{source}")
     include_dirs = [f"{source_dir}/{config}", source_dir, "lib/low/KeccakP-1600/common",
                     "lib/low/common", "lib/common", "."]
+    # XKCP's code before the wrapper, so that it lies at the same address in every call
+    # count's build (the wrapper's size changes with XKCP_TIMES); with a pad, that many
+    # bytes ahead of it.
+    padded = pad is not None
+    sources = (["pad.c"] if padded else []) + ["lib/low/" + source, "perm.c"]
+    flags = [f"-DXKCP_N={states}", f"-DXKCP_TIMES={times}"] + ([f"-DXKCP_PAD={pad}"] if padded else [])
     lines = ["[[implementation]]",
-             f'variant = "{variant}"',
+             f'variant = "{variant}{f"-pad{pad}" if padded else ""}"',
              f'algorithm = "{base}{TIMES_NAMES[times]}"',
              'kind = "core"',
-             f'sources = {toml_list(["perm.c", "lib/low/" + source])}',
+             f"sources = {toml_list(sources)}",
              f"include_dirs = {toml_list(include_dirs)}",
-             f'flags = {toml_list([f"-DXKCP_N={states}", f"-DXKCP_TIMES={times}"])}',
+             f"flags = {toml_list(flags)}",
              f"requires = {toml_list(requires)}"]
     if times > 1:
         lines.append(f"vectors = {vectors(states, times)}")
@@ -222,14 +239,14 @@ def xkcp_implementation(build, times):
     return "\n".join(lines) + "\n"
 
 
-def xkcp_manifest(commit, targets, builds):
+def xkcp_manifest(commit, targets, builds, times=tuple(TIMES_NAMES), pads=(None,)):
     head = ['name = "xkcp"',
             f'description = "XKCP {commit} Keccak-p[1600] SnP/PlSnP code behind crypto_core: '
-            'N states in, permuted 1, 2 or 4 times, N states out"',
+            'N states in, permuted 1, 2, 4 or 8 times, N states out"',
             'flags = ["-O3"]',
             f"targets = {toml_list(targets)}", ""]
-    # One-call builds first, then twice, then 4 times: the order the runs' tables follow.
-    body = [xkcp_implementation(b, t) for t in (1, 2, 4) for b in builds]
+    # One-call builds first, then twice, 4 and 8 times: the order the runs' tables follow.
+    body = [xkcp_implementation(b, t, p) for t in times for b in builds for p in pads]
     return "\n".join(head) + "\n" + "\n".join(body)
 
 
@@ -237,13 +254,16 @@ def write_xkcp(source, out):
     self_test()
     commit = copy_parts(source, XKCP_PARTS, out)
     write(out, "perm.c", WRAPPER)
+    write(out, "pad.c", PAD)
     write(out, "api.h", API_H)
     write(out, "manifest.toml", xkcp_manifest(commit, ["x86-64", "haswell", "native"],
                                               XKCP_BUILDS))
     for target, names in XKCP_YARDSTICKS.items():
         builds = [b for b in XKCP_BUILDS if b[0] in names]
         write(out, f"yardsticks-{target}.toml", xkcp_manifest(commit, [target], builds))
-    return f"XKCP {commit}, {len(XKCP_BUILDS)} builds x 3 call counts"
+        write(out, f"alignments-{target}.toml",
+              xkcp_manifest(commit, [target], builds, times=(4, 8), pads=ALIGNMENT_PADS))
+    return f"XKCP {commit}, {len(XKCP_BUILDS)} builds x {len(TIMES_NAMES)} call counts"
 
 
 # spook-he: Clyde x Shadow, each built with our flags and with the designers' bench flags

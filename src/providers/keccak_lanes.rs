@@ -33,7 +33,7 @@ pub fn register(r: &mut Registry) {
             default: false,
             interleaved: None,
         });
-        for (times, suffix) in [(1, ""), (2, "-twice"), (4, "-4times")] {
+        for (times, suffix) in [(1, ""), (2, "-twice"), (4, "-4times"), (8, "-8times")] {
             r.add(PermuteLanes {
                 backend,
                 algorithm: format!("keccak-f1600-{}-interleaved{suffix}", backend.name()),
@@ -148,11 +148,13 @@ struct PermuteLanes {
     default: bool,
     /// `Some(times)`: the states stay interleaved, word `i` of state `l` at
     /// `N * i + l`, as the backend permutes them (`-interleaved`), and a call
-    /// permutes them `times` times in a row (`-twice`, `-4times`). That is the
-    /// permutation without the transposition in and out that N separate states
-    /// take, as XKCP's `PermuteAll` is called on its own interleaved states; and
-    /// (T4 - T2) / 2 is one permutation without the per-call cost of the harness,
-    /// read off ours as off a C wrapper that permutes 1, 2 or 4 times per call.
+    /// permutes them `times` times in a row (`-twice`, `-4times`, `-8times`). That
+    /// is the permutation without the transposition in and out that N separate
+    /// states take, as XKCP's `PermuteAll` is called on its own interleaved states;
+    /// and (T4 - T2) / 2 or (T8 - T4) / 4 is one permutation without the per-call
+    /// cost of the harness, read off ours as off a C wrapper that permutes 1, 2, 4
+    /// or 8 times per call. Eight shows code whose cost per permutation is not the
+    /// same for the second and the fifth (XKCP's fully unrolled `opt64-ua`).
     interleaved: Option<usize>,
 }
 
