@@ -150,7 +150,8 @@ fn cargo_bench_measures_stores_and_refuses_unknown_options() {
     );
 
     // The checks `cryptobench run` makes before measuring, made here too: a gate that
-    // could only pass, and a baseline name that reads as a run id, are refused first.
+    // could only pass, a baseline name that reads as a run id, and cases larger than
+    // this machine's memory are refused first.
     for (args, said) in [
         (
             &[
@@ -163,6 +164,10 @@ fn cargo_bench_measures_stores_and_refuses_unknown_options() {
             "--fail-on-regression with --processes 2",
         ),
         (&["--save-baseline", "7"][..], "--save-baseline \"7\""),
+        (
+            &["--sizes", "1GiB", "--layouts", "256"][..],
+            "256 layouts of 1 GiB need about",
+        ),
     ] {
         let mut all = vec!["bench", "--", "example/toy"];
         all.extend(args);

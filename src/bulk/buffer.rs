@@ -77,16 +77,7 @@ impl Drop for Buffer {
     }
 }
 
-/// `MemAvailable` from /proc/meminfo, in bytes: what can be allocated without swapping.
-pub fn available_memory() -> Option<u64> {
-    parse_mem_available(&std::fs::read_to_string("/proc/meminfo").ok()?)
-}
-
-fn parse_mem_available(meminfo: &str) -> Option<u64> {
-    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    kib.checked_mul(1024)
-}
+pub use crate::machine::available_memory;
 
 /// Refuse sizes whose two buffers (input and working copy) plus [`MARGIN`] exceed
 /// `available` bytes. Sizes run one after another, so the largest decides.
@@ -114,15 +105,6 @@ fn gib(bytes: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn mem_available_is_read_in_bytes() {
-        let meminfo =
-            "MemTotal:       24683656 kB\nMemFree:         1000 kB\nMemAvailable:   24236476 kB\n";
-        assert_eq!(parse_mem_available(meminfo), Some(24_236_476 * 1024));
-        assert_eq!(parse_mem_available("MemTotal: 5 kB\n"), None);
-        assert!(available_memory().is_some_and(|m| m > 0));
-    }
 
     #[test]
     fn sizes_that_do_not_fit_are_refused() {

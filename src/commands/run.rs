@@ -10,13 +10,14 @@ use crate::experiment::{self};
 use crate::machine::{self, Machine};
 use crate::output::check_writable;
 use crate::record::{
-    AnalysisOptions, Case, MachineRecord, RunHeader, RunOptions, RunOrigin, RunPlace, SamplePlan,
+    AnalysisOptions, MachineRecord, RunHeader, RunOptions, RunOrigin, RunPlace, SamplePlan,
 };
 use crate::runner::{self};
 
 use super::progress::Bar;
 use crate::preflight::{
-    check_baseline, check_baseline_name, check_gate_can_decide, warn_of_another_machine,
+    check_baseline, check_baseline_name, check_gate_can_decide, check_memory,
+    warn_of_another_machine,
 };
 use crate::session::Finish;
 use crate::store::Store;
@@ -168,32 +169,4 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
         Some(target) => super::push::push_finished_run(&store, &uuid, &target, exit),
         None => Ok(exit),
     }
-}
-
-/// Each memory layout of a case holds its own message and output buffers, and a worker
-/// prepares all its layouts up front: refuse what would run the machine out of memory
-/// (the worker would die of it, with the real reason buried in its stderr).
-pub(super) fn check_memory(cases: &[Case], layouts: u64) -> Result<()> {
-    const MARGIN: u64 = 256 << 20;
-    let Some(available) = crate::bulk::buffer::available_memory() else {
-        return Ok(());
-    };
-    let Some(largest) = cases.iter().filter_map(Case::bytes).max() else {
-        return Ok(());
-    };
-    // Input and output of the largest case in every layout.
-    let needed = largest
-        .saturating_mul(2)
-        .saturating_mul(layouts)
-        .saturating_add(MARGIN);
-    if needed > available {
-        bail!(
-            "{} layouts of {} need about {} MiB (input and output per layout), but {} MiB are available (MemAvailable): use fewer --layouts or smaller --sizes",
-            layouts,
-            crate::size::format_size(largest),
-            needed >> 20,
-            available >> 20
-        );
-    }
-    Ok(())
 }

@@ -267,6 +267,7 @@ impl Bench {
                 args.baseline.is_some(),
             )?;
         }
+        preflight::check_memory(&plan.cases, args.layouts)?;
         let mut store = cryptobench_core::store::Store::open(&db)?;
         let machine = machine::Machine::detect();
         let place = cryptobench_core::record::RunPlace::new_run(

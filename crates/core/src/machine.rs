@@ -448,9 +448,29 @@ fn cache_size(text: &str) -> Option<u64> {
     digits.parse::<u64>().ok().map(|n| n * scale)
 }
 
+/// `MemAvailable` from /proc/meminfo, in bytes: what can be allocated without swapping.
+pub fn available_memory() -> Option<u64> {
+    parse_mem_available(&fs::read_to_string("/proc/meminfo").ok()?)
+}
+
+fn parse_mem_available(meminfo: &str) -> Option<u64> {
+    let line = meminfo.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mem_available_is_read_in_bytes() {
+        let meminfo =
+            "MemTotal:       24683656 kB\nMemFree:         1000 kB\nMemAvailable:   24236476 kB\n";
+        assert_eq!(parse_mem_available(meminfo), Some(24_236_476 * 1024));
+        assert_eq!(parse_mem_available("MemTotal: 5 kB\n"), None);
+        assert!(available_memory().is_some_and(|m| m > 0));
+    }
 
     #[test]
     fn cache_sizes_as_the_kernel_writes_them() {

@@ -2,7 +2,8 @@
 //! `cargo bench`): a baseline name that reads as one, a regression gate that can fail, a
 //! baseline that can be compared with the run, and a testbed that changed hardware. Each
 //! refuses in one line, before anything is measured, what would otherwise be found only
-//! after a run that then could not be used.
+//! after a run that then could not be used; so does a case too large for this machine's
+//! memory.
 
 use anyhow::{Result, bail};
 
@@ -19,6 +20,34 @@ pub fn some_of(keys: &[String]) -> String {
         n if n <= SHOWN => shown.join(", "),
         n => format!("{} and {} more", shown.join(", "), n - SHOWN),
     }
+}
+
+/// Each memory layout of a case holds its own message and output buffers, and a worker
+/// prepares all its layouts up front: refuse what would run the machine out of memory
+/// (the worker would die of it, with the real reason buried in its stderr).
+pub fn check_memory(cases: &[Case], layouts: u64) -> Result<()> {
+    const MARGIN: u64 = 256 << 20;
+    let Some(available) = crate::machine::available_memory() else {
+        return Ok(());
+    };
+    let Some(largest) = cases.iter().filter_map(Case::bytes).max() else {
+        return Ok(());
+    };
+    // Input and output of the largest case in every layout.
+    let needed = largest
+        .saturating_mul(2)
+        .saturating_mul(layouts)
+        .saturating_add(MARGIN);
+    if needed > available {
+        bail!(
+            "{} layouts of {} need about {} MiB (input and output per layout), but {} MiB are available (MemAvailable): use fewer --layouts or smaller --sizes",
+            layouts,
+            crate::size::format_size(largest),
+            needed >> 20,
+            available >> 20
+        );
+    }
+    Ok(())
 }
 
 /// A testbed seen before with other hardware: said, never silently joined (its runs are
