@@ -77,8 +77,6 @@ impl Drop for Buffer {
     }
 }
 
-pub use crate::machine::available_memory;
-
 /// Refuse sizes whose two buffers (input and working copy) plus [`MARGIN`] exceed
 /// `available` bytes. Sizes run one after another, so the largest decides.
 pub fn check_fits(sizes: &[u64], available: u64) -> Result<()> {

@@ -87,7 +87,7 @@ pub fn prepare(mut request: Request) -> Result<Prepared> {
     }
     let cpus = threads::cpu_order();
     let thread_counts = thread_counts(request.threads.as_deref(), cpus.len());
-    match buffer::available_memory() {
+    match crate::machine::available_memory() {
         Some(available) => buffer::check_fits(&request.sizes, available)?,
         None => eprintln!(
             "warning: cannot read MemAvailable from /proc/meminfo, so cannot check that the sizes fit in memory"
