@@ -31,9 +31,9 @@ echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(npro
 
 if [[ " $parts " == *" perm "* ]]; then
     # Every XKCP build (plain 64-bit configurations, times2/4/8 at x86-64, haswell and
-    # native), so "the fastest public code" is this host's fastest, not Zen 4's.
+    # native), so "the fastest public code" is this host's fastest, not Zen 4's; and the
+    # yardsticks again at every code placement modulo 64 (XKCP's speed moves with it).
     start=$SECONDS
-    # The yardsticks again at every code placement modulo 64 (XKCP's speed moves with it).
     "$bin" run cryptobench/keccak-f1600-x rustcrypto/keccak-f1600 "$xkcp/manifest.toml" \
         "$xkcp/alignments-haswell.toml" "$xkcp/alignments-native.toml" \
         --processes 20 --seed "$seed" --db "$store" --format json >"$out/permutation.json"

@@ -166,44 +166,25 @@ pub fn specs(
     let host = target::host_flags();
     // Each variant's KAT file first, in the manifest's order, so that a malformed one is
     // said before anything is built.
-    let mut builds = Vec::new();
-    for imp in &manifest.implementations {
-        let (kat, caveats) = match &imp.kat {
-            Some(name) => {
-                let p = manifest.kat_path(name, kat_dir);
-                if p.is_file() {
-                    // Read now, so that a malformed file is the manifest's error, said
-                    // before anything is built or measured, not the build's wrong output.
-                    let vectors = kat::read(&p).with_context(|| {
-                        format!(
-                            "{}: `{}` ({})",
-                            manifest.path.display(),
-                            imp.variant,
-                            imp.algorithm
-                        )
-                    })?;
-                    (Some((p, vectors)), Vec::new())
-                } else {
-                    let why = format!(
-                        "{}/{}: KAT file `{}` not found (give its directory with --kat-dir): checked by round trips and agreement between variants only",
-                        imp.algorithm,
-                        imp.variant,
-                        p.display()
-                    );
-                    (None, vec![why])
-                }
-            }
-            None => (None, Vec::new()),
-        };
-        let kat = std::sync::Arc::new((kat, caveats));
-        for t in manifest.targets() {
-            if t.provides(&imp.requires, &host) {
-                builds.push((imp, t, kat.clone()));
-            }
-        }
-    }
-    let built = in_parallel(&builds, |(imp, t, kat)| {
-        build(manifest, imp, t, &kat.0, &kat.1, &host, with_estimates)
+    let known = manifest
+        .implementations
+        .iter()
+        .map(|imp| known_answers(manifest, imp, kat_dir))
+        .collect::<Result<Vec<_>>>()?;
+    let builds: Vec<_> = manifest
+        .implementations
+        .iter()
+        .zip(&known)
+        .flat_map(|(imp, checks)| {
+            manifest
+                .targets()
+                .into_iter()
+                .filter(|t| t.provides(&imp.requires, &host))
+                .map(move |t| (imp, t, checks))
+        })
+        .collect();
+    let built = in_parallel(&builds, |(imp, t, checks)| {
+        build(manifest, imp, t, checks, &host, with_estimates)
     });
     // The first failure in the manifest's order, as one build after another would have
     // stopped at it.
@@ -224,14 +205,52 @@ pub fn specs(
     Ok(specs)
 }
 
+/// What a variant's output is checked against: its KAT file and the file's vectors, and
+/// the caveats where there is none.
+type KnownAnswers = (Option<(PathBuf, Vec<kat::AeadVector>)>, Vec<String>);
+
+/// A variant's KAT file, read now (a malformed one is the manifest's error).
+fn known_answers(
+    manifest: &Manifest,
+    imp: &ManifestImplementation,
+    kat_dir: Option<&Path>,
+) -> Result<KnownAnswers> {
+    Ok(match &imp.kat {
+        Some(name) => {
+            let p = manifest.kat_path(name, kat_dir);
+            if p.is_file() {
+                // Read now, so that a malformed file is the manifest's error, said
+                // before anything is built or measured, not the build's wrong output.
+                let vectors = kat::read(&p).with_context(|| {
+                    format!(
+                        "{}: `{}` ({})",
+                        manifest.path.display(),
+                        imp.variant,
+                        imp.algorithm
+                    )
+                })?;
+                (Some((p, vectors)), Vec::new())
+            } else {
+                let why = format!(
+                    "{}/{}: KAT file `{}` not found (give its directory with --kat-dir): checked by round trips and agreement between variants only",
+                    imp.algorithm,
+                    imp.variant,
+                    p.display()
+                );
+                (None, vec![why])
+            }
+        }
+        None => (None, Vec::new()),
+    })
+}
+
 /// One variant built for one target (or taken from the cache), checked against what its
 /// manifest entry says, and estimated where asked.
 fn build(
     manifest: &Manifest,
     imp: &ManifestImplementation,
     t: &Target,
-    kat: &Option<(PathBuf, Vec<kat::AeadVector>)>,
-    caveats: &[String],
+    (kat, caveats): &KnownAnswers,
     host: &[String],
     with_estimates: bool,
 ) -> Result<CSpec> {
