@@ -9,9 +9,11 @@ set -euo pipefail
 # cross compiler with qemu-user to test the NEON Keccak (implementations/c/keccak-neon-x2)
 # under emulation, valgrind for `--counter instructions`, and PostgreSQL, whose server the
 # tests start (a throw-away one, as the `postgres` user) to test the shared store, and
-# GNU time for the peak memory scripts/fleet-bench.sh reports.
+# GNU time for the peak memory scripts/fleet-bench.sh reports, and Python 3, which
+# writes the searched-order assembly of crates/keccak-lanes (its tests check that the
+# committed .s files are what the scripts write).
 packages=(build-essential pkg-config libssl-dev llvm llvm-19 chromium postgresql
-  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind time)
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind time python3)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -32,15 +32,15 @@ none of this: only the .s is used. `search` needs llvm-mca-19; `tune` needs cc
 and taskset, and should run on an otherwise idle core of the CPU it tunes for.
 """
 
+import os
 import random
-import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import schedule  # noqa: E402
+from schedule import MASK, Op, RHO, ROUND_CONSTANTS, ROWS, rotl  # noqa: E402
+
 ROUNDS_PER_LOOP = 6
-# rho's rotation of lane x + 5y.
-RHO = [0, 1, 62, 28, 27, 36, 44, 6, 55, 20, 3, 10, 43, 25, 39, 41, 45, 15, 21, 8, 18, 2, 61, 56, 14]
-# Output row y of pi takes lane (x + 3y mod 5) + 5x for x = 0..4.
-ROWS = [[((x + 3 * y) % 5) + 5 * x for x in range(5)] for y in range(5)]
 REGS = ["rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp",
         "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15"]
 CALLEE_SAVED = ["rbx", "rbp", "r12", "r13", "r14", "r15"]
@@ -48,13 +48,6 @@ CALLEE_SAVED = ["rbx", "rbp", "r12", "r13", "r14", "r15"]
 # iterations, spills take 25 and up, the last three hold the loop's own state.
 FRAME_SLOTS = 64
 RC_SLOT, COUNT_SLOT, STATE_SLOT = 61, 62, 63
-
-
-class Op:
-    """One instruction-level operation on SSA values."""
-
-    def __init__(self, kind, dst, srcs, imm=None):
-        self.kind, self.dst, self.srcs, self.imm = kind, dst, srcs, imm
 
 
 def build(rounds):
@@ -355,27 +348,6 @@ def function(lines, entry):
     return out
 
 
-MASK = (1 << 64) - 1
-
-
-def rotl(x, n):
-    return ((x << n) | (x >> (64 - n))) & MASK if n % 64 else x
-
-
-def reference_rounds(a, rounds):
-    """FIPS 202's rounds, written plainly, for `verify`."""
-    for r in range(rounds):
-        c = [a[x] ^ a[x + 5] ^ a[x + 10] ^ a[x + 15] ^ a[x + 20] for x in range(5)]
-        d = [c[(x + 4) % 5] ^ rotl(c[(x + 1) % 5], 1) for x in range(5)]
-        b = [0] * 25
-        for x in range(5):
-            for y in range(5):
-                b[y + 5 * ((2 * x + 3 * y) % 5)] = rotl(a[x + 5 * y] ^ d[x], RHO[x + 5 * y])
-        a = [b[i] ^ (~b[(i + 1) % 5 + 5 * (i // 5)] & b[(i + 2) % 5 + 5 * (i // 5)]) for i in range(25)]
-        a[0] ^= ROUND_CONSTANTS[r]
-    return a
-
-
 def verify(lines, entry, seed=1):
     """Runs the loop body on a random state in a model of the few instructions
     it uses, against `reference_rounds`: a wrong allocation never reaches a
@@ -430,199 +402,34 @@ def verify(lines, entry, seed=1):
         else:
             raise SystemExit(f"verify: no model of {line!r}")
     got = [regs[loc] if kind == "r" else mem[loc] for _, (kind, loc) in sorted(entry.items())]
-    return got == reference_rounds(a, ROUNDS_PER_LOOP)
-
-
-def mca_cycles(lines):
-    src = ".intel_syntax noprefix\n" + "\n".join(lines) + "\n"
-    run = subprocess.run(["llvm-mca-19", "-mcpu=znver4", "-iterations=100"],
-                         input=src, capture_output=True, text=True, check=True)
-    for line in run.stdout.splitlines():
-        if line.startswith("Total Cycles"):
-            return int(line.split()[-1]) / 100
-    raise SystemExit(f"llvm-mca gave no cycle count: {run.stderr[:500]}")
-
-
-def read_order(ops, path):
-    if path is None:
-        return list(ops)
-    indices = [int(w) for w in open(path).read().split()]
-    if sorted(indices) != list(range(len(ops))):
-        raise SystemExit(f"{path}: not a permutation of the {len(ops)} operations")
-    order = [ops[i] for i in indices]
-    check_dependencies(order)
-    return order
-
-
-def check_dependencies(order):
-    seen = {f"in{i}" for i in range(25)}
-    for o in order:
-        missing = [s for s in o.srcs if s not in seen]
-        if missing:
-            raise SystemExit(f"{o.dst} comes before its input {missing[0]}")
-        seen.add(o.dst)
-
-
-def consumers(ops):
-    """The operations reading each operation's result."""
-    users = {o.dst: [] for o in ops}
-    for o in ops:
-        for s in o.srcs:
-            if s in users:
-                users[s].append(o)
-    return users
-
-
-def neighbour(order, rnd, users):
-    """`order` with one operation moved a few places, or None where the move
-    would put it before an input or after a reader."""
-    i = rnd.randrange(len(order))
-    reach = rnd.choice([1, 2, 3, 5, 8, 13, 30])
-    j = max(0, min(len(order) - 1, i + rnd.randint(-reach, reach)))
-    if i == j:
-        return None
-    candidate = list(order)
-    o = candidate.pop(i)
-    candidate.insert(j, o)
-    at = {c.dst: k for k, c in enumerate(candidate)}
-    if any(at.get(s, -1) >= j for s in o.srcs) or any(at[u.dst] <= j for u in users[o.dst]):
-        return None
-    return candidate
-
-
-def write_order(ops, order, path):
-    index = {op.dst: k for k, op in enumerate(ops)}
-    with open(path, "w") as f:
-        f.write(" ".join(str(index[c.dst]) for c in order) + "\n")
-
-
-def search(ops, outs, order, steps, seed, out_path):
-    rnd = random.Random(seed)
-    users = consumers(ops)
-    best = mca_cycles(loop_body(order, outs)[0])
-    print(f"start {best}", file=sys.stderr)
-    for step in range(steps):
-        candidate = neighbour(order, rnd, users)
-        if candidate is None:
-            continue
-        cycles = mca_cycles(loop_body(candidate, outs)[0])
-        if cycles <= best:
-            if cycles < best:
-                print(f"step {step}: {cycles}", file=sys.stderr, flush=True)
-                write_order(ops, candidate, out_path)
-            best, order = cycles, candidate
-    return best
-
-
-# A timing harness for `tune`: both functions permute one state `N` times a
-# block, alternating; the minimum over blocks is what a busy host leaves alone.
-TUNE_HARNESS = r"""
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <x86intrin.h>
-void kf_cand(uint64_t *s, const uint64_t *rc);
-void kf_best(uint64_t *s, const uint64_t *rc);
-static const uint64_t RC[24] = {RC_VALUES};
-int main(int argc, char **argv) {
-    int blocks = atoi(argv[1]), n = 1000;
-    uint64_t a[25], b[25];
-    for (int i = 0; i < 25; i++) a[i] = b[i] = 0x0123456789abcdefULL * (i + 1) ^ ((uint64_t)i << 7);
-    kf_best(a, RC);
-    kf_cand(b, RC);
-    if (memcmp(a, b, sizeof a)) { puts("MISMATCH"); return 1; }
-    static uint64_t st[25] __attribute__((aligned(64)));
-    uint64_t best[2] = {~0ULL, ~0ULL};
-    for (int r = 0; r < blocks; r++)
-        for (int w = 0; w < 2; w++) {
-            uint64_t t0 = __rdtsc();
-            for (int k = 0; k < n; k++) (w ? kf_best : kf_cand)(st, RC);
-            uint64_t t = __rdtsc() - t0;
-            if (t < best[w]) best[w] = t;
-        }
-    printf("%.2f %.2f\n", (double)best[0] / n, (double)best[1] / n);
-    return 0;
-}
-"""
-ROUND_CONSTANTS = [
-    0x0000000000000001, 0x0000000000008082, 0x800000000000808A, 0x8000000080008000,
-    0x000000000000808B, 0x0000000080000001, 0x8000000080008081, 0x8000000000008009,
-    0x000000000000008A, 0x0000000000000088, 0x0000000080008009, 0x000000008000000A,
-    0x000000008000808B, 0x800000000000008B, 0x8000000000008089, 0x8000000000008003,
-    0x8000000000008002, 0x8000000000000080, 0x000000000000800A, 0x800000008000000A,
-    0x8000000080008081, 0x8000000000008080, 0x0000000080000001, 0x8000000080008008,
-]
-
-
-def tune(ops, outs, order, steps, seed, out_path, cpu="1"):
-    import os
-    import tempfile
-
-    work = tempfile.mkdtemp(prefix="x1-tune-")
-    harness = os.path.join(work, "harness.c")
-    with open(harness, "w") as f:
-        f.write(TUNE_HARNESS.replace("RC_VALUES", ", ".join(f"{c:#x}ULL" for c in ROUND_CONSTANTS)))
-
-    def source(o, name):
-        lines, entry = loop_body(o, outs)
-        head = [".intel_syntax noprefix", ".text", ".p2align 6", f".globl {name}", f"{name}:"]
-        return "\n".join(head + function(lines, entry)) + "\n"
-
-    def timed(candidate, current, blocks):
-        for o, name in ((candidate, "kf_cand"), (current, "kf_best")):
-            with open(os.path.join(work, name + ".S"), "w") as f:
-                f.write(source(o, name))
-        exe = os.path.join(work, "h")
-        subprocess.run(["cc", "-O2", "-o", exe, harness, os.path.join(work, "kf_cand.S"),
-                        os.path.join(work, "kf_best.S")], check=True, capture_output=True)
-        out = subprocess.run(["taskset", "-c", cpu, exe, str(blocks)],
-                             capture_output=True, text=True).stdout.split()
-        if out[0] == "MISMATCH":
-            raise SystemExit("a candidate permutes wrongly: the allocator has a bug")
-        return float(out[0]), float(out[1])
-
-    rnd = random.Random(seed)
-    users = consumers(ops)
-    floor = min(timed(order, order, 60))
-    for step in range(steps):
-        candidate = neighbour(order, rnd, users)
-        if candidate is None:
-            continue
-        new, old = timed(candidate, order, 60)
-        floor = min(floor, new, old)
-        # A timing taken while the host was busy says nothing either way.
-        if old > floor * 1.01 or new >= old - 0.3:
-            continue
-        confirmed = True
-        for _ in range(2):
-            new, old = timed(candidate, order, 150)
-            floor = min(floor, new, old)
-            if not (new < old - 0.3 and old < floor * 1.01 + 1):
-                confirmed = False
-                break
-        if confirmed:
-            order = candidate
-            print(f"step {step}: {new} against {old} ticks", file=sys.stderr, flush=True)
-            write_order(ops, order, out_path)
-    return floor
+    return got == schedule.reference_rounds(a, ROUNDS_PER_LOOP)
 
 
 def main(argv):
     ops, outs = build(ROUNDS_PER_LOOP)
     if len(argv) < 2 or argv[1] not in ("emit", "score", "search", "tune"):
         raise SystemExit(__doc__)
+
+    def body(order):
+        return loop_body(order, outs)[0]
+
+    def source(order, name):
+        return schedule.source_file(function(*loop_body(order, outs)), name)
+
     if argv[1] in ("search", "tune"):
         if len(argv) != 6:
             raise SystemExit(__doc__)
-        climb = search if argv[1] == "search" else tune
-        order = read_order(ops, argv[2])
-        print(climb(ops, outs, order, int(argv[3]), int(argv[4]), argv[5]))
+        order = schedule.read_order(ops, argv[2])
+        steps, seed, out = int(argv[3]), int(argv[4]), argv[5]
+        if argv[1] == "search":
+            print(schedule.search(ops, body, order, steps, seed, out))
+        else:
+            print(schedule.tune(ops, source, order, steps, seed, out, ROUND_CONSTANTS, 25))
         return
-    order = read_order(ops, argv[2] if len(argv) > 2 else None)
+    order = schedule.read_order(ops, argv[2] if len(argv) > 2 else None)
     lines, entry = loop_body(order, outs)
     if argv[1] == "score":
-        print(mca_cycles(lines))
+        print(schedule.mca_cycles(lines))
         return
     header = [
         "// Generated by asm/x1_schedule.py emit asm/x1_order.txt: do not edit.",
