@@ -129,6 +129,7 @@ pub const PREFERENCE: &[Backend] = &[
     Backend::Sse2x2,
     Backend::Avx512vlX4,
     Backend::Avx2x4,
+    Backend::Avx2x4Asm,
     Backend::Avx512x8,
     Backend::Avx512x8Xor,
 ];

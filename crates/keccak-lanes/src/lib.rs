@@ -28,6 +28,8 @@ mod x2;
 #[cfg(target_arch = "x86_64")]
 mod x4;
 #[cfg(target_arch = "x86_64")]
+mod x4_asm;
+#[cfg(target_arch = "x86_64")]
 mod x8;
 
 #[cfg(test)]
@@ -61,6 +63,10 @@ pub enum Backend {
     Avx512vlX2Xor,
     /// Four states in 256-bit AVX2 registers.
     Avx2x4,
+    /// Four states in 256-bit AVX2 registers, in assembly of our own whose
+    /// instruction order and register allocation were searched on a Zen 4
+    /// core (`asm/x4_schedule.py`).
+    Avx2x4Asm,
     /// Four states in 256-bit registers with AVX-512VL's rotate and
     /// three-input logic.
     Avx512vlX4,
@@ -78,13 +84,14 @@ pub enum Backend {
 impl Backend {
     /// Every backend, narrowest first, and for one lane count the one with
     /// fewer CPU features first.
-    pub const ALL: [Backend; 10] = [
+    pub const ALL: [Backend; 11] = [
         Backend::Scalar,
         Backend::ScalarAsm,
         Backend::Sse2x2,
         Backend::Avx512vlX2,
         Backend::Avx512vlX2Xor,
         Backend::Avx2x4,
+        Backend::Avx2x4Asm,
         Backend::Avx512vlX4,
         Backend::Avx512vlX4Xor,
         Backend::Avx512x8,
@@ -96,7 +103,9 @@ impl Backend {
         match self {
             Backend::Scalar | Backend::ScalarAsm => 1,
             Backend::Sse2x2 | Backend::Avx512vlX2 | Backend::Avx512vlX2Xor => 2,
-            Backend::Avx2x4 | Backend::Avx512vlX4 | Backend::Avx512vlX4Xor => 4,
+            Backend::Avx2x4 | Backend::Avx2x4Asm | Backend::Avx512vlX4 | Backend::Avx512vlX4Xor => {
+                4
+            }
             Backend::Avx512x8 | Backend::Avx512x8Xor => 8,
         }
     }
@@ -110,6 +119,7 @@ impl Backend {
             Backend::Avx512vlX2 => "x2-avx512vl",
             Backend::Avx512vlX2Xor => "x2-avx512vl-xor",
             Backend::Avx2x4 => "x4-avx2",
+            Backend::Avx2x4Asm => "x4-avx2-asm",
             Backend::Avx512vlX4 => "x4-avx512vl",
             Backend::Avx512vlX4Xor => "x4-avx512vl-xor",
             Backend::Avx512x8 => "x8-avx512",
@@ -129,7 +139,7 @@ impl Backend {
             Backend::Scalar => "nothing",
             Backend::ScalarAsm => "bmi1+bmi2",
             Backend::Sse2x2 => "sse2",
-            Backend::Avx2x4 => "avx2",
+            Backend::Avx2x4 | Backend::Avx2x4Asm => "avx2",
             Backend::Avx512x8 | Backend::Avx512x8Xor => "avx512f",
             Backend::Avx512vlX2
             | Backend::Avx512vlX2Xor
@@ -147,7 +157,7 @@ impl Backend {
             #[cfg(target_arch = "x86_64")]
             Backend::Sse2x2 => true,
             #[cfg(target_arch = "x86_64")]
-            Backend::Avx2x4 => x4::is_supported(),
+            Backend::Avx2x4 | Backend::Avx2x4Asm => x4::is_supported(),
             #[cfg(target_arch = "x86_64")]
             Backend::Avx512x8 | Backend::Avx512x8Xor => x8::is_supported(),
             #[cfg(target_arch = "x86_64")]
@@ -260,6 +270,8 @@ pub fn permute(backend: Backend, states: &mut [[u64; 25]]) -> Result<(), Error> 
         #[cfg(target_arch = "x86_64")]
         Backend::Avx2x4 => x4::permute(lanes_mut(backend, "states", states)?),
         #[cfg(target_arch = "x86_64")]
+        Backend::Avx2x4Asm => x4_asm::permute(lanes_mut(backend, "states", states)?),
+        #[cfg(target_arch = "x86_64")]
         Backend::Avx512vlX4 => avx512vl::x4::permute(lanes_mut(backend, "states", states)?),
         #[cfg(target_arch = "x86_64")]
         Backend::Avx512vlX4Xor => avx512vl::x4_xor::permute(lanes_mut(backend, "states", states)?),
@@ -313,6 +325,8 @@ pub fn permute_interleaved(backend: Backend, words: &mut [u64]) -> Result<(), Er
         Backend::Avx512vlX2Xor => avx512vl::x2_xor::permute_interleaved(interleaved_mut(words)),
         #[cfg(target_arch = "x86_64")]
         Backend::Avx2x4 => x4::permute_interleaved(interleaved_mut(words)),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx2x4Asm => x4_asm::permute_interleaved(interleaved_mut(words)),
         #[cfg(target_arch = "x86_64")]
         Backend::Avx512vlX4 => avx512vl::x4::permute_interleaved(interleaved_mut(words)),
         #[cfg(target_arch = "x86_64")]
@@ -386,6 +400,11 @@ pub fn shake(
         Backend::Avx2x4 => {
             let inputs = lanes(backend, "inputs", inputs)?;
             x4::shake(rate, inputs, lanes_mut(backend, "outputs", outputs)?)
+        }
+        #[cfg(target_arch = "x86_64")]
+        Backend::Avx2x4Asm => {
+            let inputs = lanes(backend, "inputs", inputs)?;
+            x4_asm::shake(rate, inputs, lanes_mut(backend, "outputs", outputs)?)
         }
         #[cfg(target_arch = "x86_64")]
         Backend::Avx512vlX4 => {

@@ -326,6 +326,11 @@ fn x4_matches_shake_crate_at_block_edges() {
 }
 
 #[test]
+fn x4_asm_matches_shake_crate_at_block_edges() {
+    check_lanes_at_edges(Backend::Avx2x4Asm);
+}
+
+#[test]
 fn x4_avx512vl_matches_shake_crate_at_block_edges() {
     check_lanes_at_edges(Backend::Avx512vlX4);
 }
@@ -514,6 +519,7 @@ fn names_and_lanes() {
             ("x2-avx512vl", 2),
             ("x2-avx512vl-xor", 2),
             ("x4-avx2", 4),
+            ("x4-avx2-asm", 4),
             ("x4-avx512vl", 4),
             ("x4-avx512vl-xor", 4),
             ("x8-avx512", 8),
