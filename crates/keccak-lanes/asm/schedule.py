@@ -54,6 +54,45 @@ def reference_rounds(a, rounds):
     return a
 
 
+def keccak_ops(rounds, rotate):
+    """The operations of `rounds` rounds in row-by-row order, and the names of
+    the lanes they leave. Theta's column parities are a tree of depth 3; the
+    backend says how a lane is rotated: `rotate(emit, value, n)` emits what
+    rotates `value` left by `n` (`n` may be 0) and returns the result, where
+    `emit(kind, name, srcs, imm=None)` appends an operation and returns its
+    value."""
+    ops = []
+    count = [0]
+
+    def emit(kind, name, srcs, imm=None):
+        count[0] += 1
+        dst = f"{name}_{count[0]}"
+        ops.append(Op(kind, dst, srcs, imm))
+        return dst
+
+    a = [f"in{i}" for i in range(25)]
+    for r in range(rounds):
+        c = []
+        for x in range(5):
+            col = [a[x + 5 * y] for y in range(5)]
+            left = emit("xor", "c", [col[0], col[1]])
+            right = emit("xor", "c", [col[2], col[3]])
+            both = emit("xor", "c", [left, right])
+            c.append(emit("xor", "c", [both, col[4]]))
+        d = [emit("xor", "d", [rotate(emit, c[(x + 1) % 5], 1), c[(x - 1) % 5]]) for x in range(5)]
+        e = [None] * 25
+        for y in range(5):
+            b = [rotate(emit, emit("xor", "t", [a[i], d[i % 5]]), RHO[i]) for i in ROWS[y]]
+            for x in range(5):
+                n = emit("andn", "n", [b[(x + 1) % 5], b[(x + 2) % 5]])
+                out = emit("xor", "e", [n, b[x]])
+                if y == 0 and x == 0:
+                    out = emit("iota", "e", [out], r)
+                e[5 * y + x] = out
+        a = e
+    return ops, a
+
+
 def read_order(ops, path):
     if path is None:
         return list(ops)
@@ -105,6 +144,187 @@ def write_order(ops, order, path):
     index = {op.dst: k for k, op in enumerate(ops)}
     with open(path, "w") as f:
         f.write(" ".join(str(index[c.dst]) for c in order) + "\n")
+
+
+class Allocator:
+    """Registers and spill slots for a straight-line loop body, in the order
+    given: a value is evicted when its register is wanted, the one used
+    furthest ahead first (Belady), and spilled once; a final lane spills to
+    its home slot, where its input lived, when that is free. The backend
+    emits its own instructions through `in_reg`, `operand`, `free_reg` and
+    `define`, and the allocator appends the loads and stores it needs to
+    `lines` as it goes.
+
+    `entry` says where each lane is at the top of the loop (lane -> ('r',
+    register) or ('m', home slot)), `slot(n)` is slot n as an operand (homes
+    are 0..24, spills 25 and up), `move` the mnemonic of a whole-register
+    load or store."""
+
+    def __init__(self, order, outs, entry, regs, slot, move, slot_limit=None):
+        self.uses = {}
+        for p, o in enumerate(order):
+            for s in o.srcs:
+                self.uses.setdefault(s, []).append(p)
+        for val in outs:
+            self.uses.setdefault(val, []).append(len(order))
+        self.cursor = {k: 0 for k in self.uses}
+        self.home = {val: i for i, val in enumerate(outs)}
+        self.regs, self.slot, self.move, self.slot_limit = regs, slot, move, slot_limit
+        self.lines = []
+        self.reg = {r: None for r in regs}
+        self.vreg, self.vslot = {}, {}
+        self.used_slots, self.free_slots = set(), []
+        self.next_slot = 25
+        for i in range(25):
+            kind, loc = entry[i]
+            if kind == "r":
+                self.define(f"in{i}", loc)
+            else:
+                self.vslot[f"in{i}"] = loc
+                self.used_slots.add(loc)
+
+    def next_use(self, val, p):
+        us = self.uses.get(val, [])
+        while self.cursor[val] < len(us) and us[self.cursor[val]] < p:
+            self.cursor[val] += 1
+        return us[self.cursor[val]] if self.cursor[val] < len(us) else 10**9
+
+    def last_use(self, val):
+        us = self.uses.get(val, [])
+        return us[-1] if us else -1
+
+    def dying(self, o, p):
+        """The operands operation `o`, at `p`, reads for the last time."""
+        return [s for s in o.srcs if self.last_use(s) == p]
+
+    def new_slot(self, val):
+        if val in self.home and self.home[val] not in self.used_slots:
+            s = self.home[val]
+        elif self.free_slots:
+            s = self.free_slots.pop()
+        else:
+            s = self.next_slot
+            self.next_slot += 1
+            assert self.slot_limit is None or s < self.slot_limit, "out of spill slots"
+        self.used_slots.add(s)
+        return s
+
+    def drop_slot(self, val):
+        s = self.vslot.pop(val, None)
+        if s is not None:
+            self.used_slots.discard(s)
+            if s >= 25:
+                self.free_slots.append(s)
+
+    def free_register(self, val):
+        """Frees `val`'s register, where the instruction reading it may write
+        its result, but not its slot: a spill made to find the result a
+        register must not land on an operand the instruction has yet to read."""
+        r = self.vreg.pop(val, None)
+        if r:
+            self.reg[r] = None
+        return r
+
+    def free(self, val):
+        self.free_register(val)
+        self.drop_slot(val)
+
+    def free_reg(self, p, avoid=()):
+        for r in self.regs:
+            if self.reg[r] is None and r not in avoid:
+                return r
+        victim, furthest = None, -1
+        for r in self.regs:
+            if r in avoid:
+                continue
+            val = self.reg[r]
+            # Ties go to a value already in memory: evicting it stores nothing.
+            score = self.next_use(val, p) + (0.5 if val in self.vslot else 0)
+            if score > furthest:
+                victim, furthest = r, score
+        val = self.reg[victim]
+        if val not in self.vslot:
+            self.vslot[val] = self.new_slot(val)
+            self.lines.append(f"{self.move} {self.slot(self.vslot[val])}, {victim}")
+        self.reg[victim] = None
+        del self.vreg[val]
+        return victim
+
+    def in_reg(self, val, p, avoid=()):
+        if val in self.vreg:
+            return self.vreg[val]
+        r = self.free_reg(p, avoid)
+        self.lines.append(f"{self.move} {r}, {self.slot(self.vslot[val])}")
+        self.define(val, r)
+        return r
+
+    def operand(self, val):
+        return self.vreg[val] if val in self.vreg else self.slot(self.vslot[val])
+
+    def define(self, val, r):
+        self.reg[r], self.vreg[val] = val, r
+
+    def exit_locations(self, outs):
+        return {i: ("r", self.vreg[v]) if v in self.vreg else ("m", self.vslot[v])
+                for i, v in enumerate(outs)}
+
+
+def close_loop(alloc, outs, entry, break_cycle):
+    """Appends the moves that put the final lanes where the loop expects them
+    at its top: lanes homed in memory stored there, then register lanes moved
+    into place; `break_cycle(alloc, moves)` undoes a cycle of register moves
+    (`moves`: destination -> value, changed in place)."""
+    reg, vreg, vslot, lines = alloc.reg, alloc.vreg, alloc.vslot, alloc.lines
+    for i, val in enumerate(outs):
+        if entry[i][0] == "m" and vslot.get(val) != i and val in vreg:
+            lines.append(f"{alloc.move} {alloc.slot(i)}, {vreg[val]}")
+            vslot[val] = i
+            reg[vreg.pop(val)] = None
+    for i, val in enumerate(outs):
+        if entry[i][0] == "m" and vslot.get(val) != i:
+            free = next((r for r in alloc.regs if reg[r] is None), None)
+            if free is None:
+                raise SystemExit("no register free to move a lane home: a bug in this script")
+            lines.append(f"{alloc.move} {free}, {alloc.slot(vslot[val])}")
+            lines.append(f"{alloc.move} {alloc.slot(i)}, {free}")
+            vslot[val] = i
+    moves = {loc: outs[i] for i, (kind, loc) in entry.items()
+             if kind == "r" and vreg.get(outs[i]) != loc}
+    while moves:
+        progress = False
+        for dst, val in list(moves.items()):
+            occupant = reg[dst]
+            if occupant is None or occupant not in moves.values():
+                if val in vreg:
+                    src = vreg[val]
+                    lines.append(f"{alloc.move} {dst}, {src}")
+                    reg[src] = None
+                else:
+                    lines.append(f"{alloc.move} {dst}, {alloc.slot(vslot[val])}")
+                if occupant is not None and vreg.get(occupant) == dst:
+                    del vreg[occupant]
+                reg[dst], vreg[val] = val, dst
+                del moves[dst]
+                progress = True
+        if not progress:
+            break_cycle(alloc, moves)
+    return lines
+
+
+def closed_loop(order, outs, allocate, break_cycle):
+    """The loop body for `order` as `allocate(order, outs, entry)` allocates it,
+    closed by `close_loop`: the allocator, the lines, and where the loop keeps
+    the lanes at its top. That entry assignment is iterated to where the body
+    leaves the lanes, so that few moves close the loop."""
+    entry = {i: ("m", i) for i in range(25)}
+    for _ in range(4):
+        exit_loc = allocate(order, outs, entry).exit_locations(outs)
+        settled = {i: exit_loc[i] if exit_loc[i][0] == "r" else ("m", i) for i in range(25)}
+        if settled == entry:
+            break
+        entry = settled
+    alloc = allocate(order, outs, entry)
+    return alloc, close_loop(alloc, outs, entry, break_cycle), entry
 
 
 def mca_cycles(lines):
@@ -224,3 +444,30 @@ def source_file(lines, name):
     """A function's lines as an assembly file for the harness."""
     head = [".intel_syntax noprefix", ".text", ".p2align 6", f".globl {name}", f"{name}:"]
     return "\n".join(head + lines) + "\n"
+
+
+def main(argv, usage, ops, body, whole, header, constants, state_words):
+    """The command line both scripts take (their docstrings say it): `body(order)`
+    is an order's loop body, `whole(order)` the whole function's lines, `header`
+    the comment lines that open the written file, and `constants` and
+    `state_words` what the function takes, for `tune`'s harness."""
+    if len(argv) < 2 or argv[1] not in ("emit", "score", "search", "tune"):
+        raise SystemExit(usage)
+    if argv[1] in ("search", "tune"):
+        if len(argv) != 6:
+            raise SystemExit(usage)
+        order = read_order(ops, argv[2])
+        steps, seed, out = int(argv[3]), int(argv[4]), argv[5]
+        if argv[1] == "search":
+            print(search(ops, body, order, steps, seed, out))
+        else:
+            def source(o, name):
+                return source_file(whole(o), name)
+            print(tune(ops, source, order, steps, seed, out, constants, state_words))
+        return
+    order = read_order(ops, argv[2] if len(argv) > 2 else None)
+    if argv[1] == "score":
+        print(mca_cycles(body(order)))
+        return
+    print("\n".join(header + whole(order)))
+

@@ -6,8 +6,9 @@ searched on the machine and a register allocation of our own.
 Why: LLVM and gcc both spill about ten of the 25 lanes and do the same 130
 integer-ALU operations a round; what differs is the order and the spills, and
 on a Zen 4 core LLVM's loop (`x1-scalar`) took 0.8 % more cycles per
-permutation than gcc's build of XKCP's opt64. The allocator here is a
-straight-line one (Belady: evict the value used furthest ahead) that folds
+permutation than gcc's build of XKCP's opt64. The allocator is a
+straight-line one (Belady: evict the value used furthest ahead,
+`schedule.Allocator`, shared with `x4_schedule.py`), and this script folds
 spilled operands into the instructions taking memory operands (xor's source,
 rorx, andn's second). The order was found in two hill-climbs that move one
 operation at a time: first against llvm-mca's Zen 4 model (`search`, from
@@ -38,7 +39,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import schedule  # noqa: E402
-from schedule import MASK, Op, RHO, ROUND_CONSTANTS, ROWS, rotl  # noqa: E402
+from schedule import MASK, ROUND_CONSTANTS, rotl  # noqa: E402
 
 ROUNDS_PER_LOOP = 6
 REGS = ["rax", "rbx", "rcx", "rdx", "rsi", "rdi", "rbp",
@@ -50,48 +51,9 @@ FRAME_SLOTS = 64
 RC_SLOT, COUNT_SLOT, STATE_SLOT = 61, 62, 63
 
 
-def build(rounds):
-    """The operations of `rounds` rounds in row-by-row order, and the names
-    of the lanes they leave. Theta's column parities are a tree of depth 3."""
-    ops = []
-    count = [0]
-
-    def value(name):
-        count[0] += 1
-        return f"{name}_{count[0]}"
-
-    def emit(kind, name, srcs, imm=None):
-        dst = value(name)
-        ops.append(Op(kind, dst, srcs, imm))
-        return dst
-
-    a = [f"in{i}" for i in range(25)]
-    for r in range(rounds):
-        c = []
-        for x in range(5):
-            col = [a[x + 5 * y] for y in range(5)]
-            left = emit("xor", "c", [col[0], col[1]])
-            right = emit("xor", "c", [col[2], col[3]])
-            both = emit("xor", "c", [left, right])
-            c.append(emit("xor", "c", [both, col[4]]))
-        d = []
-        for x in range(5):
-            rotated = emit("rorx", "rc", [c[(x + 1) % 5]], 63)
-            d.append(emit("xor", "d", [rotated, c[(x - 1) % 5]]))
-        e = [None] * 25
-        for y in range(5):
-            b = []
-            for i in ROWS[y]:
-                t = emit("xor", "t", [a[i], d[i % 5]])
-                b.append(emit("rorx", "b", [t], 64 - RHO[i]) if RHO[i] else t)
-            for x in range(5):
-                n = emit("andn", "n", [b[(x + 1) % 5], b[(x + 2) % 5]])
-                out = emit("xor", "e", [n, b[x]])
-                if y == 0 and x == 0:
-                    out = emit("iota", "e", [out], r)
-                e[5 * y + x] = out
-        a = e
-    return ops, a
+def rotate(emit, value, n):
+    """`rorx` rotates right: left by n is right by 64 - n."""
+    return emit("rorx", "b", [value], 64 - n) if n else value
 
 
 def slot(n):
@@ -100,218 +62,81 @@ def slot(n):
 
 def allocate(order, outs, entry):
     """Registers and spill slots for `order`, starting from the lanes at
-    `entry` (lane -> ('r', reg) or ('m', home slot)). Returns the lines, where
-    each final lane ended, and the allocator's state for the fix-up moves."""
-    uses = {}
+    `entry` (lane -> ('r', reg) or ('m', home slot)): the allocator, its
+    lines appended. xor's source, rorx's and andn's second operand may be
+    memory; xor overwrites its first."""
+    a = schedule.Allocator(order, outs, entry, REGS, slot, "mov", slot_limit=RC_SLOT)
+    lines = a.lines
     for p, o in enumerate(order):
-        for s in o.srcs:
-            uses.setdefault(s, []).append(p)
-    end = len(order)
-    for val in outs:
-        uses.setdefault(val, []).append(end)
-    cursor = {k: 0 for k in uses}
-
-    def next_use(val, p):
-        us = uses.get(val, [])
-        while cursor[val] < len(us) and us[cursor[val]] < p:
-            cursor[val] += 1
-        return us[cursor[val]] if cursor[val] < len(us) else 10**9
-
-    def last_use(val):
-        us = uses.get(val, [])
-        return us[-1] if us else -1
-
-    home = {val: i for i, val in enumerate(outs)}
-    lines = []
-    reg = {r: None for r in REGS}
-    vreg, vslot = {}, {}
-    used_slots, free_slots = set(), []
-    next_slot = [25]
-    for i in range(25):
-        kind, loc = entry[i]
-        if kind == "r":
-            reg[loc] = f"in{i}"
-            vreg[f"in{i}"] = loc
-        else:
-            vslot[f"in{i}"] = loc
-            used_slots.add(loc)
-
-    def new_slot(val):
-        if val in home:
-            # A final lane spills to its home, where lane i's input lived; that
-            # input was consumed rounds earlier.
-            s = home[val]
-            assert s not in used_slots, (val, s)
-        elif free_slots:
-            s = free_slots.pop()
-        else:
-            s = next_slot[0]
-            next_slot[0] += 1
-            assert s < RC_SLOT, "out of spill slots"
-        used_slots.add(s)
-        return s
-
-    def drop_slot(val):
-        s = vslot.pop(val, None)
-        if s is not None:
-            used_slots.discard(s)
-            if s >= 25:
-                free_slots.append(s)
-
-    def free_register(val):
-        """Frees `val`'s register, where the instruction reading it may write
-        its result, but not its slot: a spill made to find the result a
-        register must not land on an operand the instruction has yet to read."""
-        r = vreg.pop(val, None)
-        if r:
-            reg[r] = None
-        return r
-
-    def free(val):
-        free_register(val)
-        drop_slot(val)
-
-    def free_reg(p, avoid=()):
-        for r in REGS:
-            if reg[r] is None and r not in avoid:
-                return r
-        victim, furthest = None, -1
-        for r in REGS:
-            if r in avoid:
-                continue
-            val = reg[r]
-            # Ties go to a value already in memory: evicting it stores nothing.
-            score = next_use(val, p) + (0.5 if val in vslot else 0)
-            if score > furthest:
-                victim, furthest = r, score
-        val = reg[victim]
-        if val not in vslot:
-            vslot[val] = new_slot(val)
-            lines.append(f"mov {slot(vslot[val])}, {victim}")
-        reg[victim] = None
-        del vreg[val]
-        return victim
-
-    def in_reg(val, p, avoid=()):
-        if val in vreg:
-            return vreg[val]
-        r = free_reg(p, avoid)
-        lines.append(f"mov {r}, {slot(vslot[val])}")
-        reg[r], vreg[val] = val, r
-        return r
-
-    def operand(val):
-        return vreg[val] if val in vreg else slot(vslot[val])
-
-    def define(val, r):
-        reg[r], vreg[val] = val, r
-
-    for p, o in enumerate(order):
-        dying = [s for s in o.srcs if last_use(s) == p]
+        dying = a.dying(o, p)
         if o.kind == "xor":
-            a, b = o.srcs
-            in_regs = [x for x in (a, b) if x in dying and x in vreg]
+            x, y = o.srcs
+            in_regs = [v for v in (x, y) if v in dying and v in a.vreg]
             if in_regs or dying:
                 target = (in_regs or dying)[0]
-                other = b if target == a else a
-                r = in_reg(target, p, avoid=[vreg.get(other)])
-                lines.append(f"xor {r}, {operand(other)}")
-                free(target)
-                for x in dying:
-                    if x != target:
-                        free(x)
-                define(o.dst, r)
+                other = y if target == x else x
+                r = a.in_reg(target, p, avoid=[a.vreg.get(other)])
+                lines.append(f"xor {r}, {a.operand(other)}")
+                a.free(target)
+                for v in dying:
+                    if v != target:
+                        a.free(v)
+                a.define(o.dst, r)
             else:
-                first, other = (a, b) if a in vreg else (b, a)
-                r = free_reg(p, [vreg.get(a), vreg.get(b)])
-                lines.append(f"mov {r}, {operand(first)}")
-                lines.append(f"xor {r}, {operand(other)}")
-                define(o.dst, r)
+                first, other = (x, y) if x in a.vreg else (y, x)
+                r = a.free_reg(p, [a.vreg.get(x), a.vreg.get(y)])
+                lines.append(f"mov {r}, {a.operand(first)}")
+                lines.append(f"xor {r}, {a.operand(other)}")
+                a.define(o.dst, r)
         elif o.kind == "rorx":
-            (a,) = o.srcs
-            src = operand(a)
-            if a in dying:
-                r = free_register(a) or free_reg(p)
+            (x,) = o.srcs
+            src = a.operand(x)
+            if x in dying:
+                r = a.free_register(x) or a.free_reg(p)
             else:
-                r = free_reg(p, avoid=[vreg.get(a)])
+                r = a.free_reg(p, avoid=[a.vreg.get(x)])
             lines.append(f"rorx {r}, {src}, {o.imm}")
-            if a in dying:
-                drop_slot(a)
-            define(o.dst, r)
+            if x in dying:
+                a.drop_slot(x)
+            a.define(o.dst, r)
         elif o.kind == "andn":
             b1, b2 = o.srcs
-            r1 = in_reg(b1, p, avoid=[vreg.get(b2)])
-            src2 = operand(b2)
-            for x in dying:
-                free_register(x)
-            r = free_reg(p, avoid=[r1] + ([src2] if src2 in REGS else []))
+            r1 = a.in_reg(b1, p, avoid=[a.vreg.get(b2)])
+            src2 = a.operand(b2)
+            for v in dying:
+                a.free_register(v)
+            r = a.free_reg(p, avoid=[r1] + ([src2] if src2 in REGS else []))
             lines.append(f"andn {r}, {r1}, {src2}")
-            for x in dying:
-                drop_slot(x)
-            define(o.dst, r)
+            for v in dying:
+                a.drop_slot(v)
+            a.define(o.dst, r)
         elif o.kind == "iota":
-            (a,) = o.srcs
-            r = in_reg(a, p)
-            table = free_reg(p, avoid=[r])
+            (x,) = o.srcs
+            r = a.in_reg(x, p)
+            table = a.free_reg(p, avoid=[r])
             lines.append(f"mov {table}, {slot(RC_SLOT)}")
             lines.append(f"xor {r}, qword ptr [{table} + {8 * o.imm}]")
-            free(a)
-            define(o.dst, r)
-    exit_loc = {i: ("r", vreg[v]) if v in vreg else ("m", vslot[v]) for i, v in enumerate(outs)}
-    return lines, exit_loc, (reg, vreg, vslot)
+            a.free(x)
+            a.define(o.dst, r)
+    return a
 
 
-def move_home(state, outs, entry, lines):
-    """Moves the final lanes to where the loop expects them at its top."""
-    reg, vreg, vslot = state
-    for i, val in enumerate(outs):
-        kind, loc = entry[i]
-        if kind == "m" and vslot.get(val) != i:
-            lines.append(f"mov {slot(i)}, {vreg[val]}")
-            vslot[val] = i
-    moves = {loc: outs[i] for i, (kind, loc) in entry.items()
-             if kind == "r" and vreg.get(outs[i]) != loc}
-    while moves:
-        progress = False
-        for dst, val in list(moves.items()):
-            occupant = reg[dst]
-            if occupant is None or occupant not in moves.values():
-                if val in vreg:
-                    src = vreg[val]
-                    lines.append(f"mov {dst}, {src}")
-                    reg[src] = None
-                else:
-                    lines.append(f"mov {dst}, {slot(vslot[val])}")
-                if occupant is not None and vreg.get(occupant) == dst:
-                    del vreg[occupant]
-                reg[dst], vreg[val] = val, dst
-                del moves[dst]
-                progress = True
-        if not progress:
-            dst, val = next(iter(moves.items()))
-            occupant, src = reg[dst], vreg[val]
-            lines.append(f"xchg {dst}, {src}")
-            reg[src], vreg[occupant] = occupant, src
-            reg[dst], vreg[val] = val, dst
-            del moves[dst]
-            # The exchange may have put another lane where it belongs.
-            moves = {d: v for d, v in moves.items() if vreg.get(v) != d}
-    return lines
+def exchange(alloc, moves):
+    """Breaks a cycle of register moves with one `xchg`."""
+    dst, val = next(iter(moves.items()))
+    occupant, src = alloc.reg[dst], alloc.vreg[val]
+    alloc.lines.append(f"xchg {dst}, {src}")
+    alloc.reg[src], alloc.vreg[occupant] = occupant, src
+    alloc.reg[dst], alloc.vreg[val] = val, dst
+    del moves[dst]
+    # The exchange may have put another lane where it belongs.
+    for d in [d for d, v in moves.items() if alloc.vreg.get(v) == d]:
+        del moves[d]
 
 
 def loop_body(order, outs):
-    """The loop body and where it keeps the lanes at its top. The entry
-    assignment is iterated to where the body leaves the lanes, so that few
-    moves close the loop."""
-    entry = {i: ("m", i) for i in range(25)}
-    for _ in range(4):
-        _, exit_loc, _ = allocate(order, outs, entry)
-        settled = {i: exit_loc[i] if exit_loc[i][0] == "r" else ("m", i) for i in range(25)}
-        if settled == entry:
-            break
-        entry = settled
-    lines, _, state = allocate(order, outs, entry)
-    lines = move_home(state, outs, entry, lines)
+    """The loop body and where it keeps the lanes at its top."""
+    _, lines, entry = schedule.closed_loop(order, outs, allocate, exchange)
     if not verify(lines, entry):
         raise SystemExit("the allocator produced a wrong loop for this order: a bug in this script")
     return lines, entry
@@ -406,36 +231,16 @@ def verify(lines, entry, seed=1):
 
 
 def main(argv):
-    ops, outs = build(ROUNDS_PER_LOOP)
-    if len(argv) < 2 or argv[1] not in ("emit", "score", "search", "tune"):
-        raise SystemExit(__doc__)
-
-    def body(order):
-        return loop_body(order, outs)[0]
-
-    def source(order, name):
-        return schedule.source_file(function(*loop_body(order, outs)), name)
-
-    if argv[1] in ("search", "tune"):
-        if len(argv) != 6:
-            raise SystemExit(__doc__)
-        order = schedule.read_order(ops, argv[2])
-        steps, seed, out = int(argv[3]), int(argv[4]), argv[5]
-        if argv[1] == "search":
-            print(schedule.search(ops, body, order, steps, seed, out))
-        else:
-            print(schedule.tune(ops, source, order, steps, seed, out, ROUND_CONSTANTS, 25))
-        return
-    order = schedule.read_order(ops, argv[2] if len(argv) > 2 else None)
-    lines, entry = loop_body(order, outs)
-    if argv[1] == "score":
-        print(schedule.mca_cycles(lines))
-        return
-    header = [
-        "// Generated by asm/x1_schedule.py emit asm/x1_order.txt: do not edit.",
-        "// Six rounds a loop; see the script for how the order was found.",
-    ]
-    print("\n".join(header + function(lines, entry)))
+    ops, outs = schedule.keccak_ops(ROUNDS_PER_LOOP, rotate)
+    schedule.main(
+        argv, __doc__, ops,
+        body=lambda order: loop_body(order, outs)[0],
+        whole=lambda order: function(*loop_body(order, outs)),
+        header=[
+            "// Generated by asm/x1_schedule.py emit asm/x1_order.txt: do not edit.",
+            "// Six rounds a loop; see the script for how the order was found.",
+        ],
+        constants=ROUND_CONSTANTS, state_words=25)
 
 
 if __name__ == "__main__":

@@ -7,10 +7,10 @@ Why: LLVM's loop for `x4-avx2` issues 238 instructions a round, 72 of them
 loads and stores of spilled lanes, and llvm-mca's Zen 4 model schedules them
 in 56 cycles where the four vector pipes need 47: the time goes to the order
 and the spills, as it did for one state (`x1_schedule.py`). The allocator is
-the same straight-line one (evict the value used furthest ahead), with AVX's
-three-operand forms: the destination is any free register, and a spilled
-operand is folded into the instructions that take memory as their last
-source (`vpxor`, `vpor`, `vpandn`). Lanes live in the state itself between
+the same straight-line one (`schedule.Allocator`: evict the value used
+furthest ahead), with AVX's three-operand forms: the destination is any free
+register, and a spilled operand is folded into the instructions that take
+memory as their last source (`vpxor`, `vpor`, `vpandn`). Lanes live in the state itself between
 loop iterations, so the function loads and stores only the lanes the loop
 keeps in registers. Rotations are two shifts and an OR, except by 8 and 56
 bits (one `vpshufb`) and theta's by one (`vpaddq` for the left shift).
@@ -32,7 +32,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import schedule  # noqa: E402
-from schedule import MASK, Op, RHO, ROUND_CONSTANTS, ROWS, rotl  # noqa: E402
+from schedule import MASK, ROUND_CONSTANTS, rotl  # noqa: E402
 
 ROUNDS_PER_LOOP = 2
 REGS = [f"ymm{i}" for i in range(16)]
@@ -47,48 +47,16 @@ SHUFFLE_MASKS = [
 COMMUTATIVE = {"xor": "vpxor", "or": "vpor"}
 
 
-def build(rounds):
-    """The operations of `rounds` rounds in row-by-row order, and the names
-    of the lanes they leave."""
-    ops = []
-    count = [0]
-
-    def emit(kind, name, srcs, imm=None):
-        count[0] += 1
-        dst = f"{name}_{count[0]}"
-        ops.append(Op(kind, dst, srcs, imm))
-        return dst
-
-    def rotate(t, n):
-        if n == 0:
-            return t
-        if n in SHUFFLE_ROTATIONS:
-            return emit("shuf", "b", [t], SHUFFLE_ROTATIONS[n])
-        left = emit("add", "l", [t]) if n == 1 else emit("shl", "l", [t], n)
-        right = emit("shr", "r", [t], 64 - n)
-        return emit("or", "b", [left, right])
-
-    a = [f"in{i}" for i in range(25)]
-    for r in range(rounds):
-        c = []
-        for x in range(5):
-            col = [a[x + 5 * y] for y in range(5)]
-            left = emit("xor", "c", [col[0], col[1]])
-            right = emit("xor", "c", [col[2], col[3]])
-            both = emit("xor", "c", [left, right])
-            c.append(emit("xor", "c", [both, col[4]]))
-        d = [emit("xor", "d", [rotate(c[(x + 1) % 5], 1), c[(x - 1) % 5]]) for x in range(5)]
-        e = [None] * 25
-        for y in range(5):
-            b = [rotate(emit("xor", "t", [a[i], d[i % 5]]), RHO[i]) for i in ROWS[y]]
-            for x in range(5):
-                n = emit("andn", "n", [b[(x + 1) % 5], b[(x + 2) % 5]])
-                out = emit("xor", "e", [n, b[x]])
-                if y == 0 and x == 0:
-                    out = emit("iota", "e", [out], r)
-                e[5 * y + x] = out
-        a = e
-    return ops, a
+def rotate(emit, value, n):
+    """Two shifts and an OR; one `vpshufb` by whole bytes, and the left shift
+    by one as an add, which more pipes take than shifts."""
+    if n == 0:
+        return value
+    if n in SHUFFLE_ROTATIONS:
+        return emit("shuf", "b", [value], SHUFFLE_ROTATIONS[n])
+    left = emit("add", "l", [value]) if n == 1 else emit("shl", "l", [value], n)
+    right = emit("shr", "r", [value], 64 - n)
+    return emit("or", "b", [left, right])
 
 
 def slot(n):
@@ -111,199 +79,61 @@ def one_source(o, r, first):
 
 def allocate(order, outs, entry):
     """Registers and spill slots for `order`, starting from the lanes at
-    `entry` (lane -> ('r', reg) or ('m', home slot)). Returns the lines, where
-    each final lane ended, the allocator's state for the closing moves, and
-    how many spill slots it used."""
-    uses = {}
+    `entry` (lane -> ('r', reg) or ('m', home slot)): the allocator, its
+    lines appended."""
+    a = schedule.Allocator(order, outs, entry, REGS, slot, "vmovdqa")
     for p, o in enumerate(order):
-        for s in o.srcs:
-            uses.setdefault(s, []).append(p)
-    end = len(order)
-    for val in outs:
-        uses.setdefault(val, []).append(end)
-    cursor = {k: 0 for k in uses}
-
-    def next_use(val, p):
-        us = uses.get(val, [])
-        while cursor[val] < len(us) and us[cursor[val]] < p:
-            cursor[val] += 1
-        return us[cursor[val]] if cursor[val] < len(us) else 10**9
-
-    def last_use(val):
-        us = uses.get(val, [])
-        return us[-1] if us else -1
-
-    home = {val: i for i, val in enumerate(outs)}
-    lines = []
-    reg = {r: None for r in REGS}
-    vreg, vslot = {}, {}
-    used_slots, free_slots = set(), []
-    next_slot = [25]
-    for i in range(25):
-        kind, loc = entry[i]
-        if kind == "r":
-            reg[loc] = f"in{i}"
-            vreg[f"in{i}"] = loc
-        else:
-            vslot[f"in{i}"] = loc
-            used_slots.add(loc)
-
-    def new_slot(val):
-        if val in home and home[val] not in used_slots:
-            s = home[val]
-        elif free_slots:
-            s = free_slots.pop()
-        else:
-            s = next_slot[0]
-            next_slot[0] += 1
-        used_slots.add(s)
-        return s
-
-    def drop_slot(val):
-        s = vslot.pop(val, None)
-        if s is not None:
-            used_slots.discard(s)
-            if s >= 25:
-                free_slots.append(s)
-
-    def free_register(val):
-        """Frees `val`'s register, where the instruction reading it may write
-        its result, but not its slot: a spill made to find the result a
-        register must not land on an operand the instruction has yet to read."""
-        r = vreg.pop(val, None)
-        if r:
-            reg[r] = None
-        return r
-
-    def free_reg(p, avoid=()):
-        for r in REGS:
-            if reg[r] is None and r not in avoid:
-                return r
-        victim, furthest = None, -1
-        for r in REGS:
-            if r in avoid:
-                continue
-            val = reg[r]
-            # Ties go to a value already in memory: evicting it stores nothing.
-            score = next_use(val, p) + (0.5 if val in vslot else 0)
-            if score > furthest:
-                victim, furthest = r, score
-        val = reg[victim]
-        if val not in vslot:
-            vslot[val] = new_slot(val)
-            lines.append(f"vmovdqa {slot(vslot[val])}, {victim}")
-        reg[victim] = None
-        del vreg[val]
-        return victim
-
-    def in_reg(val, p, avoid=()):
-        if val in vreg:
-            return vreg[val]
-        r = free_reg(p, avoid)
-        lines.append(f"vmovdqa {r}, {slot(vslot[val])}")
-        reg[r], vreg[val] = val, r
-        return r
-
-    def operand(val):
-        return vreg[val] if val in vreg else slot(vslot[val])
-
-    for p, o in enumerate(order):
-        dying = [s for s in set(o.srcs) if last_use(s) == p]
+        dying = a.dying(o, p)
         if len(o.srcs) == 2:
-            a, b = o.srcs
-            if o.kind in COMMUTATIVE and a not in vreg and (b in vreg or b not in dying):
+            x, y = o.srcs
+            if o.kind in COMMUTATIVE and x not in a.vreg and (y in a.vreg or y not in dying):
                 # The operand kept in a register: one already there, else the
                 # one still needed afterwards; the other may stay in memory.
-                a, b = b, a
-            first = in_reg(a, p, avoid=[vreg.get(b)])
-            second = operand(b)
+                x, y = y, x
+            first = a.in_reg(x, p, avoid=[a.vreg.get(y)])
+            second = a.operand(y)
             mnemonic = COMMUTATIVE.get(o.kind, "vpandn")
-            for x in dying:
-                free_register(x)
-            r = free_reg(p)
-            lines.append(f"{mnemonic} {r}, {first}, {second}")
+            for v in dying:
+                a.free_register(v)
+            r = a.free_reg(p)
+            a.lines.append(f"{mnemonic} {r}, {first}, {second}")
         else:
-            (a,) = o.srcs
-            first = in_reg(a, p)
-            for x in dying:
-                free_register(x)
-            r = free_reg(p)
-            lines.append(one_source(o, r, first))
-        for x in dying:
-            drop_slot(x)
-        reg[r], vreg[o.dst] = o.dst, r
-    exit_loc = {i: ("r", vreg[v]) if v in vreg else ("m", vslot[v]) for i, v in enumerate(outs)}
-    return lines, exit_loc, (reg, vreg, vslot), next_slot[0] - 25
+            (x,) = o.srcs
+            first = a.in_reg(x, p)
+            for v in dying:
+                a.free_register(v)
+            r = a.free_reg(p)
+            a.lines.append(one_source(o, r, first))
+        for v in dying:
+            a.drop_slot(v)
+        a.define(o.dst, r)
+    return a
 
 
-def move_home(state, outs, entry, lines, spills):
-    """Moves the final lanes to where the loop expects them at its top.
-    Returns the lines and how many spill slots the loop uses."""
-    reg, vreg, vslot = state
-    for i, val in enumerate(outs):
-        if entry[i][0] == "m" and vslot.get(val) != i and val in vreg:
-            lines.append(f"vmovdqa {slot(i)}, {vreg[val]}")
-            vslot[val] = i
-            reg[vreg.pop(val)] = None
-    for i, val in enumerate(outs):
-        if entry[i][0] == "m" and vslot.get(val) != i:
-            free = next((r for r in REGS if reg[r] is None), None)
-            if free is None:
-                raise SystemExit("no register free to move a lane home: a bug in this script")
-            lines.append(f"vmovdqa {free}, {slot(vslot[val])}")
-            lines.append(f"vmovdqa {slot(i)}, {free}")
-            vslot[val] = i
-    moves = {loc: outs[i] for i, (kind, loc) in entry.items()
-             if kind == "r" and vreg.get(outs[i]) != loc}
-    while moves:
-        progress = False
-        for dst, val in list(moves.items()):
-            occupant = reg[dst]
-            if occupant is None or occupant not in moves.values():
-                if val in vreg:
-                    src = vreg[val]
-                    lines.append(f"vmovdqa {dst}, {src}")
-                    reg[src] = None
-                else:
-                    lines.append(f"vmovdqa {dst}, {slot(vslot[val])}")
-                if occupant is not None and vreg.get(occupant) == dst:
-                    del vreg[occupant]
-                reg[dst], vreg[val] = val, dst
-                del moves[dst]
-                progress = True
-        if not progress:
-            # A cycle of register moves: one lane steps aside.
-            dst = next(iter(moves))
-            occupant = reg[dst]
-            aside = next((r for r in REGS if reg[r] is None), None)
-            if aside is not None:
-                lines.append(f"vmovdqa {aside}, {dst}")
-                reg[aside], vreg[occupant] = occupant, aside
-            else:
-                vslot[occupant] = 25 + spills
-                spills += 1
-                lines.append(f"vmovdqa {slot(vslot[occupant])}, {dst}")
-                del vreg[occupant]
-            reg[dst] = None
-    return lines, spills
+def step_aside(alloc, moves):
+    """Breaks a cycle of register moves: one lane goes to a free register, or
+    to a spill slot of its own where none is free."""
+    dst = next(iter(moves))
+    occupant = alloc.reg[dst]
+    aside = next((r for r in REGS if alloc.reg[r] is None), None)
+    if aside is None:
+        alloc.vslot[occupant] = alloc.next_slot
+        alloc.next_slot += 1
+        alloc.lines.append(f"vmovdqa {slot(alloc.vslot[occupant])}, {dst}")
+        del alloc.vreg[occupant]
+    else:
+        alloc.lines.append(f"vmovdqa {aside}, {dst}")
+        alloc.define(occupant, aside)
+    alloc.reg[dst] = None
 
 
 def loop_body(order, outs):
     """The loop body, where it keeps the lanes at its top, and its spill
-    slots. The entry assignment is iterated to where the body leaves the
-    lanes, so that few moves close the loop."""
-    entry = {i: ("m", i) for i in range(25)}
-    for _ in range(4):
-        _, exit_loc, _, _ = allocate(order, outs, entry)
-        settled = {i: exit_loc[i] if exit_loc[i][0] == "r" else ("m", i) for i in range(25)}
-        if settled == entry:
-            break
-        entry = settled
-    lines, _, state, spills = allocate(order, outs, entry)
-    lines, spills = move_home(state, outs, entry, lines, spills)
+    slots."""
+    alloc, lines, entry = schedule.closed_loop(order, outs, allocate, step_aside)
     if not verify(lines, entry):
         raise SystemExit("the allocator produced a wrong loop for this order: a bug in this script")
-    return lines, entry, spills
+    return lines, entry, alloc.next_slot - 25
 
 
 def function(lines, entry, spills):
@@ -399,35 +229,16 @@ def verify(lines, entry, seed=1):
 
 
 def main(argv):
-    ops, outs = build(ROUNDS_PER_LOOP)
-    if len(argv) < 2 or argv[1] not in ("emit", "score", "search", "tune"):
-        raise SystemExit(__doc__)
-
-    def body(order):
-        return loop_body(order, outs)[0]
-
-    def source(order, name):
-        return schedule.source_file(function(*loop_body(order, outs)), name)
-
-    if argv[1] in ("search", "tune"):
-        if len(argv) != 6:
-            raise SystemExit(__doc__)
-        order = schedule.read_order(ops, argv[2])
-        steps, seed, out = int(argv[3]), int(argv[4]), argv[5]
-        if argv[1] == "search":
-            print(schedule.search(ops, body, order, steps, seed, out))
-        else:
-            print(schedule.tune(ops, source, order, steps, seed, out, constants(), 100))
-        return
-    order = schedule.read_order(ops, argv[2] if len(argv) > 2 else None)
-    if argv[1] == "score":
-        print(schedule.mca_cycles(body(order)))
-        return
-    header = [
-        "// Generated by asm/x4_schedule.py emit asm/x4_order.txt: do not edit.",
-        f"// {ROUNDS_PER_LOOP} rounds a loop; see the script for how the order was found.",
-    ]
-    print("\n".join(header + function(*loop_body(order, outs))))
+    ops, outs = schedule.keccak_ops(ROUNDS_PER_LOOP, rotate)
+    schedule.main(
+        argv, __doc__, ops,
+        body=lambda order: loop_body(order, outs)[0],
+        whole=lambda order: function(*loop_body(order, outs)),
+        header=[
+            "// Generated by asm/x4_schedule.py emit asm/x4_order.txt: do not edit.",
+            f"// {ROUNDS_PER_LOOP} rounds a loop; see the script for how the order was found.",
+        ],
+        constants=constants(), state_words=100)
 
 
 if __name__ == "__main__":
