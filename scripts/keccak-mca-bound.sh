@@ -7,7 +7,8 @@
 #
 # MCPU: an llvm-mca -mcpu (sapphirerapids, znver4, ...). MODULE: the f1600's module path
 # inside the crate as its symbol spells it (default: the x2 ones: x2::sse2, x2::avx,
-# avx512vl::x2). Needs llvm-mca-19 (scripts/setup.sh installs it).
+# avx512vl::x2; also x4, avx512vl::x4_xor, ...). The assembly backends (x1_asm, x4_asm)
+# are not compiled loops: score them with their scripts (asm/x*_schedule.py score). Needs llvm-mca-19 (scripts/setup.sh installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mcpu=${1:?usage: scripts/keccak-mca-bound.sh MCPU [MODULE...]}
@@ -32,9 +33,15 @@ for m in "${modules[@]}"; do
         inloop && $0 !~ /^[[:space:]]*\./ && $0 !~ /^\./ && $0 !~ /^[[:space:]]*#/ { print }
     ' "${asm[@]}" > "$body"
     [ -s "$body" ] || { echo "$m: no f1600 round loop found" >&2; exit 1; }
-    # The loop counts a register up by 16 to 192 (two rounds an iteration) or by 8.
-    step=$(grep -oE 'addq[[:space:]]+\$[0-9]+, %r' "$body" | tail -1 | grep -oE '[0-9]+')
-    limit=$(grep -oE 'cmpq[[:space:]]+\$[0-9]+, %r' "$body" | tail -1 | grep -oE '[0-9]+')
+    # The loop counts a register up to a limit: by 16 to 192 (two rounds an iteration, the
+    # constants' offset), by 8, or by one to 24 (x4 AVX2's round index).
+    step=$(grep -oE 'addq[[:space:]]+\$[0-9]+, %r' "$body" | tail -1 | grep -oE '[0-9]+' || true)
+    grep -qE 'incq[[:space:]]+%r' "$body" && step=${step:-1}
+    limit=$(grep -oE 'cmpq[[:space:]]+\$[0-9]+, %r' "$body" | tail -1 | grep -oE '[0-9]+' || true)
+    if [ -z "$step" ] || [ -z "$limit" ]; then
+        echo "$m: its f1600 loop has no counter this script reads (addq \$N or incq, then cmpq \$N)" >&2
+        exit 1
+    fi
     trips=$((limit / step))
     cycles=$(llvm-mca-19 -mcpu="$mcpu" -iterations=1000 "$body" | awk '/^Total Cycles:/ { print $3 }')
     awk -v m="$m" -v c="$cycles" -v t="$trips" -v cpu="$mcpu" -v n="$(grep -c . "$body")" 'BEGIN {
