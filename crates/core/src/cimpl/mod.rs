@@ -25,6 +25,7 @@ use anyhow::{Context, Result};
 
 use crate::catalog::Operation;
 use manifest::ManifestImplementation;
+use rayon::prelude::*;
 use target::Target;
 
 /// Implementations built from manifests, by name: what a worker needs to load them.
@@ -183,11 +184,14 @@ pub fn specs(
                 .map(move |t| (imp, t, checks))
         })
         .collect();
-    let built = in_parallel(&builds, |(imp, t, checks)| {
-        build(manifest, imp, t, checks, &host, with_estimates)
-    });
-    // The first failure in the manifest's order, as one build after another would have
-    // stopped at it.
+    // Builds are compiler processes, and a manifest of a hundred of them took minutes one
+    // at a time. Collected in the builds' order, so that the first failure in the
+    // manifest's order is the one said, as one build after another would have stopped at
+    // it.
+    let built: Vec<Result<CSpec>> = builds
+        .par_iter()
+        .map(|(imp, t, checks)| build(manifest, imp, t, checks, &host, with_estimates))
+        .collect();
     let mut specs = built.into_iter().collect::<Result<Vec<CSpec>>>()?;
     // Every variant must agree with the first runnable build of its algorithm (the
     // portable one, by the manifest's order).
@@ -297,32 +301,6 @@ fn build(
         peer: None,
         lanes,
     })
-}
-
-/// `work` over every item, on as many threads as this machine runs at once: builds are
-/// compiler processes, and a manifest of a hundred of them took minutes one at a time.
-/// The results come back in the items' order.
-fn in_parallel<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done = std::sync::Mutex::new(Vec::with_capacity(items.len()));
-    std::thread::scope(|scope| {
-        for _ in 0..threads.min(items.len()) {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let Some(item) = items.get(i) else { break };
-                    let result = work(item);
-                    done.lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push((i, result));
-                }
-            });
-        }
-    });
-    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Cases for every build of the manifest at `path` that `selection` keeps, and the specs
