@@ -56,23 +56,24 @@ fn rotl<const L: i32, const R: i32>(x: V) -> V {
 
 type Constants = FrameConstants<[V; 2]>;
 
-/// The round constants, and byte-shuffle masks that rotate each 64-bit element
-/// left by 8 and by 56 bits; [`f1600`] copies them into its frame.
+/// Byte shuffles that rotate each 64-bit element left by 8 and by 56 bits
+/// (`vpshufb` masks); `x4-avx2-asm` is passed them too.
+pub(super) const BYTE_ROTATIONS: [[u8; 32]; 2] = [
+    [
+        7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14, 7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10,
+        11, 12, 13, 14,
+    ],
+    [
+        1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8, 1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11,
+        12, 13, 14, 15, 8,
+    ],
+];
+
+/// The round constants and [`BYTE_ROTATIONS`]; [`f1600`] copies them into its frame.
 const CONSTANTS: Constants = FrameConstants {
     rc: super::round::RC,
     // SAFETY: any 32 bytes are a valid `__m256i`.
-    masks: unsafe {
-        core::mem::transmute::<[[u8; 32]; 2], [V; 2]>([
-            [
-                7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14, 7, 0, 1, 2, 3, 4, 5, 6, 15,
-                8, 9, 10, 11, 12, 13, 14,
-            ],
-            [
-                1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8, 1, 2, 3, 4, 5, 6, 7, 0, 9,
-                10, 11, 12, 13, 14, 15, 8,
-            ],
-        ])
-    },
+    masks: unsafe { core::mem::transmute::<[[u8; 32]; 2], [V; 2]>(BYTE_ROTATIONS) },
 };
 
 #[target_feature(enable = "avx2")]

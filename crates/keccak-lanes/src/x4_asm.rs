@@ -26,16 +26,7 @@ struct Constants {
 }
 
 static CONSTANTS: Constants = Constants {
-    rotations: [
-        [
-            7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14, 7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9,
-            10, 11, 12, 13, 14,
-        ],
-        [
-            1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8, 1, 2, 3, 4, 5, 6, 7, 0, 9, 10,
-            11, 12, 13, 14, 15, 8,
-        ],
-    ],
+    rotations: x4::BYTE_ROTATIONS,
     rc: {
         let mut rc = [[0; 4]; 24];
         let mut r = 0;
