@@ -7,6 +7,7 @@
 #
 #   scripts/keccak-vs-xkcp.sh XKCP_FOLDER OUT [SEED]
 #   PARTS=perm scripts/keccak-vs-xkcp.sh ...     (only some parts: perm, xn)
+#   RUN_ARGS="--cpu 5 --remeasure-budget 120" scripts/keccak-vs-xkcp.sh ...
 #
 # XKCP_FOLDER: what `scripts/yardsticks.py xkcp SOURCE XKCP_FOLDER` wrote. OUT: a folder
 # for the store and what each part printed: info.txt, permutation.json and .md,
@@ -23,6 +24,9 @@ bin=${CRYPTOBENCH:-$here/target/release/cryptobench}
 [ -x "$bin" ] || { echo "keccak-vs-xkcp: $bin: no binary (cargo build --release, or set CRYPTOBENCH)" >&2; exit 2; }
 [ -f "$xkcp/manifest.toml" ] || { echo "keccak-vs-xkcp: $xkcp/manifest.toml: not found (write it with scripts/yardsticks.py xkcp)" >&2; exit 2; }
 parts=${PARTS:-perm xn}
+# Options added to both runs: several copies can then measure side by side on a host of
+# many cores, each pinned to its own (--cpu) and each bounded in time.
+read -r -a run_args <<<"${RUN_ARGS:-}"
 mkdir -p "$out"
 store=$out/store.db
 
@@ -36,7 +40,7 @@ if [[ " $parts " == *" perm "* ]]; then
     start=$SECONDS
     "$bin" run cryptobench/keccak-f1600-x rustcrypto/keccak-f1600 "$xkcp/manifest.toml" \
         "$xkcp/alignments-haswell.toml" "$xkcp/alignments-native.toml" \
-        --processes 20 --seed "$seed" --db "$store" --format json >"$out/permutation.json"
+        --processes 20 --seed "$seed" --db "$store" "${run_args[@]}" --format json >"$out/permutation.json"
     "$bin" report latest --db "$store" --format md >"$out/permutation.md"
     if command -v python3 >/dev/null; then
         python3 "$here/scripts/permutation-table.py" "$out/permutation.json" >"$out/permutation-table.md"
@@ -48,6 +52,6 @@ fi
 
 if [[ " $parts " == *" xn "* ]]; then
     start=$SECONDS
-    "$bin" run keccak-xn --processes 20 --seed "$seed" --db "$store" --format md >"$out/keccak-xn.md"
+    "$bin" run keccak-xn --processes 20 --seed "$seed" --db "$store" "${run_args[@]}" --format md >"$out/keccak-xn.md"
     echo "xn: $((SECONDS - start)) s; $out/keccak-xn.md"
 fi
