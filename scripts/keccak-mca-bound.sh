@@ -11,7 +11,8 @@
 # are not compiled loops: score them with their scripts (asm/x*_schedule.py score). Needs llvm-mca-19 (scripts/setup.sh installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mcpu=${1:?usage: scripts/keccak-mca-bound.sh MCPU [MODULE...]}
+[ $# -ge 1 ] || { echo "usage: scripts/keccak-mca-bound.sh MCPU [MODULE...]" >&2; exit 2; }
+mcpu=$1
 shift
 modules=("$@")
 [ ${#modules[@]} -gt 0 ] || modules=(x2::sse2 x2::avx avx512vl::x2)

@@ -17,8 +17,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 usage="usage: scripts/keccak-vs-xkcp.sh XKCP_FOLDER OUT [SEED]"
-xkcp=${1:?$usage}
-out=${2:?$usage}
+[ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }
+xkcp=$1
+out=$2
 seed=${3:-1}
 bin=${CRYPTOBENCH:-$here/target/release/cryptobench}
 [ -x "$bin" ] || { echo "keccak-vs-xkcp: $bin: no binary (cargo build --release, or set CRYPTOBENCH)" >&2; exit 2; }
