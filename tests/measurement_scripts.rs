@@ -27,6 +27,38 @@ fn assert_one_line(stderr: &str, names: &str) {
 }
 
 #[test]
+fn device_script_wants_a_verb_and_an_out_folder() {
+    for args in [&[][..], &["measure"], &["run"]] {
+        let (code, stderr) = script("device-keccak-spook.sh", args, &[]);
+        assert_eq!(code, 2, "{args:?}: {stderr}");
+        assert_one_line(&stderr, "usage: scripts/device-keccak-spook.sh");
+    }
+}
+
+#[test]
+fn device_script_names_what_prepare_has_not_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (code, stderr) = script(
+        "device-keccak-spook.sh",
+        &["run", out.to_str().unwrap(), dir.path().to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert_one_line(&stderr, &format!("{}/cryptobench: not found", dir.path().display()));
+    assert!(!out.exists(), "nothing is written before the inputs are there");
+
+    std::fs::write(dir.path().join("cryptobench"), "").unwrap();
+    let (code, stderr) = script(
+        "device-keccak-spook.sh",
+        &["run", out.to_str().unwrap(), dir.path().to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert_one_line(&stderr, "xkcp-perm/manifest.toml: not found");
+}
+
+#[test]
 fn keccak_vs_xkcp_names_a_missing_binary_and_manifest() {
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().to_str().unwrap();

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# Issue 26's comparisons on a host of many cores that a session is seldom lent (the Intel
+# device: no Rust toolchain, a C compiler, 10 minutes a call): in one call, the Keccak
+# permutation against XKCP and the N-way SHAKE speed-ups (scripts/keccak-vs-xkcp.sh) at two
+# seeds each, and Spook against its designers' code (docs/results/spook-vs-designers.md),
+# five runs side by side, each pinned to a core of its own.
+#
+#   scripts/device-keccak-spook.sh prepare [DIR]   here: build, strip, write the yardsticks
+#   scripts/device-keccak-spook.sh run OUT [DIR]    there, with DIR carried (default devbin)
+#
+# prepare needs the public code where `fetch` leaves it (XKCP, SPOOK_HE: git directories or
+# checkouts) and the Spook KAT files in ../shared/kat/spook; DIR then holds cryptobench,
+# xkcp-perm/, spookhe/ and kat/spook/, about 15 MB. run writes to OUT what comes back from
+# the device (at most 8 files): device.log (the host, the CPUs chosen, every part's time and
+# the permutation table), the two `check` verdict lists, and one .tgz per run (its store,
+# JSON and Markdown). QUICK=1 runs everything with 64 samples a case, to test the plumbing
+# on any host; BUDGET sets each run's --remeasure-budget in seconds (default 110).
+set -uo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+usage="usage: scripts/device-keccak-spook.sh prepare [DIR] | run OUT [DIR]"
+
+prepare() {
+    local dir=${1:-devbin}
+    local xkcp=${XKCP:-/work/.mirror/XKCP+XKCP/repo}
+    local spook_he=${SPOOK_HE:-/work/.mirror/uclcrypto+spook-he/repo}
+    local kat=$here/../shared/kat/spook
+    [ -d "$kat" ] || { echo "device-keccak-spook: $kat: no Spook KAT files" >&2; exit 2; }
+    set -e
+    (cd "$here" && cargo build --release --locked)
+    mkdir -p "$dir"
+    strip -o "$dir/cryptobench" "$here/target/release/cryptobench"
+    rm -rf "$dir/xkcp-perm" "$dir/spookhe" "$dir/kat"
+    python3 "$here/scripts/yardsticks.py" xkcp "$xkcp" "$dir/xkcp-perm"
+    python3 "$here/scripts/yardsticks.py" spook-he "$spook_he" "$dir/spookhe"
+    mkdir -p "$dir/kat" && cp -r "$kat" "$dir/kat/"
+    du -sh "$dir"
+}
+
+# One CPU per physical core, highest first, CPU 0 (interrupts) left out; repeated when
+# the host has fewer than five, so that QUICK=1 runs anywhere.
+pick_cpus() {
+    local -A taken=()
+    local c s t
+    cpus=()
+    for c in $(ls -d /sys/devices/system/cpu/cpu[0-9]* | sed 's/.*cpu//' | sort -rn); do
+        [ "$c" = 0 ] || [ -n "${taken[$c]:-}" ] && continue
+        cpus+=("$c")
+        for s in $(tr ',' ' ' </sys/devices/system/cpu/cpu"$c"/topology/thread_siblings_list); do
+            case $s in
+                *-*) for t in $(seq "${s%-*}" "${s#*-}"); do taken[$t]=1; done ;;
+                *) taken[$s]=1 ;;
+            esac
+        done
+    done
+    [ ${#cpus[@]} -gt 0 ] || cpus=(0)
+    while [ ${#cpus[@]} -lt 5 ]; do cpus+=("${cpus[-1]}"); done
+}
+
+run() {
+    local out=$1 dir=${2:-devbin}
+    local bin=$PWD/$dir/cryptobench
+    local need
+    for need in cryptobench xkcp-perm/manifest.toml spookhe/manifest.toml kat/spook; do
+        [ -e "$dir/$need" ] || { echo "device-keccak-spook: $dir/$need: not found (run prepare first)" >&2; exit 2; }
+    done
+    mkdir -p "$out"
+    exec > >(tee "$out/device.log") 2>&1
+    date -u; nproc; lscpu | sed -n 1,25p; cc --version | head -1; python3 --version
+    # The Spook manifests name their KAT folder relative to themselves: ../shared/kat.
+    mkdir -p ../shared/kat && cp -r "$dir/kat/spook" ../shared/kat/
+    "$bin" info
+    pick_cpus
+    echo "CPUs, one per core: ${cpus[*]}"
+
+    local budget=${BUDGET:-110} quick=() pids=() start
+    [ -n "${QUICK:-}" ] && quick=(--samples 64) && budget=5
+    local spook=("implementations/c/spook/manifest.toml:algorithm=spook-128-512-su-v1"
+        "$dir/spookhe/manifest.toml")
+
+    # Build and check every C implementation first, on every core, so that no compiler
+    # runs beside a measurement. Not a bare `wait`: that also waits for tee above.
+    start=$SECONDS
+    "$bin" check "$dir/xkcp-perm/manifest.toml" "$dir/xkcp-perm/alignments-haswell.toml" \
+        "$dir/xkcp-perm/alignments-native.toml" >"$out/check-xkcp.txt" 2>&1 &
+    pids+=($!)
+    "$bin" check "${spook[@]}" >"$out/check-spook.txt" 2>&1 &
+    pids+=($!)
+    wait "${pids[@]}"
+    echo "checks: $((SECONDS - start)) s; lines without 'verified':"
+    grep -v -c verified "$out/check-xkcp.txt" "$out/check-spook.txt"
+
+    start=$SECONDS
+    pids=()
+    local part seed i=0 runs=/tmp/device-keccak-spook
+    rm -rf "$runs" && mkdir -p "$runs"
+    for part in perm xn; do
+        for seed in 1 2; do
+            RUN_ARGS="--cpu ${cpus[$i]} --remeasure-budget $budget ${quick[*]}" PARTS=$part \
+                CRYPTOBENCH=$bin "$here/scripts/keccak-vs-xkcp.sh" "$dir/xkcp-perm" \
+                "$runs/$part$seed" "$seed" &
+            pids+=($!)
+            i=$((i + 1))
+        done
+    done
+    (
+        mkdir -p "$runs/spook"
+        "$bin" run "${spook[@]}" --sizes 2048,8192,32768 --slope 8192,32768 --processes 6 \
+            --cpu "${cpus[4]}" --remeasure-budget "$budget" "${quick[@]}" \
+            --db "$runs/spook/store.db" --format json >"$runs/spook/spook.json" \
+            2>"$runs/spook/spook.err"
+        echo "spook: exit $?, $((SECONDS - start)) s"
+        "$bin" report latest --db "$runs/spook/store.db" --format md >"$runs/spook/spook.md" 2>&1
+    ) &
+    pids+=($!)
+    wait "${pids[@]}"
+    echo "runs: $((SECONDS - start)) s"
+    for part in perm1 perm2 xn1 xn2 spook; do
+        tar czf "$out/$part.tgz" -C "$runs" "$part"
+    done
+    ls -la "$out"
+    cat "$runs/perm1/permutation-table.md" 2>/dev/null
+    date -u
+}
+
+case ${1:-} in
+    prepare) shift; prepare "$@" ;;
+    run) [ $# -ge 2 ] || { echo "$usage" >&2; exit 2; }; shift; run "$@" ;;
+    *) echo "$usage" >&2; exit 2 ;;
+esac
