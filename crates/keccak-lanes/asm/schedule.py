@@ -328,8 +328,11 @@ def closed_loop(order, outs, allocate, break_cycle):
 
 
 def mca_cycles(lines):
+    """llvm-mca's cycles per trip of `lines`, on the model `MCA_CPU` names (an
+    llvm-mca -mcpu; default znver4, the core the orders were searched on)."""
     src = ".intel_syntax noprefix\n" + "\n".join(lines) + "\n"
-    run = subprocess.run(["llvm-mca-19", "-mcpu=znver4", "-iterations=100"],
+    mcpu = os.environ.get("MCA_CPU", "znver4")
+    run = subprocess.run(["llvm-mca-19", f"-mcpu={mcpu}", "-iterations=100"],
                          input=src, capture_output=True, text=True, check=True)
     for line in run.stdout.splitlines():
         if line.startswith("Total Cycles"):

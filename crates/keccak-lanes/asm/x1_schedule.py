@@ -29,8 +29,9 @@ disagree, and the core decides.
 ORDER is a file of operation indices (`x1_order.txt`, committed beside this
 script; without one, the plain row-by-row order), so `emit` reproduces the
 committed assembly without llvm-mca or the searches. Building the crate needs
-none of this: only the .s is used. `search` needs llvm-mca-19; `tune` needs cc
-and taskset, and should run on an otherwise idle core of the CPU it tunes for.
+none of this: only the .s is used. `score` and `search` use llvm-mca-19's
+model of `MCA_CPU` (default znver4); `tune` needs cc and taskset, and should
+run on an otherwise idle core of the CPU it tunes for.
 """
 
 import os

@@ -21,8 +21,8 @@ bits (one `vpshufb`) and theta's by one (`vpaddq` for the left shift).
     x4_schedule.py tune   ORDER STEPS SEED OUT      # climb against this core
 
 ORDER is a file of operation indices (`x4_order.txt`, committed beside this
-script; without one, the plain row-by-row order). `search` needs
-llvm-mca-19; `tune` needs cc and taskset, and should run on an otherwise idle
+script; without one, the plain row-by-row order). `score` and `search` use
+llvm-mca-19's model of `MCA_CPU` (default znver4); `tune` needs cc and taskset, and should run on an otherwise idle
 core of the CPU it tunes for. Building the crate needs none of this.
 """
 
