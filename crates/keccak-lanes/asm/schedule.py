@@ -395,9 +395,11 @@ int main(int argc, char **argv) {
 """
 
 
-def tune(ops, source, order, steps, seed, out_path, constants, state_words, cpu="1"):
+def tune(ops, source, order, steps, seed, out_path, constants, state_words):
     """Climbs against this core: `source(order, name)` is the whole function
-    as assembly, named `name`, taking the state and `constants`."""
+    as assembly, named `name`, taking the state and `constants`. The harness
+    runs on CPU `TUNE_CPU` (default 1)."""
+    cpu = os.environ.get("TUNE_CPU", "1")
     work = tempfile.mkdtemp(prefix="keccak-tune-")
     harness = os.path.join(work, "harness.c")
     with open(harness, "w") as f:
@@ -420,6 +422,7 @@ def tune(ops, source, order, steps, seed, out_path, constants, state_words, cpu=
     rnd = random.Random(seed)
     users = consumers(ops)
     floor = min(timed(order, order, 60))
+    print(f"start {floor} ticks on CPU {cpu}", file=sys.stderr, flush=True)
     for step in range(steps):
         candidate = neighbour(order, rnd, users)
         if candidate is None:
