@@ -6,7 +6,9 @@ use std::path::Path;
 use std::process::Command;
 
 fn script(name: &str, args: &[&str], env: &[(&str, &str)]) -> (i32, String) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scripts")
+        .join(name);
     let out = Command::new("bash")
         .arg(&path)
         .args(args)
@@ -45,8 +47,14 @@ fn device_script_names_what_prepare_has_not_written() {
         &[],
     );
     assert_eq!(code, 2, "{stderr}");
-    assert_one_line(&stderr, &format!("{}/cryptobench: not found", dir.path().display()));
-    assert!(!out.exists(), "nothing is written before the inputs are there");
+    assert_one_line(
+        &stderr,
+        &format!("{}/cryptobench: not found", dir.path().display()),
+    );
+    assert!(
+        !out.exists(),
+        "nothing is written before the inputs are there"
+    );
 
     std::fs::write(dir.path().join("cryptobench"), "").unwrap();
     let (code, stderr) = script(
@@ -64,7 +72,10 @@ fn keccak_vs_xkcp_names_a_missing_binary_and_manifest() {
     let folder = dir.path().to_str().unwrap();
     let (code, stderr) = script("keccak-vs-xkcp.sh", &[], &[]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("usage: scripts/keccak-vs-xkcp.sh"), "{stderr}");
+    assert!(
+        stderr.contains("usage: scripts/keccak-vs-xkcp.sh"),
+        "{stderr}"
+    );
 
     let missing = dir.path().join("no-such-binary");
     let (code, stderr) = script(
