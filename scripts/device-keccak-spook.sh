@@ -113,6 +113,7 @@ run() {
             2>"$runs/spook/spook.err"
         echo "spook: exit $?, $((SECONDS - start)) s"
         "$bin" report latest --db "$runs/spook/store.db" --format md >"$runs/spook/spook.md" 2>&1
+        python3 "$here/scripts/spook-best.py" "$runs/spook/spook.json" >"$runs/spook/best.md"
     ) &
     pids+=($!)
     # Where the host has two more cores: climb x1's and x4's instruction orders against
@@ -145,7 +146,7 @@ run() {
     done
     rm "$out"/check-*.txt
     ls -la "$out"
-    cat "$runs/perm1/permutation-table.md" 2>/dev/null
+    cat "$runs/perm1/permutation-table.md" "$runs/spook/best.md" 2>/dev/null
     date -u
 }
 

@@ -169,4 +169,13 @@ fn a_file_that_is_not_a_run_is_refused_in_one_line_naming_it() {
         err.contains("spook.json") && err.contains("not a `cryptobench run"),
         "{err}"
     );
+
+    let out = best(&serde_json::json!({"results": [{"status": "ok"}]}));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("'implementation'"),
+        "names the missing key: {err}"
+    );
 }
