@@ -10,6 +10,7 @@ climb, the whole function as assembly with the calling convention of
 
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -400,7 +401,14 @@ def tune(ops, source, order, steps, seed, out_path, constants, state_words):
     as assembly, named `name`, taking the state and `constants`. The harness
     runs on CPU `TUNE_CPU` (default 1)."""
     cpu = os.environ.get("TUNE_CPU", "1")
-    work = tempfile.mkdtemp(prefix="keccak-tune-")
+    # A time limit's SIGTERM still removes the work folder, as an exit does.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    with tempfile.TemporaryDirectory(prefix="keccak-tune-") as work:
+        return climb(ops, source, order, steps, seed, out_path, constants, state_words,
+                     cpu, work)
+
+
+def climb(ops, source, order, steps, seed, out_path, constants, state_words, cpu, work):
     harness = os.path.join(work, "harness.c")
     with open(harness, "w") as f:
         f.write(TUNE_HARNESS.replace("K_VALUES", ", ".join(f"{c:#x}ULL" for c in constants))
