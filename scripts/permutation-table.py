@@ -122,7 +122,11 @@ def main():
     late = all(8 in c for c in rows.values())
     if not late and not all(2 in c for c in rows.values()):
         fail(f"{sys.argv[1]}: some builds were called 2, 4 times and others only 4, 8 times")
-    print(f"Run {run.get('run_id')}, counter {counter}, {run.get('started_at')}; "
+    machine = run.get("machine") if isinstance(run.get("machine"), dict) else {}
+    host = (f" on {machine.get('cpu_model', '?')} ({machine.get('cpu_signature', '?')}, "
+            f"{machine.get('online_cpus', '?')} CPUs, {machine.get('cc', 'cc ?')})"
+            if machine else "")
+    print(f"Run {run.get('run_id')}{host}, counter {counter}, {run.get('started_at')}; "
           "core cycles per call, medians, [bounds].\n")
     print("| side | states | build | T1 (one call) | T2 - T1 | (T4 - T2) / 2 | (T8 - T4) / 4 |")
     print("|---|---|---|---|---|---|---|")

@@ -99,7 +99,8 @@ fn each_side_fastest_steady_build_is_picked_with_and_without_avx512() {
         "xkcp/keccak-f1600-8times/opt64-ua-pad16@haswell",
         7213.0,
     ));
-    let run = serde_json::json!({"run_id": 1, "counter": {"kind": "tsc-core"}, "results": results});
+    let machine = serde_json::json!({"cpu_model": "Test CPU", "cpu_signature": "6/207/2", "online_cpus": 16, "cc": "cc 13"});
+    let run = serde_json::json!({"run_id": 1, "counter": {"kind": "tsc-core"}, "machine": machine, "results": results});
 
     let out = table(&run);
     assert!(
@@ -108,6 +109,10 @@ fn each_side_fastest_steady_build_is_picked_with_and_without_avx512() {
         String::from_utf8_lossy(&out.stderr)
     );
     let out = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.starts_with("Run 1 on Test CPU (6/207/2, 16 CPUs, cc 13), counter tsc-core,"),
+        "the table names the host it was measured on: {out}"
+    );
 
     let odd = out
         .lines()
