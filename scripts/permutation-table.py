@@ -28,6 +28,8 @@ import json
 import re
 import sys
 
+from run_json import heading
+
 OURS = re.compile(r"cryptobench/keccak-f1600-x(\d)-(.+)-interleaved(-twice|-4times|-8times)?$")
 XKCP = re.compile(r"xkcp/keccak-f1600(?:-x(\d))?(-twice|-4times|-8times)?/(.+)$")
 TIMES = {None: 1, "-twice": 2, "-4times": 4, "-8times": 8}
@@ -117,17 +119,10 @@ def main():
     if not rows:
         fail(f"{sys.argv[1]}: no build measured 1, 2 and 4 times a call "
              "(ours: cryptobench/keccak-f1600-x*-interleaved*; XKCP: scripts/yardsticks.py)")
-    counter = run.get("counter", {})
-    counter = counter.get("kind", "?") if isinstance(counter, dict) else counter
     late = all(8 in c for c in rows.values())
     if not late and not all(2 in c for c in rows.values()):
         fail(f"{sys.argv[1]}: some builds were called 2, 4 times and others only 4, 8 times")
-    machine = run.get("machine") if isinstance(run.get("machine"), dict) else {}
-    host = (f" on {machine.get('cpu_model', '?')} ({machine.get('cpu_signature', '?')}, "
-            f"{machine.get('online_cpus', '?')} CPUs, {machine.get('cc', 'cc ?')})"
-            if machine else "")
-    print(f"Run {run.get('run_id')}{host}, counter {counter}, {run.get('started_at')}; "
-          "core cycles per call, medians, [bounds].\n")
+    print(heading(run, "core cycles per call, medians, [bounds]") + "\n")
     print("| side | states | build | T1 (one call) | T2 - T1 | (T4 - T2) / 2 | (T8 - T4) / 4 |")
     print("|---|---|---|---|---|---|---|")
     order = sorted(rows.items(), key=lambda kv: (kv[0][1], kv[0][0], kv[0][2]))

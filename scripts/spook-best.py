@@ -15,6 +15,8 @@ output or failed is listed under the table, never ranked.
 import json
 import sys
 
+from run_json import heading
+
 OURS, THEIRS = "spook", "spook-he"
 TARGETS = ["x86-64", "haswell", "skylake-avx512", "native"]
 
@@ -50,6 +52,7 @@ def main(argv):
         print(f"spook-best: {argv[1]}: not a `cryptobench run --format json` output ({e!r})",
               file=sys.stderr)
         return 2
+    print(heading(run, "cycles per byte, medians [95 % intervals]") + "\n")
     table(figures, unranked)
     return 0
 

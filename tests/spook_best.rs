@@ -119,13 +119,19 @@ fn the_fastest_verified_variant_of_each_side_is_compared() {
             0.05,
         ),
     ];
-    let out = best(&serde_json::json!({"run_id": 1, "results": results, "slopes": slopes}));
+    let out = best(
+        &serde_json::json!({"run_id": 1, "results": results, "slopes": slopes, "counter": {"kind": "tsc-core"}, "machine": {"cpu_model": "Test CPU", "cpu_signature": "25/17/1", "online_cpus": 2, "cc": "cc 12"}}),
+    );
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let out = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.starts_with("Run 1 on Test CPU (25/17/1, 2 CPUs, cc 12), counter tsc-core,"),
+        "the table names the host it was measured on: {out}"
+    );
 
     let short = row(&out, "haswell", "encrypt", "2048 B");
     assert!(
