@@ -53,7 +53,7 @@ def load(path):
 
 def gather(run):
     """{(side, states, build): {times: (median, low, high)}} for every ok result; low and
-    high are the median where the run gave no interval."""
+    high are None where the run gave no interval (too few processes: a run stopped early)."""
     rows = {}
     for r in run["results"]:
         if r.get("status") != "ok" or r.get("median_cycles") is None:
@@ -66,7 +66,7 @@ def gather(run):
         else:
             continue
         median = r["median_cycles"]
-        low, high = r.get("median_ci95") or (median, median)
+        low, high = r.get("median_ci95") or (None, None)
         rows.setdefault(key, {})[TIMES[times]] = (median, low, high)
     return {k: v for k, v in rows.items() if {2, 4} <= set(v) or {4, 8} <= set(v)}
 
@@ -77,7 +77,13 @@ def difference(calls, more, fewer):
         return None
     k = more - fewer
     (m1, lo1, hi1), (m0, lo0, hi0) = calls[more], calls[fewer]
+    if not bounded(calls):
+        return ((m1 - m0) / k, None, None)
     return ((m1 - m0) / k, (lo1 - hi0) / k, (hi1 - lo0) / k)
+
+
+def bounded(calls):
+    return all(low is not None for _, low, _ in calls.values())
 
 
 def overlap(a, b):
@@ -86,7 +92,10 @@ def overlap(a, b):
 
 def steady(calls):
     """Whether the build's two per-permutation readings agree (bounds overlap), where it
-    has both, and whether what a call costs besides its permutations is plausible."""
+    has both, and whether what a call costs besides its permutations is plausible. A build
+    without intervals cannot be shown steady."""
+    if not bounded(calls):
+        return False
     mid, last = difference(calls, 4, 2), difference(calls, 8, 4)
     if mid and last and not overlap(mid, last):
         return False
@@ -107,6 +116,8 @@ def plausible_fixed_cost(calls, k):
 
 
 def shown(d):
+    if d[1] is None:
+        return f"{d[0]:.1f} [no interval]"
     return f"{d[0]:.1f} [{d[1]:.0f}, {d[2]:.0f}]"
 
 
@@ -129,7 +140,9 @@ def main():
     for (side, states, build), calls in order:
         first, mid, last = difference(calls, 2, 1), difference(calls, 4, 2), difference(calls, 8, 4)
         last_cell = "" if last is None else shown(last)
-        if not steady(calls):
+        if not bounded(calls):
+            last_cell += " (no interval: not ranked)"
+        elif not steady(calls):
             last_cell += " (not steady)"
         one = f"{calls[1][0]:.1f}" if 1 in calls else ""
         second = f"{first[0]:.1f}" if first else ""

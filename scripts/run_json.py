@@ -11,4 +11,8 @@ def heading(run, what):
             if machine else "")
     counter = run.get("counter", {})
     counter = counter.get("kind", "?") if isinstance(counter, dict) else counter
-    return f"Run {run.get('run_id')}{host}, counter {counter}, {run.get('started_at')}; {what}."
+    status = run.get("status", "complete")
+    # A run stopped early (Ctrl-C, a time limit) stays "running" in its store.
+    cut = "" if status == "complete" else f" Incomplete ({status}): stopped before every case was measured."
+    return (f"Run {run.get('run_id')}{host}, counter {counter}, {run.get('started_at')}; "
+            f"{what}.{cut}")

@@ -32,6 +32,11 @@ def fig(x):
     return f"{x:#.4g}"
 
 
+def interval(figure):
+    _, lo, hi, _ = figure
+    return "[no interval]" if lo is None else f"[{fig(lo)} {fig(hi)}]"
+
+
 def main(argv):
     if len(argv) != 2:
         print("usage: scripts/spook-best.py RUN.json", file=sys.stderr)
@@ -72,7 +77,8 @@ def collect(run):
             continue
         verified.add((r["implementation"], r["operation"]))
         if r.get("params", {}).get("len") == 2048 and "cpb" in r:
-            lo, hi = r["cpb_ci95"]
+            # A case with too few processes for an interval (a run stopped early) has none.
+            lo, hi = r["cpb_ci95"] or (None, None)
             figures.setdefault((provider, target, r["operation"], "2048 B"), []).append(
                 (r["cpb"], lo, hi, variant))
     for s in run.get("slopes", []):
@@ -103,11 +109,14 @@ def table(figures, unranked):
                 for provider in (OURS, THEIRS):
                     b = best[provider]
                     cells.append("none verified" if b is None else
-                                 f"{fig(b[0])} [{fig(b[1])} {fig(b[2])}] {b[3]}")
+                                 f"{fig(b[0])} {interval(b)} {b[3]}")
                 if best[OURS] and best[THEIRS]:
                     o, t = best[OURS], best[THEIRS]
                     change = f"{(o[0] / t[0] - 1) * 100:+.1f} %"
-                    apart = "apart" if o[2] < t[1] or t[2] < o[1] else "overlap"
+                    if None in (o[1], t[1]):
+                        apart = "no interval"
+                    else:
+                        apart = "apart" if o[2] < t[1] or t[2] < o[1] else "overlap"
                 else:
                     change = apart = ""
                 print(f"| {target} | {operation} | {measure} | {cells[0]} | {cells[1]} "

@@ -160,3 +160,34 @@ fn a_file_that_is_not_a_run_is_refused_in_one_line_naming_it() {
         "{err}"
     );
 }
+
+#[test]
+fn a_build_without_intervals_is_shown_but_never_ranked() {
+    // A run stopped early: the faster build has one process a case, so no intervals.
+    let mut results = ours("x1-asm", 10.0, 800.0);
+    for r in &mut results {
+        r["median_ci95"] = serde_json::Value::Null;
+    }
+    results.extend(ours("x1-scalar", 10.0, 900.0));
+    results.extend(xkcp(1, "opt64-ua@haswell", 50.0, 950.0));
+    let run = serde_json::json!({"run_id": 2, "status": "running", "results": results});
+
+    let out = table(&run);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.lines().next().unwrap().contains("Incomplete (running)"),
+        "{out}"
+    );
+    let asm = out.lines().find(|l| l.contains("`x1-asm`")).unwrap();
+    assert!(
+        asm.contains("800.0 [no interval]") && asm.ends_with("(no interval: not ranked) |"),
+        "{asm}"
+    );
+    let x1 = fastest_row(&out, "Fastest per permutation", 1);
+    assert!(x1.contains("`x1-scalar`") && !x1.contains("x1-asm"), "{x1}");
+}

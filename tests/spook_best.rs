@@ -185,3 +185,38 @@ fn a_file_that_is_not_a_run_is_refused_in_one_line_naming_it() {
         "names the missing key: {err}"
     );
 }
+
+#[test]
+fn figures_without_intervals_are_compared_without_a_verdict() {
+    let mut ours = at_2048(
+        "spook/spook-128-512-su-v1/clyde_32bit-shadow_128bit@native",
+        "decrypt",
+        7.5,
+        true,
+    );
+    ours["cpb_ci95"] = serde_json::Value::Null;
+    let theirs = at_2048(
+        "spook-he/spook-128-512-su-v1/clyde_32bit-shadow_128bit@native",
+        "decrypt",
+        8.0,
+        true,
+    );
+    let out =
+        best(&serde_json::json!({"run_id": 3, "status": "running", "results": [ours, theirs]}));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.lines().next().unwrap().contains("Incomplete (running)"),
+        "{out}"
+    );
+    let r = row(&out, "native", "decrypt", "2048 B");
+    assert!(
+        r.contains("7.500 [no interval] clyde_32bit-shadow_128bit"),
+        "{r}"
+    );
+    assert!(r.ends_with("| -6.2 % | no interval |"), "{r}");
+}
