@@ -16,7 +16,9 @@
 # the two `check` verdict lists and, where the host has seven cores or more, x1's and x4's
 # assembly orders climbed on two more cores for TUNE_SECONDS (300) from the committed ones
 # (asm/*_schedule.py tune). QUICK=1 runs everything with 64 samples a case, to test the
-# plumbing on any host; BUDGET sets each run's --remeasure-budget in seconds (default 110).
+# plumbing on any host; BUDGET sets each run's --remeasure-budget in seconds (default 110);
+# DEADLINE (540) is when, in seconds from the start, every run is stopped as by Ctrl-C,
+# keeping what it measured, so that the archives are written inside a 570-second call.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 usage="usage: scripts/device-keccak-spook.sh prepare [DIR] | run OUT [DIR]"
@@ -92,6 +94,12 @@ run() {
     echo "checks: $((SECONDS - start)) s; lines without 'verified':"
     grep -v -c verified "$out/check-xkcp.txt" "$out/check-spook.txt"
 
+    # Every run stops (as at Ctrl-C: what it measured is printed and kept) in time for
+    # the archives to be written inside the call's limit: DEADLINE seconds from the start.
+    local left=$((${DEADLINE:-540} - SECONDS - 40))
+    [ "$left" -ge 60 ] || left=60
+    local stop=(timeout -s INT -k 20 "$left")
+    echo "runs stop within $left s"
     start=$SECONDS
     pids=()
     local part seed i=0 runs=/tmp/device-keccak-spook
@@ -99,15 +107,15 @@ run() {
     for part in perm xn; do
         for seed in 1 2; do
             RUN_ARGS="--cpu ${cpus[$i]} --remeasure-budget $budget ${quick[*]}" PARTS=$part \
-                CRYPTOBENCH=$bin "$here/scripts/keccak-vs-xkcp.sh" "$dir/xkcp-perm" \
-                "$runs/$part$seed" "$seed" &
+                CRYPTOBENCH=$bin "${stop[@]}" "$here/scripts/keccak-vs-xkcp.sh" \
+                "$dir/xkcp-perm" "$runs/$part$seed" "$seed" &
             pids+=($!)
             i=$((i + 1))
         done
     done
     (
         mkdir -p "$runs/spook"
-        "$bin" run "${spook[@]}" --sizes 2048,8192,32768 --slope 8192,32768 --processes 6 \
+        "${stop[@]}" "$bin" run "${spook[@]}" --sizes 2048,8192,32768 --slope 8192,32768 --processes 6 \
             --cpu "${cpus[4]}" --remeasure-budget "$budget" "${quick[@]}" \
             --db "$runs/spook/store.db" --format json >"$runs/spook/spook.json" \
             2>"$runs/spook/spook.err"
@@ -129,7 +137,7 @@ run() {
             cpu=${cpus[5]}
             [ $width = x4 ] && cpu=${cpus[6]}
             cp "$asm/${width}_order.txt" "$runs/extra/${width}-order-tuned-here.txt"
-            TUNE_CPU=$cpu timeout "${TUNE_SECONDS:-300}" taskset -c "$cpu" python3 \
+            TUNE_CPU=$cpu timeout "$((left < ${TUNE_SECONDS:-300} ? left : ${TUNE_SECONDS:-300}))" taskset -c "$cpu" python3 \
                 "$asm/${width}_schedule.py" tune "$asm/${width}_order.txt" 100000 1 \
                 "$runs/extra/${width}-order-tuned-here.txt" >"$runs/extra/${width}-tune.log" 2>&1 &
             tunes+=($!)
