@@ -2,7 +2,9 @@
 //! built as F + k P, so every per-permutation figure is P, and one build whose
 //! 4-times call ran in another state (the case seen in session 19).
 
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
 
 /// One result as `cryptobench run --format json` writes it, with a ±1 cycle interval.
 fn result(implementation: &str, median: f64) -> serde_json::Value {
@@ -57,17 +59,11 @@ fn xkcp(states: u32, build: &str, fixed: f64, per: f64) -> Vec<serde_json::Value
 }
 
 fn table(run: &serde_json::Value) -> Output {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("run.json");
-    std::fs::write(&path, run.to_string()).unwrap();
-    Command::new("python3")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/scripts/permutation-table.py"
-        ))
-        .arg(&path)
-        .output()
-        .expect("python3 runs (scripts/setup.sh installs it)")
+    common::table_script("permutation-table.py", "run.json", run)
+}
+
+fn table_printed(run: &serde_json::Value) -> String {
+    common::table_script_printed("permutation-table.py", "run.json", run)
 }
 
 /// The row of `states` in the table after the line starting with `heading`.
@@ -102,13 +98,7 @@ fn each_side_fastest_steady_build_is_picked_with_and_without_avx512() {
     let machine = serde_json::json!({"cpu_model": "Test CPU", "cpu_signature": "6/207/2", "online_cpus": 16, "cc": "cc 13"});
     let run = serde_json::json!({"run_id": 1, "counter": {"kind": "tsc-core"}, "machine": machine, "results": results});
 
-    let out = table(&run);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = String::from_utf8(out.stdout).unwrap();
+    let out = table_printed(&run);
     assert!(
         out.starts_with("Run 1 on Test CPU (6/207/2, 16 CPUs, cc 13), counter tsc-core,"),
         "the table names the host it was measured on: {out}"
@@ -172,13 +162,7 @@ fn a_build_without_intervals_is_shown_but_never_ranked() {
     results.extend(xkcp(1, "opt64-ua@haswell", 50.0, 950.0));
     let run = serde_json::json!({"run_id": 2, "status": "running", "results": results});
 
-    let out = table(&run);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = String::from_utf8(out.stdout).unwrap();
+    let out = table_printed(&run);
     assert!(
         out.lines().next().unwrap().contains("Incomplete (running)"),
         "{out}"

@@ -2,7 +2,9 @@
 //! verified variant of each side per target, operation and measure, and a faster
 //! variant that gave wrong output left unranked.
 
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
 
 /// One case at 2048 bytes, as `cryptobench run --format json` writes it.
 fn at_2048(implementation: &str, operation: &str, cpb: f64, verified: bool) -> serde_json::Value {
@@ -28,17 +30,11 @@ fn slope(implementation: &str, operation: &str, per_byte: f64, half: f64) -> ser
 }
 
 fn best(run: &serde_json::Value) -> Output {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("spook.json");
-    std::fs::write(&path, run.to_string()).unwrap();
-    Command::new("python3")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/scripts/spook-best.py"
-        ))
-        .arg(&path)
-        .output()
-        .expect("python3 runs (scripts/setup.sh installs it)")
+    common::table_script("spook-best.py", "spook.json", run)
+}
+
+fn best_printed(run: &serde_json::Value) -> String {
+    common::table_script_printed("spook-best.py", "spook.json", run)
 }
 
 fn row<'a>(out: &'a str, target: &str, operation: &str, measure: &str) -> &'a str {
@@ -119,15 +115,9 @@ fn the_fastest_verified_variant_of_each_side_is_compared() {
             0.05,
         ),
     ];
-    let out = best(
+    let out = best_printed(
         &serde_json::json!({"run_id": 1, "results": results, "slopes": slopes, "counter": {"kind": "tsc-core"}, "machine": {"cpu_model": "Test CPU", "cpu_signature": "25/17/1", "online_cpus": 2, "cc": "cc 12"}}),
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let out = String::from_utf8(out.stdout).unwrap();
     assert!(
         out.starts_with("Run 1 on Test CPU (25/17/1, 2 CPUs, cc 12), counter tsc-core,"),
         "the table names the host it was measured on: {out}"
@@ -201,14 +191,9 @@ fn figures_without_intervals_are_compared_without_a_verdict() {
         8.0,
         true,
     );
-    let out =
-        best(&serde_json::json!({"run_id": 3, "status": "running", "results": [ours, theirs]}));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = best_printed(
+        &serde_json::json!({"run_id": 3, "status": "running", "results": [ours, theirs]}),
     );
-    let out = String::from_utf8(out.stdout).unwrap();
     assert!(
         out.lines().next().unwrap().contains("Incomplete (running)"),
         "{out}"

@@ -279,3 +279,31 @@ pub fn children(pid: i32) -> Vec<i32> {
         })
         .collect()
 }
+
+/// One of the Python table scripts (`scripts/NAME`) on `run`, written to a file named
+/// `file_name`, as `cryptobench run --format json` would have written it.
+pub fn table_script(name: &str, file_name: &str, run: &Value) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(file_name);
+    std::fs::write(&path, run.to_string()).unwrap();
+    Command::new("python3")
+        .arg(
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("scripts")
+                .join(name),
+        )
+        .arg(&path)
+        .output()
+        .expect("python3 runs (scripts/setup.sh installs it)")
+}
+
+/// What a table script printed, where it succeeded.
+pub fn table_script_printed(name: &str, file_name: &str, run: &Value) -> String {
+    let out = table_script(name, file_name, run);
+    assert!(
+        out.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
