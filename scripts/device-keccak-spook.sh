@@ -11,8 +11,8 @@
 # prepare needs the public code where `fetch` leaves it (XKCP, SPOOK_HE: git directories or
 # checkouts) and the Spook KAT files in ../shared/kat/spook; DIR then holds cryptobench,
 # xkcp-perm/, spookhe/ and kat/spook/, about 15 MB. run writes to OUT what comes back from
-# the device (at most 8 files): device.log (the host, the CPUs chosen, every part's time and
-# the permutation table), one .tgz per run (its store, JSON and Markdown), and extra.tgz:
+# the device (at most 8 files): device.log (the host, the CPUs chosen, every part's time,
+# the permutation and Spook tables), one .tgz per run (its store, JSON and Markdown), and extra.tgz:
 # the two `check` verdict lists and, where the host has seven cores or more, x1's and x4's
 # assembly orders climbed on two more cores for TUNE_SECONDS (300) from the committed ones
 # (asm/*_schedule.py tune). QUICK=1 runs everything with 64 samples a case, to test the
