@@ -3,7 +3,8 @@
 # device: no Rust toolchain, a C compiler, 10 minutes a call): in one call, the Keccak
 # permutation against XKCP and the N-way SHAKE speed-ups (scripts/keccak-vs-xkcp.sh) at two
 # seeds each, and Spook against its designers' code (docs/results/spook-vs-designers.md),
-# five runs side by side, each pinned to a core of its own.
+# five runs side by side, each pinned to a core of its own (one after another on a host of
+# fewer cores, such as a 2-CPU guest on an Intel host, where the device is not needed).
 #
 #   scripts/device-keccak-spook.sh prepare [DIR]   here: build, strip, write the yardsticks
 #   scripts/device-keccak-spook.sh run OUT [DIR]    there, with DIR carried (default devbin)
@@ -18,7 +19,8 @@
 # (asm/*_schedule.py tune). QUICK=1 runs everything with 64 samples a case, to test the
 # plumbing on any host; BUDGET sets each run's --remeasure-budget in seconds (default 110);
 # DEADLINE (540) is when, in seconds from the start, every run is stopped as by Ctrl-C,
-# keeping what it measured, so that the archives are written inside a 570-second call.
+# keeping what it measured, so that the archives are written inside a 570-second call;
+# CPUS ("3 5 7 ...") names the cores to use instead of one per physical core, CPU 0 aside.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 usage="usage: scripts/device-keccak-spook.sh prepare [DIR] | run OUT [DIR]"
@@ -74,7 +76,12 @@ run() {
     # The Spook manifests name their KAT folder relative to themselves: ../shared/kat.
     mkdir -p ../shared/kat && cp -r "$dir/kat/spook" ../shared/kat/
     "$bin" info
-    pick_cpus
+    if [ -n "${CPUS:-}" ]; then
+        read -r -a cpus <<<"$CPUS"
+        cores=${#cpus[@]}
+    else
+        pick_cpus
+    fi
     echo "CPUs, one per core: ${cpus[*]}"
 
     local budget=${BUDGET:-110} quick=() pids=() start
@@ -94,12 +101,28 @@ run() {
     echo "checks: $((SECONDS - start)) s; lines without 'verified':"
     grep -v -c verified "$out/check-xkcp.txt" "$out/check-spook.txt"
 
-    # Every run stops (as at Ctrl-C: what it measured is printed and kept) in time for
-    # the archives to be written inside the call's limit: DEADLINE seconds from the start.
-    local left=$((${DEADLINE:-540} - SECONDS - 40))
-    [ "$left" -ge 60 ] || left=60
-    local stop=(timeout -s INT -k 20 "$left")
-    echo "runs stop within $left s"
+    # With a core for each, the five runs measure side by side, and every one stops (as
+    # at Ctrl-C: what it measured is printed and kept) in time for the archives to be
+    # written inside the call's limit: DEADLINE seconds from the start. With fewer cores
+    # (a 2-CPU guest), they run one after another on one core, stopped only at DEADLINE
+    # where it is set.
+    local side_by_side= stop=()
+    [ "$cores" -ge 5 ] && side_by_side=1
+    if [ -n "$side_by_side" ] || [ -n "${DEADLINE:-}" ]; then
+        local left=$((${DEADLINE:-540} - SECONDS - 40))
+        [ "$left" -ge 60 ] || left=60
+        stop=(timeout -s INT -k 20 "$left")
+        echo "runs stop within $left s"
+    fi
+    [ -n "$side_by_side" ] || { cpus=("${cpus[0]}" "${cpus[0]}" "${cpus[0]}" "${cpus[0]}" "${cpus[0]}"); echo "one run at a time, on CPU ${cpus[0]}"; }
+    job() {
+        if [ -n "$side_by_side" ]; then
+            "$@" &
+            pids+=($!)
+        else
+            "$@"
+        fi
+    }
     start=$SECONDS
     pids=()
     local part seed i=0 runs=/tmp/device-keccak-spook
@@ -107,13 +130,12 @@ run() {
     for part in perm xn; do
         for seed in 1 2; do
             RUN_ARGS="--cpu ${cpus[$i]} --remeasure-budget $budget ${quick[*]}" PARTS=$part \
-                CRYPTOBENCH=$bin "${stop[@]}" "$here/scripts/keccak-vs-xkcp.sh" \
-                "$dir/xkcp-perm" "$runs/$part$seed" "$seed" &
-            pids+=($!)
+                CRYPTOBENCH=$bin job "${stop[@]}" "$here/scripts/keccak-vs-xkcp.sh" \
+                "$dir/xkcp-perm" "$runs/$part$seed" "$seed"
             i=$((i + 1))
         done
     done
-    (
+    spook_run() {
         mkdir -p "$runs/spook"
         "${stop[@]}" "$bin" run "${spook[@]}" --sizes 2048,8192,32768 --slope 8192,32768 --processes 6 \
             --cpu "${cpus[4]}" --remeasure-budget "$budget" "${quick[@]}" \
@@ -122,8 +144,8 @@ run() {
         echo "spook: exit $?, $((SECONDS - start)) s"
         "$bin" report latest --db "$runs/spook/store.db" --format md >"$runs/spook/spook.md" 2>&1
         python3 "$here/scripts/spook-best.py" "$runs/spook/spook.json" >"$runs/spook/best.md"
-    ) &
-    pids+=($!)
+    }
+    job spook_run
     # Where the host has two more cores: climb x1's and x4's instruction orders against
     # this core (asm/*_schedule.py tune), from the ones tuned on Zen 4, each confined
     # with its compiler to its own core; an improvement is written as soon as it is
@@ -145,7 +167,7 @@ run() {
     else
         echo "fewer than seven cores: no tuning" | tee "$runs/extra/no-tune.txt"
     fi
-    wait "${pids[@]}"
+    [ ${#pids[@]} -eq 0 ] || wait "${pids[@]}"
     echo "runs: $((SECONDS - start)) s"
     [ ${#tunes[@]} -eq 0 ] || wait "${tunes[@]}"
     tail -n 3 "$runs"/extra/*-tune.log 2>/dev/null
