@@ -37,7 +37,7 @@ for m in "${modules[@]}"; do
         inloop && $1 ~ /^j/ && $2 == label { print; exit }
         inloop && $0 !~ /^[[:space:]]*\./ && $0 !~ /^\./ && $0 !~ /^[[:space:]]*#/ { print }
     ' "${asm[@]}" > "$body"
-    [ -s "$body" ] || { echo "$m: no f1600 round loop found" >&2; exit 1; }
+    [ -s "$body" ] || { echo "keccak-mca-bound: MODULE $m: no f1600 round loop of that name in crates/keccak-lanes" >&2; exit 2; }
     # The loop counts a register up to a limit: by 16 to 192 (two rounds an iteration, the
     # constants' offset), by 8, or by one to 24 (x4 AVX2's round index); or it counts the
     # rounds left down by N a trip (the scalar loop: addq $-6), so 24 / N trips.
