@@ -18,8 +18,9 @@
 # assembly orders climbed on two more cores for TUNE_SECONDS (300) from the committed ones
 # (asm/*_schedule.py tune). QUICK=1 runs everything with 64 samples a case, to test the
 # plumbing on any host; BUDGET sets each run's --remeasure-budget in seconds (default 110);
-# DEADLINE (540) is when, in seconds from the start, every run is stopped as by Ctrl-C,
-# keeping what it measured, so that the archives are written inside a 570-second call;
+# DEADLINE (540) is when, in seconds from the start, the side-by-side runs are stopped as
+# by Ctrl-C, keeping what they measured, so that the archives are written inside a
+# 570-second call (one after another, each run gets as long, and only if DEADLINE is set);
 # CPUS ("3 5 7 ...") names the cores to use instead of one per physical core, CPU 0 aside.
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,8 +43,8 @@ prepare() {
     du -sh "$dir"
 }
 
-# One CPU per physical core, highest first, CPU 0 (interrupts) left out; repeated when
-# the host has fewer than five, so that QUICK=1 runs anywhere.
+# One CPU per physical core, highest first, CPU 0 (interrupts) left out (CPU 0 alone
+# where there is no other).
 pick_cpus() {
     local -A taken=()
     local c s t
@@ -59,8 +60,6 @@ pick_cpus() {
         done
     done
     [ ${#cpus[@]} -gt 0 ] || cpus=(0)
-    cores=${#cpus[@]}
-    while [ ${#cpus[@]} -lt 5 ]; do cpus+=("${cpus[-1]}"); done
 }
 
 run() {
@@ -73,20 +72,21 @@ run() {
     mkdir -p "$out"
     exec > >(tee "$out/device.log") 2>&1
     date -u; nproc; lscpu | sed -n 1,25p; cc --version | head -1; python3 --version
-    # The Spook manifests name their KAT folder relative to themselves: ../shared/kat.
-    mkdir -p ../shared/kat && cp -r "$dir/kat/spook" ../shared/kat/
+    # The Spook manifests name their KAT folder relative to themselves: the checkout's
+    # ../shared/kat.
+    mkdir -p "$here/../shared/kat" && cp -r "$dir/kat/spook" "$here/../shared/kat/"
     "$bin" info
     if [ -n "${CPUS:-}" ]; then
         read -r -a cpus <<<"$CPUS"
-        cores=${#cpus[@]}
     else
         pick_cpus
     fi
+    local cores=${#cpus[@]}
     echo "CPUs, one per core: ${cpus[*]}"
 
     local budget=${BUDGET:-110} quick=() pids=() start
     [ -n "${QUICK:-}" ] && quick=(--samples 64) && budget=5
-    local spook=("implementations/c/spook/manifest.toml:algorithm=spook-128-512-su-v1"
+    local spook=("$here/implementations/c/spook/manifest.toml:algorithm=spook-128-512-su-v1"
         "$dir/spookhe/manifest.toml")
 
     # Build and check every C implementation first, on every core, so that no compiler
@@ -104,17 +104,20 @@ run() {
     # With a core for each, the five runs measure side by side, and every one stops (as
     # at Ctrl-C: what it measured is printed and kept) in time for the archives to be
     # written inside the call's limit: DEADLINE seconds from the start. With fewer cores
-    # (a 2-CPU guest), they run one after another on one core, stopped only at DEADLINE
-    # where it is set.
-    local side_by_side= stop=()
+    # (a 2-CPU guest), they run one after another on one core, unbounded unless DEADLINE
+    # is set, and then each for as long as the side-by-side runs would have had.
+    local side_by_side= stop=() left=$((${DEADLINE:-540} - SECONDS - 40))
+    [ "$left" -ge 60 ] || left=60
     [ "$cores" -ge 5 ] && side_by_side=1
     if [ -n "$side_by_side" ] || [ -n "${DEADLINE:-}" ]; then
-        local left=$((${DEADLINE:-540} - SECONDS - 40))
-        [ "$left" -ge 60 ] || left=60
         stop=(timeout -s INT -k 20 "$left")
         echo "runs stop within $left s"
     fi
-    [ -n "$side_by_side" ] || { cpus=("${cpus[0]}" "${cpus[0]}" "${cpus[0]}" "${cpus[0]}" "${cpus[0]}"); echo "one run at a time, on CPU ${cpus[0]}"; }
+    if [ -z "$side_by_side" ]; then
+        local one=${cpus[0]}
+        cpus=("$one" "$one" "$one" "$one" "$one")
+        echo "one run at a time, on CPU $one"
+    fi
     job() {
         if [ -n "$side_by_side" ]; then
             "$@" &
@@ -154,12 +157,13 @@ run() {
     cp "$out"/check-*.txt "$runs/extra/"
     local tunes=()
     if [ "$cores" -ge 7 ]; then
-        local width cpu asm=$here/crates/keccak-lanes/asm
+        local width cpu asm=$here/crates/keccak-lanes/asm seconds=${TUNE_SECONDS:-300}
+        [ "$seconds" -le "$left" ] || seconds=$left
         for width in x1 x4; do
             cpu=${cpus[5]}
             [ $width = x4 ] && cpu=${cpus[6]}
             cp "$asm/${width}_order.txt" "$runs/extra/${width}-order-tuned-here.txt"
-            TUNE_CPU=$cpu timeout "$((left < ${TUNE_SECONDS:-300} ? left : ${TUNE_SECONDS:-300}))" taskset -c "$cpu" python3 \
+            TUNE_CPU=$cpu timeout "$seconds" taskset -c "$cpu" python3 \
                 "$asm/${width}_schedule.py" tune "$asm/${width}_order.txt" 100000 1 \
                 "$runs/extra/${width}-order-tuned-here.txt" >"$runs/extra/${width}-tune.log" 2>&1 &
             tunes+=($!)

@@ -8,8 +8,9 @@
 # MCPU: an llvm-mca -mcpu (sapphirerapids, znver4, ...). MODULE: the f1600's module path
 # inside the crate as its symbol spells it (default: the x2 ones: x2::sse2, x2::avx,
 # avx512vl::x2; also x4, avx512vl::x4_xor, ...), or a function of its own
-# (scalar::f1600_bmi, the scalar x1). The assembly backends (x1_asm, x4_asm)
-# are not compiled loops: score them with their scripts (asm/x*_schedule.py score). Needs llvm-mca-19 (scripts/setup.sh installs it).
+# (scalar::f1600_bmi, the scalar x1). The assembly backends (x1_asm, x4_asm) are not
+# compiled loops: score them with their scripts (asm/x*_schedule.py score). Needs
+# llvm-mca-19 (scripts/setup.sh installs it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] || { echo "usage: scripts/keccak-mca-bound.sh MCPU [MODULE...]" >&2; exit 2; }
@@ -50,7 +51,7 @@ for m in "${modules[@]}"; do
     elif [ -n "$step" ] && [ -n "$limit" ]; then
         trips=$((limit / step))
     else
-        echo "$m: its f1600 loop has no counter this script reads (addq \$N or incq, then cmpq \$N; or addq \$-N)" >&2
+        echo "keccak-mca-bound: $m: its f1600 loop has no counter this script reads (addq \$N or incq, then cmpq \$N; or addq \$-N)" >&2
         exit 1
     fi
     cycles=$(llvm-mca-19 -mcpu="$mcpu" -iterations=1000 "$body" | awk '/^Total Cycles:/ { print $3 }')

@@ -21,8 +21,9 @@ a permutation. A build whose two per-permutation bounds do not overlap is marked
 steady": its cost depends on how many permutations a call makes, or the host moved. So
 is one whose calls imply a negative fixed cost around the permutations, or one above a
 permutation's (2 T4 - T8, 2 T2 - T4): the check that remains for builds measured only 4
-and 8 times a call. The
-verdict on the fastest of each side says "apart" only where their bounds do not overlap.
+and 8 times a call. A build without intervals (a run stopped early) is shown, never
+ranked. The verdict on the fastest of each side says "apart" only where their bounds do
+not overlap.
 """
 import json
 import re
