@@ -715,6 +715,33 @@ fn bad_input_gets_one_clear_line_and_status_2() {
     }
 }
 
+/// The gate's intervals are at 1 - significance: 4 processes a side reach 95 %, not 99 %,
+/// and 3 a side reach 80 % (refused here only for the baseline it lacks).
+#[test]
+fn the_gate_asks_for_the_processes_its_significance_needs() {
+    let env = Env::new();
+    let gate = |processes: &str, significance: &str| {
+        env.cmd(&[
+            "run",
+            "rustcrypto/sha-256",
+            "--test",
+            "welch",
+            "--processes",
+            processes,
+            "--significance",
+            significance,
+            "--baseline",
+            "nothing-saved",
+            "--fail-on-regression",
+        ])
+    };
+    assert_bad_input(
+        &gate("4", "0.01"),
+        "cannot give a 99 % interval of a change (--significance 0.01), so no comparison could be made and the gate could only pass; use --processes 5 or more",
+    );
+    assert_bad_input(&gate("3", "0.2"), "--baseline nothing-saved");
+}
+
 #[test]
 fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
     let env = Env::new();

@@ -72,10 +72,17 @@ pub fn check_gate_can_decide(
     verdict: &VerdictOptions,
     has_baseline: bool,
 ) -> Result<()> {
-    if !crate::stats::interval_reachable(processes, processes, analysis::LEVEL) {
+    // The comparisons' intervals are at the level the significance asks for, so that is
+    // the level to reach here (95 % at the default 0.05).
+    let level = 1.0 - verdict.significance;
+    if !crate::stats::interval_reachable(processes, processes, level) {
+        let fewest = (1..=64)
+            .find(|&n| crate::stats::interval_reachable(n, n, level))
+            .map_or("many more".to_string(), |n| format!("{n} or more"));
         bail!(
-            "--fail-on-regression with --processes {processes}: that few worker processes per case cannot give a {:.0} % interval of a change, so no comparison could be made and the gate could only pass; use --processes 4 or more",
-            100.0 * analysis::LEVEL
+            "--fail-on-regression with --processes {processes}: that few worker processes per case cannot give a {} % interval of a change (--significance {}), so no comparison could be made and the gate could only pass; use --processes {fewest}, or a larger --significance",
+            analysis::fmt_level(level),
+            verdict.significance,
         );
     }
     if verdict.test == Test::MannWhitney {
