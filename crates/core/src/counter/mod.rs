@@ -190,8 +190,16 @@ pub struct Calibration {
     pub resolution: f64,
 }
 
+/// Reads of an unchanged counter after which calibration gives up on it: far more than
+/// the coarsest clock's step takes (a 4 ms tick at tens of ns a read is about 10^5).
+const STUCK_READS: u64 = 1 << 24;
+
 /// Measure a counter's overhead (median of empty regions) and resolution.
 pub fn calibrate<C: Counter>(c: &mut C) -> Calibration {
+    calibrate_giving_up_after(c, STUCK_READS)
+}
+
+fn calibrate_giving_up_after<C: Counter>(c: &mut C, stuck_reads: u64) -> Calibration {
     const N: usize = 2001;
     let mut empty = Vec::with_capacity(N);
     let mut resolution = u64::MAX;
@@ -201,8 +209,16 @@ pub fn calibrate<C: Counter>(c: &mut C) -> Calibration {
         empty.push(t1.wrapping_sub(t0));
         let a = c.start();
         let mut b = c.start();
+        let mut reads = 0u64;
         while b == a {
             b = c.start();
+            reads += 1;
+            // A counter that stopped would hold the worker until its time limit: fail
+            // the case now, saying why.
+            assert!(
+                reads < stuck_reads,
+                "the counter does not advance: {stuck_reads} reads in a row gave {a}"
+            );
         }
         resolution = resolution.min(b.wrapping_sub(a));
     }
@@ -222,6 +238,22 @@ mod tests {
         assert!(CounterKind::Ns.probe().is_ok());
         let auto = CounterChoice::Auto.resolve().unwrap();
         assert!(auto.probe().is_ok());
+    }
+
+    struct Stopped;
+    impl Counter for Stopped {
+        fn start(&mut self) -> u64 {
+            7
+        }
+        fn stop(&mut self) -> u64 {
+            7
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "the counter does not advance")]
+    fn calibration_gives_up_on_a_counter_that_does_not_advance() {
+        calibrate_giving_up_after(&mut Stopped, 1000);
     }
 
     #[test]

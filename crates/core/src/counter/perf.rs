@@ -75,8 +75,20 @@ impl PerfCycles {
             start: (0, 0),
             last_clock: None,
         };
-        if c.read_count().is_none() {
+        let Some(before) = c.read_count() else {
             return Err("perf cycles counter opened but cannot be read".into());
+        };
+        // Some virtual PMUs open the event and never count: every region would read 0
+        // and calibration would wait for a step forever.
+        let mut x = 0u64;
+        for i in 0..100_000u64 {
+            x = std::hint::black_box(x.wrapping_add(i));
+        }
+        if c.read_count().is_none_or(|after| after == before) {
+            return Err(
+                "perf cycles counter opened but does not count (a virtual PMU without cycles)"
+                    .into(),
+            );
         }
         Ok(c)
     }
