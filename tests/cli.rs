@@ -1204,7 +1204,8 @@ fn a_c_hash_wrong_at_one_boundary_length_is_refused() {
 
 /// A C function that returns an error at a length the gate never tries (20000 bytes)
 /// fails that case, named with its status, and is not timed doing nothing (it once was,
-/// at thousands of GB/s, and called verified); decryption is timed on a real ciphertext,
+/// at thousands of GB/s, and called verified), nor when it starts failing only while it
+/// is timed; decryption is timed on a real ciphertext,
 /// so an encryption that fails at that length fails both operations' cases.
 #[test]
 fn a_c_function_that_fails_at_a_timed_length_fails_that_case() {
@@ -1243,6 +1244,11 @@ fn a_c_function_that_fails_at_a_timed_length_fails_that_case() {
         "faulty-ret/sha-256/fails-at-20000@native",
         "hash",
         Some("crypto_hash returned -1 at len=20000"),
+    );
+    check(
+        "faulty-ret/sha-256/fails-while-timed@native",
+        "hash",
+        Some("crypto_hash returned -1 at len=20000 while it was timed"),
     );
     let encrypt_fails = Some("crypto_aead_encrypt returned -1 at ad=0 len=20000");
     let limits = "toy-aead-limits/toy-aead";

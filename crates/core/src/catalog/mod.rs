@@ -69,6 +69,13 @@ pub struct Operation {
 pub trait Call {
     /// Run the operation once on the prepared inputs.
     fn call(&mut self);
+
+    /// Why a call since preparation failed, for an operation that reports failure by a
+    /// status (a C function's return value): its samples are then of failing calls, and
+    /// the case is refused. Read after timing.
+    fn failure(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Why an implementation's output was refused.

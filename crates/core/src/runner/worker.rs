@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use crate::catalog::registry::Registry;
 use crate::catalog::{Call, PrepareError};
@@ -403,6 +403,9 @@ fn handle(request: &Request, registry: &Registry) -> Result<Reply> {
             };
             let samples = sample::collect_with(*counter, &mut calls.calls, plan, canary.as_mut())
                 .map_err(anyhow::Error::msg)?;
+            if let Some(why) = calls.calls.iter().find_map(|c| c.failure()) {
+                bail!("{why}");
+            }
             Ok(Reply::Measured(samples))
         }
     }

@@ -266,8 +266,3 @@ impl Checked for AeadCall {
         }
     }
 }
-impl Call for AeadCall {
-    fn call(&mut self) {
-        self.run();
-    }
-}

@@ -189,8 +189,3 @@ impl Checked for CoreCall {
         ("crypto_core", r)
     }
 }
-impl Call for CoreCall {
-    fn call(&mut self) {
-        self.run();
-    }
-}

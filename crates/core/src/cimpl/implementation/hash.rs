@@ -104,8 +104,3 @@ impl Checked for HashCall {
         ("crypto_hash", r)
     }
 }
-impl Call for HashCall {
-    fn call(&mut self) {
-        self.run();
-    }
-}

@@ -332,10 +332,9 @@ fn status(function: &str, r: i32) -> Result<(), String> {
     }
 }
 
-/// A timed call whose function's status can be read. The timed [`Call::call`] ignores it
-/// (reading it is no part of what is measured), so [`tried`] reads it once beforehand.
-trait Checked: Call + 'static {
-    /// The call [`Call::call`] makes, with the function's name and status.
+/// A C call whose function's status can be read.
+trait Checked: 'static {
+    /// Call the function once on the prepared buffers: its name and status.
     fn run(&mut self) -> (&'static str, i32);
 }
 
@@ -346,7 +345,43 @@ trait Checked: Call + 'static {
 fn tried(mut call: impl Checked, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
     let (function, r) = call.run();
     status(function, r).map_err(|why| failed(why, wanted))?;
-    Ok(Box::new(call))
+    Ok(Box::new(Timed {
+        call,
+        params: wanted.params.clone(),
+        first_failure: None,
+    }))
+}
+
+/// A C call as it is timed: the first failed status is kept, so that a function that
+/// starts failing after the untimed call (at its 200th call, on some buffer state) has
+/// its samples refused, not reported as the speed of the operation. Keeping it costs a
+/// compare and a predicted branch a call.
+struct Timed<C> {
+    call: C,
+    params: Params,
+    first_failure: Option<(&'static str, i32)>,
+}
+
+impl<C: Checked> Call for Timed<C> {
+    #[inline]
+    fn call(&mut self) {
+        let (function, r) = self.call.run();
+        if r != 0 && self.first_failure.is_none() {
+            self.first_failure = Some((function, r));
+        }
+    }
+
+    fn failure(&self) -> Option<String> {
+        let (function, r) = self.first_failure?;
+        let at = if self.params.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", self.params)
+        };
+        Some(format!(
+            "{function} returned {r}{at} while it was timed (the untimed call before timing succeeded)"
+        ))
+    }
 }
 
 /// The refusal of the case `wanted` because of `why`, a function's failed status.

@@ -2,8 +2,6 @@
 //! the Rust catalog's operation names (`base`, `shared`) and inputs, so a C X25519 sits
 //! in the same rows as the Rust ones.
 
-use std::hint::black_box;
-
 use anyhow::Result;
 
 use super::{
@@ -159,12 +157,6 @@ impl Checked for BaseCall {
         ("crypto_scalarmult_base", r)
     }
 }
-impl Call for BaseCall {
-    fn call(&mut self) {
-        black_box(self.run());
-    }
-}
-
 struct SharedCall {
     f: ScalarmultFn,
     n: Vec<u8>,
@@ -176,10 +168,5 @@ impl Checked for SharedCall {
         // SAFETY: buffers sized from api.h in `prepare_scalarmult`.
         let r = unsafe { (self.f)(self.q.as_mut_ptr(), self.n.as_ptr(), self.p.as_ptr()) };
         ("crypto_scalarmult", r)
-    }
-}
-impl Call for SharedCall {
-    fn call(&mut self) {
-        black_box(self.run());
     }
 }

@@ -128,8 +128,3 @@ impl Checked for StreamCall {
         ("crypto_stream_xor", r)
     }
 }
-impl Call for StreamCall {
-    fn call(&mut self) {
-        self.run();
-    }
-}

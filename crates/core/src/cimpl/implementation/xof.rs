@@ -158,9 +158,3 @@ impl Checked for XofCall {
         ("crypto_xof", r)
     }
 }
-
-impl Call for XofCall {
-    fn call(&mut self) {
-        self.run();
-    }
-}
