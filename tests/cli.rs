@@ -715,6 +715,45 @@ fn bad_input_gets_one_clear_line_and_status_2() {
     }
 }
 
+/// Before measuring: a report written over the store a run is pushed to, two outputs
+/// of one file, and a push target that cannot be opened are refused, naming the option
+/// at fault (a report once replaced the `--push-to` store, runs and all).
+#[test]
+fn outputs_over_a_store_or_each_other_and_a_bad_push_target_are_refused_first() {
+    let env = Env::new();
+    let central = env.path("central.db");
+    std::fs::write(&central, "not to be overwritten").unwrap();
+    let central = central.to_str().unwrap();
+    let report = env.path("report");
+    let report = report.to_str().unwrap();
+    let run = |more: &[&str]| env.cmd(&[&["run", "rustcrypto/sha-256"], more].concat());
+    assert_bad_input(
+        &run(&["--push-to", central, "--html", central]),
+        "it is the result store (--push-to)",
+    );
+    assert_eq!(
+        std::fs::read_to_string(central).unwrap(),
+        "not to be overwritten"
+    );
+    assert_bad_input(
+        &run(&["-o", report, "--html", report]),
+        "-o and --html both name",
+    );
+    assert_bad_input(
+        &run(&["--push-to", "/no/such/dir/central.db"]),
+        "choose another with --push-to",
+    );
+    assert_bad_input(
+        &run(&["--push-to", "postgres://u@127.0.0.1:99999/db"]),
+        "--push-to `postgres://u@127.0.0.1:99999/db` is not a PostgreSQL URL",
+    );
+    assert_bad_input(
+        &env.cmd(&["push", "--to", env.dir.path().to_str().unwrap()]),
+        "--to names the store's file",
+    );
+    assert!(!Path::new(report).exists());
+}
+
 /// The gate's intervals are at 1 - significance: 4 processes a side reach 95 %, not 99 %,
 /// and 3 a side reach 80 % (refused here only for the baseline it lacks).
 #[test]
@@ -737,7 +776,7 @@ fn the_gate_asks_for_the_processes_its_significance_needs() {
     };
     assert_bad_input(
         &gate("4", "0.01"),
-        "cannot give a 99 % interval of a change (--significance 0.01), so no comparison could be made and the gate could only pass; use --processes 5 or more",
+        "cannot give a 99 % interval of a change at --significance 0.01, so no comparison could be made and the gate could only pass; use --processes 5 or more",
     );
     assert_bad_input(&gate("3", "0.2"), "--baseline nothing-saved");
 }

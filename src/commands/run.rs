@@ -8,7 +8,7 @@ use anyhow::{Context, Result, bail};
 use crate::cli::RunArgs;
 use crate::experiment::{self};
 use crate::machine::{self, Machine};
-use crate::output::check_writable;
+use crate::output::check_outputs;
 use crate::record::{
     AnalysisOptions, MachineRecord, RunHeader, RunOptions, RunOrigin, RunPlace, SamplePlan,
 };
@@ -25,8 +25,16 @@ use crate::store::Store;
 pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
     let counter = args.counter.resolve().map_err(anyhow::Error::msg)?;
     // Before measuring: finding out afterwards that the report cannot be written wastes the run.
-    check_writable(args.output.file.as_deref(), &args.output.db)?;
-    check_writable(args.html.as_deref(), &args.output.db)?;
+    check_outputs(
+        &[
+            ("-o", args.output.file.as_deref()),
+            ("--html", args.html.as_deref()),
+        ],
+        &[
+            ("--db", Some(&args.output.db)),
+            ("--push-to", args.push_to.as_deref()),
+        ],
+    )?;
     let cpu = args.cpu.unwrap_or_else(machine::default_cpu);
     machine::check_cpu(cpu)?;
     let timeout = args.timeout;
@@ -72,6 +80,11 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
     }
     check_memory(&plan.cases, args.layouts)?;
     let mut store = Store::open(&args.output.db)?;
+    // A target that cannot be opened is found now, not after the whole run; one lost
+    // later keeps the run here, with the command that pushes it.
+    if let Some(target) = &args.push_to {
+        Store::open_named(target, "--push-to")?;
+    }
     let mut machine = Machine::detect();
     if counter.simulated() {
         machine.simulated_crypto_flags = Some(runner::simulated_crypto_flags(timeout)?);

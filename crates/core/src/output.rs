@@ -27,7 +27,37 @@ pub fn print(text: &str) -> Result<()> {
 /// Refuse an output path that cannot be written, or that is the result store itself,
 /// before any work is done for it.
 pub fn check_writable(path: Option<&Path>, store: &Path) -> Result<()> {
-    let Some(path) = path else { return Ok(()) };
+    check_outputs(&[("-o", path)], &[("--db", Some(store))])
+}
+
+/// [`check_writable`] for every output of a command (`-o`, `--html`), against every
+/// store it writes (`--db`, `--push-to`): none may be a store, and no two may name one
+/// file, where the second would silently replace the first.
+pub fn check_outputs(
+    outputs: &[(&str, Option<&Path>)],
+    stores: &[(&str, Option<&Path>)],
+) -> Result<()> {
+    let named = |list: &[(&str, Option<&Path>)]| -> Vec<(String, PathBuf)> {
+        list.iter()
+            .filter_map(|&(option, path)| Some((option.to_string(), path?.to_path_buf())))
+            .collect()
+    };
+    let (outputs, stores) = (named(outputs), named(stores));
+    for (i, (option, path)) in outputs.iter().enumerate() {
+        for (other, earlier) in &outputs[..i] {
+            if resolved(path).is_some_and(|p| Some(p) == resolved(earlier)) {
+                bail!(
+                    "{other} and {option} both name `{}`: the second would replace the first; give each its own file",
+                    path.display()
+                );
+            }
+        }
+        check_one(path, &stores)?;
+    }
+    Ok(())
+}
+
+fn check_one(path: &Path, stores: &[(String, PathBuf)]) -> Result<()> {
     if path.is_dir() {
         bail!("cannot write `{}`: it is a directory", path.display());
     }
@@ -39,11 +69,13 @@ pub fn check_writable(path: Option<&Path>, store: &Path) -> Result<()> {
             dir.display()
         );
     }
-    if resolved(path).is_some_and(|p| Some(p) == resolved(store)) {
-        bail!(
-            "cannot write `{}`: it is the result store (--db); writing a report there would destroy every stored run",
-            path.display()
-        );
+    for (option, store) in stores {
+        if resolved(path).is_some_and(|p| Some(p) == resolved(store)) {
+            bail!(
+                "cannot write `{}`: it is the result store ({option}); writing a report there would destroy every stored run",
+                path.display()
+            );
+        }
     }
     // A pipe, a device or a link is written into at the end (opening a pipe here would
     // wait for its reader).
@@ -133,6 +165,30 @@ mod tests {
         check_writable(Some(&dir.path().join("report.md")), &store).unwrap();
         // Nothing left behind by the probe.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
+
+    #[test]
+    fn a_second_store_or_a_second_output_of_one_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (db, central) = (dir.path().join("a.db"), dir.path().join("central.db"));
+        let report = dir.path().join("report");
+        let stores = [("--db", Some(db.as_path())), ("--push-to", Some(&*central))];
+        let err = check_outputs(&[("-o", None), ("--html", Some(&central))], &stores)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("it is the result store (--push-to)"), "{err}");
+        let err = check_outputs(&[("-o", Some(&report)), ("--html", Some(&report))], &stores)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("-o and --html both name"), "{err}");
+        check_outputs(
+            &[
+                ("-o", Some(&report)),
+                ("--html", Some(&dir.path().join("r.html"))),
+            ],
+            &stores,
+        )
+        .unwrap();
     }
 
     #[test]
