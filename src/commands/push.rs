@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use crate::exit::Exit;
 use crate::output::print;
@@ -21,18 +21,18 @@ struct Tally {
 }
 
 pub(super) fn push(to: &Path, from: &[PathBuf], db: &Path) -> Result<ExitCode> {
-    let sources: Vec<PathBuf> = if from.is_empty() {
-        vec![db.to_path_buf()]
+    let (sources, option): (Vec<PathBuf>, _) = if from.is_empty() {
+        (vec![db.to_path_buf()], "--db")
     } else {
-        from.to_vec()
+        (from.to_vec(), "--from")
     };
     // Every source is opened before the target is written: a misspelt one is found
     // before anything is copied.
     let sources = sources
         .iter()
-        .map(|s| Store::open_existing(s).with_context(|| format!("--from {}", s.display())))
+        .map(|s| Store::open_existing_named(s, option))
         .collect::<Result<Vec<Store>>>()?;
-    let target = Store::open(to)?;
+    let target = Store::open_named(to, "--to")?;
     let mut tally = Tally::default();
     for source in &sources {
         copy_all(source, &target, &mut tally)?;
@@ -106,7 +106,7 @@ pub(super) fn push_finished_run(
         );
         return Ok(exit);
     }
-    let pushed = Store::open(target).and_then(|t| {
+    let pushed = Store::open_named(target, "--push-to").and_then(|t| {
         let (raw, digest) = store.raw_run(id)?;
         t.receive_run(&raw, &digest)
     });
@@ -117,12 +117,18 @@ pub(super) fn push_finished_run(
         }
         Err(e) => {
             eprintln!(
-                "error: {e:#}\nrun {id} is kept in `{}`; push it later with `cryptobench push --to {} --from {}`",
+                "error: {e:#}; run {id} is kept in `{}`: push it later with `cryptobench push --to {} --from {}`",
                 store.path().display(),
                 target.display(),
                 store.path().display()
             );
-            Ok(Exit::Error.into())
+            // A gate's verdict (regression, or measure again) outranks the push: CI
+            // branches on it, and the run is kept to push later.
+            Ok(if exit == ExitCode::SUCCESS {
+                Exit::Error.into()
+            } else {
+                exit
+            })
         }
     }
 }

@@ -53,35 +53,44 @@ pub fn run(
         )
     })?;
     let finished = ended == Ended::Finished;
-    if finished {
-        store.finish_run(run_id, &now())?;
-    }
-
-    let stored = store.load_run(run_id)?;
     let stored_as = || {
         format!(
             "the results are stored as run {run_id} in `{}`: `cryptobench report {run_id}` prints them again",
             store.path().display()
         )
     };
+    // Every case is in the store by now: whatever fails from here on says where they are.
+    let kept = || {
+        format!(
+            "every case of run {run_id} is kept in `{}` (`cryptobench report {run_id}` prints them once the store can be read)",
+            store.path().display()
+        )
+    };
+    if finished {
+        store.finish_run(run_id, &now()).with_context(kept)?;
+    }
+
+    let stored = store.load_run(run_id).with_context(kept)?;
     let analysed = match &stored.header.options {
         RunOrigin::Bulk { .. } => None,
-        _ => Some(analyse_stored(store, &stored)?),
+        _ => Some(analyse_stored(store, &stored).with_context(kept)?),
     };
     if finished && let Some(a) = &analysed {
         // Kept beside the run, for reports across machines (`report --machines`).
         let figures = crate::analysis::fleet::RunFigures::of(a);
-        store.save_figures(
-            run_id,
-            crate::analysis::fleet::FIGURES_VERSION,
-            &serde_json::to_string(&figures).expect("figures serialise"),
-        )?;
+        store
+            .save_figures(
+                run_id,
+                crate::analysis::fleet::FIGURES_VERSION,
+                &serde_json::to_string(&figures).expect("figures serialise"),
+            )
+            .with_context(kept)?;
     }
     // A baseline every later run is judged against must itself be steady.
     let baseline_refused = match (finished, finish.save_baseline, &analysed) {
         (true, Some(_), Some(a)) if !finish.force_baseline => {
             let mut faults = baseline_faults(a);
-            faults.extend(slower_than_known(store, a)?);
+            faults.extend(slower_than_known(store, a).with_context(kept)?);
             faults
         }
         _ => Vec::new(),
@@ -90,7 +99,10 @@ pub fn run(
         && baseline_refused.is_empty()
         && let Some(name) = finish.save_baseline
     {
-        store.save_baseline(name, run_id)?;
+        store
+            .save_baseline(name, run_id)
+            .with_context(|| format!("not saved as baseline `{name}`"))
+            .with_context(kept)?;
     }
     let render = |format| match &analysed {
         Some(a) => Ok(report::render(a, format)),

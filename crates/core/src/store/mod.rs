@@ -233,47 +233,62 @@ pub struct Store {
     db: Mutex<Engine>,
     /// The SQLite file, or the server's URL without its password: what messages name.
     path: PathBuf,
+    /// The option that named it (`--db`, `--to`, `--from`, `--push-to`): what messages
+    /// tell the user to change.
+    option: &'static str,
 }
 
 impl Store {
     /// Open (creating if needed) the store at `path`: an SQLite file, or a PostgreSQL
     /// database named by a `postgres://` URL.
     pub fn open(path: &Path) -> Result<Store> {
-        Store::open_as(path, Purpose::Write)
+        Store::open_named(path, "--db")
+    }
+
+    /// [`Store::open`] for a store named by another option than `--db` (`push --to`),
+    /// which its messages name.
+    pub fn open_named(path: &Path, option: &'static str) -> Result<Store> {
+        Store::open_as(path, Purpose::Write, option)
     }
 
     /// Open the store at `path` to read its runs: a file that holds none (empty, or
     /// another program's database) is refused, never turned into a store.
     pub fn open_existing(path: &Path) -> Result<Store> {
+        Store::open_existing_named(path, "--db")
+    }
+
+    /// [`Store::open_existing`] for a store named by another option than `--db`
+    /// (`push --from`), which its messages name.
+    pub fn open_existing_named(path: &Path, option: &'static str) -> Result<Store> {
         if !is_server_url(path) && !path.exists() {
             bail!(
-                "no result store at `{}`: run `cryptobench run` first, or point --db at one",
+                "no result store at `{}`: run `cryptobench run` first, or point {option} at one",
                 path.display()
             );
         }
-        Store::open_as(path, Purpose::Read)
+        Store::open_as(path, Purpose::Read, option)
     }
 
-    fn open_as(path: &Path, purpose: Purpose) -> Result<Store> {
+    fn open_as(path: &Path, purpose: Purpose, option: &'static str) -> Result<Store> {
         if is_server_url(path) {
             #[cfg(feature = "postgres")]
-            return postgres::open(path.to_str().expect("a URL is text"), purpose);
+            return postgres::open(path.to_str().expect("a URL is text"), purpose, option);
             #[cfg(not(feature = "postgres"))]
             bail!(
-                "`--db {}`: this build of cryptobench has no PostgreSQL client (build it with the `postgres` feature)",
+                "`{option} {}`: this build of cryptobench has no PostgreSQL client (build it with the `postgres` feature)",
                 path.display()
             );
         }
         if path.is_dir() {
             bail!(
-                "the result store `{}` is a directory; --db names the store's file, e.g. `{}`",
+                "the result store `{}` is a directory; {option} names the store's file, e.g. `{}`",
                 path.display(),
                 path.join("cryptobench.db").display()
             );
         }
         let conn = rusqlite::Connection::open(path).with_context(|| {
             format!(
-                "cannot open the result store `{}`: check that the directory exists and is writable, or choose another with --db",
+                "cannot open the result store `{}`: check that the directory exists and is writable, or choose another with {option}",
                 path.display()
             )
         })?;
@@ -282,6 +297,7 @@ impl Store {
         let store = Store {
             db: Mutex::new(Engine::Sqlite(conn)),
             path: path.to_path_buf(),
+            option,
         };
         store.migrate_sqlite(purpose)?;
         Ok(store)
@@ -317,8 +333,9 @@ impl Store {
             })?;
         if version > SCHEMA_VERSION {
             bail!(
-                "`{}` was written by a newer cryptobench (schema {version}, this one knows {SCHEMA_VERSION}); upgrade, or use another --db",
-                self.path.display()
+                "`{}` was written by a newer cryptobench (schema {version}, this one knows {SCHEMA_VERSION}); upgrade, or use another {}",
+                self.path.display(),
+                self.option
             );
         }
         if version == SCHEMA_VERSION {
@@ -342,15 +359,17 @@ impl Store {
                 .all(|t| tables.iter().any(|have| have == t));
             if !tables.is_empty() && (purpose == Purpose::Read || !half_made) {
                 bail!(
-                    "`{}` is another program's SQLite database (tables {}), not a cryptobench store; choose another --db",
+                    "`{}` is another program's SQLite database (tables {}), not a cryptobench store; choose another {}",
                     self.path.display(),
-                    tables.join(", ")
+                    tables.join(", "),
+                    self.option
                 );
             }
             if purpose == Purpose::Read {
                 bail!(
-                    "`{}` is empty, not a cryptobench store: run `cryptobench run` first, or point --db at a store it wrote",
-                    self.path.display()
+                    "`{}` is empty, not a cryptobench store: run `cryptobench run` first, or point {} at a store it wrote",
+                    self.path.display(),
+                    self.option
                 );
             }
         }
@@ -421,8 +440,9 @@ impl Store {
         let inner = e.downcast_ref::<rusqlite::Error>()?;
         (inner.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt)).then(|| {
             anyhow::anyhow!(
-                "the result store `{}` is damaged (an SQLite database cut short or overwritten in part: {inner}); restore it from a copy, or choose another --db",
-                self.path.display()
+                "the result store `{}` is damaged (an SQLite database cut short or overwritten in part: {inner}); restore it from a copy, or choose another {}",
+                self.path.display(),
+                self.option
             )
         })
     }

@@ -35,14 +35,19 @@ impl Server {
     /// would (see the module documentation). Connects to nothing; an error where the URL
     /// or `PGPORT` does not parse, no user is given, or `sslmode=disable` is asked for
     /// another machine.
-    pub fn from_url(url: &str) -> Result<Server> {
-        Server::from_url_with(url, &|k| std::env::var(k).ok())
+    /// `option` is the option that gave the URL, for messages.
+    pub fn from_url(url: &str, option: &str) -> Result<Server> {
+        Server::from_url_with(url, option, &|k| std::env::var(k).ok())
     }
 
-    fn from_url_with(url: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Server> {
+    fn from_url_with(
+        url: &str,
+        option: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Server> {
         let mut config: postgres::Config = url.parse().map_err(|e| {
             anyhow::anyhow!(
-                "--db `{}` is not a PostgreSQL URL ({e}); write postgres://USER@HOST:PORT/DATABASE",
+                "{option} `{}` is not a PostgreSQL URL ({e}); write postgres://USER@HOST:PORT/DATABASE",
                 without_password(url)
             )
         })?;
@@ -121,7 +126,7 @@ impl Server {
         if !local {
             match config.get_ssl_mode() {
                 SslMode::Disable => bail!(
-                    "--db `{}`: sslmode=disable to another machine would send the password and results in plain text; plain connections are allowed only over a Unix socket or loopback",
+                    "{option} `{}`: sslmode=disable to another machine would send the password and results in plain text; plain connections are allowed only over a Unix socket or loopback",
                     without_password(url)
                 ),
                 _ => {
@@ -271,14 +276,15 @@ pub fn without_password(url: &str) -> String {
 
 /// Open the store in the database `url` names, creating its tables under the migration
 /// lock if it is empty and `purpose` writes.
-pub(super) fn open(url: &str, purpose: Purpose) -> Result<Store> {
-    let server = Server::from_url(url)?;
+pub(super) fn open(url: &str, purpose: Purpose, option: &'static str) -> Result<Store> {
+    let server = Server::from_url(url, option)?;
     let client = server.connect()?;
     let store = Store {
         db: Mutex::new(Engine::Postgres(Box::new(
             super::engine::PgConnection::new(client),
         ))),
         path: PathBuf::from(server.display()),
+        option,
     };
     let display = server.display().to_string();
     store
@@ -301,7 +307,7 @@ pub(super) fn open(url: &str, purpose: Purpose) -> Result<Store> {
                     .unwrap_or(0);
                 if version > SCHEMA_VERSION {
                     bail!(
-                        "{display} was written by a newer cryptobench (schema {version}, this one knows {SCHEMA_VERSION}); upgrade, or use another --db"
+                        "{display} was written by a newer cryptobench (schema {version}, this one knows {SCHEMA_VERSION}); upgrade, or use another {option}"
                     );
                 }
                 if version == SCHEMA_VERSION {
@@ -386,6 +392,7 @@ mod tests {
     fn a_url_is_completed_from_the_pg_variables() {
         let s = Server::from_url_with(
             "postgres:///results",
+            "--db",
             &env(&[
                 ("PGHOST", "db.example"),
                 ("PGPORT", "6543"),
@@ -397,6 +404,7 @@ mod tests {
         assert_eq!(s.config.get_ssl_mode(), SslMode::Require);
         let s = Server::from_url_with(
             "postgres://bench@127.0.0.1/r",
+            "--db",
             &env(&[("PGPASSWORD", "s3cret")]),
         )
         .unwrap();
@@ -409,6 +417,7 @@ mod tests {
     fn plain_text_to_another_machine_is_refused_without_the_password() {
         let err = Server::from_url_with(
             "postgres://u:hunter2@db.example/r?sslmode=disable",
+            "--db",
             &env(&[]),
         )
         .err()
@@ -416,7 +425,7 @@ mod tests {
         .to_string();
         assert!(err.contains("plain connections are allowed only"), "{err}");
         assert!(!err.contains("hunter2"), "{err}");
-        let err = Server::from_url_with("postgres://u:hunter2@[bad/r", &env(&[]))
+        let err = Server::from_url_with("postgres://u:hunter2@[bad/r", "--db", &env(&[]))
             .err()
             .unwrap()
             .to_string();
