@@ -205,6 +205,19 @@ fn check_flags(file: &Path, owner: &str, flags: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// A TOML error on one line: the file, where in it, and what is wrong (the parser's own
+/// text quotes the line over several).
+fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> String {
+    let at = e.span().map(|span| {
+        let before = &text[..span.start.min(text.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1;
+        format!("line {line}, column {column}: ")
+    });
+    let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
+    format!("{}: {}{message}", path.display(), at.unwrap_or_default())
+}
+
 impl Manifest {
     /// Reads and checks the manifest at `path` ([`Manifest::from_toml`]); an error names
     /// the file.
@@ -217,8 +230,8 @@ impl Manifest {
     /// The manifest `text`, read as the file at `path` (which its errors name, and
     /// against whose directory sources and include directories are looked for), checked.
     pub fn from_toml(text: &str, path: &Path) -> Result<Manifest> {
-        let mut m: Manifest = toml::from_str(text)
-            .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim()))?;
+        let mut m: Manifest =
+            toml::from_str(text).map_err(|e| anyhow::anyhow!("{}", toml_error(path, text, &e)))?;
         m.path = path.to_path_buf();
         m.read_vector_files()?;
         m.validate()?;
@@ -265,13 +278,9 @@ impl Manifest {
                 )
             })?;
             let read: VectorFile = toml::from_str(&text).map_err(|e| {
-                let line = e
-                    .span()
-                    .map_or(0, |at| text[..at.start].matches('\n').count() + 1);
                 anyhow::anyhow!(
-                    "{}: line {line}: {} (a `vectors_file` holds [[vector]] tables of input, key, output and source)",
-                    path.display(),
-                    e.message().trim()
+                    "{} (a `vectors_file` holds [[vector]] tables of input, key, output and source)",
+                    toml_error(&path, &text, &e)
                 )
             })?;
             imp.vectors.extend(read.vector);
@@ -626,7 +635,18 @@ flags = ["-O2"]
             let err = format!("{:#}", Manifest::load(&write(d.path(), &text)).unwrap_err());
             assert!(err.contains(expect), "expected `{expect}` in: {err}");
             assert!(err.contains("manifest.toml"), "file not named: {err}");
+            assert!(!err.contains('\n'), "not one line: {err}");
         }
+        // A parse error says where, as the parser's quoted excerpt did over five lines.
+        let text = GOOD.replace("kind = \"hash\"", "kind = \"hash\"\ncolour = 1");
+        let line = 1 + text[..text.find("colour").unwrap()].matches('\n').count();
+        let err = format!("{:#}", Manifest::load(&write(d.path(), &text)).unwrap_err());
+        assert!(
+            err.contains(&format!(
+                "manifest.toml: line {line}, column 1: unknown field `colour`"
+            )),
+            "{err}"
+        );
         let err = format!(
             "{:#}",
             Manifest::load(&d.path().join("nope.toml")).unwrap_err()
