@@ -166,6 +166,10 @@ fn sqlite_stores_merge_without_a_server_and_pushing_twice_changes_nothing() {
         merged_s,
     ]);
     assert_bad_input(&out, "--testbed nowhere: no complete run");
+    // history names the testbed it has no run of, and those it has.
+    let out = env.cmd(&["history", "--testbed", "nowhere", "--db", merged_s]);
+    assert_bad_input(&out, "--testbed nowhere: no run in `");
+    assert_bad_input(&out, "it has left, right");
 
     // `run --push-to` copies the finished run; the local store keeps it.
     let c = env.path("c.db");

@@ -126,6 +126,22 @@ pub fn collect(store: &Store, filter: Option<&str>) -> Result<History> {
 
 /// [`collect`], of only the runs of `testbed` where one is given.
 pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) -> Result<History> {
+    if let Some(t) = testbed {
+        let machines = store.machines()?;
+        if !machines.iter().any(|m| m.testbed == t) {
+            let mut names: Vec<&str> = machines.iter().map(|m| m.testbed.as_str()).collect();
+            names.dedup();
+            bail!(
+                "--testbed {t}: no run in `{}` was measured on a testbed of that name ({}); `cryptobench machines` lists them",
+                store.path().display(),
+                if names.is_empty() {
+                    "it has none yet".to_string()
+                } else {
+                    format!("it has {}", names.join(", "))
+                }
+            );
+        }
+    }
     let mut runs: Vec<RunInfo> = Vec::new();
     let mut cases: Vec<CaseHistory> = Vec::new();
     let mut unreadable = Vec::new();
