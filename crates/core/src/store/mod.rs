@@ -933,39 +933,45 @@ impl Store {
         let header = decode_header(&header)
             .with_context(|| format!("run {run_id} in `{}`", self.path.display()))?;
 
-        let rows = db
-            .query(
-                "SELECT id, case_key, implementation, operation, params_json, bytes, status, message, calls_per_sample, overhead, lanes
-                 FROM cases WHERE run_id = ?1 ORDER BY seq",
-                &values![run_id],
-            )
-            .map_err(|e| self.cannot_read(e))?;
-        let mut cases = Vec::new();
-        for r in rows {
-            let id = r.int(0)?;
-            let key = r.text(1)?;
-            if !keep(&key) {
-                continue;
+        // A damaged row names its run and store, as the header's errors do.
+        let mut read_cases = || -> Result<Vec<StoredCase>> {
+            let rows = db
+                .query(
+                    "SELECT id, case_key, implementation, operation, params_json, bytes, status, message, calls_per_sample, overhead, lanes
+                     FROM cases WHERE run_id = ?1 ORDER BY seq",
+                    &values![run_id],
+                )
+                .map_err(|e| self.cannot_read(e))?;
+            let mut cases = Vec::new();
+            for r in rows {
+                let id = r.int(0)?;
+                let key = r.text(1)?;
+                if !keep(&key) {
+                    continue;
+                }
+                let (processes, per_process) = samples_per_process(&mut db, id)?;
+                let canary = canaries(&mut db, id, &processes)?;
+                cases.push(StoredCase {
+                    row: id,
+                    key,
+                    implementation: r.text(2)?,
+                    operation: r.text(3)?,
+                    params: decode_params(&r.text(4)?)?,
+                    bytes: r.opt_int(5)?.map(|b| b as u64),
+                    lanes: r.int(10)?.max(1) as usize,
+                    status: CaseStatus::parse(&r.text(6)?)?,
+                    message: r.opt_text(7)?,
+                    calls_per_sample: r.opt_int(8)?.map(|c| c as u64),
+                    overhead: r.opt_real(9)?,
+                    per_process,
+                    core_clocks: core_clocks(&mut db, id)?,
+                    canary,
+                });
             }
-            let (processes, per_process) = samples_per_process(&mut db, id)?;
-            let canary = canaries(&mut db, id, &processes)?;
-            cases.push(StoredCase {
-                row: id,
-                key,
-                implementation: r.text(2)?,
-                operation: r.text(3)?,
-                params: decode_params(&r.text(4)?)?,
-                bytes: r.opt_int(5)?.map(|b| b as u64),
-                lanes: r.int(10)?.max(1) as usize,
-                status: CaseStatus::parse(&r.text(6)?)?,
-                message: r.opt_text(7)?,
-                calls_per_sample: r.opt_int(8)?.map(|c| c as u64),
-                overhead: r.opt_real(9)?,
-                per_process,
-                core_clocks: core_clocks(&mut db, id)?,
-                canary,
-            });
-        }
+            Ok(cases)
+        };
+        let cases =
+            read_cases().with_context(|| format!("run {run_id} in `{}`", self.path.display()))?;
         Ok(StoredRun { header, cases })
     }
 
@@ -1641,8 +1647,10 @@ CREATE TABLE IF NOT EXISTS baselines (
             .unwrap();
         let err = store.load_run(run).unwrap_err();
         assert!(
-            format!("{err:#}")
-                .contains(&format!("corrupt sample record in the store (case {row})")),
+            format!("{err:#}").contains(&format!(
+                "run {run} in `{}`: corrupt sample record in the store (case {row})",
+                path.display()
+            )),
             "{err:#}"
         );
     }
