@@ -6,7 +6,7 @@ mod common;
 
 use serde_json::Value;
 
-use common::Env;
+use common::{Env, assert_bad_input};
 
 fn repo(path: &str) -> String {
     format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
@@ -94,4 +94,39 @@ fn a_lane_that_reads_its_neighbours_message_is_wrong_output() {
     let message = r["message"].as_str().unwrap();
     assert!(message.contains("lane 1"), "{message}");
     assert!(r.get("median_cycles").is_none(), "{r}");
+}
+
+/// `CRYPTO_LANES` multiplies the bytes a call handles: a negative one (read as a huge
+/// unsigned size) or one beyond any register's states is a manifest error, named.
+#[test]
+fn a_lane_count_out_of_range_is_refused_naming_it() {
+    let env = Env::new();
+    for (lanes, said) in [
+        ("-1", "`CRYPTO_LANES` is -1"),
+        ("65", "`CRYPTO_LANES` is 65"),
+    ] {
+        let dir = env.path(&format!("lanes{lanes}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("api.h"),
+            format!("#define CRYPTO_LANES ({lanes})\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("x.c"),
+            "#include \"api.h\"\n\
+             int crypto_xof(unsigned char *out, unsigned long long outlen,\n\
+                            const unsigned char *in, unsigned long long inlen) {\n\
+               (void)out; (void)outlen; (void)in; (void)inlen; return 0;\n}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("manifest.toml"),
+            "name = \"lanes\"\nsources = [\"x.c\"]\ntargets = [\"x86-64\"]\n\
+             [[implementation]]\nvariant = \"v\"\nalgorithm = \"shake256\"\nkind = \"xof\"\n",
+        )
+        .unwrap();
+        let manifest = dir.join("manifest.toml");
+        assert_bad_input(&env.cmd(&["check", manifest.to_str().unwrap()]), said);
+    }
 }

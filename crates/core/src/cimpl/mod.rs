@@ -248,6 +248,9 @@ fn known_answers(
     })
 }
 
+/// The most lanes an N-way build may declare (`CRYPTO_LANES`).
+const MAX_LANES: u64 = 64;
+
 /// One variant built for one target (or taken from the cache), checked against what its
 /// manifest entry says, and estimated where asked.
 fn build(
@@ -262,7 +265,7 @@ fn build(
     let mut lanes = 1;
     // A manifest error, found before anything runs (the worker checks again).
     if let Some(sizes) = compile::api_sizes(&library) {
-        lanes = sizes.get("CRYPTO_LANES").copied().unwrap_or(0).max(1) as usize;
+        let declared = sizes.get("CRYPTO_LANES").copied().unwrap_or(0);
         let refused = |why: String| {
             anyhow::anyhow!(
                 "{}: `{}` ({}) for target `{}`: {why}",
@@ -272,6 +275,15 @@ fn build(
                 t.name
             )
         };
+        // Bytes per call multiply by the lanes: a negative define read as a huge one
+        // would overflow them, and no SIMD register holds more than 64 states.
+        if declared > MAX_LANES {
+            return Err(refused(format!(
+                "`CRYPTO_LANES` is {} in api.h; an N-way function takes 1 to {MAX_LANES} lanes (0 or undefined: one)",
+                declared as i64
+            )));
+        }
+        lanes = declared.max(1) as usize;
         implementation::check_sizes(imp.kind, &imp.sizes, &sizes).map_err(refused)?;
         implementation::check_vectors(&imp.vectors, &sizes).map_err(refused)?;
         if let Some((path, vectors)) = kat {
