@@ -112,7 +112,7 @@ pub struct BoxPlot {
 }
 
 impl BoxPlot {
-    /// The box plot of `xs` (any order, no NaN); `marked >= 2`.
+    /// The box plot of `xs` (any order, no NaN), marking at most `marked` outliers a side.
     pub fn of(xs: &[f64], marked: usize) -> BoxPlot {
         let mut sorted = xs.to_vec();
         sorted.sort_by(f64::total_cmp);
@@ -128,8 +128,8 @@ impl BoxPlot {
             .copied()
             .filter(|&x| x > f.high_inner)
             .collect();
-        let mut outliers = evenly_by_rank(&low, marked);
-        outliers.extend(evenly_by_rank(&high, marked));
+        let mut outliers = evenly_by_rank(&low, marked, true);
+        outliers.extend(evenly_by_rank(&high, marked, false));
         BoxPlot {
             q1: f.q1,
             median: quantile_sorted(&sorted, 0.5),
@@ -141,10 +141,16 @@ impl BoxPlot {
     }
 }
 
-/// At most `k` values of ascending `xs`, evenly spaced by rank, first and last included.
-fn evenly_by_rank(xs: &[f64], k: usize) -> Vec<f64> {
+/// At most `k` values of ascending `xs`, evenly spaced by rank, first and last included
+/// (for one, the most extreme: the first of `low` outliers, else the last).
+fn evenly_by_rank(xs: &[f64], k: usize, low: bool) -> Vec<f64> {
     if xs.len() <= k {
         return xs.to_vec();
+    }
+    if k < 2 {
+        // No room for both ends: the one farthest from the median, for one mark.
+        let extreme = if low { xs.first() } else { xs.last() };
+        return extreme.copied().into_iter().take(k).collect();
     }
     (0..k).map(|i| xs[i * (xs.len() - 1) / (k - 1)]).collect()
 }
@@ -231,6 +237,20 @@ mod tests {
         assert_eq!(b.whisker_lo, 0.0);
         // Ranks 0, 4, 9, 14, 19 of the 20.
         assert_eq!(b.outliers, [1000.0, 1004.0, 1009.0, 1014.0, 1019.0]);
+    }
+
+    #[test]
+    fn one_mark_a_side_is_the_most_extreme_and_none_is_none() {
+        // q1 0.5, q3 5.5: inner fences at -7 and 13.
+        let xs = [
+            -100.0, -90.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 90.0, 100.0,
+        ];
+        assert_eq!(BoxPlot::of(&xs, 1).outliers, [-100.0, 100.0]);
+        assert!(BoxPlot::of(&xs, 0).outliers.is_empty());
+        assert_eq!(
+            BoxPlot::of(&xs, 2).outliers,
+            xs[..2].iter().chain(&xs[9..]).copied().collect::<Vec<_>>()
+        );
     }
 
     #[test]
