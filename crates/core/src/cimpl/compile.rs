@@ -436,12 +436,18 @@ pub fn assembly(
         return Ok(asm);
     }
     let sources = m.sources_of(imp);
+    // Written aside and renamed, as the shared object is: a compiler killed half-way, or
+    // a concurrent run, must not leave a cut file that is then taken as the assembly.
+    let stem = asm
+        .file_stem()
+        .map_or("asm".into(), |s| s.to_string_lossy());
+    let tmp = aside(asm.parent().unwrap_or(Path::new(".")), &format!("{stem}.s"));
     let out = Command::new(&m.compiler)
         .args(["-S", "-fPIC", "-fno-asynchronous-unwind-tables"])
         .args(arguments(m, imp, target))
         .args(&sources[..1])
         .arg("-o")
-        .arg(&asm)
+        .arg(&tmp)
         .output()
         .with_context(|| cannot_run(m))?;
     if !out.status.success() {
@@ -452,6 +458,13 @@ pub fn assembly(
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    std::fs::rename(&tmp, &asm).with_context(|| {
+        unwritable(format!(
+            "cannot move `{}` to `{}`",
+            tmp.display(),
+            asm.display()
+        ))
+    })?;
     Ok(asm)
 }
 
