@@ -89,7 +89,9 @@ pub fn tsc_frequency_hz(window: std::time::Duration) -> Option<f64> {
         ns1 = super::ns::monotonic_raw_ns();
     }
     let c1 = tsc.stop();
-    Some((c1 - c0) as f64 * 1e9 / (ns1 - ns0) as f64)
+    // Unpinned, the thread may have moved to a CPU whose counter is behind: no rate.
+    let ticks = c1.checked_sub(c0).filter(|&t| t > 0)?;
+    Some(ticks as f64 * 1e9 / (ns1 - ns0) as f64)
 }
 
 #[cfg(test)]

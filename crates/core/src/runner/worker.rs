@@ -172,6 +172,8 @@ pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
             Ok(())
         });
     }
+    // Before the spawn: an error here must not leave a worker behind, unreaped.
+    let body = serde_json::to_vec(request)?;
     let spawned = command
         .arg(SUBCOMMAND)
         // A group of its own: the timeout kills what the measured code forked as well,
@@ -192,7 +194,6 @@ pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
     };
     let pid = child.id() as libc::pid_t;
     IN_FLIGHT.store(pid, Ordering::SeqCst);
-    let body = serde_json::to_vec(request)?;
     let mut stdin = child.stdin.take().expect("piped stdin");
     // A worker that dies at once closes its stdin; the outcome below says why.
     let _ = stdin.write_all(&body);
