@@ -150,8 +150,8 @@ fn cargo_bench_measures_stores_and_refuses_unknown_options() {
     );
 
     // The checks `cryptobench run` makes before measuring, made here too: a gate that
-    // could only pass, a baseline name that reads as a run id, and cases larger than
-    // this machine's memory are refused first.
+    // could only pass, a baseline name that reads as a run id, cases larger than this
+    // machine's memory and a report that cannot be written are refused first.
     for (args, said) in [
         (
             &[
@@ -167,6 +167,10 @@ fn cargo_bench_measures_stores_and_refuses_unknown_options() {
         (
             &["--sizes", "1GiB", "--layouts", "256"][..],
             "256 layouts of 1 GiB need about",
+        ),
+        (
+            &["--html", "/proc/report.html"][..],
+            "cannot create a file in `/proc`",
         ),
     ] {
         let mut all = vec!["bench", "--", "example/toy"];

@@ -20,11 +20,6 @@ impl Bar {
             pb
         }))
     }
-    pub(super) fn finish(&self) {
-        if let Some(pb) = &self.0 {
-            pb.finish_and_clear();
-        }
-    }
 }
 
 impl Progress for Bar {
@@ -43,6 +38,11 @@ impl Progress for Bar {
         match &self.0 {
             Some(pb) => pb.println(line),
             None => eprintln!("{line}"),
+        }
+    }
+    fn finish(&self) {
+        if let Some(pb) = &self.0 {
+            pb.finish_and_clear();
         }
     }
 }

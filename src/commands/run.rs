@@ -3,23 +3,17 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 
 use crate::cli::RunArgs;
 use crate::experiment::{self};
-use crate::machine::{self, Machine};
+use crate::machine;
 use crate::output::check_outputs;
-use crate::record::{
-    AnalysisOptions, MachineRecord, RunHeader, RunOptions, RunOrigin, RunPlace, SamplePlan,
-};
-use crate::runner::{self};
+use crate::record::{RunOptions, SamplePlan};
 
 use super::progress::Bar;
-use crate::preflight::{
-    check_baseline, check_baseline_name, check_gate_can_decide, check_memory,
-    warn_of_another_machine,
-};
-use crate::session::Finish;
+use crate::preflight::{check_baseline_name, check_gate_can_decide, check_memory};
+use crate::session::{Finish, Measurement};
 use crate::store::Store;
 
 pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
@@ -85,67 +79,29 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
     if let Some(target) = &args.push_to {
         Store::open_named(target, "--push-to")?;
     }
-    let mut machine = Machine::detect();
-    if counter.simulated() {
-        machine.simulated_crypto_flags = Some(runner::simulated_crypto_flags(timeout)?);
-    }
-    let place = RunPlace::new_run(
-        &MachineRecord::Measured(Box::new(machine.clone())),
-        &machine.cpu_identity(),
-        args.testbed.testbed.as_deref(),
-    );
-    warn_of_another_machine(&store, &place)?;
-    // `--baseline main` is main on this testbed.
-    let baseline_run = match &args.baseline {
-        Some(name) => Some(
-            store
-                .resolve_run_on(name, Some(&place.testbed))
-                .with_context(|| format!("--baseline {name}"))?,
-        ),
-        None => None,
-    };
-
-    let layouts = args.layouts as usize;
-    let options = RunOptions {
-        counter,
-        cpu: Some(cpu),
-        processes,
-        layouts,
-        plan: SamplePlan::spread(args.samples as usize, processes, layouts),
-        timeout,
-        seed: args.seed,
-        remeasure: crate::record::Remeasure::to_precision(args.precision, args.remeasure_budget),
-        no_canary: args.no_canary,
-    };
-    let analysis_options = AnalysisOptions {
-        spec: plan.analysis.clone(),
-        verdict: args.verdict.for_counter(counter),
-        baseline_run,
-        force: args.force,
-    };
-
-    let mut header = RunHeader::measured_now(
-        &plan.name,
-        counter,
-        machine,
-        RunOrigin::Measured {
-            run: options.clone(),
-            analysis: analysis_options,
-        },
-        None,
-    );
-    header.place = place;
-    if let (Some(id), Some(name)) = (baseline_run, &args.baseline) {
-        let gate = args
-            .fail_on_regression
-            .then(|| (args.verdict.for_counter(counter), processes));
-        check_baseline(&store, id, name, &header, &plan.cases, args.force, gate)?;
-    }
-    let push_to = args.push_to.clone();
-    let uuid = header.place.uuid.clone();
-    let exit = crate::session::run(
+    let (exit, uuid) = crate::session::measure_plan(
         &mut store,
-        &header,
+        &plan,
+        Measurement {
+            options: RunOptions {
+                counter,
+                cpu: Some(cpu),
+                processes,
+                layouts: args.layouts as usize,
+                plan: SamplePlan::spread(args.samples as usize, processes, args.layouts as usize),
+                timeout,
+                seed: args.seed,
+                remeasure: crate::record::Remeasure::to_precision(
+                    args.precision,
+                    args.remeasure_budget,
+                ),
+                no_canary: args.no_canary,
+            },
+            verdict: args.verdict.for_counter(counter),
+            baseline: args.baseline.as_deref(),
+            force: args.force,
+            testbed: args.testbed.testbed.as_deref(),
+        },
         Finish {
             format: args.format,
             file: args.output.file.as_deref(),
@@ -154,32 +110,10 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
             force_baseline: args.force_baseline,
             fail_on_regression: args.fail_on_regression,
         },
-        |store, run_id, interrupted| {
-            for (name, spec) in &plan.external {
-                if let Some(e) = &spec.estimate {
-                    store.add_estimate(run_id, name, e)?;
-                }
-            }
-            let (_claim, shared) = machine::claim_cpu(cpu);
-            if let Some(warning) = shared {
-                eprintln!("warning: {warning}");
-            }
-            let progress = Bar::new();
-            let ended = runner::execute(
-                &plan.cases,
-                &plan.external,
-                &options,
-                store,
-                run_id,
-                &progress,
-                interrupted,
-            );
-            progress.finish();
-            ended
-        },
+        &Bar::new(),
     )?;
-    match push_to {
-        Some(target) => super::push::push_finished_run(&store, &uuid, &target, exit),
+    match &args.push_to {
+        Some(target) => super::push::push_finished_run(&store, &uuid, target, exit),
         None => Ok(exit),
     }
 }

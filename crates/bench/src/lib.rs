@@ -32,9 +32,7 @@ use cryptobench_core::catalog::registry::Registry;
 use cryptobench_core::counter::CounterChoice;
 use cryptobench_core::exit::Exit;
 use cryptobench_core::plan::{DEFAULT_FILTER_SIZES, Plan, add_members, filter_cases};
-use cryptobench_core::record::{
-    AnalysisOptions, AnalysisSpec, RunHeader, RunOptions, RunOrigin, SamplePlan, VerdictOptions,
-};
+use cryptobench_core::record::{AnalysisSpec, RunOptions, SamplePlan, VerdictOptions};
 use cryptobench_core::report::{Doc, Format};
 use cryptobench_core::runner::{self, Progress, worker};
 use cryptobench_core::{machine, preflight, session};
@@ -256,6 +254,10 @@ impl Bench {
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
         let processes = args.processes as usize;
+        cryptobench_core::output::check_outputs(
+            &[("--html", args.html.as_deref())],
+            &[("--db", Some(&db))],
+        )?;
         if let Some(name) = &args.save_baseline {
             preflight::check_baseline_name(name)?;
         }
@@ -269,59 +271,27 @@ impl Bench {
         }
         preflight::check_memory(&plan.cases, args.layouts)?;
         let mut store = cryptobench_core::store::Store::open(&db)?;
-        let machine = machine::Machine::detect();
-        let place = cryptobench_core::record::RunPlace::new_run(
-            &cryptobench_core::record::MachineRecord::Measured(Box::new(machine.clone())),
-            &machine.cpu_identity(),
-            args.testbed.as_deref(),
-        );
-        preflight::warn_of_another_machine(&store, &place)?;
-        let baseline_run = match &args.baseline {
-            Some(name) => Some(
-                store
-                    .resolve_run_on(name, Some(&place.testbed))
-                    .with_context(|| format!("--baseline {name}"))?,
-            ),
-            None => None,
-        };
         let layouts = args.layouts as usize;
-        let options = RunOptions {
-            counter,
-            cpu: Some(cpu),
-            processes,
-            layouts,
-            plan: SamplePlan::spread(args.samples as usize, processes, layouts),
-            timeout: std::time::Duration::from_secs(args.timeout),
-            seed: 1,
-            remeasure: cryptobench_core::record::Remeasure::to_precision(0.5, None),
-            no_canary: false,
-        };
-        let analysis = AnalysisOptions {
-            spec: plan.analysis.clone(),
-            verdict: VerdictOptions::default_for(counter),
-            baseline_run,
-            force: false,
-        };
-        let mut header = RunHeader::measured_now(
-            &plan.name,
-            counter,
-            machine,
-            RunOrigin::Measured {
-                run: options.clone(),
-                analysis,
-            },
-            None,
-        );
-        header.place = place;
-        if let (Some(id), Some(name)) = (baseline_run, &args.baseline) {
-            let gate = args
-                .fail_on_regression
-                .then(|| (VerdictOptions::default_for(counter), processes));
-            preflight::check_baseline(&store, id, name, &header, &plan.cases, false, gate)?;
-        }
-        let code = session::run(
+        let (code, _) = session::measure_plan(
             &mut store,
-            &header,
+            &plan,
+            session::Measurement {
+                options: RunOptions {
+                    counter,
+                    cpu: Some(cpu),
+                    processes,
+                    layouts,
+                    plan: SamplePlan::spread(args.samples as usize, processes, layouts),
+                    timeout: std::time::Duration::from_secs(args.timeout),
+                    seed: 1,
+                    remeasure: cryptobench_core::record::Remeasure::to_precision(0.5, None),
+                    no_canary: false,
+                },
+                verdict: VerdictOptions::default_for(counter),
+                baseline: args.baseline.as_deref(),
+                force: false,
+                testbed: args.testbed.as_deref(),
+            },
             session::Finish {
                 format: args.format,
                 file: None,
@@ -330,21 +300,7 @@ impl Bench {
                 force_baseline: args.force_baseline,
                 fail_on_regression: args.fail_on_regression,
             },
-            |store, run_id, interrupted| {
-                let (_claim, shared) = machine::claim_cpu(cpu);
-                if let Some(warning) = shared {
-                    eprintln!("warning: {warning}");
-                }
-                runner::execute(
-                    &plan.cases,
-                    &plan.external,
-                    &options,
-                    store,
-                    run_id,
-                    &Notes,
-                    interrupted,
-                )
-            },
+            &Notes,
         )?;
         Ok(exit_code(code))
     }

@@ -11,10 +11,16 @@ use anyhow::{Context, Result};
 
 use crate::analysis::{self, Analysis};
 use crate::exit::Exit;
+use crate::machine::Machine;
 use crate::output::{emit, write_atomically};
-use crate::record::{CaseStatus, RunHeader, RunOrigin, now};
+use crate::plan::Plan;
+use crate::preflight::{check_baseline, warn_of_another_machine};
+use crate::record::{
+    AnalysisOptions, CaseStatus, MachineRecord, RunHeader, RunOptions, RunOrigin, RunPlace,
+    VerdictOptions, now,
+};
 use crate::report::{self, Doc, Format};
-use crate::runner::Ended;
+use crate::runner::{Ended, Progress};
 use crate::store::{Store, StoredRun};
 
 /// Where and how a run is printed once measured, and what ends it with a failure.
@@ -33,6 +39,105 @@ pub struct Finish<'a> {
     /// `--fail-on-regression`: a regression beyond the noise threshold ends the run with
     /// [`Exit::Regression`].
     pub fail_on_regression: bool,
+}
+
+/// How a plan is measured and judged: what `cryptobench run` and a `cargo bench` harness
+/// share, so that the two cannot drift apart.
+pub struct Measurement<'a> {
+    /// The worker rounds: counter, CPU, processes, layouts, samples, time limit, seed,
+    /// re-measuring, canary.
+    pub options: RunOptions,
+    /// The verdicts' test, significance and noise threshold.
+    pub verdict: VerdictOptions,
+    /// `--baseline`: the saved run of this testbed to compare with.
+    pub baseline: Option<&'a str>,
+    /// `--force`: compare with a baseline measured with other options.
+    pub force: bool,
+    /// `--testbed`: the machine's name in the store.
+    pub testbed: Option<&'a str>,
+}
+
+/// Measure `plan` into `store` as `how` says, and finish it as `finish` says: the machine
+/// recorded (with the simulated CPU's features under `--counter instructions`), the
+/// baseline resolved on this testbed and checked against the plan, the manifests' static
+/// estimates stored beside the run, the CPU claimed, and the cases measured in worker
+/// rounds. The checks that need no store (the gate, memory) are the caller's, before it
+/// opens one. The exit status, and the run's UUID (what `--push-to` copies).
+pub fn measure_plan(
+    store: &mut Store,
+    plan: &Plan,
+    how: Measurement<'_>,
+    finish: Finish<'_>,
+    progress: &dyn Progress,
+) -> Result<(ExitCode, String)> {
+    let counter = how.options.counter;
+    let mut machine = Machine::detect();
+    if counter.simulated() {
+        machine.simulated_crypto_flags =
+            Some(crate::runner::simulated_crypto_flags(how.options.timeout)?);
+    }
+    let place = RunPlace::new_run(
+        &MachineRecord::Measured(Box::new(machine.clone())),
+        &machine.cpu_identity(),
+        how.testbed,
+    );
+    warn_of_another_machine(store, &place)?;
+    // `--baseline main` is main on this testbed.
+    let baseline_run = match how.baseline {
+        Some(name) => Some(
+            store
+                .resolve_run_on(name, Some(&place.testbed))
+                .with_context(|| format!("--baseline {name}"))?,
+        ),
+        None => None,
+    };
+    let mut header = RunHeader::measured_now(
+        &plan.name,
+        counter,
+        machine,
+        RunOrigin::Measured {
+            run: how.options.clone(),
+            analysis: AnalysisOptions {
+                spec: plan.analysis.clone(),
+                verdict: how.verdict,
+                baseline_run,
+                force: how.force,
+            },
+        },
+        None,
+    );
+    header.place = place;
+    if let (Some(id), Some(name)) = (baseline_run, how.baseline) {
+        let gate = finish
+            .fail_on_regression
+            .then_some((how.verdict, how.options.processes));
+        check_baseline(store, id, name, &header, &plan.cases, how.force, gate)?;
+    }
+    let cpu = how.options.cpu;
+    let uuid = header.place.uuid.clone();
+    run(store, &header, finish, |store, run_id, interrupted| {
+        for (name, spec) in &plan.external {
+            if let Some(e) = &spec.estimate {
+                store.add_estimate(run_id, name, e)?;
+            }
+        }
+        let (_claim, shared) = cpu.map(crate::machine::claim_cpu).unzip();
+        if let Some(warning) = shared.flatten() {
+            eprintln!("warning: {warning}");
+        }
+        let ended = crate::runner::execute(
+            &plan.cases,
+            &plan.external,
+            &how.options,
+            store,
+            run_id,
+            progress,
+            interrupted,
+        );
+        progress.finish();
+        ended
+    })
+    .map(|exit| (exit, uuid))
 }
 
 /// Begin a run of `header` in `store`, `measure` it (until done, or until Ctrl-C sets the

@@ -27,6 +27,8 @@ pub trait Progress {
     fn step(&self, what: &str);
     /// A line for the user as the run goes: a case that failed, a check not made.
     fn note(&self, line: &str);
+    /// Measuring is over, and the report is about to be printed.
+    fn finish(&self) {}
 }
 
 /// How a run's measuring ended.
