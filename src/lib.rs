@@ -9,8 +9,8 @@
 //! | module | its job |
 //! |---|---|
 //! | [`cli`] | arguments in, a request out |
-//! | [`commands`] | one module per subcommand, and the dispatch |
-//! | [`providers`] | the catalog: one file per library, and [`providers::builtin`] |
+//! | [`commands`] | the subcommands (those that only read the store together in `stored`), and the dispatch |
+//! | [`providers`] | the catalog: one file per library, and [`providers::builtin`] (its own crate) |
 //! | [`experiment`] | built-in experiments as data; plans |
 //! | [`bulk`] | multi-threaded AES over GiB buffers against OpenSSL and the memcpy ceiling |
 //! | [`import`] | criterion and `openssl speed` results stored as runs |
@@ -21,6 +21,7 @@ pub use cryptobench_core::{
     preflight, record, report, runner, sample, session, size, stats, store,
 };
 pub use cryptobench_keccak_lanes as keccak;
+pub use cryptobench_providers as providers;
 
 pub mod bulk;
 pub mod cli;
@@ -29,4 +30,3 @@ pub mod experiment;
 #[doc(hidden)]
 pub mod fuzz_entry;
 pub mod import;
-pub mod providers;

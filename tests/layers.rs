@@ -199,3 +199,63 @@ fn the_core_depends_on_no_heavy_provider() {
         .collect();
     assert!(heavy.is_empty(), "cryptobench-core depends on {heavy:?}");
 }
+
+/// The workspace's crates, bottom to top: a crate may depend (normally or to build) only
+/// on crates below it, so that the harness a crate author adds (`cryptobench-bench`) never
+/// pulls in the CLI. Only the CLI's own tests and examples may use the harness.
+const CRATES: &[&str] = &[
+    "cryptobench-stats",
+    "cryptobench-keccak-lanes",
+    "cryptobench-aes-bulk",
+    "cryptobench-core",
+    "cryptobench-providers",
+    "cryptobench-bench",
+    "cryptobench",
+];
+
+#[test]
+fn no_crate_depends_on_one_above_it() {
+    let out = std::process::Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--no-deps",
+            "--offline",
+            "--format-version",
+            "1",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut wrong = Vec::new();
+    let mut seen = 0;
+    for package in metadata["packages"].as_array().unwrap() {
+        let name = package["name"].as_str().unwrap();
+        let Some(level) = CRATES.iter().position(|c| *c == name) else {
+            wrong.push(format!(
+                "crate `{name}` has no place in tests/layers.rs CRATES"
+            ));
+            continue;
+        };
+        seen += 1;
+        for dep in package["dependencies"].as_array().unwrap() {
+            let dep_name = dep["name"].as_str().unwrap();
+            let Some(dep_level) = CRATES.iter().position(|c| *c == dep_name) else {
+                continue;
+            };
+            let dev = dep["kind"].as_str() == Some("dev");
+            if dep_level >= level && !(dev && name == "cryptobench") {
+                wrong.push(format!(
+                    "`{name}` depends on `{dep_name}`, which is not below it"
+                ));
+            }
+        }
+    }
+    assert_eq!(seen, CRATES.len(), "the workspace lacks a crate of CRATES");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

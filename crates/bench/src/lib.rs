@@ -79,7 +79,7 @@ impl Bench {
     /// ring and aws-lc-rs); narrow a run to some with filters (`-- chacha20-poly1305`).
     #[cfg(feature = "catalog")]
     pub fn with_catalog(mut self) -> Bench {
-        self.registry.extend(cryptobench::providers::builtin());
+        self.registry.extend(cryptobench_providers::builtin());
         self
     }
 

@@ -6,8 +6,8 @@ use std::hint::black_box;
 
 use chacha20::cipher::{KeyIvInit, StreamCipher as _};
 
-use crate::catalog::kinds::stream::{CHACHA20, Stream, StreamAlgorithm, StreamCipher};
-use crate::catalog::registry::Registry;
+use cryptobench_core::catalog::kinds::stream::{CHACHA20, Stream, StreamAlgorithm, StreamCipher};
+use cryptobench_core::catalog::registry::Registry;
 
 pub const ENV: &str = "CRYPTOBENCH_TEST_IMPLEMENTATIONS";
 

@@ -1,7 +1,7 @@
 //! One file per provider: each implements the kind traits for its library's types and
 //! registers them. Adding a provider is one file here and one line in [`builtin`].
 
-use crate::catalog::registry::Registry;
+use cryptobench_core::catalog::registry::Registry;
 
 pub mod aws_lc_rs;
 pub mod dalek;
@@ -42,7 +42,7 @@ mod tests {
         let mut n_lane = 0;
         for imp in registry.all() {
             let name = imp.name();
-            let in_name = crate::name::ImplName::parse(&name)
+            let in_name = cryptobench_core::name::ImplName::parse(&name)
                 .algorithm()
                 .split_once("-x")
                 .and_then(|(_, rest)| rest.split('-').next()?.parse::<usize>().ok())
@@ -81,17 +81,17 @@ mod tests {
     fn every_operation_prepares_and_runs() {
         for i in builtin().all().filter(|i| i.unsupported().is_none()) {
             for op in i.operations() {
-                let params = op
-                    .params
-                    .iter()
-                    .fold(crate::record::Params::new(), |p, &param| {
-                        let value = if param == crate::record::Param::Len {
-                            1000
-                        } else {
-                            13
-                        };
-                        p.with(param, value)
-                    });
+                let params =
+                    op.params
+                        .iter()
+                        .fold(cryptobench_core::record::Params::new(), |p, &param| {
+                            let value = if param == cryptobench_core::record::Param::Len {
+                                1000
+                            } else {
+                                13
+                            };
+                            p.with(param, value)
+                        });
                 let mut call = i
                     .prepare(op.name, &params)
                     .unwrap_or_else(|e| panic!("{}/{}: {e}", i.name(), op.name));

@@ -8,11 +8,11 @@
 
 use ring::{aead, digest};
 
-use crate::catalog::kinds::aead::{
+use cryptobench_core::catalog::kinds::aead::{
     AES_128_GCM, AES_256_GCM, Aead, AeadAlgorithm, AeadCipher, CHACHA20_POLY1305,
 };
-use crate::catalog::kinds::hash::{Hash, HashAlgorithm, HashFunction, SHA_256, SHA_512};
-use crate::catalog::registry::Registry;
+use cryptobench_core::catalog::kinds::hash::{Hash, HashAlgorithm, HashFunction, SHA_256, SHA_512};
+use cryptobench_core::catalog::registry::Registry;
 
 pub fn register(r: &mut Registry) {
     r.add(Hash::<Sha256>::new("ring"));

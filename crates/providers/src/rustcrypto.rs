@@ -14,22 +14,24 @@ use ml_kem::{Decapsulate as _, Encapsulate as _, Generate as _, KeyExport as _};
 use sha2::Digest;
 use shake::digest::ExtendableOutputReset;
 
-use crate::catalog::kinds::aead::{
+use cryptobench_core::catalog::kinds::aead::{
     AES_128_GCM, AES_256_GCM, Aead, AeadAlgorithm, AeadCipher, CHACHA20_POLY1305,
 };
-use crate::catalog::kinds::core::{
+use cryptobench_core::catalog::kinds::core::{
     AES_128, AES_256, Core, CoreAlgorithm, CoreFunction, KECCAK_F1600,
 };
-use crate::catalog::kinds::hash::{Hash, HashAlgorithm, HashFunction, SHA_256, SHA_512, SHA3_256};
-use crate::catalog::kinds::kem::{
+use cryptobench_core::catalog::kinds::hash::{
+    Hash, HashAlgorithm, HashFunction, SHA_256, SHA_512, SHA3_256,
+};
+use cryptobench_core::catalog::kinds::kem::{
     Derand, Kem, KemAlgorithm, KemFunction, ML_KEM_512, ML_KEM_768, ML_KEM_1024,
 };
-use crate::catalog::kinds::rng::{CHACHA20_RNG, Rng, RngAlgorithm, SeededRng};
-use crate::catalog::kinds::stream::{
+use cryptobench_core::catalog::kinds::rng::{CHACHA20_RNG, Rng, RngAlgorithm, SeededRng};
+use cryptobench_core::catalog::kinds::stream::{
     AES_128_CTR, AES_256_CTR, CHACHA20, Stream, StreamAlgorithm, StreamCipher,
 };
-use crate::catalog::kinds::xof::{SHAKE128, SHAKE256, Xof, XofAlgorithm, XofFunction};
-use crate::catalog::registry::Registry;
+use cryptobench_core::catalog::kinds::xof::{SHAKE128, SHAKE256, Xof, XofAlgorithm, XofFunction};
+use cryptobench_core::catalog::registry::Registry;
 
 pub fn register(r: &mut Registry) {
     r.add(Hash::<Digest2<sha2::Sha256>>::new("rustcrypto"));

@@ -6,8 +6,8 @@
 
 use x25519_dalek::{PublicKey, StaticSecret};
 
-use crate::catalog::kinds::dh::{Dh, DhAlgorithm, DhFunction, X25519};
-use crate::catalog::registry::Registry;
+use cryptobench_core::catalog::kinds::dh::{Dh, DhAlgorithm, DhFunction, X25519};
+use cryptobench_core::catalog::registry::Registry;
 
 pub fn register(r: &mut Registry) {
     r.add(Dh::<X25519Dalek>::new("dalek"));

@@ -2,8 +2,8 @@
 
 use rand_chacha::rand_core::{Rng as _, SeedableRng as _};
 
-use crate::catalog::kinds::rng::{CHACHA20_RNG, Rng, RngAlgorithm, SeededRng};
-use crate::catalog::registry::Registry;
+use cryptobench_core::catalog::kinds::rng::{CHACHA20_RNG, Rng, RngAlgorithm, SeededRng};
+use cryptobench_core::catalog::registry::Registry;
 
 pub fn register(r: &mut Registry) {
     r.add(Rng::<ChaCha20Rng>::new("rand_chacha"));

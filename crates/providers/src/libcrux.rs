@@ -9,17 +9,13 @@
 //! line. Its four-lane SHAKE128 exists only as an incremental API for inputs shorter
 //! than the rate (no long messages), so it is not in the catalog.
 
-use crate::catalog::kinds::xof::{SHAKE128, SHAKE256, XofAlgorithm, XofFunction};
-use crate::catalog::kinds::xof_lanes::{LaneXof, Lanes};
-use crate::catalog::registry::Registry;
+use cryptobench_core::catalog::kinds::xof::{SHAKE128, SHAKE256, XofAlgorithm, XofFunction};
+use cryptobench_core::catalog::kinds::xof_lanes::{LaneXof, Lanes};
+use cryptobench_core::catalog::registry::Registry;
 
 pub fn register(r: &mut Registry) {
-    r.add(crate::catalog::kinds::xof::Xof::<PortableShake128>::new(
-        "libcrux",
-    ));
-    r.add(crate::catalog::kinds::xof::Xof::<PortableShake256>::new(
-        "libcrux",
-    ));
+    r.add(cryptobench_core::catalog::kinds::xof::Xof::<PortableShake128>::new("libcrux"));
+    r.add(cryptobench_core::catalog::kinds::xof::Xof::<PortableShake256>::new("libcrux"));
     r.add(Lanes(Shake256X4Avx2));
 }
 

@@ -8,15 +8,17 @@
 
 use aws_lc_rs::{aead, agreement, digest, kem};
 
-use crate::catalog::kinds::aead::{
+use cryptobench_core::catalog::kinds::aead::{
     AES_128_GCM, AES_256_GCM, Aead, AeadAlgorithm, AeadCipher, CHACHA20_POLY1305,
 };
-use crate::catalog::kinds::dh::{Dh, DhAlgorithm, DhFunction, X25519};
-use crate::catalog::kinds::hash::{Hash, HashAlgorithm, HashFunction, SHA_256, SHA_512, SHA3_256};
-use crate::catalog::kinds::kem::{
+use cryptobench_core::catalog::kinds::dh::{Dh, DhAlgorithm, DhFunction, X25519};
+use cryptobench_core::catalog::kinds::hash::{
+    Hash, HashAlgorithm, HashFunction, SHA_256, SHA_512, SHA3_256,
+};
+use cryptobench_core::catalog::kinds::kem::{
     Kem, KemAlgorithm, KemFunction, ML_KEM_512, ML_KEM_768, ML_KEM_1024,
 };
-use crate::catalog::registry::Registry;
+use cryptobench_core::catalog::registry::Registry;
 
 pub fn register(r: &mut Registry) {
     r.add(Hash::<Sha256>::new("aws-lc-rs"));

@@ -12,16 +12,18 @@ use openssl::hash::{Hasher, MessageDigest};
 use openssl::pkey::{Id, PKey, Private};
 use openssl::pkey_ctx::PkeyCtx;
 
-use crate::catalog::kinds::aead::{
+use cryptobench_core::catalog::kinds::aead::{
     AES_128_GCM, AES_256_GCM, Aead, AeadAlgorithm, AeadCipher, CHACHA20_POLY1305,
 };
-use crate::catalog::kinds::dh::{Dh, DhAlgorithm, DhFunction, X25519};
-use crate::catalog::kinds::hash::{Hash, HashAlgorithm, HashFunction, SHA_256, SHA_512, SHA3_256};
-use crate::catalog::kinds::stream::{
+use cryptobench_core::catalog::kinds::dh::{Dh, DhAlgorithm, DhFunction, X25519};
+use cryptobench_core::catalog::kinds::hash::{
+    Hash, HashAlgorithm, HashFunction, SHA_256, SHA_512, SHA3_256,
+};
+use cryptobench_core::catalog::kinds::stream::{
     AES_128_CTR, AES_256_CTR, CHACHA20, Stream, StreamAlgorithm, StreamCipher,
 };
-use crate::catalog::kinds::xof::{SHAKE128, SHAKE256, Xof, XofAlgorithm, XofFunction};
-use crate::catalog::registry::Registry;
+use cryptobench_core::catalog::kinds::xof::{SHAKE128, SHAKE256, Xof, XofAlgorithm, XofFunction};
+use cryptobench_core::catalog::registry::Registry;
 
 pub fn register(r: &mut Registry) {
     r.add(Hash::<Sha256>::new("openssl"));

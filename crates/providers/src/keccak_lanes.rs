@@ -10,13 +10,13 @@
 
 use std::hint::black_box;
 
-use crate::catalog::kinds::xof::{SHAKE128, SHAKE256, XofAlgorithm};
-use crate::catalog::kinds::xof_lanes::{LaneXof, Lanes};
-use crate::catalog::reference;
-use crate::catalog::registry::Registry;
-use crate::catalog::{Call, Implementation, Kind, Mismatch, Operation, PrepareError};
-use crate::keccak::{self, Backend};
-use crate::record::Params;
+use cryptobench_core::catalog::kinds::xof::{SHAKE128, SHAKE256, XofAlgorithm};
+use cryptobench_core::catalog::kinds::xof_lanes::{LaneXof, Lanes};
+use cryptobench_core::catalog::reference;
+use cryptobench_core::catalog::registry::Registry;
+use cryptobench_core::catalog::{Call, Implementation, Kind, Mismatch, Operation, PrepareError};
+use cryptobench_core::record::Params;
+use cryptobench_keccak_lanes::{self as keccak, Backend};
 
 pub const PROVIDER: &str = "cryptobench";
 
