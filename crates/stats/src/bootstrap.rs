@@ -13,6 +13,17 @@ use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 use super::interval::{Interval, valid_level};
 use super::summary::{all_finite, quantile_sorted};
 
+/// A seed from a name (FNV-1a): the same case gets the same resamples, and the same
+/// memory layouts, in every run and every process.
+pub fn seed_of(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// The resamples of an interval from [`cluster_bootstrap_ci`] in a report.
+pub const RESAMPLES: usize = 2000;
+
 /// The fewest clusters an interval at `level` is given from. The true median lies
 /// between the smallest and the largest of `k` cluster medians with probability
 /// `1 - 2^(1-k)` at most (each falls on either side of it with probability 1/2), and

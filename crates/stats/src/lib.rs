@@ -26,14 +26,14 @@ mod u_dist;
 #[doc(hidden)]
 pub mod test_rng;
 
-pub use bootstrap::{cluster_bootstrap_ci, min_clusters};
+pub use bootstrap::{RESAMPLES, cluster_bootstrap_ci, min_clusters, seed_of};
 pub use compare::{
     MannWhitney, Method, Welch, as_percent, fmt_p, hodges_lehmann, hodges_lehmann_ratio,
     interval_reachable, mann_whitney, mann_whitney_p_floor, relative_change, welch_ratio, welch_t,
 };
 pub use interval::{Interval, median_ci};
 pub use outliers::{BoxPlot, Outliers, tukey};
-pub use steadiness::{Steadiness, steadiness};
+pub use steadiness::{Kept, Steadiness, kept, steadiness};
 pub use summary::{Summary, coefficient_of_variation, mean, median, quantile_sorted, std_dev};
 pub use units::{bytes_per_second, cycles_per_byte};
 pub use verdict::{Verdict, verdict};

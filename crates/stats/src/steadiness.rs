@@ -15,6 +15,11 @@
 //! moved, the moved ones are the reference and the rest stand out, which is what is
 //! wanted of a run measured mostly in another state.
 
+/// The widest threshold, as a fraction, of readings from a host that settled: steady runs
+/// on the hosts measured had 2-8 %; whole runs in a host's other state had canaries
+/// spread ±34-63 %, and nothing can be judged by those.
+pub const UNSETTLED: f64 = 0.12;
+
 /// How many of its noises a reading lies from the reference before it counts as moved.
 pub const NOISE_MULTIPLE: f64 = 6.0;
 /// The least threshold, as a fraction: no workload repeats better than this between
@@ -45,6 +50,55 @@ impl Steadiness {
     /// How far `reading` lies from the reference, as a fraction.
     pub fn deviation(&self, reading: f64) -> f64 {
         reading / self.reference - 1.0
+    }
+
+    /// Whether the readings held still enough to judge anything by (a threshold no wider
+    /// than [`UNSETTLED`]).
+    pub fn settled(&self) -> bool {
+        self.threshold <= UNSETTLED
+    }
+}
+
+/// Which of a case's processes its figures come from, given which of them moved: the
+/// one rule for the analysis, which sets processes aside, and for the runner, which
+/// measures more until the figures would be steady and precise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kept {
+    /// Every process: none moved.
+    All,
+    /// The steady ones: the moved are set aside, as enough steady ones remain for an
+    /// interval at `level`, and a majority.
+    Steady,
+    /// Every process, and the case is unsteady: the host never settled, or too few
+    /// processes stayed steady to set the others aside.
+    Unsteady,
+}
+
+/// [`Kept`] of a case whose processes `moved` flags, on a host that `settled` or not.
+pub fn kept(moved: &[bool], settled: bool, level: f64) -> Kept {
+    let n_moved = moved.iter().filter(|&&m| m).count();
+    if !settled {
+        return Kept::Unsteady;
+    }
+    if n_moved == 0 {
+        return Kept::All;
+    }
+    if moved.len() - n_moved >= least_steady(moved.len(), level) {
+        Kept::Steady
+    } else {
+        Kept::Unsteady
+    }
+}
+
+/// The steady processes of `processes` needed before the others may be set aside: enough
+/// for an interval at `level`, and a majority, so that the steady state is the case's
+/// own. A case with fewer processes than an interval needs has none to spare.
+pub fn least_steady(processes: usize, level: f64) -> usize {
+    let least = crate::min_clusters(level);
+    if processes >= least {
+        (processes / 2 + 1).max(least)
+    } else {
+        usize::MAX
     }
 }
 
@@ -96,6 +150,25 @@ mod tests {
         assert!(s.moved(109.0));
         assert!(s.moved(91.0));
         assert!((s.deviation(110.0) - 0.10).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_case_keeps_its_steady_processes_only_while_they_are_a_majority() {
+        let moved = |n: usize, of: usize| -> Vec<bool> { (0..of).map(|i| i < n).collect() };
+        assert_eq!(kept(&moved(0, 10), true, 0.95), Kept::All);
+        // 10 processes: 6 steady are a majority, and the 6 a 95 % interval needs.
+        assert_eq!(kept(&moved(4, 10), true, 0.95), Kept::Steady);
+        assert_eq!(kept(&moved(5, 10), true, 0.95), Kept::Unsteady);
+        // 14: a majority is 8, more than an interval needs.
+        assert_eq!(kept(&moved(6, 14), true, 0.95), Kept::Steady);
+        assert_eq!(kept(&moved(7, 14), true, 0.95), Kept::Unsteady);
+        // Fewer than an interval needs: nothing to spare.
+        assert_eq!(kept(&moved(1, 5), true, 0.95), Kept::Unsteady);
+        // A host that never settled keeps everything, and says so.
+        assert_eq!(kept(&moved(0, 10), false, 0.95), Kept::Unsteady);
+        assert_eq!(least_steady(10, 0.95), 6);
+        assert_eq!(least_steady(14, 0.95), 8);
+        assert_eq!(least_steady(5, 0.95), usize::MAX);
     }
 
     #[test]

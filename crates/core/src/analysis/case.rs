@@ -134,9 +134,9 @@ pub(super) fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measure
                 Some(stats::cluster_bootstrap_ci(
                     &refs,
                     median_of,
-                    RESAMPLES,
+                    stats::RESAMPLES,
                     LEVEL,
-                    seed_of(&c.key),
+                    stats::seed_of(&c.key),
                 )?)
             } else if refs.len() == 1 && header.imported().is_some() {
                 // One criterion benchmark: its samples are taken as independent, as

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use super::*;
-use crate::stats::Steadiness;
+use crate::stats::{Kept, Steadiness};
 
 /// The canary over a whole run.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -53,9 +53,9 @@ impl HostCheck {
     }
 }
 
-/// The widest canary threshold, in %, of a run whose host counts as settled. Steady runs
-/// on the hosts measured had thresholds of 2-8 %.
-pub const UNSETTLED_PCT: f64 = 12.0;
+/// The widest canary threshold, in %, of a run whose host counts as settled
+/// ([`stats::steadiness::UNSETTLED`]).
+pub const UNSETTLED_PCT: f64 = 100.0 * stats::steadiness::UNSETTLED;
 
 /// A process's canary: the median of its readings.
 fn process_canary(c: &StoredCase, p: usize) -> Option<(&str, f64)> {
@@ -105,7 +105,7 @@ pub fn steady_view(run: &StoredRun) -> (StoredRun, Option<HostCheck>) {
     let mut largest: f64 = 0.0;
     let mut set_aside = BTreeMap::new();
     let mut unsteady = Vec::new();
-    let settled = 100.0 * steadiness.threshold <= UNSETTLED_PCT;
+    let settled = steadiness.settled();
     let mut view = run.clone();
     for c in view.cases.iter_mut() {
         let flags: Vec<bool> = (0..c.per_process.len())
@@ -122,24 +122,18 @@ pub fn steady_view(run: &StoredRun) -> (StoredRun, Option<HostCheck>) {
             .collect();
         let n_moved = flags.iter().filter(|&&m| m).count();
         moved += n_moved;
-        if !settled {
-            // Nothing to set aside against: no steady state to keep.
-            if !c.per_process.is_empty() {
-                unsteady.push(c.key.clone());
+        // The runner re-measures by the same rule (`stats::kept`).
+        match stats::kept(&flags, settled, LEVEL) {
+            Kept::All => {}
+            Kept::Steady => {
+                without(&mut c.per_process, &flags);
+                without(&mut c.canary, &flags);
+                without(&mut c.core_clocks, &flags);
+                set_aside.insert(c.key.clone(), n_moved);
             }
-            continue;
-        }
-        if n_moved == 0 {
-            continue;
-        }
-        let kept = flags.len() - n_moved;
-        if kept >= least_steady(flags.len()) {
-            without(&mut c.per_process, &flags);
-            without(&mut c.canary, &flags);
-            without(&mut c.core_clocks, &flags);
-            set_aside.insert(c.key.clone(), n_moved);
-        } else {
-            unsteady.push(c.key.clone());
+            // Nothing measured is nothing unsteady.
+            Kept::Unsteady if c.per_process.is_empty() => {}
+            Kept::Unsteady => unsteady.push(c.key.clone()),
         }
     }
     let check = HostCheck {
@@ -164,18 +158,6 @@ fn without<T>(per_process: &mut Vec<T>, flags: &[bool]) {
     }
 }
 
-/// The steady processes a case needs before the others may be set aside: enough for an
-/// interval, and a majority, so that the steady state is the case's own. A case with
-/// fewer processes than an interval needs has none to spare: nothing is set aside.
-pub fn least_steady(processes: usize) -> usize {
-    let least = stats::min_clusters(LEVEL);
-    if processes >= least {
-        (processes / 2 + 1).max(least)
-    } else {
-        usize::MAX
-    }
-}
-
 /// The fastest settled state the canary has shown on this machine in other runs: the
 /// run, and its reference. A run whose canary lies beyond its threshold above it was
 /// measured while the host was slower than it can be: a poor baseline, however steady.
@@ -190,7 +172,7 @@ pub fn best_known_state(
         .filter_map(|(run, processes)| {
             let medians: Vec<f64> = processes.iter().filter_map(|r| stats::median(r)).collect();
             let s = stats::steadiness(&medians)?;
-            (100.0 * s.threshold <= UNSETTLED_PCT).then_some((*run, s.reference))
+            s.settled().then_some((*run, s.reference))
         })
         .filter(|(_, reference)| *reference < check.reference)
         .min_by(|a, b| a.1.total_cmp(&b.1))

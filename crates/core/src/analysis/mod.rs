@@ -29,7 +29,6 @@ pub use runs::*;
 
 /// The confidence level of every interval the analysis gives.
 pub const LEVEL: f64 = 0.95;
-const RESAMPLES: usize = 2000;
 /// Outliers kept per side for a box plot: enough to show where they lie without
 /// carrying every sample of a heavy tail into the report.
 pub const MARKED_OUTLIERS: usize = 12;
@@ -166,13 +165,6 @@ impl Analysis {
         );
         gate
     }
-}
-
-/// A stable seed per case, so the bootstrap gives the same interval every time.
-fn seed_of(key: &str) -> u64 {
-    key.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
 }
 
 fn median_of(xs: &[f64]) -> f64 {

@@ -14,6 +14,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::record::{Case, CaseStatus, RunOptions};
+use crate::stats::Kept;
 use crate::store::Store;
 use worker::{Outcome, Reply, Request, Task};
 
@@ -131,7 +132,8 @@ pub fn execute(
                 counter: opts.counter,
                 layouts: opts.layouts,
                 plan: opts.plan,
-                seed: opts.seed ^ layout_seed(&case.key()),
+                // Per case, so that every process of a case lays its memory out alike.
+                seed: opts.seed ^ crate::stats::seed_of(&case.key()),
                 // The simulator counts instructions, not time: no host to watch.
                 canary: !opts.no_canary && !opts.counter.simulated(),
             },
@@ -197,6 +199,7 @@ pub fn execute(
             .filter(|&i| {
                 wants_more(
                     &tallies[i],
+                    &cases[i].key(),
                     steadiness,
                     opts.processes,
                     remeasure.precision_pct,
@@ -254,39 +257,67 @@ impl Tally {
     }
 }
 
-/// Whether a case needs another process: fewer than `asked` of its processes ran on a
-/// steady host (by `steadiness`, the canary over every process of the run), or its interval, from the
-/// steady ones, is wider than `precision_pct` either side. The analysis decides the same
-/// way ([`crate::analysis::steady_view`]), from the store.
+/// Whether a case needs another process, judged by the rule the analysis sets processes
+/// aside by ([`crate::stats::kept`], over `steadiness`, the canary of every process of the
+/// run): fewer than `asked` of its processes ran on a steady host, or the steady ones are
+/// no majority, or the interval the report will give (from the processes it keeps, with
+/// its resamples and seed, [`crate::stats::seed_of`] of the case `key`) is wider than
+/// `precision_pct` either side.
 fn wants_more(
     tally: &Tally,
+    key: &str,
     steadiness: Option<crate::stats::Steadiness>,
     asked: usize,
     precision_pct: f64,
 ) -> bool {
-    let steady: Vec<&[f64]> = tally
-        .per_process
+    let moved: Vec<bool> = tally
+        .canaries
         .iter()
-        .zip(&tally.canaries)
-        .filter(|(_, c)| match (steadiness, c) {
-            (Some(s), Some(c)) => !s.moved(*c),
-            _ => true,
+        .map(|c| match (steadiness, c) {
+            (Some(s), Some(c)) => s.moved(*c),
+            _ => false,
         })
-        .map(|(p, _)| p.as_slice())
         .collect();
-    if steady.len() < asked {
+    let settled = steadiness.is_none_or(|s| s.settled());
+    let processes = |keep_moved: bool| -> Vec<&[f64]> {
+        tally
+            .per_process
+            .iter()
+            .zip(&moved)
+            .filter(|&(_, &m)| keep_moved || !m)
+            .map(|(p, _)| p.as_slice())
+            .collect()
+    };
+    if processes(false).len() < asked {
         return true;
     }
+    let used = match crate::stats::kept(&moved, settled, LEVEL) {
+        Kept::All | Kept::Steady => processes(false),
+        // The report keeps every process of a run that never settled: its interval is
+        // of all of them (more may still settle the run).
+        Kept::Unsteady if !settled => processes(true),
+        // More processes may make the steady ones a majority again.
+        Kept::Unsteady => return true,
+    };
     // Too few processes asked for any interval: the precision is not for us to chase.
-    if asked < crate::stats::min_clusters(0.95) {
+    if asked < crate::stats::min_clusters(LEVEL) {
         return false;
     }
     let median = |xs: &[f64]| crate::stats::median(xs).unwrap_or(f64::NAN);
-    match crate::stats::cluster_bootstrap_ci(&steady, median, 500, 0.95, layout_seed("remeasure")) {
+    match crate::stats::cluster_bootstrap_ci(
+        &used,
+        median,
+        crate::stats::RESAMPLES,
+        LEVEL,
+        crate::stats::seed_of(key),
+    ) {
         Some(ci) => 100.0 * ci.half_width_rel() > precision_pct,
         None => false,
     }
 }
+
+/// The level of the intervals the precision is judged by: the report's.
+const LEVEL: f64 = 0.95;
 
 /// What the correctness gate found of one implementation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -394,13 +425,6 @@ fn describe(outcome: &Outcome) -> String {
     }
 }
 
-/// Per case, so that every process of a case lays its memory out the same way.
-fn layout_seed(key: &str) -> u64 {
-    key.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ b as u64).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 /// SplitMix64: a tiny deterministic generator for orders and layout seeds, so that a run
 /// is reproducible from its seed.
 struct SplitMix(u64);
@@ -425,6 +449,43 @@ fn shuffle<T>(v: &mut [T], rng: &mut SplitMix) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A case's processes: each with 64 samples around `level` (spread ±`spread`) and
+    /// its canary.
+    fn tally(processes: &[(f64, f64, Option<f64>)]) -> Tally {
+        let mut t = Tally::default();
+        for &(level, spread, canary) in processes {
+            t.per_process.push(
+                (0..64)
+                    .map(|i| level + spread * ((i % 7) as f64 - 3.0) / 3.0)
+                    .collect(),
+            );
+            t.canaries.push(canary);
+        }
+        t
+    }
+
+    #[test]
+    fn a_case_is_remeasured_by_the_rule_its_report_keeps_processes_by() {
+        let run_wide = crate::stats::steadiness(&[1000.0; 30]);
+        // Ten steady processes that agree: steady and precise.
+        let agreeing = tally(&[(100.0, 0.1, Some(1000.0)); 10]);
+        assert!(!wants_more(&agreeing, "k", run_wide, 10, 0.5));
+        // Processes 5 % apart: an interval wider than ±0.5 %.
+        let apart: Vec<_> = (0..10)
+            .map(|p| (100.0 + 5.0 * (p % 2) as f64, 0.1, Some(1000.0)))
+            .collect();
+        assert!(wants_more(&tally(&apart), "k", run_wide, 10, 0.5));
+        // Six steady of 13: as many as asked, and precise, but no majority: the report
+        // keeps all 13 and calls the case unsteady, so more are measured.
+        let mut few = vec![(100.0, 0.1, Some(1000.0)); 6];
+        few.extend([(130.0, 0.1, Some(1300.0)); 7]);
+        assert!(wants_more(&tally(&few), "k", run_wide, 6, 0.5));
+        // Seven of 13 are a majority: the moved six are set aside, and the rest agree.
+        let mut most = vec![(100.0, 0.1, Some(1000.0)); 7];
+        most.extend([(130.0, 0.1, Some(1300.0)); 6]);
+        assert!(!wants_more(&tally(&most), "k", run_wide, 6, 0.5));
+    }
 
     #[test]
     fn shuffle_is_a_deterministic_permutation() {
