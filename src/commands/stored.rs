@@ -143,7 +143,9 @@ pub(super) fn report_machines(
     let store = Store::open_existing(&output.db)?;
     // `latest`, the default positional, means the newest run's experiment.
     let experiment = (experiment != "latest").then_some(experiment);
-    let fleet = crate::analysis::fleet::collect(&store, experiment, testbeds, revision)?;
+    let fleet = crate::analysis::fleet::collect(&store, experiment, testbeds, revision, &|run| {
+        crate::session::figures_of_run(&store, run)
+    })?;
     emit(
         output.file.as_deref(),
         &report::fleet::render(&fleet, format)?,

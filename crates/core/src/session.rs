@@ -9,6 +9,7 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::{Context, Result};
 
+use crate::analysis::fleet::RunFigures;
 use crate::analysis::{self, Analysis};
 use crate::exit::Exit;
 use crate::machine::Machine;
@@ -140,6 +141,26 @@ pub fn measure_plan(
     .map(|exit| (exit, uuid))
 }
 
+/// Run `run_id`'s figures for reports across machines: as stored beside it, else computed
+/// from its samples and stored, where the store can be written (a store this user may
+/// only read is still reported from).
+pub fn figures_of_run(store: &Store, run_id: i64) -> Result<RunFigures> {
+    if let Some(figures) = RunFigures::stored(store, run_id)? {
+        return Ok(figures);
+    }
+    let figures = RunFigures::computed(store, run_id)?;
+    let _ = save_figures(store, run_id, &figures);
+    Ok(figures)
+}
+
+fn save_figures(store: &Store, run_id: i64, figures: &RunFigures) -> Result<()> {
+    store.save_figures(
+        run_id,
+        crate::analysis::fleet::FIGURES_VERSION,
+        &serde_json::to_string(figures).expect("figures serialise"),
+    )
+}
+
 /// Begin a run of `header` in `store`, `measure` it (until done, or until Ctrl-C sets the
 /// flag it is given), and finish it: everything measured is in the store before anything
 /// is printed, so a failure to print, or to measure the rest, loses none of it.
@@ -182,14 +203,7 @@ pub fn run(
     };
     if finished && let Some(a) = &analysed {
         // Kept beside the run, for reports across machines (`report --machines`).
-        let figures = crate::analysis::fleet::RunFigures::of(a);
-        store
-            .save_figures(
-                run_id,
-                crate::analysis::fleet::FIGURES_VERSION,
-                &serde_json::to_string(&figures).expect("figures serialise"),
-            )
-            .with_context(kept)?;
+        save_figures(store, run_id, &RunFigures::of(a)).with_context(kept)?;
     }
     // A baseline every later run is judged against must itself be steady.
     let baseline_refused = match (finished, finish.save_baseline, &analysed) {

@@ -195,14 +195,17 @@ impl RunFigures {
         }
     }
 
-    /// Run `run_id`'s figures: as stored, else computed from the run (and stored, where
-    /// the store can be written).
-    pub fn of_run(store: &Store, run_id: i64) -> Result<RunFigures> {
-        if let Some(json) = store.figures(run_id, FIGURES_VERSION)?
-            && let Ok(figures) = serde_json::from_str(&json)
-        {
-            return Ok(figures);
-        }
+    /// Run `run_id`'s figures as stored beside it, where they are of this version.
+    pub fn stored(store: &Store, run_id: i64) -> Result<Option<RunFigures>> {
+        Ok(store
+            .figures(run_id, FIGURES_VERSION)?
+            .and_then(|json| serde_json::from_str(&json).ok()))
+    }
+
+    /// Run `run_id`'s figures computed from its samples, for a run stored without them
+    /// (or with another version's): the caller may store them
+    /// (`session::figures_of_run`); the analysis writes nothing.
+    pub fn computed(store: &Store, run_id: i64) -> Result<RunFigures> {
         let run = store.load_run(run_id)?;
         let analysis = crate::analysis::analyse(
             &run,
@@ -211,26 +214,20 @@ impl RunFigures {
                 estimates: Default::default(),
             },
         )?;
-        let figures = RunFigures::of(&analysis);
-        // A store this user may only read is still reported from.
-        let _ = store.save_figures(
-            run_id,
-            FIGURES_VERSION,
-            &serde_json::to_string(&figures).expect("figures serialise"),
-        );
-        Ok(figures)
+        Ok(RunFigures::of(&analysis))
     }
 }
 
 /// `what` on every machine of the store, or on `testbeds` only; only runs at git
 /// revision `revision` (a prefix) where one is given. `what` is an experiment stored
 /// (default: the newest run's), or else a filter over the case ids of the newest run's
-/// experiment.
+/// experiment. Each run's figures come from `figures_of` (stored, or computed).
 pub fn collect(
     store: &Store,
     what: Option<&str>,
     testbeds: &[String],
     revision: Option<&str>,
+    figures_of: &dyn Fn(i64) -> Result<RunFigures>,
 ) -> Result<Fleet> {
     let newest = || -> Result<String> {
         match store.latest_run()? {
@@ -278,7 +275,7 @@ pub fn collect(
             continue;
         }
         let header = store.load_run_where(run_id, |_| false)?.header;
-        let figures = RunFigures::of_run(store, run_id)?;
+        let figures = figures_of(run_id)?;
         let column = fleet.columns.len();
         fleet.columns.push(FleetColumn {
             testbed,
