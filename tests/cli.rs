@@ -1373,6 +1373,29 @@ fn an_edit_to_a_source_or_header_in_a_subdirectory_rebuilds() {
             .contains("crypto_hash returned 7"),
         "the edited source was not built: {r}"
     );
+
+    // What else lies beside the manifest (a result store, a run's output) is no source:
+    // it rebuilds nothing. A new header there may shadow another: that rebuilds.
+    let builds = || {
+        let shown = env.run_ok(&["cache"]);
+        shown
+            .lines()
+            .find(|l| l.starts_with("Builds:"))
+            .unwrap_or_else(|| panic!("{shown}"))
+            .to_string()
+    };
+    let before = builds();
+    std::fs::write(dir.join("cryptobench.db"), "stored runs").unwrap();
+    std::fs::write(dir.join("run.out"), "a report").unwrap();
+    env.json_with_failures(&args);
+    assert_eq!(builds(), before, "a file that is no source rebuilt");
+    std::fs::write(dir.join("shadow.h"), "#define SHADOW 1\n").unwrap();
+    env.json_with_failures(&args);
+    assert_ne!(
+        builds(),
+        before,
+        "a new header beside the manifest did not rebuild"
+    );
 }
 
 /// A C stream cipher XORs a message, not zeros, against the reference at the Rust

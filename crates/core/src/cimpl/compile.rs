@@ -1,9 +1,9 @@
 //! Compiling one variant for one target into a cached shared object.
 //!
 //! The cache key covers the compiler's version, every flag, and the content of every file
-//! the build reads (as the compiler lists them) and of every file beside the manifest
-//! and in its include directories, so an edit anywhere rebuilds and nothing stale is
-//! ever measured.
+//! the build reads (as the compiler lists them) and of every source or header beside the
+//! manifest and in its include directories (a new one may shadow another), so an edit
+//! anywhere rebuilds and nothing stale is ever measured.
 
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -134,7 +134,7 @@ fn hash_dir_files(h: &mut impl Hasher, dir: &Path) {
     };
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
+        .filter(|p| p.is_file() && could_be_included(p))
         .collect();
     files.sort();
     for f in files {
@@ -143,6 +143,19 @@ fn hash_dir_files(h: &mut impl Hasher, dir: &Path) {
             bytes.hash(h);
         }
     }
+}
+
+/// Whether a file beside the manifest could be a source or a header a build finds: what
+/// else lies there (the default result store `cryptobench.db`, a run's output just
+/// redirected there, notes) must neither rebuild every variant nor be read whole.
+fn could_be_included(path: &Path) -> bool {
+    const SOURCE: &[&str] = &[
+        "h", "hh", "hpp", "hxx", "inc", "inl", "ipp", "tcc", "c", "cc", "cpp", "cxx", "s", "S",
+        "asm", "macros",
+    ];
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| SOURCE.contains(&e))
 }
 
 /// Why the manifest's compiler could not be started, naming the manifest.
@@ -292,8 +305,9 @@ fn dependencies(
 /// The cache key holds the content of every listed source and of every file the
 /// compiler reports reading for this build (`-M`), wherever it lies: an edit to a source
 /// in a subdirectory or outside the manifest's directory, or to a header it includes,
-/// makes a new build. Files beside the manifest and in `include_dirs` are hashed too, so
-/// that a new header that would shadow one found further along the search path counts.
+/// makes a new build. Sources and headers beside the manifest and in `include_dirs` are
+/// hashed too, so that a new header that would shadow one found further along the search
+/// path counts; other files there (a result store) are not.
 pub fn shared_object(
     m: &Manifest,
     imp: &ManifestImplementation,
