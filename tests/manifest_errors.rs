@@ -84,6 +84,19 @@ fn a_manifest_named_without_a_directory_builds_from_the_current_one() {
     );
 }
 
+/// A build without its api.h is told so, not shown a compiler error in a file of the
+/// build cache's that it never wrote.
+#[test]
+fn a_missing_api_h_is_named() {
+    let env = Env::new();
+    let m = write(&env, TOY_HASH, "", TOY_MANIFEST);
+    std::fs::remove_file(env.dir.path().join("api.h")).unwrap();
+    assert_bad_input(
+        &run(&env, &m),
+        "manifest.toml: `o2` (toy-hash): no api.h beside the manifest, in `include_dirs` or in an -I flag",
+    );
+}
+
 #[test]
 fn a_target_listed_twice_is_refused_by_name() {
     let env = Env::new();
@@ -265,6 +278,18 @@ fn a_size_that_disagrees_with_api_h_is_refused_before_measuring() {
         "manifest.toml: `o2` (toy-hash) for target `native`: api.h gives CRYPTO_BYTES = 32, \
          the manifest says 64; make them agree",
     );
+    // A size api.h does not define is not said to be 0.
+    let env = Env::new();
+    let m = write(
+        &env,
+        TOY_HASH,
+        "#define CRYPTO_BYTES 32\n",
+        &format!("{TOY_MANIFEST}sizes = {{ CRYPTO_BYTES = 32, CRYPTO_KEYBYTES = 16 }}\n"),
+    );
+    assert_bad_input(
+        &run(&env, &m),
+        "api.h defines no CRYPTO_KEYBYTES (or defines it as 0), the manifest says 16",
+    );
 }
 
 #[test]
@@ -330,7 +355,8 @@ fn a_macro_missing_from_api_h_is_named_for_every_kind() {
             &run(&env, &m),
             &format!(
                 "manifest.toml: `o2` (toy-hash) for target `native`: api.h defines no {missing} \
-                 (or defines it as 0); {article} {kind} build needs it"
+                 (or defines it as 0); {article} {kind} build needs it (or is `kind = \"{kind}\"` \
+                 not what this code is?)"
             ),
         );
     }

@@ -327,6 +327,16 @@ pub fn shared_object(
     sources.push(probe);
     sources.push(randombytes);
     let failed = |said: &str| {
+        // Our own probe of the sizes is the first to include it: the compiler would blame
+        // a file in the cache the user never wrote.
+        if said.contains("api.h: No such file or directory") {
+            return anyhow::anyhow!(
+                "{}: `{}` ({}): no api.h beside the manifest, in `include_dirs` or in an -I flag; each build needs one, defining its CRYPTO_* sizes (docs/c-api.md)",
+                m.path.display(),
+                imp.variant,
+                imp.algorithm,
+            );
+        }
         let shown: Vec<&str> = said.lines().take(30).collect();
         anyhow::anyhow!(
             "{}: compiling `{}` ({}) for target `{}` failed; the compiler said:\n{}",

@@ -132,10 +132,14 @@ pub fn check_sizes(
     for (k, want) in expected {
         let got = sizes.get(k.as_str()).copied();
         if got != Some(*want) {
-            return Err(format!(
-                "api.h gives {k} = {}, the manifest says {want}; make them agree",
-                got.map_or("nothing".into(), |g| g.to_string())
-            ));
+            return Err(match got {
+                None | Some(0) => format!(
+                    "api.h defines no {k} (or defines it as 0), the manifest says {want}; make them agree"
+                ),
+                Some(g) => {
+                    format!("api.h gives {k} = {g}, the manifest says {want}; make them agree")
+                }
+            });
         }
     }
     for k in info(kind).required_sizes {
@@ -147,7 +151,7 @@ pub fn check_sizes(
                 "a"
             };
             return Err(format!(
-                "api.h defines no {k} (or defines it as 0); {article} {kind} build needs it"
+                "api.h defines no {k} (or defines it as 0); {article} {kind} build needs it (or is `kind = \"{kind}\"` not what this code is?)"
             ));
         }
     }
