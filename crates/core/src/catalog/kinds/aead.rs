@@ -43,12 +43,13 @@ pub struct AeadAlgorithm {
     pub reference: Seal,
 }
 
+/// Every algorithm of this kind with known answers: what a name is checked against.
+pub static ALL: [&AeadAlgorithm; 3] = [&AES_128_GCM, &AES_256_GCM, &CHACHA20_POLY1305];
+
 /// The algorithm of this name whose known answers and reference any implementation of it
 /// (a C build included) is checked against.
 pub fn algorithm(name: &str) -> Option<&'static AeadAlgorithm> {
-    [&AES_128_GCM, &AES_256_GCM, &CHACHA20_POLY1305]
-        .into_iter()
-        .find(|a| a.name == name)
+    ALL.into_iter().find(|a| a.name == name)
 }
 
 /// Encrypt `msg`: (ciphertext, tag).

@@ -148,19 +148,20 @@ fn aes_reference(key: &[u8], block: &[u8]) -> Vec<u8> {
     reference::aes::Aes::new(key).encrypt_block(&block).to_vec()
 }
 
+/// Every algorithm of this kind with known answers: what a name is checked against.
+pub static ALL: [&CoreAlgorithm; 6] = [
+    &AES_128,
+    &AES_256,
+    &KECCAK_F1600,
+    &KECCAK_F1600_X2,
+    &KECCAK_F1600_X4,
+    &KECCAK_F1600_X8,
+];
+
 /// The algorithm of this name whose known answers and reference any implementation of it
 /// (a C build included) is checked against.
 pub fn algorithm(name: &str) -> Option<&'static CoreAlgorithm> {
-    [
-        &AES_128,
-        &AES_256,
-        &KECCAK_F1600,
-        &KECCAK_F1600_X2,
-        &KECCAK_F1600_X4,
-        &KECCAK_F1600_X8,
-    ]
-    .into_iter()
-    .find(|a| a.name == name)
+    ALL.into_iter().find(|a| a.name == name)
 }
 
 /// Iterations of the chained check: each output is the next input, so one wrong bit

@@ -148,12 +148,13 @@ pub static SHA3_256: HashAlgorithm = HashAlgorithm {
     reference: Some(reference::keccak::sha3_256),
 };
 
+/// Every algorithm of this kind with known answers: what a name is checked against.
+pub static ALL: [&HashAlgorithm; 3] = [&SHA_256, &SHA_512, &SHA3_256];
+
 /// The algorithm of this name whose known answers and reference any implementation of it
 /// (a C build included) is checked against.
 pub fn algorithm(name: &str) -> Option<&'static HashAlgorithm> {
-    [&SHA_256, &SHA_512, &SHA3_256]
-        .into_iter()
-        .find(|a| a.name == name)
+    ALL.into_iter().find(|a| a.name == name)
 }
 
 /// The gate of every implementation of `alg`, the Rust catalog's and C builds alike: the

@@ -86,11 +86,12 @@ pub static ML_KEM_1024: KemAlgorithm = KemAlgorithm {
     accumulated_100: "c3ffe9ebecfa479c142656cbfbc6417efa05b77e994fe538eef4daed166363df",
 };
 
+/// Every algorithm of this kind with known answers: what a name is checked against.
+pub static ALL: [&KemAlgorithm; 3] = [&ML_KEM_512, &ML_KEM_768, &ML_KEM_1024];
+
 /// The algorithm called `name`, if the gate knows its answers.
 pub fn algorithm(name: &str) -> Option<&'static KemAlgorithm> {
-    [&ML_KEM_512, &ML_KEM_768, &ML_KEM_1024]
-        .into_iter()
-        .find(|a| a.name == name)
+    ALL.into_iter().find(|a| a.name == name)
 }
 
 /// C2SP CCTV's accumulated ML-KEM test (c2sp.org/CCTV/ML-KEM): d, z, m and a random

@@ -157,17 +157,19 @@ fn aes_ctr_reference(key: &[u8], nonce: &[u8], len: usize) -> Vec<u8> {
     reference::aes::Aes::new(key).ctr_keystream(&counter, len)
 }
 
+/// Every algorithm of this kind with known answers: what a name is checked against.
+pub static ALL: [&StreamAlgorithm; 4] = [
+    &CHACHA20,
+    &CHACHA20_8_BYTE_NONCE,
+    &AES_128_CTR,
+    &AES_256_CTR,
+];
+
 /// The algorithm of this name and these sizes whose known answers and reference any
 /// implementation of it (a C build included) is checked against.
 pub fn algorithm(name: &str, key_len: usize, nonce_len: usize) -> Option<&'static StreamAlgorithm> {
-    [
-        &CHACHA20,
-        &CHACHA20_8_BYTE_NONCE,
-        &AES_128_CTR,
-        &AES_256_CTR,
-    ]
-    .into_iter()
-    .find(|a| (a.name, a.key_len, a.nonce_len) == (name, key_len, nonce_len))
+    ALL.into_iter()
+        .find(|a| (a.name, a.key_len, a.nonce_len) == (name, key_len, nonce_len))
 }
 
 /// The nonces the gate checks keystreams under: an ordinary one, and all ones, which

@@ -97,9 +97,12 @@ pub const OPERATIONS: &[Operation] = &[Operation {
 /// The output length every XOF case is timed at, unless an experiment says otherwise.
 pub const DEFAULT_OUT: u64 = 32;
 
+/// Every algorithm of this kind with known answers: what a name is checked against.
+pub static ALL: [&XofAlgorithm; 2] = [&SHAKE128, &SHAKE256];
+
 /// The algorithm of this name whose vectors and reference the gate knows.
 pub fn algorithm(name: &str) -> Option<&'static XofAlgorithm> {
-    [&SHAKE128, &SHAKE256].into_iter().find(|a| a.name == name)
+    ALL.into_iter().find(|a| a.name == name)
 }
 
 /// Any [`XofFunction`] as an [`Implementation`].

@@ -16,6 +16,7 @@ use crate::record::{Param, Params};
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Aead,
+    known: || kinds::aead::ALL.iter().map(|a| a.name).collect(),
     operations: |_| kinds::aead::OPERATIONS,
     required_sizes: &["CRYPTO_KEYBYTES", "CRYPTO_NPUBBYTES", "CRYPTO_ABYTES"],
     estimated: "crypto_aead_encrypt",

@@ -16,6 +16,7 @@ use crate::cimpl::manifest::CoreVector;
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Core,
+    known: || kinds::core::ALL.iter().map(|a| a.name).collect(),
     operations,
     // A `core` build may have neither key nor constant.
     required_sizes: &["CRYPTO_OUTPUTBYTES", "CRYPTO_INPUTBYTES"],

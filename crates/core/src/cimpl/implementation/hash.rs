@@ -13,6 +13,7 @@ use crate::record::Param;
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Hash,
+    known: || kinds::hash::ALL.iter().map(|a| a.name).collect(),
     operations: |_| kinds::hash::OPERATIONS,
     required_sizes: &["CRYPTO_BYTES"],
     estimated: "crypto_hash",

@@ -83,6 +83,8 @@ impl CSpec {
 pub struct KindInfo {
     /// The catalog's kind, which C and Rust implementations share.
     pub kind: Kind,
+    /// The algorithms the gate has known answers for.
+    known: fn() -> Vec<&'static str>,
     /// The Rust catalog's operations for a build, so that C and Rust implementations
     /// share rows.
     pub operations: fn(&CSpec) -> &'static [Operation],
@@ -235,6 +237,20 @@ impl<A> Build<A> {
     }
 }
 
+/// The algorithm of `kind` with known answers whose name `name` misspells: the same
+/// letters and digits, in other case or punctuation (`sha256`, `SHA-256`, `ml_kem_768`).
+fn near_miss(kind: CKind, name: &str) -> Option<&'static str> {
+    let plain = |s: &str| -> String {
+        s.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    (info(kind).known)()
+        .into_iter()
+        .find(|known| *known != name && plain(known) == plain(name))
+}
+
 /// A loaded build, whatever its kind.
 trait Loaded: Send + Sync {
     fn verify(&self) -> Result<(), Mismatch>;
@@ -254,13 +270,23 @@ impl<A: Api> Loaded for Build<A> {
         // without known answers the first variant is checked against nothing, so the
         // others are not either.
         if !A::has_reference(self) {
+            // `sha256` for `sha-256`: the one spelling the gate knows, said, or the build
+            // is checked less than it could be without a word.
+            let spelled = near_miss(self.spec.kind, &self.spec.algorithm)
+                .map(|known| {
+                    format!(
+                        " (cryptobench has known answers for `{known}`: is `{}` that? name it so to have them checked)",
+                        self.spec.algorithm
+                    )
+                })
+                .unwrap_or_default();
             c.push(match &self.peer {
                 None => format!(
-                    "{}: no known answers or independent implementation to check against",
+                    "{}: no known answers or independent implementation to check against{spelled}",
                     self.name
                 ),
                 Some(peer) => format!(
-                    "{}: no known answers or independent implementation to check against; agrees with {}",
+                    "{}: no known answers or independent implementation to check against{spelled}; agrees with {}",
                     self.name, peer.name
                 ),
             });
@@ -475,6 +501,16 @@ impl Implementation for CImplementation {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_known_algorithm_misspelt_is_recognised() {
+        assert_eq!(near_miss(CKind::Hash, "sha256"), Some("sha-256"));
+        assert_eq!(near_miss(CKind::Hash, "SHA3_256"), Some("sha3-256"));
+        assert_eq!(near_miss(CKind::Kem, "mlkem768"), Some("ml-kem-768"));
+        assert_eq!(near_miss(CKind::Hash, "sha-256"), None, "spelt right");
+        assert_eq!(near_miss(CKind::Hash, "blake2b"), None);
+        assert_eq!(near_miss(CKind::Stream, "sha256"), None, "another kind's");
+    }
 
     /// A shared object that exports only the sizes table (CRYPTO_BYTES = 32) and
     /// `crypto_hash`, built with `cc` in `dir`.

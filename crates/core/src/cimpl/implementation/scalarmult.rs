@@ -14,6 +14,12 @@ use crate::cimpl::library::{Library, ScalarmultBaseFn, ScalarmultFn};
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Dh,
+    known: || {
+        crate::catalog::kinds::dh::ALL
+            .iter()
+            .map(|a| a.name)
+            .collect()
+    },
     operations: |_| dh::OPERATIONS,
     required_sizes: &["CRYPTO_BYTES", "CRYPTO_SCALARBYTES"],
     estimated: "crypto_scalarmult",

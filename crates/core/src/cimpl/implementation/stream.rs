@@ -13,6 +13,7 @@ use crate::record::Param;
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Stream,
+    known: || kinds::stream::ALL.iter().map(|a| a.name).collect(),
     operations: |_| kinds::stream::OPERATIONS,
     required_sizes: &["CRYPTO_KEYBYTES", "CRYPTO_NONCEBYTES"],
     estimated: "crypto_stream_xor",

@@ -13,6 +13,7 @@ use crate::record::{Param, Params};
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Xof,
+    known: || kinds::xof::ALL.iter().map(|a| a.name).collect(),
     operations: |_| xof::OPERATIONS,
     required_sizes: &[],
     estimated: "crypto_xof",
