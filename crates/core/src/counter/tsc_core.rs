@@ -311,8 +311,12 @@ mod tests {
             })
             .min()
             .unwrap();
-        // 80 000 dependent adds take at least 80 000 core cycles.
-        assert!(fewest >= 78_000, "{fewest}");
+        // 80 000 dependent adds take at least 80 000 core cycles. The figure is an
+        // estimate, from a clock read beside the region: a clock that moved between the
+        // two reads it a few percent low (77 540 was seen under load). Reference cycles
+        // counted instead would be below 60 000 on every host seen (TSC 2.2-2.6 GHz,
+        // cores at 3.5-3.7 GHz).
+        assert!(fewest >= 72_000, "{fewest}");
         assert!(fewest < 400_000, "{fewest}");
         let clock = c.last_clock().expect("the clock beside the region");
         assert!((0.2..5.0).contains(&clock), "{clock}");
