@@ -177,6 +177,26 @@ fn function_body(asm: &str, symbol: &str) -> Option<Vec<String>> {
     Some(body)
 }
 
+/// Whether a function's body branches (a jump to a local label, or through a table) and
+/// whether it calls out: a `call`, or a jump to another symbol, a tail call (`jmp
+/// blake2b@PLT`: a thin wrapper whose work lies elsewhere).
+fn control_flow(body: &[String]) -> (bool, bool) {
+    let targets: Vec<&str> = body
+        .iter()
+        .filter_map(|l| {
+            let mut words = l.split_whitespace();
+            words
+                .next()
+                .filter(|op| op.starts_with('j'))
+                .and(words.next())
+        })
+        .collect();
+    let local = |t: &&str| t.starts_with(".L") || t.starts_with('*');
+    let calls = body.iter().any(|l| l.trim_start().starts_with("call"))
+        || targets.iter().any(|t| !local(t));
+    (targets.iter().any(local), calls)
+}
+
 /// The estimated cycles per call of `kind`'s entry function in the assembly at
 /// `asm_path`, built for `target`. Never fails: where there is no figure (no llvm-mca, no
 /// such function), `cycles` is `None` and the note says why. Writes the function's body
@@ -201,8 +221,7 @@ pub fn estimate(asm_path: &Path, kind: CKind, target: &Target) -> Estimate {
         .iter()
         .filter(|l| l.starts_with('\t') && !l.trim_start().starts_with('.'))
         .count();
-    let jumps = body.iter().any(|l| l.trim_start().starts_with('j'));
-    let calls = body.iter().any(|l| l.trim_start().starts_with("call"));
+    let (jumps, calls) = control_flow(&body);
     let body_path = asm_path.with_extension(format!("{symbol}.s"));
     if std::fs::write(&body_path, body.join("\n") + "\n").is_err() {
         return fail("cannot write the function body for llvm-mca".into());
@@ -240,7 +259,10 @@ pub fn estimate(asm_path: &Path, kind: CKind, target: &Target) -> Estimate {
         notes.push("branches or loops: each instruction counted once per call".to_string());
     }
     if calls {
-        notes.push("calls other functions: their cost is not included".to_string());
+        notes.push(
+            "calls other functions: their cost is not included (the estimate reads the entry function of the first source alone)"
+                .to_string(),
+        );
     }
     if !notes.is_empty() {
         notes = vec![format!(
@@ -285,6 +307,27 @@ mod tests {
         let listing = "Available CPUs for this target:\n\n  alderlake      - Select the alderlake processor.\n  znver4         - Select the znver4 processor.\n\nAvailable features for this target:\n\n  avx2 - Enable AVX2 instructions.\n";
         assert_eq!(known_cpus(listing), ["alderlake", "znver4"]);
         assert!(known_cpus("error: no such option").is_empty());
+    }
+
+    #[test]
+    fn a_tail_call_is_a_call_and_a_local_jump_a_branch() {
+        let lines = |text: &str| text.lines().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(
+            control_flow(&lines("\tmovq %rdx, %rsi\n\tjmp\tblake2b@PLT")),
+            (false, true)
+        );
+        assert_eq!(
+            control_flow(&lines(".L3:\n\taddq $1, %rax\n\tjne\t.L3\n\tret")),
+            (true, false)
+        );
+        assert_eq!(
+            control_flow(&lines("\tjmp\t*.L4(,%rax,8)\n\tcall\tmemcpy@PLT")),
+            (true, true)
+        );
+        assert_eq!(
+            control_flow(&lines("\taddq $1, %rax\n\tret")),
+            (false, false)
+        );
     }
 
     #[test]
