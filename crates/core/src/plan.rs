@@ -30,6 +30,8 @@ pub struct Plan {
 impl Plan {
     /// Replace the plan's comparisons with: every other implementation against `base`.
     pub fn compare_all_against(&mut self, base: &str) -> Result<()> {
+        // Written as the filter that selected it (`rustcrypto/chacha20/`), it is that one.
+        let base = base.trim_end_matches('/');
         let mut others: Vec<String> = Vec::new();
         for c in &self.cases {
             if c.implementation != base && !others.contains(&c.implementation) {
@@ -79,6 +81,7 @@ impl Plan {
     /// same operation and parameters (`--ratio-to`): the seed's "RNG over the cipher"
     /// table, for any run.
     pub fn ratio_to(&mut self, reference: &str) -> Result<()> {
+        let reference = reference.trim_end_matches('/');
         if !self.cases.iter().any(|c| c.implementation == reference) {
             bail!(
                 "--ratio-to `{reference}`: that implementation is not part of this run; add it to the targets (named in full, as `cryptobench list` shows it)"

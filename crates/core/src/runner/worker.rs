@@ -278,8 +278,10 @@ fn wait_without_reaping(pid: libc::pid_t) {
     }
 }
 
-/// The end of a dead worker's stderr, where the reason usually is: its last three
-/// non-empty lines, without Rust's backtrace hint, which names no cause.
+/// Why a dead worker died, from its stderr: a Rust panic's place and message wherever
+/// they are (a backtrace may follow), Valgrind's unhandled instruction, or else the end,
+/// where the reason usually is: the last three non-empty lines, without Rust's backtrace
+/// hint, which names no cause.
 fn last_words(stderr: &str) -> String {
     // Valgrind says where it met an instruction it cannot run, then prints a stack: the
     // place is the reason.
@@ -298,6 +300,17 @@ fn last_words(stderr: &str) -> String {
             .collect();
         return said.join(" ");
     }
+    // A Rust panic says where and why on its first two lines; a backtrace after them
+    // (RUST_BACKTRACE=1, common in CI) would leave only frames at the end.
+    if let Some(at) = lines.iter().rposition(|l| l.contains("panicked at")) {
+        let said: Vec<&str> = lines[at..]
+            .iter()
+            .map(|l| l.trim())
+            .take_while(|l| !l.is_empty() && *l != "stack backtrace:")
+            .take(3)
+            .collect();
+        return cut(said.join(" | "));
+    }
     let mut lines: Vec<&str> = stderr
         .lines()
         .map(str::trim)
@@ -306,7 +319,11 @@ fn last_words(stderr: &str) -> String {
         .take(3)
         .collect();
     lines.reverse();
-    let said = lines.join(" | ");
+    cut(lines.join(" | "))
+}
+
+/// At most 400 characters of what a worker said.
+fn cut(said: String) -> String {
     match said.char_indices().nth(400) {
         Some((cut, _)) => format!("{}…", &said[..cut]),
         None => said,
@@ -446,4 +463,23 @@ fn prepare_layouts(
     }
     crate::catalog::buffer::set_layout_offset(0);
     Ok(Layouts { calls, _pads: pads })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_is_told_by_its_place_and_message_not_its_backtrace() {
+        let stderr = "thread 'main' panicked at benches/chacha.rs:96:58:\n\
+            copy_from_slice: source slice length (32) does not match destination slice length (16)\n\
+            stack backtrace:\n   0: __rustc::rust_begin_unwind\n  16: core::ops::function::FnOnce::call_once\n\
+            \x20            at /rustc/x/library/core/src/ops/function.rs:250:5\n\
+            note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace.\n";
+        assert_eq!(
+            last_words(stderr),
+            "thread 'main' panicked at benches/chacha.rs:96:58: | copy_from_slice: source slice length (32) does not match destination slice length (16)"
+        );
+        assert_eq!(last_words("a\nb\n\nc\nd\n"), "b | c | d");
+    }
 }

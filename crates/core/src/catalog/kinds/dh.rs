@@ -164,7 +164,7 @@ pub fn check(
     for i in 0..8u8 {
         let secret: Vec<u8> = pattern(alg.secret_len)
             .iter()
-            .map(|b| b.wrapping_mul(29).wrapping_add(i * 41))
+            .map(|b| b.wrapping_mul(29).wrapping_add(i.wrapping_mul(41)))
             .collect();
         let what = format!(
             "base point multiplication of secret {}",
