@@ -77,6 +77,10 @@ fn cargo_test_benches_runs_every_gate_and_refuses_a_planted_bug() {
         said.contains("test planted/chacha20 ... WRONG OUTPUT"),
         "{said}"
     );
+    assert!(
+        !said.contains("WRONG OUTPUT: wrong output"),
+        "said twice: {said}"
+    );
 
     let out = cargo(&["test", "--benches", "--", "nothing-matches"], &[]);
     let said = text(&out);

@@ -211,7 +211,7 @@ pub fn execute(
         }
         if round == opts.processes {
             progress.note(&format!(
-                "re-measuring {} (the host moved while they ran, or their intervals are wider than ±{} %), for up to {:.0} s",
+                "re-measuring {} (the host moved while they ran, or their intervals are wider than ±{} %), for up to {:.1} s",
                 match wanting.len() {
                     1 => "1 case".to_string(),
                     n => format!("{n} cases"),
@@ -339,7 +339,11 @@ impl Verdict {
             Verdict::Checked(notes) if notes.is_empty() => ("verified", String::new(), false),
             Verdict::Checked(notes) => ("checked in part", notes.join("; "), false),
             Verdict::Unfit(status, why) => match status {
-                CaseStatus::Wrong => ("WRONG OUTPUT", why.clone(), true),
+                CaseStatus::Wrong => (
+                    "WRONG OUTPUT",
+                    why.trim_start_matches("wrong output: ").to_string(),
+                    true,
+                ),
                 CaseStatus::Unsupported => ("not supported on this CPU", why.clone(), false),
                 _ => ("FAILED", why.clone(), true),
             },
