@@ -212,6 +212,17 @@ fn anchored(dir: &Path, flag: &str) -> String {
     flag.to_string()
 }
 
+/// Whether a build with these arguments finds an `api.h` in a directory they name. A
+/// directory given as a flag's separate argument (`-I`, `inc`) is not read here: such a
+/// build is left to the compiler.
+fn finds_api_h(args: &[String]) -> bool {
+    args.iter().any(|a| DIRECTORY_FLAGS.contains(&a.as_str()))
+        || args
+            .iter()
+            .filter_map(|a| DIRECTORY_FLAGS.iter().find_map(|flag| a.strip_prefix(flag)))
+            .any(|dir| Path::new(dir).join("api.h").is_file())
+}
+
 /// A name in the cache to write `stem`'s file under before renaming it into place: its
 /// own to this process and call, since builds run on several threads at once (and runs
 /// in several processes). The cache's cleaning knows it by the `.tmp` ending.
@@ -326,17 +337,17 @@ pub fn shared_object(
     let mut sources = m.sources_of(imp);
     sources.push(probe);
     sources.push(randombytes);
+    // Our own probe of the sizes includes it first: without one, the compiler would blame
+    // a file in the cache the user never wrote.
+    if !finds_api_h(&args) {
+        bail!(
+            "{}: `{}` ({}): no api.h beside the manifest, in `include_dirs` or in an -I flag; each build needs one, defining its CRYPTO_* sizes (docs/c-api.md)",
+            m.path.display(),
+            imp.variant,
+            imp.algorithm,
+        );
+    }
     let failed = |said: &str| {
-        // Our own probe of the sizes is the first to include it: the compiler would blame
-        // a file in the cache the user never wrote.
-        if said.contains("api.h: No such file or directory") {
-            return anyhow::anyhow!(
-                "{}: `{}` ({}): no api.h beside the manifest, in `include_dirs` or in an -I flag; each build needs one, defining its CRYPTO_* sizes (docs/c-api.md)",
-                m.path.display(),
-                imp.variant,
-                imp.algorithm,
-            );
-        }
         let shown: Vec<&str> = said.lines().take(30).collect();
         anyhow::anyhow!(
             "{}: compiling `{}` ({}) for target `{}` failed; the compiler said:\n{}",
