@@ -1290,7 +1290,7 @@ fn a_c_function_that_fails_at_a_timed_length_fails_that_case() {
     check(
         "faulty-ret/sha-256/fails-while-timed@native",
         "hash",
-        Some("crypto_hash returned -1 at len=20000 while it was timed"),
+        Some("crypto_hash returned -1 at len=20000 after it was timed"),
     );
     let encrypt_fails = Some("crypto_aead_encrypt returned -1 at ad=0 len=20000");
     let limits = "toy-aead-limits/toy-aead";

@@ -70,10 +70,10 @@ pub trait Call {
     /// Run the operation once on the prepared inputs.
     fn call(&mut self);
 
-    /// Why a call since preparation failed, for an operation that reports failure by a
-    /// status (a C function's return value): its samples are then of failing calls, and
-    /// the case is refused. Read after timing.
-    fn failure(&self) -> Option<String> {
+    /// After timing, for an operation that reports failure by a status (a C function's
+    /// return value): the call made once more, untimed, and why it failed, if it did (its
+    /// samples may then be of failing calls, and the case is refused).
+    fn failure(&mut self) -> Option<String> {
         None
     }
 }

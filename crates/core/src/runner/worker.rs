@@ -421,7 +421,7 @@ fn handle(request: &Request, registry: &Registry) -> Result<Reply> {
             };
             let samples = sample::collect_with(*counter, &mut calls.calls, plan, canary.as_mut())
                 .map_err(anyhow::Error::msg)?;
-            if let Some(why) = calls.calls.iter().find_map(|c| c.failure()) {
+            if let Some(why) = calls.calls.iter_mut().find_map(|c| c.failure()) {
                 bail!("{why}");
             }
             Ok(Reply::Measured(samples))
