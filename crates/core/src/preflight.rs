@@ -72,42 +72,35 @@ pub fn check_gate_can_decide(
     verdict: &VerdictOptions,
     has_baseline: bool,
 ) -> Result<()> {
-    // The comparisons' intervals are at the level the significance asks for, so that is
-    // the level to reach here (95 % at the default 0.05). Under the rank test this is
-    // the same as its smallest p-value reaching below the significance, said as well.
+    // The comparisons' intervals are at the level the significance asks for (95 % at the
+    // default 0.05); under the rank test its p-value must also be able to fall below the
+    // significance, which is the same but where the smallest p equals it.
     let level = 1.0 - verdict.significance;
-    if !crate::stats::interval_reachable(processes, processes, level) {
+    let floor = |n: usize| match verdict.test {
+        Test::MannWhitney => crate::stats::mann_whitney_p_floor(n, n),
+        Test::Welch => None,
+    };
+    let decides = |n: usize| {
+        crate::stats::interval_reachable(n, n, level)
+            && floor(n).is_none_or(|p| p < verdict.significance)
+    };
+    if !decides(processes) {
         let fewest = (1..=64)
-            .find(|&n| crate::stats::interval_reachable(n, n, level))
+            .find(|&n| decides(n))
             .map_or("many more".to_string(), |n| format!("{n} or more"));
-        let floor = match verdict.test {
-            Test::MannWhitney => crate::stats::mann_whitney_p_floor(processes, processes)
-                .map(|p| {
-                    format!(
-                        ": the smallest p-value a Mann-Whitney test of {processes} against {processes} processes can give is {}",
-                        crate::stats::fmt_p(p)
-                    )
-                })
-                .unwrap_or_default(),
-            Test::Welch => String::new(),
-        };
+        let why = floor(processes)
+            .map(|p| {
+                format!(
+                    ": the smallest p-value a Mann-Whitney test of {processes} against {processes} processes can give is {}",
+                    crate::stats::fmt_p(p)
+                )
+            })
+            .unwrap_or_default();
         bail!(
-            "--fail-on-regression with --processes {processes}: that few worker processes per case cannot give a {} % interval of a change at --significance {}{floor}, so no comparison could be made and the gate could only pass; use --processes {fewest}, or a larger --significance",
+            "--fail-on-regression with --processes {processes}: that few worker processes per case cannot give a {} % interval of a change at --significance {}{why}, so no comparison could be made and the gate could only pass; use --processes {fewest}, or a larger --significance",
             analysis::fmt_level(level),
             verdict.significance,
         );
-    }
-    // Where p must be below the significance and the smallest p equals it, the interval
-    // can still be reached: the test cannot.
-    if verdict.test == Test::MannWhitney {
-        let floor = crate::stats::mann_whitney_p_floor(processes, processes).unwrap_or(1.0);
-        if floor >= verdict.significance {
-            bail!(
-                "--fail-on-regression with --processes {processes} and --significance {}: the smallest p-value a Mann-Whitney test of {processes} against {processes} processes can give is {}, so no change could ever be significant and the gate could only pass; use more processes or a larger --significance",
-                verdict.significance,
-                crate::stats::fmt_p(floor)
-            );
-        }
     }
     if !has_baseline && !spec.compares_variants() {
         if spec.compares() {

@@ -24,6 +24,10 @@ pub fn seed_of(name: &str) -> u64 {
 /// The resamples of an interval from [`cluster_bootstrap_ci`] in a report.
 pub const RESAMPLES: usize = 2000;
 
+/// The confidence level of a report's intervals, which the runner's re-measuring aims at
+/// too.
+pub const LEVEL: f64 = 0.95;
+
 /// The fewest clusters an interval at `level` is given from. The true median lies
 /// between the smallest and the largest of `k` cluster medians with probability
 /// `1 - 2^(1-k)` at most (each falls on either side of it with probability 1/2), and

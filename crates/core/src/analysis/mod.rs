@@ -28,7 +28,7 @@ pub use host::*;
 pub use runs::*;
 
 /// The confidence level of every interval the analysis gives.
-pub const LEVEL: f64 = 0.95;
+pub const LEVEL: f64 = stats::LEVEL;
 /// Outliers kept per side for a box plot: enough to show where they lie without
 /// carrying every sample of a heavy tail into the report.
 pub const MARKED_OUTLIERS: usize = 12;

@@ -14,7 +14,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::record::{Case, CaseStatus, RunOptions};
-use crate::stats::Kept;
+use crate::stats::{Kept, LEVEL};
 use crate::store::Store;
 use worker::{Outcome, Reply, Request, Task};
 
@@ -288,11 +288,12 @@ fn wants_more(
             .map(|(p, _)| p.as_slice())
             .collect()
     };
-    if processes(false).len() < asked {
+    let steady = processes(false);
+    if steady.len() < asked {
         return true;
     }
     let used = match crate::stats::kept(&moved, settled, LEVEL) {
-        Kept::All | Kept::Steady => processes(false),
+        Kept::All | Kept::Steady => steady,
         // The report keeps every process of a run that never settled: its interval is
         // of all of them (more may still settle the run).
         Kept::Unsteady if !settled => processes(true),
@@ -315,9 +316,6 @@ fn wants_more(
         None => false,
     }
 }
-
-/// The level of the intervals the precision is judged by: the report's.
-const LEVEL: f64 = 0.95;
 
 /// What the correctness gate found of one implementation.
 #[derive(Clone, Debug, PartialEq, Eq)]
