@@ -1244,6 +1244,30 @@ fn a_c_hash_wrong_at_one_boundary_length_is_refused() {
     );
 }
 
+/// Glue that writes half a digest, shared by both variants of an algorithm the gate has no
+/// known answers for: the variants agree, so only output buffers filled two ways show the
+/// unwritten half. Both are refused, naming the bytes.
+#[test]
+fn a_c_hash_that_leaves_output_bytes_unwritten_is_refused_though_its_variants_agree() {
+    let env = Env::new();
+    let run = env.json_with_failures(&with_quick(&[
+        "run",
+        &repo("tests/c/faulty/half.toml"),
+        "--sizes",
+        "64",
+        "--format",
+        "json",
+    ]));
+    for variant in ["o1", "o2"] {
+        let case = result(&run, &format!("faulty-half/half-digest/{variant}@native"));
+        assert_case(
+            case,
+            "wrong",
+            "crypto_hash left 16 of its 32 output bytes (from byte 16 to 31)",
+        );
+    }
+}
+
 /// A C function that returns an error at a length the gate never tries (20000 bytes)
 /// fails that case, named with its status, and is not timed doing nothing (it once was,
 /// at thousands of GB/s, and called verified), nor when it starts failing only while it

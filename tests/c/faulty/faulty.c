@@ -16,7 +16,9 @@
  *   `fork-children.pid` in the current directory, for the test to check it is gone;
  * FAULT_SIGINT: raises SIGINT on the third such call (a crash, not the user's Ctrl-C);
  * FAULT_RET: returns -1 for every 20000-byte message, leaving the digest unwritten (the
- *   case must fail with that status, not be timed doing nothing).
+ *   case must fail with that status, not be timed doing nothing);
+ * FAULT_HALF: writes the first 16 bytes of the digest only, as glue copying a short
+ *   digest would (every variant sharing it agrees: the gate must refuse it anyway).
  * Otherwise it is a plain (slow, bytewise) SHA-256 that passes. */
 #include <signal.h>
 #include <stdint.h>
@@ -110,7 +112,11 @@ int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long 
   for (int i = 0; i < 8; i++) last[n - 1 - i] = (unsigned char)(bits >> (8 * i));
   compress(h, last);
   if (n == 128) compress(h, last + 64);
+#ifdef FAULT_HALF
+  for (int i = 0; i < 4; i++) {
+#else
   for (int i = 0; i < 8; i++) {
+#endif
     out[4*i] = (unsigned char)(h[i] >> 24); out[4*i+1] = (unsigned char)(h[i] >> 16);
     out[4*i+2] = (unsigned char)(h[i] >> 8); out[4*i+3] = (unsigned char)h[i];
   }

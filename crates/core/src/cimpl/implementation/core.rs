@@ -7,7 +7,7 @@ use anyhow::Result;
 
 use super::{
     Api, Build, CSpec, Checked, KindInfo, Wanted, bytes, fixed_size, load, refused, refused_there,
-    status, tried,
+    status, tried, written,
 };
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, Operation, PrepareError};
@@ -105,18 +105,20 @@ pub fn check_vectors(vectors: &[CoreVector], sizes: &BTreeMap<&str, u64>) -> Res
 
 impl Build<CoreApi> {
     fn core(&self, input: &[u8], k: &[u8]) -> Result<Vec<u8>, String> {
-        let mut out = vec![0u8; self.size("CRYPTO_OUTPUTBYTES")];
         let c = vec![0u8; self.size("CRYPTO_CONSTBYTES").max(1)];
         let k = if k.is_empty() {
             vec![0u8; 1]
         } else {
             k.to_vec()
         };
-        // SAFETY: buffers have the api.h sizes (at least one byte, so never dangling).
-        status("crypto_core", unsafe {
-            (self.api.core)(out.as_mut_ptr(), input.as_ptr(), k.as_ptr(), c.as_ptr())
-        })?;
-        Ok(out)
+        written("crypto_core", |fill| {
+            let mut out = vec![fill; self.size("CRYPTO_OUTPUTBYTES")];
+            // SAFETY: buffers have the api.h sizes (at least one byte, so never dangling).
+            status("crypto_core", unsafe {
+                (self.api.core)(out.as_mut_ptr(), input.as_ptr(), k.as_ptr(), c.as_ptr())
+            })?;
+            Ok(out)
+        })
     }
 
     /// The block cipher or permutation whose published examples and reference this build

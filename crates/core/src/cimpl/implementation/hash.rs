@@ -4,7 +4,7 @@ use anyhow::Result;
 
 use super::{
     Api, Build, Checked, KindInfo, Wanted, bytes, load, per_length, refused, refused_there, status,
-    tried,
+    tried, written,
 };
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -52,12 +52,14 @@ impl Api for HashApi {
 
 impl Build<HashApi> {
     fn hash(&self, input: &[u8]) -> Result<Vec<u8>, String> {
-        let mut out = vec![0u8; self.size("CRYPTO_BYTES")];
-        // SAFETY: out has CRYPTO_BYTES bytes, input its own length.
-        status("crypto_hash", unsafe {
-            (self.api.hash)(out.as_mut_ptr(), input.as_ptr(), input.len() as u64)
-        })?;
-        Ok(out)
+        written("crypto_hash", |fill| {
+            let mut out = vec![fill; self.size("CRYPTO_BYTES")];
+            // SAFETY: out has CRYPTO_BYTES bytes, input its own length.
+            status("crypto_hash", unsafe {
+                (self.api.hash)(out.as_mut_ptr(), input.as_ptr(), input.len() as u64)
+            })?;
+            Ok(out)
+        })
     }
 
     fn verify_hash(&self) -> Result<(), Mismatch> {

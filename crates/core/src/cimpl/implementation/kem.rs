@@ -11,6 +11,7 @@ use anyhow::Result;
 
 use super::{
     Api, Build, Checked, KindInfo, Wanted, failed, fixed_size, load, refused, status, tried,
+    written,
 };
 use crate::catalog::kinds::kem::{self as rust_kem, KemAlgorithm, accumulated};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -118,11 +119,15 @@ impl Build<KemApi> {
     }
 
     fn kem_dec(&self, ct: &[u8], sk: &[u8]) -> Result<Vec<u8>, String> {
-        let mut ss = vec![0u8; self.kem_lens().ss];
-        // SAFETY: ss has CRYPTO_BYTES; ct and sk have their api.h sizes.
-        let r = unsafe { (self.api.dec)(ss.as_mut_ptr(), ct.as_ptr(), sk.as_ptr()) };
-        status("crypto_kem_dec", r)?;
-        Ok(ss)
+        // Keys and encapsulations come from `randombytes`, so only decapsulation is
+        // called twice into differently filled buffers.
+        written("crypto_kem_dec", |fill| {
+            let mut ss = vec![fill; self.kem_lens().ss];
+            // SAFETY: ss has CRYPTO_BYTES; ct and sk have their api.h sizes.
+            let r = unsafe { (self.api.dec)(ss.as_mut_ptr(), ct.as_ptr(), sk.as_ptr()) };
+            status("crypto_kem_dec", r)?;
+            Ok(ss)
+        })
     }
 
     /// `f` with `randombytes` fed `bytes`; `None` if the build has its own `randombytes`.

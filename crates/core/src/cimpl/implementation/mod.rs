@@ -362,6 +362,35 @@ fn status(function: &str, r: i32) -> Result<(), String> {
     }
 }
 
+/// The gate's output: `call` (one function on one input, into an output buffer it is
+/// given filled with the byte it is passed) made twice, into zeros and into 0xff bytes,
+/// which must leave the same output. Bytes that follow the fill are bytes the function
+/// never wrote, or read from memory it never initialised: glue that copies half a digest
+/// agrees with every variant that shares it, and a reference checks only what it covers.
+fn written(
+    function: &str,
+    mut call: impl FnMut(u8) -> Result<Vec<u8>, String>,
+) -> Result<Vec<u8>, String> {
+    let zeros = call(0x00)?;
+    let ones = call(0xff)?;
+    if zeros.len() != ones.len() {
+        return Err(format!(
+            "{function} gave {} output bytes, then {} for the same input",
+            zeros.len(),
+            ones.len()
+        ));
+    }
+    let differ: Vec<usize> = (0..zeros.len()).filter(|&i| zeros[i] != ones[i]).collect();
+    if let (Some(first), Some(last)) = (differ.first(), differ.last()) {
+        return Err(format!(
+            "{function} left {} of its {} output bytes (from byte {first} to {last}) as the buffer held them: they differ when it starts as zeros or as 0xff bytes (unwritten, or computed from memory it never initialised)",
+            differ.len(),
+            zeros.len()
+        ));
+    }
+    Ok(zeros)
+}
+
 /// A C call whose function's status can be read.
 trait Checked: 'static {
     /// Call the function once on the prepared buffers: its name and status.
@@ -508,6 +537,29 @@ mod tests {
         assert_eq!(near_miss(CKind::Hash, "sha-256"), None, "spelt right");
         assert_eq!(near_miss(CKind::Hash, "blake2b"), None);
         assert_eq!(near_miss(CKind::Stream, "sha256"), None, "another kind's");
+    }
+
+    #[test]
+    fn output_that_follows_the_buffer_fill_is_refused_with_its_bytes() {
+        let whole = written("f", |_| Ok(vec![7; 8]));
+        assert_eq!(whole, Ok(vec![7; 8]));
+        let half = written("f", |fill| Ok([vec![7; 4], vec![fill; 4]].concat()));
+        assert_eq!(
+            half.unwrap_err(),
+            "f left 4 of its 8 output bytes (from byte 4 to 7) as the buffer held them: they differ when it starts as zeros or as 0xff bytes (unwritten, or computed from memory it never initialised)"
+        );
+        let one = written("f", |fill| Ok(vec![1, fill & 1, 1]));
+        assert!(
+            one.unwrap_err()
+                .starts_with("f left 1 of its 3 output bytes (from byte 1 to 1)")
+        );
+        let lengths = written("f", |fill| Ok(vec![0; 2 + (fill & 1) as usize]));
+        assert_eq!(
+            lengths.unwrap_err(),
+            "f gave 2 output bytes, then 3 for the same input"
+        );
+        let failing = written("f", |_| Err("f returned -1".to_string()));
+        assert_eq!(failing.unwrap_err(), "f returned -1");
     }
 
     /// A shared object that exports only the sizes table (CRYPTO_BYTES = 32) and

@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::{
     Api, Build, Checked, KindInfo, Wanted, bytes, failed, fixed_size, load, refused, refused_there,
-    status, tried,
+    status, tried, written,
 };
 use crate::catalog::kinds::dh;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError, pattern};
@@ -58,19 +58,23 @@ impl Api for ScalarmultApi {
 
 impl Build<ScalarmultApi> {
     fn scalarmult(&self, n: &[u8], p: &[u8]) -> Result<Vec<u8>, String> {
-        let mut q = vec![0u8; self.size("CRYPTO_BYTES")];
-        // SAFETY: q has CRYPTO_BYTES; n and p have the api.h sizes (checked by callers).
-        let r = unsafe { (self.api.mult)(q.as_mut_ptr(), n.as_ptr(), p.as_ptr()) };
-        status("crypto_scalarmult", r)?;
-        Ok(q)
+        written("crypto_scalarmult", |fill| {
+            let mut q = vec![fill; self.size("CRYPTO_BYTES")];
+            // SAFETY: q has CRYPTO_BYTES; n and p have the api.h sizes (checked by callers).
+            let r = unsafe { (self.api.mult)(q.as_mut_ptr(), n.as_ptr(), p.as_ptr()) };
+            status("crypto_scalarmult", r)?;
+            Ok(q)
+        })
     }
 
     fn scalarmult_base(&self, n: &[u8]) -> Result<Vec<u8>, String> {
-        let mut q = vec![0u8; self.size("CRYPTO_BYTES")];
-        // SAFETY: q has CRYPTO_BYTES, n CRYPTO_SCALARBYTES.
-        let r = unsafe { (self.api.base)(q.as_mut_ptr(), n.as_ptr()) };
-        status("crypto_scalarmult_base", r)?;
-        Ok(q)
+        written("crypto_scalarmult_base", |fill| {
+            let mut q = vec![fill; self.size("CRYPTO_BYTES")];
+            // SAFETY: q has CRYPTO_BYTES, n CRYPTO_SCALARBYTES.
+            let r = unsafe { (self.api.base)(q.as_mut_ptr(), n.as_ptr()) };
+            status("crypto_scalarmult_base", r)?;
+            Ok(q)
+        })
     }
 
     fn shared_or_refusal(&self, what: &str, n: &[u8], p: &[u8]) -> Result<Vec<u8>, Mismatch> {

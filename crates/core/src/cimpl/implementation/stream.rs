@@ -4,7 +4,7 @@ use anyhow::Result;
 
 use super::{
     Api, Build, Checked, KindInfo, Wanted, bytes, load, per_length, refused, refused_there, status,
-    tried,
+    tried, written,
 };
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -54,18 +54,20 @@ impl Api for StreamApi {
 
 impl Build<StreamApi> {
     fn stream_xor(&self, m: &[u8], n: &[u8], k: &[u8]) -> Result<Vec<u8>, String> {
-        let mut c = vec![0u8; m.len()];
-        // SAFETY: c and m have mlen bytes; n and k have the api.h sizes.
-        status("crypto_stream_xor", unsafe {
-            (self.api.xor)(
-                c.as_mut_ptr(),
-                m.as_ptr(),
-                m.len() as u64,
-                n.as_ptr(),
-                k.as_ptr(),
-            )
-        })?;
-        Ok(c)
+        written("crypto_stream_xor", |fill| {
+            let mut c = vec![fill; m.len()];
+            // SAFETY: c and m have mlen bytes; n and k have the api.h sizes.
+            status("crypto_stream_xor", unsafe {
+                (self.api.xor)(
+                    c.as_mut_ptr(),
+                    m.as_ptr(),
+                    m.len() as u64,
+                    n.as_ptr(),
+                    k.as_ptr(),
+                )
+            })?;
+            Ok(c)
+        })
     }
 
     /// The stream cipher whose published examples and reference this build is checked

@@ -5,6 +5,7 @@ use anyhow::Result;
 
 use super::{
     Api, Build, Checked, KindInfo, Wanted, bytes, load, refused, refused_there, status, tried,
+    written,
 };
 use crate::catalog::kinds::{self, xof};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -76,10 +77,13 @@ impl Build<XofApi> {
     fn xof(&self, messages: &[Vec<u8>], out_len: usize) -> Result<Vec<Vec<u8>>, String> {
         let len = messages[0].len();
         let input: Vec<u8> = messages.concat();
-        let mut out = vec![0u8; messages.len() * out_len];
-        // SAFETY: input holds lanes x len bytes, out lanes x out_len, as the API says.
-        status("crypto_xof", unsafe {
-            (self.api.xof)(out.as_mut_ptr(), out_len as u64, input.as_ptr(), len as u64)
+        let out = written("crypto_xof", |fill| {
+            let mut out = vec![fill; messages.len() * out_len];
+            // SAFETY: input holds lanes x len bytes, out lanes x out_len, as the API says.
+            status("crypto_xof", unsafe {
+                (self.api.xof)(out.as_mut_ptr(), out_len as u64, input.as_ptr(), len as u64)
+            })?;
+            Ok(out)
         })?;
         Ok(out.chunks(out_len.max(1)).map(<[u8]>::to_vec).collect())
     }
