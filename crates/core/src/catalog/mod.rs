@@ -107,12 +107,26 @@ impl Mismatch {
             .zip(want)
             .position(|(a, b)| a != b)
             .unwrap_or(got.len().min(want.len()));
+        // The bytes from the first difference, so that a wrong vector or a wrong build
+        // can be told apart without a debugger.
+        let from = |b: &[u8]| {
+            let end = b.len().min(at + 8);
+            let shown = hex::encode(&b[at.min(end)..end]);
+            let more = if end < b.len() { "..." } else { "" };
+            if shown.is_empty() {
+                "nothing".to_string()
+            } else {
+                format!("{shown}{more}")
+            }
+        };
         Err(Mismatch::new(
             check,
             format!(
-                "output differs at byte {at} (got {} bytes, expected {})",
+                "output differs at byte {at} (got {} bytes, expected {}): from there got {}, expected {}",
                 got.len(),
-                want.len()
+                want.len(),
+                from(got),
+                from(want)
             ),
         ))
     }
