@@ -847,6 +847,130 @@ fn core_vectors_come_from_a_file_too() {
     assert_bad_input(&run(&env, &manifest("junk.toml")), "junk.toml");
 }
 
+/// A toy stream cipher: each byte XORed with the key's and the nonce's, cyclically.
+const TOY_STREAM: &str = r#"#include "api.h"
+int crypto_stream_xor(unsigned char *c, const unsigned char *m, unsigned long long mlen,
+                      const unsigned char *n, const unsigned char *k) {
+    for (unsigned long long i = 0; i < mlen; i++)
+        c[i] = m[i] ^ k[i % CRYPTO_KEYBYTES] ^ n[i % CRYPTO_NONCEBYTES];
+    return 0;
+}
+"#;
+
+/// A toy XOF: byte j of the output is the sum of the message's bytes plus j.
+const TOY_XOF: &str = r#"#include "api.h"
+int crypto_xof(unsigned char *out, unsigned long long outlen, const unsigned char *in,
+               unsigned long long inlen) {
+    unsigned char s = 0;
+    for (unsigned long long i = 0; i < inlen; i++) s += in[i];
+    for (unsigned long long j = 0; j < outlen; j++) out[j] = (unsigned char)(s + j);
+    return 0;
+}
+"#;
+
+/// A hash, stream cipher or XOF of the author's own, which the gate has no reference
+/// for, is checked against the manifest's known answers as a `core` is: called verified
+/// when they hold (not "checked in part"), wrong output naming the vector's source when
+/// one does not.
+#[test]
+fn hash_stream_and_xof_builds_are_checked_against_the_manifests_vectors() {
+    for (kind, source, api, right, wrong) in [
+        (
+            "hash",
+            TOY_HASH,
+            "#define CRYPTO_BYTES 4\n",
+            r#"{ input = "616263", output = "61636503", source = "by hand" }"#,
+            r#"{ input = "616263", output = "61636603", source = "by hand" }"#,
+        ),
+        (
+            "stream",
+            TOY_STREAM,
+            "#define CRYPTO_KEYBYTES 1\n#define CRYPTO_NONCEBYTES 1\n",
+            r#"{ input = "000102", key = "aa", nonce = "55", output = "fffefd", source = "by hand" }"#,
+            r#"{ input = "000102", key = "aa", nonce = "55", output = "fffefc", source = "by hand" }"#,
+        ),
+        (
+            "xof",
+            TOY_XOF,
+            "",
+            r#"{ input = "0102", output = "030405", source = "by hand" }"#,
+            r#"{ input = "0102", output = "030406", source = "by hand" }"#,
+        ),
+    ] {
+        let env = Env::new();
+        let manifest = |vector: &str| {
+            format!(
+                "name = \"toys\"\nsources = [\"toy.c\"]\ntargets = [\"native\"]\n\n\
+                 [[implementation]]\nvariant = \"o2\"\nalgorithm = \"toy-{kind}\"\nkind = \"{kind}\"\n\
+                 vectors = [{vector}]\n"
+            )
+        };
+        let m = write(&env, source, api, &manifest(right));
+        let r = only_result(&run(&env, &m));
+        assert_eq!(r["verified"], true, "{kind}: {r}");
+        assert_eq!(r["status"], "ok", "{kind}: {r}");
+
+        let m = write(&env, source, api, &manifest(wrong));
+        let out = run(&env, &m);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{kind}: {err}");
+        let run: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        let message = run["results"][0]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("by hand: output differs at byte 2"),
+            "{kind}: {run}"
+        );
+    }
+}
+
+/// Vectors are refused, naming the vector and the field, where the kind takes no such
+/// field, where they cannot be what the kind's functions give, and for the kinds whose
+/// answers come another way.
+#[test]
+fn a_vector_that_does_not_fit_its_kind_is_refused_naming_it() {
+    for (kind, api, vector, expect) in [
+        (
+            "hash",
+            "#define CRYPTO_BYTES 4\n",
+            r#"{ input = "00", key = "aa", output = "00000000" }"#,
+            "`vectors[0]`: a hash vector has no `key` (its fields: input, output)",
+        ),
+        (
+            "hash",
+            "#define CRYPTO_BYTES 4\n",
+            r#"{ input = "00", output = "0000" }"#,
+            "`o2` (toy) for target `native`: `vectors[0]`: `output` has 2 bytes, api.h gives CRYPTO_BYTES = 4",
+        ),
+        (
+            "stream",
+            "#define CRYPTO_KEYBYTES 1\n#define CRYPTO_NONCEBYTES 1\n",
+            r#"{ input = "0001", key = "aa", nonce = "55", output = "ff" }"#,
+            "`vectors[0]`: `output` has 1 bytes, `input` 2: a stream cipher's output is as long as its message",
+        ),
+        (
+            "xof",
+            "",
+            r#"{ input = "0g", output = "00" }"#,
+            "`vectors[0]`: `input` is not hex: `0g`",
+        ),
+        (
+            "aead",
+            "#define CRYPTO_KEYBYTES 16\n#define CRYPTO_NPUBBYTES 16\n#define CRYPTO_ABYTES 16\n",
+            r#"{ input = "00", output = "00" }"#,
+            "`vectors[0]`: an aead's known answers are a `kat` file",
+        ),
+    ] {
+        let env = Env::new();
+        let manifest = format!(
+            "name = \"toys\"\nsources = [\"toy.c\"]\ntargets = [\"native\"]\n\n\
+             [[implementation]]\nvariant = \"o2\"\nalgorithm = \"toy\"\nkind = \"{kind}\"\n\
+             vectors = [{vector}]\n"
+        );
+        let m = write(&env, TOY_HASH, api, &manifest);
+        assert_bad_input(&run(&env, &m), expect);
+    }
+}
+
 /// Builds run several at a time; what the user is told must not depend on which finished
 /// first. Of two variants that do not compile, the first in the manifest's order is the
 /// one named, and builds that all succeed leave one shared object each in the cache and

@@ -14,7 +14,8 @@
 //! flags = ["-O3", "-funroll-loops"]
 //! requires = []                   # CPU features the variant needs (e.g. ["avx2"])
 //! sources = ["avx2/sha256.c"]     # optional: its own files, in place of the manifest's
-//! vectors_file = "vectors.toml"   # core: more known answers, as [[vector]] tables
+//! vectors = [{ input = "616263", output = "ba7816bf...", source = "FIPS 180-4" }]
+//! vectors_file = "vectors.toml"   # more known answers, as [[vector]] tables
 //! include_dirs = ["avx2"]         # optional: searched before the manifest's
 //! ```
 
@@ -46,20 +47,94 @@ pub enum CKind {
     Xof,
 }
 
-/// A known answer for a `core` (block cipher or permutation) build, in hex.
+/// A known answer from the manifest, in hex, for the kinds whose functions are one input
+/// to one output: `core` (input block, key; out a block), `hash` (message; out the
+/// digest), `stream` (message, key, nonce; out the ciphertext), `xof` (message; out as
+/// many bytes as `output` has, in every lane). An AEAD's known answers are its `kat` file.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CoreVector {
-    /// The input block, `CRYPTO_INPUTBYTES` bytes.
+pub struct Vector {
+    /// The input: `core`'s block (`CRYPTO_INPUTBYTES` bytes), or the message.
     pub input: String,
-    /// The key, `CRYPTO_KEYBYTES` bytes; empty for a build without one.
+    /// The key (`CRYPTO_KEYBYTES` bytes): `core` and `stream` only, empty for a keyless
+    /// `core`.
     #[serde(default)]
     pub key: String,
-    /// The expected output, `CRYPTO_OUTPUTBYTES` bytes.
+    /// The nonce (`CRYPTO_NONCEBYTES` bytes): `stream` only.
+    #[serde(default)]
+    pub nonce: String,
+    /// The expected output: `CRYPTO_OUTPUTBYTES` bytes for `core`, `CRYPTO_BYTES` for
+    /// `hash`, the message's length for `stream`, any length for `xof`.
     pub output: String,
     /// Where the answer comes from, which a mismatch names; `manifest vector` where empty.
     #[serde(default)]
     pub source: String,
+}
+
+impl Vector {
+    /// Whether this vector has the fields `kind`'s functions take, in hex, and an output
+    /// that a call can be asked for; the lengths `api.h` fixes are checked once a build
+    /// gives them (`check_vectors`).
+    pub fn fits(&self, kind: CKind) -> Result<(), String> {
+        let fields = [
+            ("input", &self.input),
+            ("key", &self.key),
+            ("nonce", &self.nonce),
+            ("output", &self.output),
+        ];
+        for (field, h) in fields {
+            if hex::decode(h).is_err() {
+                return Err(format!("`{field}` is not hex: `{h}`"));
+            }
+        }
+        let takes: &[&str] = match kind {
+            CKind::Core => &["input", "key", "output"],
+            CKind::Hash | CKind::Xof => &["input", "output"],
+            CKind::Stream => &["input", "key", "nonce", "output"],
+            CKind::Aead => return Err("an aead's known answers are a `kat` file (NIST LWC genkat_aead form), not `vectors`".into()),
+            CKind::Kem | CKind::Scalarmult => {
+                return Err(format!(
+                    "`vectors` are for core, hash, stream and xof implementations; a {} build is checked by round trips and agreement between variants",
+                    format!("{kind:?}").to_lowercase()
+                ));
+            }
+        };
+        if let Some((field, _)) = fields
+            .iter()
+            .find(|(f, h)| !h.is_empty() && !takes.contains(f))
+        {
+            return Err(format!(
+                "a {} vector has no `{field}` (its fields: {})",
+                format!("{kind:?}").to_lowercase(),
+                takes.join(", ")
+            ));
+        }
+        if kind == CKind::Stream && self.input.len() != self.output.len() {
+            return Err(format!(
+                "`output` has {} bytes, `input` {}: a stream cipher's output is as long as its message",
+                self.output.len() / 2,
+                self.input.len() / 2
+            ));
+        }
+        if kind == CKind::Xof && self.output.is_empty() {
+            return Err("`output` is empty: give the bytes the function must squeeze".into());
+        }
+        Ok(())
+    }
+
+    /// Where the answer comes from, which a mismatch names.
+    pub fn source(&self) -> &str {
+        if self.source.is_empty() {
+            "manifest vector"
+        } else {
+            &self.source
+        }
+    }
+
+    /// A field already checked to be hex (`fits`).
+    pub fn bytes(field: &str) -> Vec<u8> {
+        hex::decode(field).expect("vector fields are checked to be hex when read")
+    }
 }
 
 /// One `[[implementation]]` table: an algorithm built one way, its variant.
@@ -87,11 +162,12 @@ pub struct ManifestImplementation {
     pub requires: Vec<String>,
     /// A NIST LWC `genkat_aead` file, relative to `kat_dir`.
     pub kat: Option<String>,
-    /// Known answers for a `core` build; once loaded, `vectors_file`'s are appended.
+    /// Known answers (`core`, `hash`, `stream`, `xof`); once loaded, `vectors_file`'s
+    /// are appended.
     #[serde(default)]
-    pub vectors: Vec<CoreVector>,
-    /// More `core` known answers, from a TOML file of `[[vector]]` tables (relative to
-    /// the manifest): a 1600-bit permutation's vectors need not sit inline.
+    pub vectors: Vec<Vector>,
+    /// More known answers, from a TOML file of `[[vector]]` tables (relative to the
+    /// manifest): a 1600-bit permutation's vectors need not sit inline.
     pub vectors_file: Option<PathBuf>,
     /// The `api.h` sizes this build must have, e.g. `CRYPTO_KEYBYTES = 16`.
     #[serde(default)]
@@ -243,7 +319,7 @@ impl Manifest {
         #[derive(serde::Deserialize)]
         #[serde(deny_unknown_fields)]
         struct VectorFile {
-            vector: Vec<CoreVector>,
+            vector: Vec<Vector>,
         }
         let dir = self.dir();
         for imp in &mut self.implementations {
@@ -279,7 +355,7 @@ impl Manifest {
             })?;
             let read: VectorFile = toml::from_str(&text).map_err(|e| {
                 anyhow::anyhow!(
-                    "{} (a `vectors_file` holds [[vector]] tables of input, key, output and source)",
+                    "{} (a `vectors_file` holds [[vector]] tables of input, key, nonce, output and source)",
                     toml_error(&path, &text, &e)
                 )
             })?;
@@ -415,18 +491,10 @@ impl Manifest {
                     file.display()
                 );
             }
-            if !i.vectors.is_empty() && i.kind != CKind::Core {
-                bail!(
-                    "{}: {owner}: `vectors` are for core implementations only",
-                    file.display()
-                );
-            }
-            for v in &i.vectors {
-                for h in [&v.input, &v.key, &v.output] {
-                    if hex::decode(h).is_err() {
-                        bail!("{}: {owner}: vector field `{h}` is not hex", file.display());
-                    }
-                }
+            for (n, v) in i.vectors.iter().enumerate() {
+                v.fits(i.kind).map_err(|why| {
+                    anyhow::anyhow!("{}: {owner}: `vectors[{n}]`: {why}", file.display())
+                })?;
             }
         }
         Ok(())

@@ -285,7 +285,7 @@ fn build(
         }
         lanes = declared.max(1) as usize;
         implementation::check_sizes(imp.kind, &imp.sizes, &sizes).map_err(refused)?;
-        implementation::check_vectors(&imp.vectors, &sizes).map_err(refused)?;
+        implementation::check_vectors(imp.kind, &imp.vectors, &sizes).map_err(refused)?;
         if let Some((path, vectors)) = kat {
             kat::check_lengths(vectors, &sizes)
                 .map_err(|why| refused(format!("KAT file `{}`: {why}", path.display())))?;

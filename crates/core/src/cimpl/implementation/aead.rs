@@ -19,6 +19,7 @@ pub(super) static INFO: KindInfo = KindInfo {
     known: || kinds::aead::ALL.iter().map(|a| a.name).collect(),
     operations: |_| kinds::aead::OPERATIONS,
     required_sizes: &["CRYPTO_KEYBYTES", "CRYPTO_NPUBBYTES", "CRYPTO_ABYTES"],
+    vector_sizes: &[],
     estimated: "crypto_aead_encrypt",
     params: |lengths| {
         lengths

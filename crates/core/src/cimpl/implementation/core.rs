@@ -1,8 +1,6 @@
 //! `crypto_core`: the gate (the manifest's vectors, the Rust catalog's known answers) and
 //! the timed call.
 
-use std::collections::BTreeMap;
-
 use anyhow::Result;
 
 use super::{
@@ -12,7 +10,7 @@ use super::{
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, Operation, PrepareError};
 use crate::cimpl::library::{CoreFn, Library};
-use crate::cimpl::manifest::CoreVector;
+use crate::cimpl::manifest::Vector;
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Core,
@@ -20,6 +18,11 @@ pub(super) static INFO: KindInfo = KindInfo {
     operations,
     // A `core` build may have neither key nor constant.
     required_sizes: &["CRYPTO_OUTPUTBYTES", "CRYPTO_INPUTBYTES"],
+    vector_sizes: &[
+        ("input", "CRYPTO_INPUTBYTES"),
+        ("key", "CRYPTO_KEYBYTES"),
+        ("output", "CRYPTO_OUTPUTBYTES"),
+    ],
     estimated: "crypto_core",
     params: fixed_size,
     load: load::<CoreApi>,
@@ -77,32 +80,6 @@ impl Api for CoreApi {
     }
 }
 
-/// Whether the manifest's `vectors` fit a build of these `api.h` sizes; if not, the
-/// first field that does not, by index and lengths. `crypto_core` reads and writes the
-/// api.h sizes whatever a vector gives, so a shorter field would be read past its end
-/// (a crash, or wrong output) and the manifest's mistake blamed on the build.
-pub fn check_vectors(vectors: &[CoreVector], sizes: &BTreeMap<&str, u64>) -> Result<(), String> {
-    for (i, v) in vectors.iter().enumerate() {
-        for (field, hex, name) in [
-            ("input", &v.input, "CRYPTO_INPUTBYTES"),
-            ("key", &v.key, "CRYPTO_KEYBYTES"),
-            ("output", &v.output, "CRYPTO_OUTPUTBYTES"),
-        ] {
-            let want = sizes.get(name).copied().unwrap_or(0);
-            let got = hex.len() as u64 / 2;
-            if got != want {
-                return Err(format!(
-                    "`vectors[{i}]`: `{field}` has {got} byte{}, api.h gives {name} = {want}; \
-                     give it as {} hex digits",
-                    if got == 1 { "" } else { "s" },
-                    2 * want
-                ));
-            }
-        }
-    }
-    Ok(())
-}
-
 impl Build<CoreApi> {
     fn core(&self, input: &[u8], k: &[u8]) -> Result<Vec<u8>, String> {
         let c = vec![0u8; self.size("CRYPTO_CONSTBYTES").max(1)];
@@ -135,23 +112,7 @@ impl Build<CoreApi> {
     }
 
     fn verify_core(&self) -> Result<(), Mismatch> {
-        check_vectors(&self.spec.vectors, &self.sizes)
-            .map_err(|why| Mismatch::new("manifest vectors", why))?;
-        for v in &self.spec.vectors {
-            let input = hex::decode(&v.input).expect("validated hex");
-            let key = hex::decode(&v.key).expect("validated hex");
-            let source = if v.source.is_empty() {
-                "manifest vector"
-            } else {
-                &v.source
-            };
-            let got = self.core(&input, &key).map_err(refused(source))?;
-            Mismatch::check_bytes(
-                source,
-                &got,
-                &hex::decode(&v.output).expect("validated hex"),
-            )?;
-        }
+        self.known_answers(|v| self.core(&Vector::bytes(&v.input), &Vector::bytes(&v.key)))?;
         if let Some(alg) = self.known_core() {
             kinds::core::conformance(alg, |key, block, calls| {
                 (0..calls).try_fold(block.to_vec(), |b, _| self.core(&b, key))

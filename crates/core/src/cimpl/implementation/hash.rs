@@ -9,6 +9,7 @@ use super::{
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
 use crate::cimpl::library::{HashFn, Library};
+use crate::cimpl::manifest::Vector;
 use crate::record::Param;
 
 pub(super) static INFO: KindInfo = KindInfo {
@@ -16,6 +17,7 @@ pub(super) static INFO: KindInfo = KindInfo {
     known: || kinds::hash::ALL.iter().map(|a| a.name).collect(),
     operations: |_| kinds::hash::OPERATIONS,
     required_sizes: &["CRYPTO_BYTES"],
+    vector_sizes: &[("output", "CRYPTO_BYTES")],
     estimated: "crypto_hash",
     params: per_length,
     load: load::<HashApi>,
@@ -33,7 +35,7 @@ impl Api for HashApi {
     }
 
     fn has_reference(build: &Build<Self>) -> bool {
-        kinds::hash::algorithm(&build.spec.algorithm).is_some()
+        !build.spec.vectors.is_empty() || kinds::hash::algorithm(&build.spec.algorithm).is_some()
     }
 
     fn verify(build: &Build<Self>) -> Result<(), Mismatch> {
@@ -63,6 +65,7 @@ impl Build<HashApi> {
     }
 
     fn verify_hash(&self) -> Result<(), Mismatch> {
+        self.known_answers(|v| self.hash(&Vector::bytes(&v.input)))?;
         let known = kinds::hash::algorithm(&self.spec.algorithm);
         if let Some(alg) = known {
             kinds::hash::conformance(alg, |m| self.hash(m))?;

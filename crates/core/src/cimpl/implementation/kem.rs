@@ -32,6 +32,7 @@ pub(super) static INFO: KindInfo = KindInfo {
         "CRYPTO_CIPHERTEXTBYTES",
         "CRYPTO_BYTES",
     ],
+    vector_sizes: &[],
     estimated: "crypto_kem_enc",
     params: fixed_size,
     load: load::<KemApi>,

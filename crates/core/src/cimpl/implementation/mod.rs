@@ -13,8 +13,6 @@ mod scalarmult;
 mod stream;
 mod xof;
 
-pub use self::core::check_vectors;
-
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -23,7 +21,7 @@ use anyhow::{Context, Result};
 
 use super::compile::{API_NAMES, API_SYMBOL};
 use super::library::Library;
-use super::manifest::{CKind, CoreVector};
+use super::manifest::{CKind, Vector};
 use super::randomness::Hook;
 use crate::catalog::{Call, Implementation, Kind, Mismatch, Operation, PrepareError};
 use crate::name::ImplName;
@@ -51,8 +49,8 @@ pub struct CSpec {
     pub kat: Option<PathBuf>,
     /// A check that could not be run (e.g. the KAT file is missing), said in the report.
     pub caveats: Vec<String>,
-    /// Known answers for a `core` build: the manifest's `vectors` and its `vectors_file`.
-    pub vectors: Vec<CoreVector>,
+    /// Known answers from the manifest: its `vectors` and its `vectors_file`.
+    pub vectors: Vec<Vector>,
     /// The `api.h` sizes the manifest says the build must have (its `sizes`).
     pub expected_sizes: BTreeMap<String, u64>,
     /// Another variant of the same algorithm that this one must agree with.
@@ -91,6 +89,9 @@ pub struct KindInfo {
     /// The `api.h` sizes the kind cannot do without: the buffers the gate and the timed
     /// calls give its functions.
     required_sizes: &'static [&'static str],
+    /// The vector fields whose length an `api.h` size fixes: the functions read and write
+    /// that many bytes whatever a vector gives.
+    vector_sizes: &'static [(&'static str, &'static str)],
     /// The function whose code a static estimate reads.
     pub estimated: &'static str,
     /// The parameters of its cases, given the lengths asked for.
@@ -155,6 +156,38 @@ pub fn check_sizes(
             return Err(format!(
                 "api.h defines no {k} (or defines it as 0); {article} {kind} build needs it (or is `kind = \"{kind}\"` not what this code is?)"
             ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether the manifest's `vectors` fit a build of `kind` with these `api.h` sizes; if
+/// not, the first field that does not, by index and lengths. The C functions read and
+/// write the api.h sizes whatever a vector gives, so a shorter field would be read past
+/// its end (a crash, or wrong output) and the manifest's mistake blamed on the build.
+pub fn check_vectors(
+    kind: CKind,
+    vectors: &[Vector],
+    sizes: &BTreeMap<&str, u64>,
+) -> Result<(), String> {
+    for (i, v) in vectors.iter().enumerate() {
+        for &(field, name) in info(kind).vector_sizes {
+            let hex = match field {
+                "input" => &v.input,
+                "key" => &v.key,
+                "nonce" => &v.nonce,
+                _ => &v.output,
+            };
+            let want = sizes.get(name).copied().unwrap_or(0);
+            let got = hex.len() as u64 / 2;
+            if got != want {
+                return Err(format!(
+                    "`vectors[{i}]`: `{field}` has {got} byte{}, api.h gives {name} = {want}; \
+                     give it as {} hex digits",
+                    if got == 1 { "" } else { "s" },
+                    2 * want
+                ));
+            }
         }
     }
     Ok(())
@@ -234,6 +267,21 @@ impl<A: Api> Build<A> {
 impl<A> Build<A> {
     fn size(&self, n: &str) -> usize {
         self.sizes.get(n).copied().unwrap_or(0) as usize
+    }
+
+    /// The manifest's known answers, each computed by `output` (from the vector's fields)
+    /// and compared with the vector's `output`.
+    fn known_answers(
+        &self,
+        mut output: impl FnMut(&Vector) -> Result<Vec<u8>, String>,
+    ) -> Result<(), Mismatch> {
+        check_vectors(self.spec.kind, &self.spec.vectors, &self.sizes)
+            .map_err(|why| Mismatch::new("manifest vectors", why))?;
+        for v in &self.spec.vectors {
+            let got = output(v).map_err(refused(v.source()))?;
+            Mismatch::check_bytes(v.source(), &got, &Vector::bytes(&v.output))?;
+        }
+        Ok(())
     }
 }
 

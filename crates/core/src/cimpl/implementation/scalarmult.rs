@@ -22,6 +22,7 @@ pub(super) static INFO: KindInfo = KindInfo {
     },
     operations: |_| dh::OPERATIONS,
     required_sizes: &["CRYPTO_BYTES", "CRYPTO_SCALARBYTES"],
+    vector_sizes: &[],
     estimated: "crypto_scalarmult",
     params: fixed_size,
     load: load::<ScalarmultApi>,

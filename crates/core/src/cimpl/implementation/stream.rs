@@ -9,6 +9,7 @@ use super::{
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
 use crate::cimpl::library::{Library, StreamXorFn};
+use crate::cimpl::manifest::Vector;
 use crate::record::Param;
 
 pub(super) static INFO: KindInfo = KindInfo {
@@ -16,6 +17,7 @@ pub(super) static INFO: KindInfo = KindInfo {
     known: || kinds::stream::ALL.iter().map(|a| a.name).collect(),
     operations: |_| kinds::stream::OPERATIONS,
     required_sizes: &["CRYPTO_KEYBYTES", "CRYPTO_NONCEBYTES"],
+    vector_sizes: &[("key", "CRYPTO_KEYBYTES"), ("nonce", "CRYPTO_NONCEBYTES")],
     estimated: "crypto_stream_xor",
     params: per_length,
     load: load::<StreamApi>,
@@ -33,7 +35,7 @@ impl Api for StreamApi {
     }
 
     fn has_reference(build: &Build<Self>) -> bool {
-        build.known_stream().is_some()
+        !build.spec.vectors.is_empty() || build.known_stream().is_some()
     }
 
     fn verify(build: &Build<Self>) -> Result<(), Mismatch> {
@@ -81,6 +83,10 @@ impl Build<StreamApi> {
     }
 
     fn verify_stream(&self) -> Result<(), Mismatch> {
+        self.known_answers(|v| {
+            let bytes = Vector::bytes;
+            self.stream_xor(&bytes(&v.input), &bytes(&v.nonce), &bytes(&v.key))
+        })?;
         let known = self.known_stream();
         if let Some(alg) = known {
             kinds::stream::conformance(alg, |k, n, m| self.stream_xor(m, n, k))?;

@@ -10,6 +10,7 @@ use super::{
 use crate::catalog::kinds::{self, xof};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
 use crate::cimpl::library::{Library, XofFn};
+use crate::cimpl::manifest::Vector;
 use crate::record::{Param, Params};
 
 pub(super) static INFO: KindInfo = KindInfo {
@@ -17,6 +18,7 @@ pub(super) static INFO: KindInfo = KindInfo {
     known: || kinds::xof::ALL.iter().map(|a| a.name).collect(),
     operations: |_| xof::OPERATIONS,
     required_sizes: &[],
+    vector_sizes: &[],
     estimated: "crypto_xof",
     params: |lengths| {
         lengths
@@ -43,7 +45,7 @@ impl Api for XofApi {
     }
 
     fn has_reference(build: &Build<Self>) -> bool {
-        xof::algorithm(&build.spec.algorithm).is_some()
+        !build.spec.vectors.is_empty() || xof::algorithm(&build.spec.algorithm).is_some()
     }
 
     fn verify(build: &Build<Self>) -> Result<(), Mismatch> {
@@ -96,6 +98,20 @@ impl Build<XofApi> {
         let lanes = self.lanes();
         let known = xof::algorithm(&self.spec.algorithm);
         let alg_name = &self.spec.algorithm;
+        // Every lane the vector's message, and every lane its output.
+        let mut lane_answers = Vec::new();
+        self.known_answers(|v| {
+            let want = Vector::bytes(&v.output).len();
+            let got = self.xof(&vec![Vector::bytes(&v.input); lanes], want)?;
+            lane_answers.push(got[1..].to_vec());
+            Ok(got[0].clone())
+        })?;
+        for (v, others) in self.spec.vectors.iter().zip(&lane_answers) {
+            for (lane, got) in others.iter().enumerate() {
+                let what = format!("{} (lane {})", v.source(), lane + 1);
+                Mismatch::check_bytes(&what, got, &Vector::bytes(&v.output))?;
+            }
+        }
         if let Some(alg) = known {
             for v in alg.vectors {
                 let want = kinds::unhex(v.output);
