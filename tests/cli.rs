@@ -1195,6 +1195,12 @@ fn c_implementations_crash_hang_and_wrong_output_fail_alone() {
     );
     let crash = result(&run, "faulty/sha-256/crash@native");
     assert_case(crash, "failed", "SIGSEGV");
+    // Which call it died in, from the note the worker left.
+    assert_case(
+        crash,
+        "failed",
+        "died in faulty/sha-256/crash@native hash at len=20000, the case's call",
+    );
     let hang = result(&run, "faulty/sha-256/hang@native");
     assert_case(hang, "failed", "timed out");
     // Gone without a reply: the case fails alone, named, and the run goes on.

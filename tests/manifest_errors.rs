@@ -847,6 +847,31 @@ fn core_vectors_come_from_a_file_too() {
     assert_bad_input(&run(&env, &manifest("junk.toml")), "junk.toml");
 }
 
+/// A function whose prototype is not the API's (here `in` and `inlen` swapped) crashes in
+/// the gate's first call: the failure names that call and where the prototypes are, not
+/// only the signal.
+#[test]
+fn a_crash_in_the_gate_names_the_call_it_died_in() {
+    let env = Env::new();
+    let swapped = r#"#include "api.h"
+int crypto_hash(unsigned char *out, unsigned long long inlen, const unsigned char *in) {
+    for (unsigned long long j = 0; j < inlen; j++) out[j % CRYPTO_BYTES] += in[j];
+    return 0;
+}
+"#;
+    let m = write(&env, swapped, "#define CRYPTO_BYTES 32\n", TOY_MANIFEST);
+    let out = env.cmd(&["check", &m]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("SIGSEGV")
+            && said.contains(
+                "died in crypto_hash(inlen = 0), called by the correctness gate (the prototypes: docs/c-api.md)"
+            ),
+        "{said}"
+    );
+}
+
 /// A toy stream cipher: each byte XORed with the key's and the nonce's, cyclically.
 const TOY_STREAM: &str = r#"#include "api.h"
 int crypto_stream_xor(unsigned char *c, const unsigned char *m, unsigned long long mlen,

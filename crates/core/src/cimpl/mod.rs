@@ -8,6 +8,7 @@
 
 pub mod cache;
 pub mod compile;
+pub mod crash_note;
 pub mod estimate;
 pub mod implementation;
 pub mod kat;

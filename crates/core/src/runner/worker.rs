@@ -348,6 +348,7 @@ fn signal_name(sig: i32) -> &'static str {
 /// refusal, not a crash: crashes are what measured code does.
 pub fn serve(registry: &Registry) -> Result<()> {
     let mut replies = std::io::BufWriter::new(reply_channel()?);
+    crate::cimpl::crash_note::install();
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input)?;
     let request: Request = serde_json::from_str(&input).context("malformed worker request")?;

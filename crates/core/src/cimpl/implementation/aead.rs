@@ -82,52 +82,60 @@ impl Api for AeadApi {
 
 impl Build<AeadApi> {
     fn encrypt(&self, m: &[u8], ad: &[u8], npub: &[u8], k: &[u8]) -> Result<Vec<u8>, String> {
-        written("crypto_aead_encrypt", |fill| {
-            let mut c = vec![fill; m.len() + self.size("CRYPTO_ABYTES")];
-            let mut clen = 0u64;
-            // SAFETY: c has room for the message and the tag (CRYPTO_ABYTES).
-            let r = unsafe {
-                (self.api.encrypt)(
-                    c.as_mut_ptr(),
-                    &mut clen,
-                    m.as_ptr(),
-                    m.len() as u64,
-                    ad.as_ptr(),
-                    ad.len() as u64,
-                    std::ptr::null(),
-                    npub.as_ptr(),
-                    k.as_ptr(),
-                )
-            };
-            status("crypto_aead_encrypt", r)?;
-            c.truncate(clen as usize);
-            Ok(c)
-        })
+        written(
+            "crypto_aead_encrypt",
+            format_args!("mlen = {}, adlen = {}", m.len(), ad.len()),
+            |fill| {
+                let mut c = vec![fill; m.len() + self.size("CRYPTO_ABYTES")];
+                let mut clen = 0u64;
+                // SAFETY: c has room for the message and the tag (CRYPTO_ABYTES).
+                let r = unsafe {
+                    (self.api.encrypt)(
+                        c.as_mut_ptr(),
+                        &mut clen,
+                        m.as_ptr(),
+                        m.len() as u64,
+                        ad.as_ptr(),
+                        ad.len() as u64,
+                        std::ptr::null(),
+                        npub.as_ptr(),
+                        k.as_ptr(),
+                    )
+                };
+                status("crypto_aead_encrypt", r)?;
+                c.truncate(clen as usize);
+                Ok(c)
+            },
+        )
     }
 
     /// The plaintext, or why not (a refusal is a rejected tag, or an error).
     fn decrypt(&self, c: &[u8], ad: &[u8], npub: &[u8], k: &[u8]) -> Result<Vec<u8>, String> {
-        written("crypto_aead_decrypt", |fill| {
-            let mut m = vec![fill; c.len()];
-            let mut mlen = 0u64;
-            // SAFETY: m has room for clen bytes, more than the plaintext.
-            let r = unsafe {
-                (self.api.decrypt)(
-                    m.as_mut_ptr(),
-                    &mut mlen,
-                    std::ptr::null_mut(),
-                    c.as_ptr(),
-                    c.len() as u64,
-                    ad.as_ptr(),
-                    ad.len() as u64,
-                    npub.as_ptr(),
-                    k.as_ptr(),
-                )
-            };
-            status("crypto_aead_decrypt", r)?;
-            m.truncate(mlen as usize);
-            Ok(m)
-        })
+        written(
+            "crypto_aead_decrypt",
+            format_args!("clen = {}, adlen = {}", c.len(), ad.len()),
+            |fill| {
+                let mut m = vec![fill; c.len()];
+                let mut mlen = 0u64;
+                // SAFETY: m has room for clen bytes, more than the plaintext.
+                let r = unsafe {
+                    (self.api.decrypt)(
+                        m.as_mut_ptr(),
+                        &mut mlen,
+                        std::ptr::null_mut(),
+                        c.as_ptr(),
+                        c.len() as u64,
+                        ad.as_ptr(),
+                        ad.len() as u64,
+                        npub.as_ptr(),
+                        k.as_ptr(),
+                    )
+                };
+                status("crypto_aead_decrypt", r)?;
+                m.truncate(mlen as usize);
+                Ok(m)
+            },
+        )
     }
 
     /// The AEAD whose published examples and reference this build is checked against: a

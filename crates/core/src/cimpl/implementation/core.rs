@@ -88,14 +88,18 @@ impl Build<CoreApi> {
         } else {
             k.to_vec()
         };
-        written("crypto_core", |fill| {
-            let mut out = vec![fill; self.size("CRYPTO_OUTPUTBYTES")];
-            // SAFETY: buffers have the api.h sizes (at least one byte, so never dangling).
-            status("crypto_core", unsafe {
-                (self.api.core)(out.as_mut_ptr(), input.as_ptr(), k.as_ptr(), c.as_ptr())
-            })?;
-            Ok(out)
-        })
+        written(
+            "crypto_core",
+            format_args!("in of {} bytes", input.len()),
+            |fill| {
+                let mut out = vec![fill; self.size("CRYPTO_OUTPUTBYTES")];
+                // SAFETY: buffers have the api.h sizes (at least one byte, so never dangling).
+                status("crypto_core", unsafe {
+                    (self.api.core)(out.as_mut_ptr(), input.as_ptr(), k.as_ptr(), c.as_ptr())
+                })?;
+                Ok(out)
+            },
+        )
     }
 
     /// The block cipher or permutation whose published examples and reference this build

@@ -54,14 +54,18 @@ impl Api for HashApi {
 
 impl Build<HashApi> {
     fn hash(&self, input: &[u8]) -> Result<Vec<u8>, String> {
-        written("crypto_hash", |fill| {
-            let mut out = vec![fill; self.size("CRYPTO_BYTES")];
-            // SAFETY: out has CRYPTO_BYTES bytes, input its own length.
-            status("crypto_hash", unsafe {
-                (self.api.hash)(out.as_mut_ptr(), input.as_ptr(), input.len() as u64)
-            })?;
-            Ok(out)
-        })
+        written(
+            "crypto_hash",
+            format_args!("inlen = {}", input.len()),
+            |fill| {
+                let mut out = vec![fill; self.size("CRYPTO_BYTES")];
+                // SAFETY: out has CRYPTO_BYTES bytes, input its own length.
+                status("crypto_hash", unsafe {
+                    (self.api.hash)(out.as_mut_ptr(), input.as_ptr(), input.len() as u64)
+                })?;
+                Ok(out)
+            },
+        )
     }
 
     fn verify_hash(&self) -> Result<(), Mismatch> {

@@ -15,6 +15,7 @@ use super::{
 };
 use crate::catalog::kinds::kem::{self as rust_kem, KemAlgorithm, accumulated};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
+use crate::cimpl::crash_note;
 use crate::cimpl::library::{KemDecFn, KemEncFn, KemKeypairFn, Library};
 
 pub(super) static INFO: KindInfo = KindInfo {
@@ -104,6 +105,9 @@ impl Build<KemApi> {
     fn kem_keypair(&self) -> Result<Pair, String> {
         let l = self.kem_lens();
         let (mut pk, mut sk) = (vec![0u8; l.pk], vec![0u8; l.sk]);
+        crash_note::set(format_args!(
+            "crypto_kem_keypair, called by the correctness gate"
+        ));
         // SAFETY: buffers have the api.h sizes.
         let r = unsafe { (self.api.keypair)(pk.as_mut_ptr(), sk.as_mut_ptr()) };
         status("crypto_kem_keypair", r)?;
@@ -113,6 +117,9 @@ impl Build<KemApi> {
     fn kem_enc(&self, pk: &[u8]) -> Result<Pair, String> {
         let l = self.kem_lens();
         let (mut ct, mut ss) = (vec![0u8; l.ct], vec![0u8; l.ss]);
+        crash_note::set(format_args!(
+            "crypto_kem_enc, called by the correctness gate"
+        ));
         // SAFETY: buffers have the api.h sizes; pk has CRYPTO_PUBLICKEYBYTES.
         let r = unsafe { (self.api.enc)(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr()) };
         status("crypto_kem_enc", r)?;
@@ -122,7 +129,7 @@ impl Build<KemApi> {
     fn kem_dec(&self, ct: &[u8], sk: &[u8]) -> Result<Vec<u8>, String> {
         // Keys and encapsulations come from `randombytes`, so only decapsulation is
         // called twice into differently filled buffers.
-        written("crypto_kem_dec", |fill| {
+        written("crypto_kem_dec", format_args!("ss, ct, sk"), |fill| {
             let mut ss = vec![fill; self.kem_lens().ss];
             // SAFETY: ss has CRYPTO_BYTES; ct and sk have their api.h sizes.
             let r = unsafe { (self.api.dec)(ss.as_mut_ptr(), ct.as_ptr(), sk.as_ptr()) };

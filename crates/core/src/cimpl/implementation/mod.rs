@@ -20,6 +20,7 @@ use std::sync::Mutex;
 use anyhow::{Context, Result};
 
 use super::compile::{API_NAMES, API_SYMBOL};
+use super::crash_note;
 use super::library::Library;
 use super::manifest::{CKind, Vector};
 use super::randomness::Hook;
@@ -415,10 +416,15 @@ fn status(function: &str, r: i32) -> Result<(), String> {
 /// which must leave the same output. Bytes that follow the fill are bytes the function
 /// never wrote, or read from memory it never initialised: glue that copies half a digest
 /// agrees with every variant that shares it, and a reference checks only what it covers.
+/// `args` (the lengths it is given) go into the note a crash leaves ([`crash_note`]).
 fn written(
     function: &str,
+    args: std::fmt::Arguments,
     mut call: impl FnMut(u8) -> Result<Vec<u8>, String>,
 ) -> Result<Vec<u8>, String> {
+    crash_note::set(format_args!(
+        "{function}({args}), called by the correctness gate (the prototypes: docs/c-api.md)"
+    ));
     let zeros = call(0x00)?;
     let ones = call(0xff)?;
     if zeros.len() != ones.len() {
@@ -450,6 +456,13 @@ trait Checked: 'static {
 /// that returns an error at once would otherwise be timed doing nothing and reported
 /// at an impossible speed.
 fn tried(mut call: impl Checked, wanted: &Wanted) -> Result<Box<dyn Call>, PrepareError> {
+    crash_note::set(format_args!(
+        "{} {}{}{}, the case's call",
+        wanted.implementation,
+        wanted.operation,
+        if wanted.params.is_empty() { "" } else { " at " },
+        wanted.params
+    ));
     let (function, r) = call.run();
     status(function, r).map_err(|why| failed(why, wanted))?;
     Ok(Box::new(Timed {
@@ -589,24 +602,28 @@ mod tests {
 
     #[test]
     fn output_that_follows_the_buffer_fill_is_refused_with_its_bytes() {
-        let whole = written("f", |_| Ok(vec![7; 8]));
+        let whole = written("f", format_args!(""), |_| Ok(vec![7; 8]));
         assert_eq!(whole, Ok(vec![7; 8]));
-        let half = written("f", |fill| Ok([vec![7; 4], vec![fill; 4]].concat()));
+        let half = written("f", format_args!(""), |fill| {
+            Ok([vec![7; 4], vec![fill; 4]].concat())
+        });
         assert_eq!(
             half.unwrap_err(),
             "f left 4 of its 8 output bytes (from byte 4 to 7) as the buffer held them: they differ when it starts as zeros or as 0xff bytes (unwritten, or computed from memory it never initialised)"
         );
-        let one = written("f", |fill| Ok(vec![1, fill & 1, 1]));
+        let one = written("f", format_args!(""), |fill| Ok(vec![1, fill & 1, 1]));
         assert!(
             one.unwrap_err()
                 .starts_with("f left 1 of its 3 output bytes (from byte 1 to 1)")
         );
-        let lengths = written("f", |fill| Ok(vec![0; 2 + (fill & 1) as usize]));
+        let lengths = written("f", format_args!(""), |fill| {
+            Ok(vec![0; 2 + (fill & 1) as usize])
+        });
         assert_eq!(
             lengths.unwrap_err(),
             "f gave 2 output bytes, then 3 for the same input"
         );
-        let failing = written("f", |_| Err("f returned -1".to_string()));
+        let failing = written("f", format_args!(""), |_| Err("f returned -1".to_string()));
         assert_eq!(failing.unwrap_err(), "f returned -1");
     }
 

@@ -59,7 +59,7 @@ impl Api for ScalarmultApi {
 
 impl Build<ScalarmultApi> {
     fn scalarmult(&self, n: &[u8], p: &[u8]) -> Result<Vec<u8>, String> {
-        written("crypto_scalarmult", |fill| {
+        written("crypto_scalarmult", format_args!("q, n, p"), |fill| {
             let mut q = vec![fill; self.size("CRYPTO_BYTES")];
             // SAFETY: q has CRYPTO_BYTES; n and p have the api.h sizes (checked by callers).
             let r = unsafe { (self.api.mult)(q.as_mut_ptr(), n.as_ptr(), p.as_ptr()) };
@@ -69,7 +69,7 @@ impl Build<ScalarmultApi> {
     }
 
     fn scalarmult_base(&self, n: &[u8]) -> Result<Vec<u8>, String> {
-        written("crypto_scalarmult_base", |fill| {
+        written("crypto_scalarmult_base", format_args!("q, n"), |fill| {
             let mut q = vec![fill; self.size("CRYPTO_BYTES")];
             // SAFETY: q has CRYPTO_BYTES, n CRYPTO_SCALARBYTES.
             let r = unsafe { (self.api.base)(q.as_mut_ptr(), n.as_ptr()) };

@@ -56,20 +56,24 @@ impl Api for StreamApi {
 
 impl Build<StreamApi> {
     fn stream_xor(&self, m: &[u8], n: &[u8], k: &[u8]) -> Result<Vec<u8>, String> {
-        written("crypto_stream_xor", |fill| {
-            let mut c = vec![fill; m.len()];
-            // SAFETY: c and m have mlen bytes; n and k have the api.h sizes.
-            status("crypto_stream_xor", unsafe {
-                (self.api.xor)(
-                    c.as_mut_ptr(),
-                    m.as_ptr(),
-                    m.len() as u64,
-                    n.as_ptr(),
-                    k.as_ptr(),
-                )
-            })?;
-            Ok(c)
-        })
+        written(
+            "crypto_stream_xor",
+            format_args!("mlen = {}", m.len()),
+            |fill| {
+                let mut c = vec![fill; m.len()];
+                // SAFETY: c and m have mlen bytes; n and k have the api.h sizes.
+                status("crypto_stream_xor", unsafe {
+                    (self.api.xor)(
+                        c.as_mut_ptr(),
+                        m.as_ptr(),
+                        m.len() as u64,
+                        n.as_ptr(),
+                        k.as_ptr(),
+                    )
+                })?;
+                Ok(c)
+            },
+        )
     }
 
     /// The stream cipher whose published examples and reference this build is checked

@@ -79,14 +79,18 @@ impl Build<XofApi> {
     fn xof(&self, messages: &[Vec<u8>], out_len: usize) -> Result<Vec<Vec<u8>>, String> {
         let len = messages[0].len();
         let input: Vec<u8> = messages.concat();
-        let out = written("crypto_xof", |fill| {
-            let mut out = vec![fill; messages.len() * out_len];
-            // SAFETY: input holds lanes x len bytes, out lanes x out_len, as the API says.
-            status("crypto_xof", unsafe {
-                (self.api.xof)(out.as_mut_ptr(), out_len as u64, input.as_ptr(), len as u64)
-            })?;
-            Ok(out)
-        })?;
+        let out = written(
+            "crypto_xof",
+            format_args!("outlen = {out_len}, inlen = {len}"),
+            |fill| {
+                let mut out = vec![fill; messages.len() * out_len];
+                // SAFETY: input holds lanes x len bytes, out lanes x out_len, as the API says.
+                status("crypto_xof", unsafe {
+                    (self.api.xof)(out.as_mut_ptr(), out_len as u64, input.as_ptr(), len as u64)
+                })?;
+                Ok(out)
+            },
+        )?;
         Ok(out.chunks(out_len.max(1)).map(<[u8]>::to_vec).collect())
     }
 

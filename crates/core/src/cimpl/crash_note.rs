@@ -1,0 +1,123 @@
+//! What a C build was doing when it killed its worker. The gate and the timed calls note
+//! the call they are about to make (function, lengths, case); a handler of the fatal
+//! signals writes that note to stderr, where the parent reads a dead worker's last words.
+//! A build whose functions do not have the prototypes the API fixes (docs/c-api.md)
+//! usually crashes in its first call, and "killed by signal 11" alone does not say which.
+
+use std::fmt::{self, Write as _};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+
+/// The note's room; a longer one is cut.
+const ROOM: usize = 240;
+static NOTE: [AtomicU8; ROOM] = [const { AtomicU8::new(0) }; ROOM];
+/// The note's length; 0 while it is written, and where there is none.
+static LEN: AtomicUsize = AtomicUsize::new(0);
+
+/// Notes the call about to be made, in the words of `args`.
+pub fn set(args: fmt::Arguments) {
+    struct Note(usize);
+    impl fmt::Write for Note {
+        fn write_str(&mut self, s: &str) -> fmt::Result {
+            for b in s.bytes() {
+                if self.0 == ROOM {
+                    break;
+                }
+                NOTE[self.0].store(b, Ordering::Relaxed);
+                self.0 += 1;
+            }
+            Ok(())
+        }
+    }
+    LEN.store(0, Ordering::Release);
+    let mut note = Note(0);
+    let _ = note.write_fmt(args);
+    LEN.store(note.0, Ordering::Release);
+}
+
+/// The note as it stands, if any.
+pub fn current() -> Option<String> {
+    let len = LEN.load(Ordering::Acquire);
+    (len > 0).then(|| {
+        let bytes: Vec<u8> = NOTE[..len]
+            .iter()
+            .map(|b| b.load(Ordering::Relaxed))
+            .collect();
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+/// The signals a crashing call raises, and the handlers they had before [`install`].
+const FATAL: [libc::c_int; 5] = [
+    libc::SIGSEGV,
+    libc::SIGBUS,
+    libc::SIGILL,
+    libc::SIGFPE,
+    libc::SIGABRT,
+];
+static mut PREVIOUS: [std::mem::MaybeUninit<libc::sigaction>; 5] =
+    [const { std::mem::MaybeUninit::uninit() }; 5];
+
+/// In a worker, before it loads anything: a fatal signal first writes the note (if any)
+/// to stderr, then meets the handler it had before (Rust's, which still reports a stack
+/// overflow, or the default: the process dies of that signal, as it would have).
+pub fn install() {
+    for (i, &sig) in FATAL.iter().enumerate() {
+        // SAFETY: sigaction(2) with a zeroed struct whose handler is an extern "C" fn;
+        // PREVIOUS is written here, once, before any signal can read it.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_fatal as *const () as libc::sighandler_t;
+            action.sa_flags = libc::SA_ONSTACK;
+            libc::sigemptyset(&mut action.sa_mask);
+            let previous = &raw mut PREVIOUS;
+            libc::sigaction(sig, &action, (*previous)[i].as_mut_ptr());
+        }
+    }
+}
+
+extern "C" fn on_fatal(sig: libc::c_int) {
+    let len = LEN.load(Ordering::Acquire);
+    if len > 0 {
+        const SAID: &[u8] = b"\ncryptobench: died in ";
+        let mut line = [0u8; SAID.len() + ROOM + 1];
+        line[..SAID.len()].copy_from_slice(SAID);
+        for (i, b) in NOTE[..len].iter().enumerate() {
+            line[SAID.len() + i] = b.load(Ordering::Relaxed);
+        }
+        line[SAID.len() + len] = b'\n';
+        // SAFETY: write(2) is async-signal-safe; the buffer lives on this stack.
+        unsafe {
+            libc::write(
+                libc::STDERR_FILENO,
+                line.as_ptr().cast(),
+                SAID.len() + len + 1,
+            )
+        };
+    }
+    if let Some(i) = FATAL.iter().position(|&s| s == sig) {
+        // SAFETY: sigaction(2) is async-signal-safe; PREVIOUS[i] was filled by `install`,
+        // the only way this handler is reached.
+        unsafe {
+            let previous = &raw const PREVIOUS;
+            libc::sigaction(sig, (*previous)[i].as_ptr(), std::ptr::null_mut());
+        }
+    }
+    // Returning re-runs the faulting instruction, which now meets the previous handler;
+    // a raised signal (abort) is raised again by its caller.
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_note_is_kept_whole_or_cut_to_its_room() {
+        set(format_args!("crypto_hash(out, in, inlen = {})", 3));
+        assert_eq!(
+            current().as_deref(),
+            Some("crypto_hash(out, in, inlen = 3)")
+        );
+        set(format_args!("{}", "x".repeat(1000)));
+        assert_eq!(current().map(|n| n.len()), Some(ROOM));
+    }
+}
