@@ -41,7 +41,9 @@ pub enum CKind {
     Core,
     /// `crypto_kem_keypair`, `crypto_kem_enc` and `crypto_kem_dec`: key encapsulation.
     Kem,
-    /// `crypto_scalarmult` and `crypto_scalarmult_base`: Diffie-Hellman (the catalog's `dh`).
+    /// `crypto_scalarmult` and `crypto_scalarmult_base`: Diffie-Hellman (the catalog's `dh`,
+    /// the name `list` shows, which a manifest may use too).
+    #[serde(alias = "dh")]
     Scalarmult,
     /// `crypto_xof`: an extendable-output function, with one lane or `CRYPTO_LANES`.
     Xof,
@@ -640,6 +642,13 @@ flags = ["-O2"]
         assert_eq!(m.implementations[0].kind, CKind::Hash);
         assert_eq!(m.compiler, "cc");
         assert_eq!(m.targets().len(), 2);
+    }
+
+    #[test]
+    fn the_kind_list_shows_for_a_scalar_multiplication_is_taken_too() {
+        let dh = GOOD.replace("kind = \"hash\"", "kind = \"dh\"");
+        let m: Manifest = toml::from_str(&dh).unwrap();
+        assert_eq!(m.implementations[0].kind, CKind::Scalarmult);
     }
 
     #[test]

@@ -83,10 +83,9 @@ pub fn execute(
             return Ok(Ended::Interrupted);
         }
         *verdict = match checked {
+            // Not said here: the report gives each case's notes, and saying them twice
+            // buried the run's own lines.
             Verdict::Checked(notes) => {
-                for n in &notes {
-                    progress.note(n);
-                }
                 caveats.insert(imp, notes);
                 None
             }
