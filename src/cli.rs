@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::counter::CounterChoice;
+use crate::record::{parse_percent, parse_probability};
 use crate::report::{Doc, Format};
 
 #[derive(Parser, Debug)]
@@ -308,12 +309,12 @@ impl VerdictArgs {
         self,
         counter: crate::counter::CounterKind,
     ) -> crate::record::VerdictOptions {
-        let mut options: crate::record::VerdictOptions = self.into();
-        if counter.simulated() && self.noise_threshold.is_none() {
-            options.noise_threshold_pct =
-                crate::record::VerdictOptions::INSTRUCTIONS_NOISE_THRESHOLD_PCT;
-        }
-        options
+        crate::record::VerdictOptions::asked(
+            self.significance,
+            self.noise_threshold,
+            self.test,
+            counter,
+        )
     }
 }
 
@@ -442,24 +443,6 @@ fn parse_age(s: &str) -> Result<std::time::Duration, String> {
             .ok_or_else(|| format!("`{s}` is too long a duration")),
         Err(_) => Err(format!(
             "`{s}` is not a duration: give a whole number and a unit, s, m, h, d or w (e.g. 30d)"
-        )),
-    }
-}
-
-fn parse_probability(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(p) if p > 0.0 && p < 1.0 => Ok(p),
-        _ => Err(format!(
-            "`{s}` is not a probability between 0 and 1 (example: 0.05)"
-        )),
-    }
-}
-
-fn parse_percent(s: &str) -> Result<f64, String> {
-    match s.trim_end_matches('%').parse::<f64>() {
-        Ok(p) if (0.0..100.0).contains(&p) => Ok(p),
-        _ => Err(format!(
-            "`{s}` is not a percentage between 0 and 100 (example: 1 or 1%)"
         )),
     }
 }

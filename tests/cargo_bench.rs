@@ -167,6 +167,22 @@ fn cargo_bench_measures_stores_and_refuses_unknown_options() {
             ][..],
             "--fail-on-regression with --processes 2",
         ),
+        (
+            &[
+                "--baseline",
+                "main",
+                "--fail-on-regression",
+                "--significance",
+                "0.001",
+                "--processes",
+                "6",
+            ][..],
+            "cannot give a 99.9 % interval of a change at --significance 0.001",
+        ),
+        (
+            &["--significance", "1.5"][..],
+            "is not a probability between 0 and 1",
+        ),
         (&["--save-baseline", "7"][..], "--save-baseline \"7\""),
         (
             &["--sizes", "1GiB", "--layouts", "256"][..],

@@ -32,7 +32,9 @@ use cryptobench_core::catalog::registry::Registry;
 use cryptobench_core::counter::CounterChoice;
 use cryptobench_core::exit::Exit;
 use cryptobench_core::plan::{DEFAULT_FILTER_SIZES, Plan, add_members, filter_cases};
-use cryptobench_core::record::{AnalysisSpec, RunOptions, SamplePlan, VerdictOptions};
+use cryptobench_core::record::{
+    AnalysisSpec, RunOptions, SamplePlan, Test, VerdictOptions, parse_percent, parse_probability,
+};
 use cryptobench_core::report::{Doc, Format};
 use cryptobench_core::runner::{self, Progress, worker};
 use cryptobench_core::{machine, preflight, session};
@@ -254,6 +256,8 @@ impl Bench {
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
         let processes = args.processes as usize;
+        let verdict =
+            VerdictOptions::asked(args.significance, args.noise_threshold, args.test, counter);
         cryptobench_core::output::check_outputs(
             &[("--html", args.html.as_deref())],
             &[("--db", Some(&db))],
@@ -265,7 +269,7 @@ impl Bench {
             preflight::check_gate_can_decide(
                 &plan.analysis,
                 processes,
-                &VerdictOptions::default_for(counter),
+                &verdict,
                 args.baseline.is_some(),
             )?;
         }
@@ -287,7 +291,7 @@ impl Bench {
                     remeasure: cryptobench_core::record::Remeasure::to_precision(0.5, None),
                     no_canary: false,
                 },
-                verdict: VerdictOptions::default_for(counter),
+                verdict,
                 baseline: args.baseline.as_deref(),
                 force: false,
                 testbed: args.testbed.as_deref(),
@@ -392,6 +396,15 @@ struct BenchArgs {
     /// Exit with status 3 when a case regressed against --baseline.
     #[arg(long, requires = "baseline")]
     fail_on_regression: bool,
+    /// A difference counts only when its p-value is below this.
+    #[arg(long, default_value_t = VerdictOptions::DEFAULT.significance, value_parser = parse_probability)]
+    significance: f64,
+    /// Significant changes smaller than this many percent are reported as within noise. Default: 1, or 0.1 for instructions.
+    #[arg(long, value_parser = parse_percent)]
+    noise_threshold: Option<f64>,
+    /// The test behind the p-value: Mann-Whitney U or Welch's t.
+    #[arg(long, value_enum, default_value_t = VerdictOptions::DEFAULT.test)]
+    test: Test,
     /// How to print the results.
     #[arg(long, default_value = "table", value_parser = Doc::Run.parser())]
     format: Format,

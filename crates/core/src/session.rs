@@ -171,24 +171,30 @@ pub fn run(
     measure: impl FnOnce(&mut Store, i64, &AtomicBool) -> Result<Ended>,
 ) -> Result<ExitCode> {
     let run_id = store.begin_run(header)?;
+    // The command that prints a stored run, whole: a bench's store is not the CLI's
+    // default, and its author may not have the CLI at hand.
+    let report = format!(
+        "`cryptobench report {run_id} --db {}` (the cryptobench CLI)",
+        store.path().display()
+    );
     let interrupted = crate::interrupt::on_ctrl_c();
     let ended = measure(store, run_id, &interrupted).with_context(|| {
         format!(
-            "run {run_id} stopped; the cases measured before are kept in `{}` (`cryptobench report {run_id}` prints them)",
+            "run {run_id} stopped; the cases measured before are kept in `{}` ({report} prints them)",
             store.path().display()
         )
     })?;
     let finished = ended == Ended::Finished;
     let stored_as = || {
         format!(
-            "the results are stored as run {run_id} in `{}`: `cryptobench report {run_id}` prints them again",
+            "the results are stored as run {run_id} in `{}`: {report} prints them again",
             store.path().display()
         )
     };
     // Every case is in the store by now: whatever fails from here on says where they are.
     let kept = || {
         format!(
-            "every case of run {run_id} is kept in `{}` (`cryptobench report {run_id}` prints them once the store can be read)",
+            "every case of run {run_id} is kept in `{}` ({report} prints them once the store can be read)",
             store.path().display()
         )
     };

@@ -163,6 +163,44 @@ impl VerdictOptions {
     }
 }
 
+impl VerdictOptions {
+    /// The options a run asked for: its significance and test, and its noise threshold
+    /// where it gave one, else `counter`'s default ([`VerdictOptions::default_for`]).
+    pub fn asked(
+        significance: f64,
+        noise_threshold_pct: Option<f64>,
+        test: Test,
+        counter: crate::counter::CounterKind,
+    ) -> VerdictOptions {
+        VerdictOptions {
+            significance,
+            noise_threshold_pct: noise_threshold_pct
+                .unwrap_or(VerdictOptions::default_for(counter).noise_threshold_pct),
+            test,
+        }
+    }
+}
+
+/// `--significance`: a probability strictly between 0 and 1.
+pub fn parse_probability(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if p > 0.0 && p < 1.0 => Ok(p),
+        _ => Err(format!(
+            "`{s}` is not a probability between 0 and 1 (example: 0.05)"
+        )),
+    }
+}
+
+/// `--noise-threshold`, `--precision`: a percentage from 0 to 100, `%` optional.
+pub fn parse_percent(s: &str) -> Result<f64, String> {
+    match s.trim_end_matches('%').parse::<f64>() {
+        Ok(p) if (0.0..100.0).contains(&p) => Ok(p),
+        _ => Err(format!(
+            "`{s}` is not a percentage between 0 and 100 (example: 1 or 1%)"
+        )),
+    }
+}
+
 impl Default for VerdictOptions {
     fn default() -> Self {
         VerdictOptions::DEFAULT
