@@ -438,7 +438,7 @@ impl Exporter for Html {
         Some(comparison_page(
             c,
             opts,
-            &super::comparison_document(c, unit),
+            &super::comparison_document(c, unit, opts),
         ))
     }
     fn history(&self, h: &History) -> Option<String> {

@@ -116,9 +116,9 @@ pub fn render_comparison(
 }
 
 /// Two runs case by case as titled tables: what `table` and `md` print and `html` shows.
-fn comparison_document(c: &RunComparison, unit: &str) -> Document {
+fn comparison_document(c: &RunComparison, unit: &str, opts: &VerdictOptions) -> Document {
     let mut doc = Document { blocks: Vec::new() };
-    run_comparison_blocks(&mut doc, c, unit);
+    run_comparison_blocks(&mut doc, c, unit, opts);
     doc
 }
 
@@ -149,7 +149,7 @@ pub fn document(a: &Analysis) -> Document {
     lane_blocks(&mut blocks, a);
     let mut doc = Document { blocks };
     if let Some(rc) = &a.against_baseline {
-        run_comparison_blocks(&mut doc, rc, &a.short_unit);
+        run_comparison_blocks(&mut doc, rc, &a.short_unit, &a.verdict_options);
     }
     doc
 }

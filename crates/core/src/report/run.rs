@@ -426,18 +426,9 @@ pub(super) fn ratio_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
 /// The run's comparisons, with the test and thresholds they were judged by.
 pub(super) fn comparison_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     if !a.comparisons.is_empty() || !a.not_compared.is_empty() {
-        let v = a.verdict_options;
-        let change = match v.test {
-            crate::record::Test::MannWhitney => {
-                "the Hodges-Lehmann ratio of candidate to baseline with Moses' interval"
-            }
-            crate::record::Test::Welch => {
-                "the ratio of their geometric means with Welch's interval"
-            }
-        };
         blocks.push(Block::Heading(format!(
-            "Comparison against the baseline (measured interleaved; medians and stdevs of the per-process medians, which the {} test compares; overhead: {change}, the verdict read off that interval; significance {}, noise threshold {} %)",
-            v.test, v.significance, v.noise_threshold_pct
+            "Comparison against the baseline (measured interleaved; {})",
+            judged_by(&a.verdict_options)
         )));
         if !a.comparisons.is_empty() {
             comparison_table(blocks, &a.comparisons, &a.short_unit);
@@ -446,10 +437,31 @@ pub(super) fn comparison_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     }
 }
 
-pub(super) fn run_comparison_blocks(doc: &mut Document, rc: &RunComparison, unit: &str) {
+/// What a comparison table's figures are and how its verdicts were reached.
+fn judged_by(v: &crate::record::VerdictOptions) -> String {
+    let change = match v.test {
+        crate::record::Test::MannWhitney => {
+            "the Hodges-Lehmann ratio of candidate to baseline with Moses' interval"
+        }
+        crate::record::Test::Welch => "the ratio of their geometric means with Welch's interval",
+    };
+    format!(
+        "medians and stdevs of the per-process medians, which the {} test compares; overhead: {change}, the verdict read off that interval; significance {}, noise threshold {} %",
+        v.test, v.significance, v.noise_threshold_pct
+    )
+}
+
+pub(super) fn run_comparison_blocks(
+    doc: &mut Document,
+    rc: &RunComparison,
+    unit: &str,
+    opts: &crate::record::VerdictOptions,
+) {
     doc.blocks.push(Block::Heading(format!(
-        "Run {} against baseline run {}",
-        rc.run_b, rc.run_a
+        "Run {} against baseline run {} (the same case in each; {})",
+        rc.run_b,
+        rc.run_a,
+        judged_by(opts)
     )));
     for c in &rc.caveats {
         doc.blocks

@@ -115,8 +115,11 @@ impl Exporter for Text {
     fn bulk(&self, run: &StoredRun, t: &BulkAnalysis) -> Option<String> {
         Some(render(&super::bulk::document(run, t), self.markdown))
     }
-    fn comparison(&self, c: &RunComparison, unit: &str, _: &VerdictOptions) -> Option<String> {
-        Some(render(&super::comparison_document(c, unit), self.markdown))
+    fn comparison(&self, c: &RunComparison, unit: &str, opts: &VerdictOptions) -> Option<String> {
+        Some(render(
+            &super::comparison_document(c, unit, opts),
+            self.markdown,
+        ))
     }
     fn history(&self, h: &History) -> Option<String> {
         Some(render(&super::history::document(h), self.markdown))
