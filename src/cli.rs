@@ -54,7 +54,7 @@ pub enum Command {
         /// With --machines: only these testbeds (comma-separated); without: whose baseline RUN names.
         #[arg(long, env = "CRYPTOBENCH_TESTBED", value_delimiter = ',', value_parser = parse_testbed)]
         testbed: Vec<String>,
-        /// With --machines: only runs measured at this git revision of cryptobench (a prefix).
+        /// With --machines: only runs measured at this git revision (a prefix) of the code measured: cryptobench's for its catalog, a crate's for its bench.
         #[arg(long, value_name = "REVISION", requires = "machines")]
         revision: Option<String>,
         /// How to print the run.

@@ -101,6 +101,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
             baseline: args.baseline.as_deref(),
             force: args.force,
             testbed: args.testbed.testbed.as_deref(),
+            revision: crate::record::CodeRevision::Instrument,
         },
         Finish {
             format: args.format,

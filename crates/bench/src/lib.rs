@@ -33,7 +33,8 @@ use cryptobench_core::counter::CounterChoice;
 use cryptobench_core::exit::Exit;
 use cryptobench_core::plan::{DEFAULT_FILTER_SIZES, Plan, add_members, filter_cases};
 use cryptobench_core::record::{
-    AnalysisSpec, RunOptions, SamplePlan, Test, VerdictOptions, parse_percent, parse_probability,
+    AnalysisSpec, CodeRevision, RunOptions, SamplePlan, Test, VerdictOptions, checkout_revision,
+    parse_percent, parse_probability,
 };
 use cryptobench_core::report::{Doc, Format};
 use cryptobench_core::runner::{self, Progress, worker};
@@ -295,6 +296,8 @@ impl Bench {
                 baseline: args.baseline.as_deref(),
                 force: false,
                 testbed: args.testbed.as_deref(),
+                // The crate's: its history is what a bench follows, commit by commit.
+                revision: CodeRevision::Checkout(checkout_revision(&crate_dir())),
             },
             session::Finish {
                 format: args.format,
@@ -325,6 +328,14 @@ fn default_store() -> Result<PathBuf> {
         .nth(3)
         .context("the bench binary is not under a target directory: pass --db")?;
     Ok(target.join("cryptobench").join("cryptobench.db"))
+}
+
+/// The benched crate's directory: cargo runs a bench there and says so in
+/// `CARGO_MANIFEST_DIR`; the current directory otherwise.
+fn crate_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."))
 }
 
 fn exit_code(code: ExitCode) -> u8 {

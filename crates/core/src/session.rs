@@ -17,8 +17,8 @@ use crate::output::{emit, write_atomically};
 use crate::plan::Plan;
 use crate::preflight::{check_baseline, warn_of_another_machine};
 use crate::record::{
-    AnalysisOptions, CaseStatus, MachineRecord, RunHeader, RunOptions, RunOrigin, RunPlace,
-    VerdictOptions, now,
+    AnalysisOptions, CaseStatus, CodeRevision, MachineRecord, RunHeader, RunOptions, RunOrigin,
+    RunPlace, VerdictOptions, now,
 };
 use crate::report::{self, Doc, Format};
 use crate::runner::{Ended, Progress};
@@ -56,6 +56,8 @@ pub struct Measurement<'a> {
     pub force: bool,
     /// `--testbed`: the machine's name in the store.
     pub testbed: Option<&'a str>,
+    /// Whose git revision the run records.
+    pub revision: CodeRevision,
 }
 
 /// Measure `plan` into `store` as `how` says, and finish it as `finish` says: the machine
@@ -108,6 +110,9 @@ pub fn measure_plan(
         None,
     );
     header.place = place;
+    if let CodeRevision::Checkout(revision) = &how.revision {
+        header.git_revision = revision.clone();
+    }
     if let (Some(id), Some(name)) = (baseline_run, how.baseline) {
         let gate = finish
             .fail_on_regression

@@ -20,7 +20,7 @@ pub use options::{
 };
 pub use place::{CiOrigin, RunPlace, check_testbed, default_testbed, fingerprint};
 pub use run::{
-    ImportedCounter, ImportedFrom, MachineRecord, RunCounter, RunHeader, RunOrigin, RunStatus,
-    UnrecordedMachine, now,
+    CodeRevision, ImportedCounter, ImportedFrom, MachineRecord, RunCounter, RunHeader, RunOrigin,
+    RunStatus, UnrecordedMachine, checkout_revision, now,
 };
 pub use samples::{CanaryReadings, Estimate, Samples};

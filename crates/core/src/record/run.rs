@@ -88,6 +88,41 @@ impl RunHeader {
     }
 }
 
+/// Whose git revision a run records: that of the code it measured.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CodeRevision {
+    /// This build of cryptobench's (recorded when it was built): its catalog is the code
+    /// measured.
+    Instrument,
+    /// A checkout's, found when the run starts: a crate's own, under `cargo bench`. `None`
+    /// where the crate is not in git.
+    Checkout(Option<String>),
+}
+
+/// The revision of the git checkout `dir` is in: 12 hex digits, `-dirty` where tracked
+/// files have changed; `None` where `dir` is in no checkout or git cannot be run.
+pub fn checkout_revision(dir: &std::path::Path) -> Option<String> {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .stderr(std::process::Stdio::null())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+    };
+    let head = git(&["rev-parse", "--short=12", "HEAD"])?;
+    let revision = String::from_utf8(head.stdout).ok()?.trim().to_string();
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+        .is_some_and(|o| !o.stdout.is_empty());
+    Some(if dirty {
+        format!("{revision}-dirty")
+    } else {
+        revision
+    })
+}
+
 /// The time now, as runs record it (RFC 3339, seconds).
 pub fn now() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
@@ -537,5 +572,30 @@ mod tests {
         };
         let want = r#"{"origin":"bulk/1","bulk":{"sizes":[1048576],"threads":[1,2],"runs":3,"impl":["openssl"],"paths":true,"cpu_order":[1,0],"huge_pages":"asked for (madvise)"}}"#;
         assert_eq!(serde_json::to_string(&bulk).unwrap(), want);
+    }
+
+    #[test]
+    fn a_checkouts_revision_is_its_head_and_says_dirty() {
+        let d = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let out = std::process::Command::new("git")
+                .arg("-C")
+                .arg(d.path())
+                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{out:?}");
+            String::from_utf8(out.stdout).unwrap().trim().to_string()
+        };
+        assert_eq!(checkout_revision(d.path()), None, "not a checkout yet");
+        git(&["init", "-q"]);
+        std::fs::write(d.path().join("lib.rs"), "1").unwrap();
+        git(&["add", "lib.rs"]);
+        git(&["commit", "-q", "-m", "one"]);
+        let head = git(&["rev-parse", "--short=12", "HEAD"]);
+        assert_eq!(checkout_revision(d.path()), Some(head.clone()));
+        std::fs::write(d.path().join("lib.rs"), "2").unwrap();
+        assert_eq!(checkout_revision(d.path()), Some(format!("{head}-dirty")));
     }
 }

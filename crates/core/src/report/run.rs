@@ -184,7 +184,7 @@ pub(crate) fn provenance(h: &RunHeader, cpus: &str) -> Vec<Block> {
     let revision = h
         .git_revision
         .as_deref()
-        .map_or(String::new(), |r| format!(" ({r})"));
+        .map_or(String::new(), |r| format!("; code at {r}"));
     let incomplete = if h.status == crate::record::RunStatus::Complete {
         ""
     } else {
