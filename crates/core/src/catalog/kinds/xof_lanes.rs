@@ -19,7 +19,7 @@ pub trait LaneXof: Clone + Send + Sync + 'static {
     fn provider(&self) -> &str;
     /// E.g. `shake128-x4-avx2`: the algorithm one lane computes, `-x`, the lane count.
     fn algorithm(&self) -> &str;
-    /// As [`Implementation::path`](super::super::Implementation::path).
+    /// As [`Implementation::path`].
     fn path(&self) -> Option<&str> {
         None
     }
