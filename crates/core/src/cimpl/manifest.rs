@@ -78,12 +78,7 @@ impl Vector {
     /// that a call can be asked for; the lengths `api.h` fixes are checked once a build
     /// gives them (`check_vectors`).
     pub fn fits(&self, kind: CKind) -> Result<(), String> {
-        let fields = [
-            ("input", &self.input),
-            ("key", &self.key),
-            ("nonce", &self.nonce),
-            ("output", &self.output),
-        ];
+        let fields = Vector::FIELDS.map(|f| (f, self.field(f)));
         for (field, h) in fields {
             if hex::decode(h).is_err() {
                 return Err(format!("`{field}` is not hex: `{h}`"));
@@ -122,6 +117,20 @@ impl Vector {
             return Err("`output` is empty: give the bytes the function must squeeze".into());
         }
         Ok(())
+    }
+
+    /// The fields of bytes, by name.
+    pub const FIELDS: [&'static str; 4] = ["input", "key", "nonce", "output"];
+
+    /// A field of bytes (one of [`Vector::FIELDS`]), in hex.
+    pub fn field(&self, name: &str) -> &str {
+        match name {
+            "input" => &self.input,
+            "key" => &self.key,
+            "nonce" => &self.nonce,
+            "output" => &self.output,
+            _ => unreachable!("`{name}` is not one of Vector::FIELDS"),
+        }
     }
 
     /// Where the answer comes from, which a mismatch names.

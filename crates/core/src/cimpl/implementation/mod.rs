@@ -173,12 +173,7 @@ pub fn check_vectors(
 ) -> Result<(), String> {
     for (i, v) in vectors.iter().enumerate() {
         for &(field, name) in info(kind).vector_sizes {
-            let hex = match field {
-                "input" => &v.input,
-                "key" => &v.key,
-                "nonce" => &v.nonce,
-                _ => &v.output,
-            };
+            let hex = v.field(field);
             let want = sizes.get(name).copied().unwrap_or(0);
             let got = hex.len() as u64 / 2;
             if got != want {
