@@ -948,6 +948,48 @@ fn hash_stream_and_xof_builds_are_checked_against_the_manifests_vectors() {
     }
 }
 
+/// Known answers belong to the algorithm: given on one variant, every variant of that
+/// algorithm is checked against them itself, so all are verified, or all refused when the
+/// answers do not hold (agreeing with a refused variant once passed as "checked in part").
+#[test]
+fn vectors_given_on_one_variant_check_every_variant_of_the_algorithm() {
+    for (output, verified) in [("61636503", true), ("61636603", false)] {
+        let env = Env::new();
+        let manifest = format!(
+            "name = \"toys\"\nsources = [\"toy.c\"]\ntargets = [\"native\"]\n\n\
+             [[implementation]]\nvariant = \"o1\"\nalgorithm = \"toy-hash\"\nkind = \"hash\"\n\
+             flags = [\"-O1\"]\nvectors = [{{ input = \"616263\", output = \"{output}\" }}]\n\n\
+             [[implementation]]\nvariant = \"o2\"\nalgorithm = \"toy-hash\"\nkind = \"hash\"\n\
+             flags = [\"-O2\"]\n"
+        );
+        let m = write(&env, TOY_HASH, "#define CRYPTO_BYTES 4\n", &manifest);
+        let out = env.cmd(&["check", &m]);
+        let said = String::from_utf8_lossy(&out.stdout);
+        for variant in ["o1", "o2"] {
+            let line = said
+                .lines()
+                .find(|l| l.contains(&format!("toys/toy-hash/{variant}@native")))
+                .unwrap_or_else(|| panic!("no {variant} in {said}"));
+            if verified {
+                assert!(
+                    line.contains("verified") && !line.contains("checked in part"),
+                    "{said}"
+                );
+            } else {
+                assert!(
+                    line.contains("WRONG OUTPUT") && line.contains("manifest vector"),
+                    "{said}"
+                );
+            }
+        }
+        assert_eq!(
+            out.status.code(),
+            Some(if verified { 0 } else { 1 }),
+            "{said}"
+        );
+    }
+}
+
 /// Vectors are refused, naming the vector and the field, where the kind takes no such
 /// field, where they cannot be what the kind's functions give, and for the kinds whose
 /// answers come another way.

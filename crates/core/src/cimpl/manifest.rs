@@ -322,7 +322,32 @@ impl Manifest {
         m.path = path.to_path_buf();
         m.read_vector_files()?;
         m.validate()?;
+        m.share_vectors();
         Ok(m)
+    }
+
+    /// Known answers belong to the algorithm: a variant without its own takes those of
+    /// the first variant of the same algorithm and kind that has some, and is checked
+    /// against them itself. (Agreeing with a variant that has them would show nothing
+    /// where that variant fails them, in a worker of its own.)
+    fn share_vectors(&mut self) {
+        for i in 0..self.implementations.len() {
+            if !self.implementations[i].vectors.is_empty() {
+                continue;
+            }
+            let (algorithm, kind) = (
+                &self.implementations[i].algorithm,
+                self.implementations[i].kind,
+            );
+            if let Some(shared) = self
+                .implementations
+                .iter()
+                .find(|o| &o.algorithm == algorithm && o.kind == kind && !o.vectors.is_empty())
+                .map(|o| o.vectors.clone())
+            {
+                self.implementations[i].vectors = shared;
+            }
+        }
     }
 
     /// Each implementation's `vectors_file`, appended to its `vectors`.
