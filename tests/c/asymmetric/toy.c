@@ -4,7 +4,8 @@
  * The KEM: pk = seed xor 0x5c, sk = seed; ct = m xor pk (the rest zero), ss = m; decaps
  * refuses a ciphertext that is not exactly enc(m). Round trips hold, so a build claiming
  * to be "toy-kem" passes; one claiming ML-KEM fails the known answers; FAULT_DECAPS
- * breaks the round trip.
+ * breaks the round trip; FAULT_SK_TAIL leaves the secret key past its 32 bytes unwritten
+ * (round trips hold: only buffers filled two ways show it).
  * The scalar multiplication: q = n xor p, which a build claiming X25519 must fail on. */
 #include <string.h>
 
@@ -16,7 +17,9 @@ int crypto_kem_keypair(unsigned char *pk, unsigned char *sk) {
   unsigned char seed[64];
   randombytes(seed, sizeof seed);
   memset(pk, 0, CRYPTO_PUBLICKEYBYTES);
+#ifndef FAULT_SK_TAIL
   memset(sk, 0, CRYPTO_SECRETKEYBYTES);
+#endif
   for (int i = 0; i < 32; i++) {
     sk[i] = seed[i];
     pk[i] = seed[i] ^ 0x5c;

@@ -10,8 +10,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, KindInfo, Wanted, failed, fixed_size, load, refused, status, tried,
-    written,
+    Api, Build, Checked, KindInfo, Wanted, bytes, failed, fixed_size, load, refused, status, tried,
+    unwritten, written,
 };
 use crate::catalog::kinds::kem::{self as rust_kem, KemAlgorithm, accumulated};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -102,9 +102,10 @@ impl Build<KemApi> {
         }
     }
 
-    fn kem_keypair(&self) -> Result<Pair, String> {
+    /// A key pair, into buffers that start as `fill` bytes.
+    fn kem_keypair(&self, fill: u8) -> Result<Pair, String> {
         let l = self.kem_lens();
-        let (mut pk, mut sk) = (vec![0u8; l.pk], vec![0u8; l.sk]);
+        let (mut pk, mut sk) = (vec![fill; l.pk], vec![fill; l.sk]);
         crash_note::set(format_args!(
             "crypto_kem_keypair, called by the correctness gate"
         ));
@@ -114,9 +115,10 @@ impl Build<KemApi> {
         Ok((pk, sk))
     }
 
-    fn kem_enc(&self, pk: &[u8]) -> Result<Pair, String> {
+    /// An encapsulation to `pk`, into buffers that start as `fill` bytes.
+    fn kem_enc(&self, pk: &[u8], fill: u8) -> Result<Pair, String> {
         let l = self.kem_lens();
-        let (mut ct, mut ss) = (vec![0u8; l.ct], vec![0u8; l.ss]);
+        let (mut ct, mut ss) = (vec![fill; l.ct], vec![fill; l.ss]);
         crash_note::set(format_args!(
             "crypto_kem_enc, called by the correctness gate"
         ));
@@ -127,8 +129,6 @@ impl Build<KemApi> {
     }
 
     fn kem_dec(&self, ct: &[u8], sk: &[u8]) -> Result<Vec<u8>, String> {
-        // Keys and encapsulations come from `randombytes`, so only decapsulation is
-        // called twice into differently filled buffers.
         written("crypto_kem_dec", format_args!("ss, ct, sk"), |fill| {
             let mut ss = vec![fill; self.kem_lens().ss];
             // SAFETY: ss has CRYPTO_BYTES; ct and sk have their api.h sizes.
@@ -162,13 +162,13 @@ impl Build<KemApi> {
     }
 
     fn keypair_from(&self, seed: &[u8]) -> Result<Option<Pair>, Mismatch> {
-        self.fed(seed, "crypto_kem_keypair", || self.kem_keypair())?
+        self.fed(seed, "crypto_kem_keypair", || self.kem_keypair(0))?
             .transpose()
             .map_err(refused("key generation from known randomness"))
     }
 
     fn enc_from(&self, pk: &[u8], m: &[u8]) -> Result<Option<Pair>, Mismatch> {
-        match self.fed(m, "crypto_kem_enc", || self.kem_enc(pk))? {
+        match self.fed(m, "crypto_kem_enc", || self.kem_enc(pk, 0))? {
             None => Ok(None),
             Some(Err(e)) => Err(Mismatch::new(
                 "crypto_kem_enc",
@@ -176,6 +176,35 @@ impl Build<KemApi> {
             )),
             Some(Ok(r)) => Ok(Some(r)),
         }
+    }
+
+    /// A key pair and an encapsulation, each made twice from the same randomness into
+    /// buffers that start as zeros and as 0xff bytes, must agree, as [`written`] asks of
+    /// the other functions. A build with its own `randombytes` cannot be fed, and is not
+    /// checked so.
+    fn check_written_in_full(&self) -> Result<(), Mismatch> {
+        let stream = bytes(4096, 11);
+        let twice = |f: &dyn Fn(u8) -> Result<Pair, String>| {
+            let (zeros, asked) = self.randomness.feeding(&stream, || f(0x00));
+            if asked.is_empty() {
+                return Ok(None);
+            }
+            let (ones, _) = self.randomness.feeding(&stream, || f(0xff));
+            Ok(Some((zeros?, ones?)))
+        };
+        let what = "a key pair and an encapsulation made twice from the same randomness";
+        let Some((k0, k1)) = twice(&|fill| self.kem_keypair(fill)).map_err(refused(what))? else {
+            return Ok(());
+        };
+        unwritten("crypto_kem_keypair", "public key", &k0.0, &k1.0).map_err(refused(what))?;
+        unwritten("crypto_kem_keypair", "secret key", &k0.1, &k1.1).map_err(refused(what))?;
+        let Some((e0, e1)) = twice(&|fill| self.kem_enc(&k0.0, fill)).map_err(refused(what))?
+        else {
+            return Ok(());
+        };
+        unwritten("crypto_kem_enc", "ciphertext", &e0.0, &e1.0).map_err(refused(what))?;
+        unwritten("crypto_kem_enc", "shared secret", &e0.1, &e1.1).map_err(refused(what))?;
+        Ok(())
     }
 
     fn note(&self, n: String) {
@@ -197,6 +226,7 @@ impl Build<KemApi> {
         for round in 0..3 {
             self.check_round_trip(round, known)?;
         }
+        self.check_written_in_full()?;
         if let Some(p) = &self.peer {
             self.check_against_peer(p)?;
         }
@@ -251,9 +281,9 @@ impl Build<KemApi> {
     fn check_round_trip(&self, round: usize, known: Option<&KemAlgorithm>) -> Result<(), Mismatch> {
         let what = |s: &str| format!("key pair {round} from randombytes: {s}");
         let (pk, sk) = self
-            .kem_keypair()
+            .kem_keypair(0)
             .map_err(refused(format!("key pair {round} from randombytes")))?;
-        let (ct, ss) = self.kem_enc(&pk).map_err(|e| {
+        let (ct, ss) = self.kem_enc(&pk, 0).map_err(|e| {
             Mismatch::new(
                 what("crypto_kem_enc"),
                 format!("refused its own public key ({e})"),
@@ -338,7 +368,7 @@ impl Build<KemApi> {
         }
         let (pk, sk) = match self.keypair_from(&KEY_SEED) {
             Ok(Some(pair)) => pair,
-            _ => self.kem_keypair().map_err(|why| failed(why, wanted))?,
+            _ => self.kem_keypair(0).map_err(|why| failed(why, wanted))?,
         };
         if wanted.operation == "encaps" {
             let call = EncCall {
@@ -351,7 +381,7 @@ impl Build<KemApi> {
         }
         let (ct, _) = match self.enc_from(&pk, &MESSAGE_SEED) {
             Ok(Some(pair)) => pair,
-            _ => self.kem_enc(&pk).map_err(|why| failed(why, wanted))?,
+            _ => self.kem_enc(&pk, 0).map_err(|why| failed(why, wanted))?,
         };
         let call = DecCall {
             f: dec,

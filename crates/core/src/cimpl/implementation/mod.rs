@@ -422,9 +422,16 @@ fn written(
     ));
     let zeros = call(0x00)?;
     let ones = call(0xff)?;
+    unwritten(function, "output", &zeros, &ones)?;
+    Ok(zeros)
+}
+
+/// Whether `function` wrote all of its `what`, given what it left in a buffer that
+/// started as zeros and in one that started as 0xff bytes, for the same input.
+fn unwritten(function: &str, what: &str, zeros: &[u8], ones: &[u8]) -> Result<(), String> {
     if zeros.len() != ones.len() {
         return Err(format!(
-            "{function} gave {} output bytes, then {} for the same input",
+            "{function} gave {} {what} bytes, then {} for the same input",
             zeros.len(),
             ones.len()
         ));
@@ -432,12 +439,12 @@ fn written(
     let differ: Vec<usize> = (0..zeros.len()).filter(|&i| zeros[i] != ones[i]).collect();
     if let (Some(first), Some(last)) = (differ.first(), differ.last()) {
         return Err(format!(
-            "{function} left {} of its {} output bytes (from byte {first} to {last}) as the buffer held them: they differ when it starts as zeros or as 0xff bytes (unwritten, or computed from memory it never initialised)",
+            "{function} left {} of its {} {what} bytes (from byte {first} to {last}) as the buffer held them: they differ when it starts as zeros or as 0xff bytes (unwritten, or computed from memory it never initialised)",
             differ.len(),
             zeros.len()
         ));
     }
-    Ok(zeros)
+    Ok(())
 }
 
 /// A C call whose function's status can be read.
