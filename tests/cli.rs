@@ -2161,6 +2161,8 @@ fn list_shows_a_manifests_builds_without_building_them() {
                 .find(|l| l.contains(&format!("{name} ")))
                 .unwrap_or_else(|| panic!("{name} not listed: {text}"));
             assert!(line.contains("hash") && line.contains("len"), "{line}");
+            // What the gate will check it against, said before building.
+            assert!(line.contains("known answers for sha-256"), "{line}");
         }
     }
     assert!(text.contains("runs it"), "{text}");

@@ -963,6 +963,8 @@ fn vectors_given_on_one_variant_check_every_variant_of_the_algorithm() {
              flags = [\"-O2\"]\n"
         );
         let m = write(&env, TOY_HASH, "#define CRYPTO_BYTES 4\n", &manifest);
+        let listed = env.run_ok(&["list", &m]);
+        assert_eq!(listed.matches("1 manifest vector ").count(), 2, "{listed}");
         let out = env.cmd(&["check", &m]);
         let said = String::from_utf8_lossy(&out.stdout);
         for variant in ["o1", "o2"] {

@@ -64,6 +64,7 @@ pub(super) fn list_manifest(
         "kind",
         "operations",
         "parameters",
+        "checked against",
         "this CPU",
     ]);
     for l in &listing.implementations {
@@ -72,6 +73,7 @@ pub(super) fn list_manifest(
             l.kind.clone(),
             l.operations.join(", "),
             l.params.join(", "),
+            l.checked_against.clone(),
             match &l.runnable {
                 Ok(()) => "runs it".to_string(),
                 Err(why) => why.clone(),

@@ -90,6 +90,8 @@ pub struct Listed {
     pub params: Vec<&'static str>,
     /// `Ok` when it is built and this CPU runs it; else why not.
     pub runnable: std::result::Result<(), String>,
+    /// What the gate will check it against ([`implementation::checked_against`]).
+    pub checked_against: String,
 }
 
 /// Every implementation x target of the manifest at `path`, narrowed by `selection`.
@@ -133,6 +135,12 @@ pub fn listing(path: &Path, selection: &Selection) -> Result<Listing> {
                     .at(t.name)
                     .to_string(),
                 kind: implementation::info(imp.kind).kind.to_string(),
+                checked_against: implementation::checked_against(
+                    imp.kind,
+                    &imp.algorithm,
+                    imp.vectors.len(),
+                    imp.kat.as_deref(),
+                ),
                 operations: operations.iter().map(|o| o.name).collect(),
                 params: params.clone(),
                 runnable,

@@ -281,6 +281,30 @@ impl<A> Build<A> {
     }
 }
 
+/// What the gate checks a build of `algorithm` against, said before anything is built
+/// (`list`): the catalog's known answers for it, the manifest's vectors, its KAT file, or
+/// else only the other variants of the manifest (checked in part).
+pub fn checked_against(kind: CKind, algorithm: &str, vectors: usize, kat: Option<&str>) -> String {
+    let mut against = Vec::new();
+    if (info(kind).known)().contains(&algorithm) {
+        against.push(format!("known answers for {algorithm}"));
+    }
+    if vectors > 0 {
+        let s = if vectors == 1 { "" } else { "s" };
+        against.push(format!("{vectors} manifest vector{s}"));
+    }
+    if let Some(kat) = kat {
+        against.push(format!("KAT file {kat}"));
+    }
+    if against.is_empty() {
+        let hint = near_miss(kind, algorithm)
+            .map(|known| format!(" (known answers exist for `{known}`)"))
+            .unwrap_or_default();
+        return format!("its variants only{hint}");
+    }
+    against.join(", ")
+}
+
 /// The algorithm of `kind` with known answers whose name `name` misspells: the same
 /// letters and digits, in other case or punctuation (`sha256`, `SHA-256`, `ml_kem_768`).
 fn near_miss(kind: CKind, name: &str) -> Option<&'static str> {
