@@ -161,9 +161,7 @@ impl VerdictOptions {
             ..VerdictOptions::DEFAULT
         }
     }
-}
 
-impl VerdictOptions {
     /// The options a run asked for: its significance and test, and its noise threshold
     /// where it gave one, else `counter`'s default ([`VerdictOptions::default_for`]).
     pub fn asked(

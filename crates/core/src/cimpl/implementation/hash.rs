@@ -35,7 +35,7 @@ impl Api for HashApi {
     }
 
     fn has_reference(build: &Build<Self>) -> bool {
-        !build.spec.vectors.is_empty() || kinds::hash::algorithm(&build.spec.algorithm).is_some()
+        kinds::hash::algorithm(&build.spec.algorithm).is_some()
     }
 
     fn verify(build: &Build<Self>) -> Result<(), Mismatch> {

@@ -20,12 +20,7 @@ use crate::cimpl::library::{KemDecFn, KemEncFn, KemKeypairFn, Library};
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Kem,
-    known: || {
-        crate::catalog::kinds::kem::ALL
-            .iter()
-            .map(|a| a.name)
-            .collect()
-    },
+    known: || rust_kem::ALL.iter().map(|a| a.name).collect(),
     operations: |_| rust_kem::OPERATIONS,
     required_sizes: &[
         "CRYPTO_PUBLICKEYBYTES",

@@ -196,7 +196,8 @@ trait Api: Sized + Send + Sync + 'static {
     /// library that exports them with other types breaks that contract, which is what
     /// running it in an isolated worker is for.
     fn load(lib: &Library) -> Result<Self>;
-    /// Whether the gate has known answers or a reference to check `build` against.
+    /// Whether the catalog has known answers or a reference to check `build` against
+    /// (the manifest's own vectors count for every kind, in [`Loaded::caveats`]).
     fn has_reference(build: &Build<Self>) -> bool;
     fn verify(build: &Build<Self>) -> Result<(), Mismatch>;
     /// The timed call; `wanted.operation` is one of the kind's.
@@ -343,7 +344,7 @@ impl<A: Api> Loaded for Build<A> {
         // Agreeing with another variant of the same source only shows the compilers agree:
         // without known answers the first variant is checked against nothing, so the
         // others are not either.
-        if !A::has_reference(self) {
+        if self.spec.vectors.is_empty() && !A::has_reference(self) {
             // `sha256` for `sha-256`: the one spelling the gate knows, said, or the build
             // is checked less than it could be without a word.
             let spelled = near_miss(self.spec.kind, &self.spec.algorithm)

@@ -14,12 +14,7 @@ use crate::cimpl::library::{Library, ScalarmultBaseFn, ScalarmultFn};
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Dh,
-    known: || {
-        crate::catalog::kinds::dh::ALL
-            .iter()
-            .map(|a| a.name)
-            .collect()
-    },
+    known: || dh::ALL.iter().map(|a| a.name).collect(),
     operations: |_| dh::OPERATIONS,
     required_sizes: &["CRYPTO_BYTES", "CRYPTO_SCALARBYTES"],
     vector_sizes: &[],

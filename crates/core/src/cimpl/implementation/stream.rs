@@ -35,7 +35,7 @@ impl Api for StreamApi {
     }
 
     fn has_reference(build: &Build<Self>) -> bool {
-        !build.spec.vectors.is_empty() || build.known_stream().is_some()
+        build.known_stream().is_some()
     }
 
     fn verify(build: &Build<Self>) -> Result<(), Mismatch> {
