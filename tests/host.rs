@@ -112,8 +112,15 @@ fn a_host_that_moved_since_the_baseline_leaves_the_gate_undecided() {
     let host = &json["against_baseline"]["host"];
     assert_eq!(host["differs"], true, "{host}");
     assert!(host["change_pct"].as_f64().unwrap() > 100.0, "{host}");
+    let comparisons = json["against_baseline"]["comparisons"].as_array().unwrap();
+    assert!(!comparisons.is_empty());
+    for c in comparisons {
+        assert_eq!(c["undecided"], "host_in_another_state", "{c}");
+    }
     let text = env.run_ok(&["report", "latest"]);
     assert!(text.contains("the gate cannot decide"), "{text}");
+    // No row reads a bare verdict where no gate decides.
+    assert!(text.contains("(undecided: host in another state)"), "{text}");
     let csv = env.run_ok(&["report", "latest", "--format", "csv"]);
     assert!(csv.contains("undecided"), "{csv}");
 }

@@ -33,6 +33,38 @@ impl Relation {
     }
 }
 
+/// Why the host's state leaves a comparison's verdict undecided: its figures are
+/// printed, and no gate decides on them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Undecided {
+    /// A case compared mixed the host's states: the canary moved in most of its
+    /// processes, too many to set aside.
+    HostUnsteady,
+    /// The two runs were measured in different states of the host (by their canaries).
+    HostInAnotherState,
+}
+
+impl Undecided {
+    /// What the verdict column adds to the verdict.
+    pub fn words(self) -> &'static str {
+        match self {
+            Undecided::HostUnsteady => "undecided: host unsteady",
+            Undecided::HostInAnotherState => "undecided: host in another state",
+        }
+    }
+
+    /// Why, in a sentence's words, as the regression gate says it.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Undecided::HostUnsteady => "the host moved in most of the processes of a case compared",
+            Undecided::HostInAnotherState => {
+                "the host was in another state than in the baseline run"
+            }
+        }
+    }
+}
+
 /// A candidate case against its baseline case, tested on their per-process medians.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Comparison {
@@ -77,6 +109,8 @@ pub struct Comparison {
     pub clock_change_pct: Option<f64>,
     /// The change in time, in %, from the change in cycles and the change of clock.
     pub time_change_pct: Option<f64>,
+    /// Where the canary says the host's state leaves the verdict undecided.
+    pub undecided: Option<Undecided>,
 }
 
 impl Comparison {
@@ -84,6 +118,15 @@ impl Comparison {
     /// *regressed* for one against its own baseline.
     pub fn verdict_word(&self) -> &'static str {
         self.relation.word(self.verdict)
+    }
+
+    /// The verdict as a report's verdict column says it: its word, and whether the host
+    /// left it undecided, so that a row never reads *regressed* where no gate decides.
+    pub fn verdict_said(&self) -> String {
+        match self.undecided {
+            Some(u) => format!("{} ({})", self.verdict_word(), u.words()),
+            None => self.verdict_word().to_string(),
+        }
     }
 }
 
@@ -228,6 +271,8 @@ pub(super) fn compare_cases(
         clock_change_pct: clocks.map(|(ca, cb)| 100.0 * (cb / ca - 1.0)),
         // Time is cycles over clock.
         time_change_pct: clocks.map(|(ca, cb)| 100.0 * (ratio.estimate * ca / cb - 1.0)),
+        // The analysis judges the host's state over the whole run.
+        undecided: None,
     })
 }
 

@@ -150,6 +150,32 @@ pub fn steady_view(run: &StoredRun) -> (StoredRun, Option<HostCheck>) {
     (view, Some(check))
 }
 
+/// Marks undecided each comparison of `comparisons` that sets a case of `run` which
+/// `host` found unsteady against another: within a run a side is named by its
+/// implementation, across runs the candidate by its case key.
+pub(super) fn mark_unsteady(
+    comparisons: &mut [Comparison],
+    run: &StoredRun,
+    host: Option<&HostCheck>,
+) {
+    let Some(host) = host else {
+        return;
+    };
+    for c in comparisons.iter_mut() {
+        let on_unsteady = run.cases.iter().any(|case| {
+            host.unsteady.contains(&case.key)
+                && case.operation == c.operation
+                && case.params == c.params
+                && (c.candidate == case.key
+                    || c.candidate == case.implementation
+                    || c.baseline == case.implementation)
+        });
+        if on_unsteady {
+            c.undecided = Some(Undecided::HostUnsteady);
+        }
+    }
+}
+
 /// `per_process` without the processes `flags` marks (where it has one entry each).
 fn without<T>(per_process: &mut Vec<T>, flags: &[bool]) {
     if per_process.len() == flags.len() {
@@ -256,7 +282,7 @@ pub fn host_shift(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::CanaryReadings;
+    use crate::record::{CanaryReadings, VerdictOptions};
 
     fn case(key: &str, canaries: &[f64]) -> StoredCase {
         StoredCase {
@@ -373,5 +399,44 @@ mod tests {
         assert!(!unknown.differs);
         assert!(unknown.note.contains("cannot be checked"));
         assert!(host_shift(a.as_ref(), 7, None).is_none());
+    }
+
+    #[test]
+    fn a_comparison_the_host_leaves_undecided_says_so_in_its_verdict() {
+        let steady = [1000.0, 1001.0, 999.0, 1000.5, 1000.0, 999.5, 1000.0, 1001.0];
+        let mut most_moved = vec![1000.0; 3];
+        most_moved.extend([1300.0; 5]);
+        let baseline = run(vec![case("a", &steady), case("c", &steady)]);
+        let candidate = run(vec![case("a", &steady), case("c", &most_moved)]);
+        let opts = VerdictOptions::default();
+        let within = compare_runs(&baseline, &candidate, &opts, false).unwrap();
+        let undecided: Vec<_> = within.comparisons.iter().map(|c| c.undecided).collect();
+        assert_eq!(undecided, [None, Some(Undecided::HostUnsteady)]);
+        // The baseline's unsteady cases count as well.
+        let reversed = compare_runs(&candidate, &baseline, &opts, false).unwrap();
+        assert_eq!(reversed.comparisons[1].undecided, Some(Undecided::HostUnsteady));
+        let c = &within.comparisons[1];
+        assert_eq!(
+            c.verdict_said(),
+            format!("{} (undecided: host unsteady)", c.verdict_word())
+        );
+        assert_eq!(within.comparisons[0].verdict_said(), "no change");
+
+        let slower = steady.map(|c| c * 1.3);
+        let moved = run(vec![case("a", &slower), case("c", &slower)]);
+        let across = compare_runs(&baseline, &moved, &opts, false).unwrap();
+        assert!(across.host.as_ref().unwrap().differs);
+        assert!(
+            across
+                .comparisons
+                .iter()
+                .all(|c| c.undecided == Some(Undecided::HostInAnotherState)),
+            "{:?}",
+            across.comparisons
+        );
+        assert_eq!(
+            across.comparisons[0].verdict_said(),
+            "regressed (undecided: host in another state)"
+        );
     }
 }

@@ -109,31 +109,15 @@ impl Analysis {
                 undecided: vec![shift.note.clone()],
             };
         }
-        let unsteady: Vec<&str> = self
-            .host
-            .iter()
-            .flat_map(|h| h.unsteady.iter().map(String::as_str))
-            .collect();
-        let on_unsteady = |c: &Comparison| {
-            unsteady.iter().any(|&key| {
-                self.cases.iter().any(|case| {
-                    case.key == key
-                        && case.operation == c.operation
-                        && case.params == c.params
-                        && (c.candidate == case.key
-                            || c.candidate == case.implementation
-                            || c.baseline == case.implementation)
-                })
-            })
-        };
         let gated = |relation: Relation| relation == Relation::Variant;
         let mut gate = Gate::default();
         for c in comparisons.iter().filter(|c| gated(c.relation)) {
-            if on_unsteady(c) {
+            if let Some(why) = c.undecided {
                 gate.undecided.push(format!(
-                    "{} vs {}: the host moved in most of the processes of a case compared",
+                    "{} vs {}: {}",
                     with_params(&c.candidate, &c.params),
-                    c.baseline
+                    c.baseline,
+                    why.reason()
                 ));
             } else if c.verdict == Verdict::Regressed {
                 gate.regressions.push(format!(
@@ -319,6 +303,7 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
             against_baseline = Some(compare_runs(base, stored, &opts.verdict, opts.force)?);
         }
     }
+    mark_unsteady(&mut comparisons, run, host.as_ref());
     Ok(Analysis {
         header: header.clone(),
         counter: header.counter,

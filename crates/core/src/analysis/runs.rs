@@ -147,6 +147,13 @@ pub fn compare_runs(
             None => only_in_b.push(cb.key.clone()),
         }
     }
+    mark_unsteady(&mut comparisons, a, a_host.as_ref());
+    mark_unsteady(&mut comparisons, b, b_host.as_ref());
+    if host.as_ref().is_some_and(|h| h.differs) {
+        for c in &mut comparisons {
+            c.undecided = Some(Undecided::HostInAnotherState);
+        }
+    }
     let only_in_a = a
         .cases
         .iter()

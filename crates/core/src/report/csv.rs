@@ -166,7 +166,7 @@ impl VerdictColumns {
             change_lo: Num::of(c.change_pct.lo),
             change_hi: Num::of(c.change_pct.hi),
             p_value: Num::of(c.p_value),
-            verdict: c.verdict_word().to_string(),
+            verdict: c.verdict_said(),
             clock_change_pct: Num(c.clock_change_pct),
             time_change_pct: Num(c.time_change_pct),
         }

@@ -13,7 +13,7 @@ use crate::record::VerdictOptions;
 use crate::store::{MachineRow, StoredRun};
 
 fn comparison(c: &Comparison) -> Value {
-    json!({
+    let mut v = json!({
         "baseline": c.baseline,
         "candidate": c.candidate,
         "operation": c.operation,
@@ -32,7 +32,12 @@ fn comparison(c: &Comparison) -> Value {
         "relation": c.relation,
         "clock_change_pct": c.clock_change_pct,
         "time_change_pct": c.time_change_pct,
-    })
+    });
+    // Only where the host left it undecided, as a case's `host_unsteady`.
+    if let Some(why) = c.undecided {
+        v["undecided"] = json!(why);
+    }
+    v
 }
 
 pub fn render(a: &Analysis) -> String {

@@ -173,6 +173,7 @@ mod tests {
             verdict: crate::stats::verdict(&change, 1.0, true),
             clock_change_pct: clock,
             time_change_pct: time,
+            undecided: None,
         }
     }
 

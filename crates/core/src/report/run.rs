@@ -529,7 +529,7 @@ fn comparison_table(blocks: &mut Vec<Block>, comparisons: &[Comparison], unit: &
                     fmt_count(c.stdev_candidate)
                 ),
                 fmt_p(c.p_value),
-                c.verdict_word().to_string(),
+                c.verdict_said(),
             ]
         })
         .collect();

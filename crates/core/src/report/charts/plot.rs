@@ -76,6 +76,8 @@ pub(super) const WITHIN_NOISE: RGBColor = RGBColor(230, 145, 0);
 pub(super) const NO_CHANGE: RGBColor = RGBColor(120, 120, 120);
 /// Faster or slower between two implementations: a finding, in neither green nor red.
 pub(super) const DIFFERENT: RGBColor = RGBColor(49, 104, 163);
+/// A comparison the host's state left undecided: in neither green nor red either.
+pub(super) const UNDECIDED: RGBColor = RGBColor(204, 121, 167);
 
 /// Green and red for an implementation against its own baseline only; between two
 /// implementations a difference is a finding, not a regression.

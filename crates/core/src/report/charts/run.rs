@@ -5,8 +5,8 @@ use plotters::prelude::*;
 
 use super::Chart;
 use super::plot::{
-    Axis, DIFFERENT, IMPROVED, MAX_SERIES, Marker, NO_CHANGE, PALETTE, REGRESSED, Scale, WIDTH,
-    WITHIN_NOISE, bytes_label, fit_label, frame, label_px, rows_axis, svg, verdict_colour,
+    Axis, DIFFERENT, IMPROVED, MAX_SERIES, Marker, NO_CHANGE, PALETTE, REGRESSED, Scale, UNDECIDED,
+    WIDTH, WITHIN_NOISE, bytes_label, fit_label, frame, label_px, rows_axis, svg, verdict_colour,
 };
 use super::shapes::{IntervalRows, Series, XAxis, draw_interval_rows, draw_lines};
 use crate::analysis::{Analysis, CaseStats, Comparison, LaneSpeedup, Relation};
@@ -366,6 +366,12 @@ fn draw_forest(comparisons: &[Comparison], noise_pct: f64) -> Result<String, Str
             .into_iter()
             .flatten(),
     )
+    .chain(
+        comparisons
+            .iter()
+            .any(|c| c.undecided.is_some())
+            .then(|| (UNDECIDED, "undecided (host)".to_string(), Marker::Dot)),
+    )
     .chain([
         (WITHIN_NOISE, "within noise".to_string(), Marker::Dot),
         (NO_CHANGE, "no change".to_string(), Marker::Dot),
@@ -378,7 +384,13 @@ fn draw_forest(comparisons: &[Comparison], noise_pct: f64) -> Result<String, Str
     .collect();
     let rows = comparisons
         .iter()
-        .map(|c| (&c.change_pct, verdict_colour(c.verdict, c.relation)))
+        .map(|c| {
+            let colour = match c.undecided {
+                Some(_) => UNDECIDED,
+                None => verdict_colour(c.verdict, c.relation),
+            };
+            (&c.change_pct, colour)
+        })
         .collect();
     draw_interval_rows(IntervalRows {
         labels: &labels,
@@ -483,6 +495,7 @@ mod tests {
             verdict: Verdict::NoChange,
             clock_change_pct: None,
             time_change_pct: None,
+            undecided: None,
         }
     }
 
