@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::counter::CounterChoice;
-use crate::record::{parse_percent, parse_probability};
+use crate::record::{VerdictArgs, parse_percent};
 use crate::report::{Doc, Format};
 
 #[derive(Parser, Debug)]
@@ -277,47 +277,6 @@ pub struct RunArgs {
     pub output: OutputArgs,
 }
 
-#[derive(Args, Debug, Clone, Copy)]
-pub struct VerdictArgs {
-    /// A difference counts only when its p-value is below this.
-    #[arg(long, default_value_t = crate::record::VerdictOptions::DEFAULT.significance, value_parser = parse_probability)]
-    pub significance: f64,
-    /// Significant changes smaller than this many percent are reported as within noise. Default: 1, or 0.1 for instructions (a deterministic count, whose own spread is a few instructions).
-    #[arg(long, value_parser = parse_percent)]
-    pub noise_threshold: Option<f64>,
-    /// The test behind the p-value: Mann-Whitney U (no assumption on the distribution) or Welch's t (means, unequal variances).
-    #[arg(long, value_enum, default_value_t = crate::record::VerdictOptions::DEFAULT.test)]
-    pub test: crate::record::Test,
-}
-
-impl From<VerdictArgs> for crate::record::VerdictOptions {
-    fn from(v: VerdictArgs) -> Self {
-        crate::record::VerdictOptions {
-            significance: v.significance,
-            noise_threshold_pct: v
-                .noise_threshold
-                .unwrap_or(crate::record::VerdictOptions::DEFAULT.noise_threshold_pct),
-            test: v.test,
-        }
-    }
-}
-
-impl VerdictArgs {
-    /// The options for a run that counts with `counter`: instructions take a noise
-    /// threshold of their own, 0.1 %, unless one was given.
-    pub fn for_counter(
-        self,
-        counter: crate::counter::CounterKind,
-    ) -> crate::record::VerdictOptions {
-        crate::record::VerdictOptions::asked(
-            self.significance,
-            self.noise_threshold,
-            self.test,
-            counter,
-        )
-    }
-}
-
 /// `cryptobench bulk`.
 #[derive(Args, Debug)]
 pub struct BulkArgs {
@@ -509,14 +468,6 @@ mod tests {
         assert!(parse_age("d").unwrap_err().contains("not a duration"));
         assert!(parse_age("-1d").unwrap_err().contains("not a duration"));
         assert!(parse_age("99999999999999999999w").is_err());
-    }
-
-    #[test]
-    fn verdict_parameters_are_validated() {
-        assert_eq!(parse_percent("1%"), Ok(1.0));
-        assert!(parse_percent("-3").is_err());
-        assert!(parse_probability("1.5").is_err());
-        assert_eq!(parse_probability("0.01"), Ok(0.01));
     }
 
     #[test]

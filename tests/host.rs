@@ -120,7 +120,10 @@ fn a_host_that_moved_since_the_baseline_leaves_the_gate_undecided() {
     let text = env.run_ok(&["report", "latest"]);
     assert!(text.contains("the gate cannot decide"), "{text}");
     // No row reads a bare verdict where no gate decides.
-    assert!(text.contains("(undecided: host in another state)"), "{text}");
+    assert!(
+        text.contains("(undecided: host in another state)"),
+        "{text}"
+    );
     let csv = env.run_ok(&["report", "latest", "--format", "csv"]);
     assert!(csv.contains("undecided"), "{csv}");
 }

@@ -118,6 +118,11 @@ fn half_a_percent_more_instructions_is_a_regression_and_none_is_not() {
     assert_eq!(c["verdict"], "regressed", "{c}");
     let change = c["change_pct"].as_f64().unwrap();
     assert!((0.3..1.0).contains(&change), "{c}");
+    // `compare` judges the stored counts by the instructions' threshold too: at the
+    // default 1 % this change would be within noise.
+    let compared = env.json(&["compare", "main", "latest", "--format", "json"]);
+    let c = &compared["comparisons"][0];
+    assert_eq!(c["verdict"], "regressed", "{c}");
 }
 
 #[test]

@@ -62,7 +62,7 @@ pub(super) fn import_run(source: ImportSource) -> Result<ExitCode> {
 pub(super) fn compare(
     run_a: &str,
     run_b: &str,
-    verdict: crate::cli::VerdictArgs,
+    verdict: crate::record::VerdictArgs,
     force: bool,
     testbed: Option<&str>,
     format: Format,
@@ -88,7 +88,8 @@ pub(super) fn compare(
             "{why}; compare it once it is measured again in full, or use --force to compare what it has"
         );
     }
-    let opts = verdict.into();
+    // Instructions take their own noise threshold, as `run --baseline` gives them.
+    let opts = verdict.for_stored(b.header.counter);
     let cmp = analysis::compare_runs(&a, &b, &opts, force)?;
     let (pa, pb) = (&a.header.place, &b.header.place);
     if pa.testbed != pb.testbed || pa.fingerprint != pb.fingerprint {

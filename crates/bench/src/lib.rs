@@ -33,8 +33,7 @@ use cryptobench_core::counter::CounterChoice;
 use cryptobench_core::exit::Exit;
 use cryptobench_core::plan::{DEFAULT_FILTER_SIZES, Plan, add_members, filter_cases};
 use cryptobench_core::record::{
-    AnalysisSpec, CodeRevision, RunOptions, SamplePlan, Test, VerdictOptions, checkout_revision,
-    parse_percent, parse_probability,
+    AnalysisSpec, CodeRevision, RunOptions, SamplePlan, VerdictArgs, checkout_revision,
 };
 use cryptobench_core::report::{Doc, Format};
 use cryptobench_core::runner::{self, Progress, worker};
@@ -257,8 +256,7 @@ impl Bench {
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
         let processes = args.processes as usize;
-        let verdict =
-            VerdictOptions::asked(args.significance, args.noise_threshold, args.test, counter);
+        let verdict = args.verdict.for_counter(counter);
         cryptobench_core::output::check_outputs(
             &[("--html", args.html.as_deref())],
             &[("--db", Some(&db))],
@@ -407,15 +405,8 @@ struct BenchArgs {
     /// Exit with status 3 when a case regressed against --baseline.
     #[arg(long, requires = "baseline")]
     fail_on_regression: bool,
-    /// A difference counts only when its p-value is below this.
-    #[arg(long, default_value_t = VerdictOptions::DEFAULT.significance, value_parser = parse_probability)]
-    significance: f64,
-    /// Significant changes smaller than this many percent are reported as within noise. Default: 1, or 0.1 for instructions.
-    #[arg(long, value_parser = parse_percent)]
-    noise_threshold: Option<f64>,
-    /// The test behind the p-value: Mann-Whitney U or Welch's t.
-    #[arg(long, value_enum, default_value_t = VerdictOptions::DEFAULT.test)]
-    test: Test,
+    #[command(flatten)]
+    verdict: VerdictArgs,
     /// How to print the results.
     #[arg(long, default_value = "table", value_parser = Doc::Run.parser())]
     format: Format,
@@ -438,5 +429,19 @@ fn parse_size(s: &str) -> Result<u64, String> {
         0 => Err("a size must be at least 1 byte".into()),
         n if n > 1 << 30 => Err(format!("{n} bytes is too large (max 1 GiB)")),
         n => Ok(n),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_harness_options_are_consistent() {
+        use clap::CommandFactory;
+        BenchArgs::command().debug_assert();
+        let args = BenchArgs::try_parse_from(["bench", "--bench", "--noise-threshold", "2%"])
+            .expect("the options cargo bench passes, and a verdict option");
+        assert_eq!(args.verdict.noise_threshold, Some(2.0));
     }
 }

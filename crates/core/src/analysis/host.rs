@@ -414,7 +414,10 @@ mod tests {
         assert_eq!(undecided, [None, Some(Undecided::HostUnsteady)]);
         // The baseline's unsteady cases count as well.
         let reversed = compare_runs(&candidate, &baseline, &opts, false).unwrap();
-        assert_eq!(reversed.comparisons[1].undecided, Some(Undecided::HostUnsteady));
+        assert_eq!(
+            reversed.comparisons[1].undecided,
+            Some(Undecided::HostUnsteady)
+        );
         let c = &within.comparisons[1];
         assert_eq!(
             c.verdict_said(),

@@ -16,7 +16,7 @@ mod samples;
 pub use case::{Case, CaseStatus, MEMCPY, Param, Params};
 pub use options::{
     AnalysisOptions, AnalysisSpec, BulkOptions, Remeasure, RunOptions, SamplePlan, Test,
-    VerdictOptions, parse_percent, parse_probability,
+    VerdictArgs, VerdictOptions, parse_percent, parse_probability,
 };
 pub use place::{CiOrigin, RunPlace, check_testbed, default_testbed, fingerprint};
 pub use run::{

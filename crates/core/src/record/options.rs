@@ -179,6 +179,44 @@ impl VerdictOptions {
     }
 }
 
+/// How a command asks for verdicts: `--significance`, `--noise-threshold` and `--test`,
+/// the same options for `run`, `compare` and a crate's `cargo bench`.
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct VerdictArgs {
+    /// A difference counts only when its p-value is below this.
+    #[arg(long, default_value_t = VerdictOptions::DEFAULT.significance, value_parser = parse_probability)]
+    pub significance: f64,
+    /// Significant changes smaller than this many percent are reported as within noise. Default: 1, or 0.1 for instructions (a deterministic count, whose own spread is a few instructions).
+    #[arg(long, value_parser = parse_percent)]
+    pub noise_threshold: Option<f64>,
+    /// The test behind the p-value: Mann-Whitney U (no assumption on the distribution) or Welch's t (means, unequal variances).
+    #[arg(long, value_enum, default_value_t = VerdictOptions::DEFAULT.test)]
+    pub test: Test,
+}
+
+impl VerdictArgs {
+    /// The options for runs counted with `counter`: instructions take a noise threshold
+    /// of their own, 0.1 %, unless one was given.
+    pub fn for_counter(self, counter: crate::counter::CounterKind) -> VerdictOptions {
+        VerdictOptions::asked(self.significance, self.noise_threshold, self.test, counter)
+    }
+
+    /// The options for stored runs counted with `counter`: imported counts (another
+    /// tool's, never simulated) take the default threshold.
+    pub fn for_stored(self, counter: super::RunCounter) -> VerdictOptions {
+        match counter {
+            super::RunCounter::Measured(counter) => self.for_counter(counter),
+            super::RunCounter::Imported(_) => VerdictOptions {
+                significance: self.significance,
+                noise_threshold_pct: self
+                    .noise_threshold
+                    .unwrap_or(VerdictOptions::DEFAULT.noise_threshold_pct),
+                test: self.test,
+            },
+        }
+    }
+}
+
 /// `--significance`: a probability strictly between 0 and 1.
 pub fn parse_probability(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
@@ -298,4 +336,43 @@ pub struct BulkOptions {
     pub cpu_order: Vec<usize>,
     /// How huge pages were asked for the buffers, in words ("asked for (madvise)").
     pub huge_pages: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counter::CounterKind;
+    use crate::record::{ImportedCounter, RunCounter};
+
+    #[test]
+    fn verdict_parameters_are_validated() {
+        assert_eq!(parse_percent("1%"), Ok(1.0));
+        assert!(parse_percent("-3").is_err());
+        assert!(parse_probability("1.5").is_err());
+        assert_eq!(parse_probability("0.01"), Ok(0.01));
+    }
+
+    #[test]
+    fn instructions_take_their_own_noise_threshold_unless_one_is_given() {
+        let asked = |noise_threshold| VerdictArgs {
+            significance: 0.01,
+            noise_threshold,
+            test: Test::Welch,
+        };
+        let counted = asked(None).for_counter(CounterKind::Instructions);
+        assert_eq!(counted.noise_threshold_pct, 0.1);
+        assert_eq!((counted.significance, counted.test), (0.01, Test::Welch));
+        assert_eq!(
+            asked(None)
+                .for_counter(CounterKind::Tsc)
+                .noise_threshold_pct,
+            1.0
+        );
+        let stored = asked(None).for_stored(RunCounter::Measured(CounterKind::Instructions));
+        assert_eq!(stored.noise_threshold_pct, 0.1);
+        let imported = asked(None).for_stored(RunCounter::Imported(ImportedCounter::OpensslSpeed));
+        assert_eq!(imported.noise_threshold_pct, 1.0);
+        let given = asked(Some(2.5)).for_stored(RunCounter::Measured(CounterKind::Instructions));
+        assert_eq!(given.noise_threshold_pct, 2.5);
+    }
 }
