@@ -1671,6 +1671,18 @@ fn c_kems_and_scalar_multiplications_are_checked_before_timing() {
         let (s, m) = status("own-randombytes/ml-kem-768/o2@native", op);
         assert_eq!(s, "ok", "{m}");
         assert!(m.contains("brings its own randombytes"), "{m}");
+        // Unfed, the same tail shows in buffers of four fills.
+        let (s, m) = status(
+            "own-randombytes/toy-kem-sk-tail/sk-tail-unwritten@native",
+            op,
+        );
+        assert_eq!(s, "wrong", "{m}");
+        assert!(
+            m.contains(
+                "crypto_kem_keypair left 2368 of its 2400 secret key bytes (from byte 32 to 2399)"
+            ) && m.contains("four fills"),
+            "{m}"
+        );
     }
     for op in ["base", "shared"] {
         let (s, m) = status("toys/x25519/impostor@native", op);

@@ -10,8 +10,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, KindInfo, Wanted, bytes, failed, fixed_size, load, refused, status, tried,
-    unwritten, written,
+    Api, Build, Checked, FILLS, KindInfo, Wanted, bytes, failed, fixed_size, load, refused, status,
+    tried, unwritten, unwritten_by_chance, written,
 };
 use crate::catalog::kinds::kem::{self as rust_kem, KemAlgorithm, accumulated};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -175,8 +175,9 @@ impl Build<KemApi> {
 
     /// A key pair and an encapsulation, each made twice from the same randomness into
     /// buffers that start as zeros and as 0xff bytes, must agree, as [`written`] asks of
-    /// the other functions. A build with its own `randombytes` cannot be fed, and is not
-    /// checked so.
+    /// the other functions. A build with its own `randombytes` cannot be fed: its outputs,
+    /// made into buffers of four fills, must not keep the fill in all four
+    /// ([`unwritten_by_chance`]).
     fn check_written_in_full(&self) -> Result<(), Mismatch> {
         let stream = bytes(4096, 11);
         let twice = |f: &dyn Fn(u8) -> Result<Pair, String>| {
@@ -189,16 +190,33 @@ impl Build<KemApi> {
         };
         let what = "a key pair and an encapsulation made twice from the same randomness";
         let Some((k0, k1)) = twice(&|fill| self.kem_keypair(fill)).map_err(refused(what))? else {
-            return Ok(());
+            return self.check_written_unfed();
         };
         unwritten("crypto_kem_keypair", "public key", &k0.0, &k1.0).map_err(refused(what))?;
         unwritten("crypto_kem_keypair", "secret key", &k0.1, &k1.1).map_err(refused(what))?;
         let Some((e0, e1)) = twice(&|fill| self.kem_enc(&k0.0, fill)).map_err(refused(what))?
         else {
-            return Ok(());
+            return self.check_written_unfed();
         };
         unwritten("crypto_kem_enc", "ciphertext", &e0.0, &e1.0).map_err(refused(what))?;
         unwritten("crypto_kem_enc", "shared secret", &e0.1, &e1.1).map_err(refused(what))?;
+        Ok(())
+    }
+
+    /// [`Self::check_written_in_full`] for a build that draws its own randomness.
+    fn check_written_unfed(&self) -> Result<(), Mismatch> {
+        let what = "key pairs and encapsulations made into buffers of four fills";
+        let each = |f: &dyn Fn(u8) -> Result<Pair, String>| -> Result<(Vec<_>, Vec<_>), _> {
+            let pairs = FILLS.iter().map(|&fill| f(fill));
+            let pairs: Vec<Pair> = pairs.collect::<Result<_, String>>()?;
+            Ok(pairs.into_iter().unzip())
+        };
+        let (pks, sks) = each(&|fill| self.kem_keypair(fill)).map_err(refused(what))?;
+        unwritten_by_chance("crypto_kem_keypair", "public key", &pks).map_err(refused(what))?;
+        unwritten_by_chance("crypto_kem_keypair", "secret key", &sks).map_err(refused(what))?;
+        let (cts, sss) = each(&|fill| self.kem_enc(&pks[0], fill)).map_err(refused(what))?;
+        unwritten_by_chance("crypto_kem_enc", "ciphertext", &cts).map_err(refused(what))?;
+        unwritten_by_chance("crypto_kem_enc", "shared secret", &sss).map_err(refused(what))?;
         Ok(())
     }
 

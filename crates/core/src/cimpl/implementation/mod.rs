@@ -478,6 +478,33 @@ fn unwritten(function: &str, what: &str, zeros: &[u8], ones: &[u8]) -> Result<()
     Ok(())
 }
 
+/// The fills [`unwritten_by_chance`] makes a function's output into.
+const FILLS: [u8; 4] = [0x00, 0xff, 0x5a, 0xa5];
+
+/// Whether `function` wrote all of its `what`, for a function whose output cannot be made
+/// twice alike (it draws randomness of its own): `outputs`, one per fill of [`FILLS`],
+/// must not keep a byte's fill in all of them. A byte it wrote keeps four different fills
+/// by chance with probability 2^-32.
+fn unwritten_by_chance(function: &str, what: &str, outputs: &[Vec<u8>]) -> Result<(), String> {
+    let len = outputs.first().map_or(0, Vec::len);
+    if outputs.iter().any(|o| o.len() != len) {
+        return Err(format!(
+            "{function} gave {what}s of different lengths on different calls"
+        ));
+    }
+    let kept: Vec<usize> = (0..len)
+        .filter(|&i| outputs.iter().zip(FILLS).all(|(o, fill)| o[i] == fill))
+        .collect();
+    if let (Some(first), Some(last)) = (kept.first(), kept.last()) {
+        return Err(format!(
+            "{function} left {} of its {len} {what} bytes (from byte {first} to {last}) as the buffer held them: they kept the buffer's fill in each of {} calls into buffers filled differently (unwritten, or computed from memory it never initialised)",
+            kept.len(),
+            FILLS.len()
+        ));
+    }
+    Ok(())
+}
+
 /// A C call whose function's status can be read.
 trait Checked: 'static {
     /// Call the function once on the prepared buffers: its name and status.
