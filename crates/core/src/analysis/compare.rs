@@ -38,8 +38,8 @@ impl Relation {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Undecided {
-    /// A case compared mixed the host's states: the canary moved in most of its
-    /// processes, too many to set aside.
+    /// A case compared mixed the host's states (the canary moved in most of its
+    /// processes, too many to set aside), or a run never settled.
     HostUnsteady,
     /// The two runs were measured in different states of the host (by their canaries).
     HostInAnotherState,
@@ -57,7 +57,7 @@ impl Undecided {
     /// Why, in a sentence's words, as the regression gate says it.
     pub fn reason(self) -> &'static str {
         match self {
-            Undecided::HostUnsteady => "the host moved in most of the processes of a case compared",
+            Undecided::HostUnsteady => "the host was unsteady while a case compared ran",
             Undecided::HostInAnotherState => {
                 "the host was in another state than in the baseline run"
             }

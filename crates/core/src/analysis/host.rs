@@ -364,9 +364,10 @@ mod tests {
         // Spread by ±30 % throughout, its level 30 % above the baseline's: the run's own
         // threshold would hide the move; the steadier baseline's does not, and the run
         // itself is unsettled.
-        let wild = [
+        let wild_readings = [
             1000.0, 1300.0, 1600.0, 1150.0, 1450.0, 1700.0, 1250.0, 1550.0,
         ];
+        let wild = wild_readings;
         let (view, wild) = steady_view(&run(vec![case("a", &wild), case("b", &wild)]));
         let wild = wild.unwrap();
         assert!(!wild.settled() && !wild.steady(), "{wild:?}");
@@ -375,6 +376,11 @@ mod tests {
         assert_eq!(view.cases[0].per_process.len(), 8);
         let (_, calm) = steady_view(&run(vec![case("a", &[1000.0, 1001.0, 999.0, 1000.0])]));
         let shift = host_shift(calm.as_ref(), 3, Some(&wild)).unwrap();
+        // Every comparison with such a run is undecided for its own unsteadiness.
+        let calm_run = run(vec![case("a", &[1000.0, 1001.0, 999.0, 1000.0, 1000.5])]);
+        let wild_run = run(vec![case("a", &wild_readings)]);
+        let cmp = compare_runs(&calm_run, &wild_run, &VerdictOptions::default(), false).unwrap();
+        assert_eq!(cmp.comparisons[0].undecided, Some(Undecided::HostUnsteady));
         assert!(shift.differs);
         assert!(
             shift.note.contains("never settled in this run"),

@@ -149,9 +149,10 @@ pub fn compare_runs(
     }
     mark_unsteady(&mut comparisons, a, a_host.as_ref());
     mark_unsteady(&mut comparisons, b, b_host.as_ref());
+    // A case unsteady in either run says so; every one of a run that never settled is.
     if host.as_ref().is_some_and(|h| h.differs) {
         for c in &mut comparisons {
-            c.undecided = Some(Undecided::HostInAnotherState);
+            c.undecided.get_or_insert(Undecided::HostInAnotherState);
         }
     }
     let only_in_a = a
