@@ -367,8 +367,10 @@ mod tests {
         let wild_readings = [
             1000.0, 1300.0, 1600.0, 1150.0, 1450.0, 1700.0, 1250.0, 1550.0,
         ];
-        let wild = wild_readings;
-        let (view, wild) = steady_view(&run(vec![case("a", &wild), case("b", &wild)]));
+        let (view, wild) = steady_view(&run(vec![
+            case("a", &wild_readings),
+            case("b", &wild_readings),
+        ]));
         let wild = wild.unwrap();
         assert!(!wild.settled() && !wild.steady(), "{wild:?}");
         assert_eq!(wild.unsteady, vec!["a".to_string(), "b".to_string()]);
