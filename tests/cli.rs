@@ -652,6 +652,55 @@ fn baselines_across_runs() {
     );
 }
 
+/// A baseline is judged before it is saved over another: a run of fewer cases would
+/// leave the rest unjudged, and a broken case would let the same case pass broken.
+#[test]
+fn a_baseline_is_not_saved_over_by_a_narrower_or_broken_run() {
+    let env = Env::new();
+    let save = |sizes: &str, extra: &[&str]| {
+        let args: Vec<&str> = ["run", "rand_chacha", "test-wrong", "--sizes", sizes]
+            .iter()
+            .chain(&["--save-baseline", "main", "--format", "json"])
+            .chain(extra)
+            .chain(QUICK)
+            .copied()
+            .collect();
+        let out = env.cmd(&args);
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let baseline_run = || env.json(&["report", "main", "--format", "json"])["run_id"].clone();
+    let (code, err) = save("1024,2048", &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("not saved as baseline `main`"), "{err}");
+    assert!(
+        err.contains("test-wrong/chacha20/xor len=1024: gave wrong output"),
+        "{err}"
+    );
+    let (code, err) = save("1024,2048", &["--force-baseline"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("saved run 2 as baseline `main`"), "{err}");
+    assert_eq!(baseline_run(), 2);
+
+    let (code, err) = save("1024", &[]);
+    assert!(code == Some(1), "{err}");
+    assert!(
+        err.contains(
+            "baseline `main` is run 2, which has 2 cases this run did not measure (`rand_chacha/chacha20-rng/fill_bytes len=2048`, `test-wrong/chacha20/xor len=2048`)"
+        ),
+        "{err}"
+    );
+    assert_eq!(baseline_run(), 2, "kept");
+    let (_, err) = save("1024", &["--force-baseline"]);
+    assert!(
+        err.contains("saved run 4 as baseline `main` in") && err.contains("(it was run 2)"),
+        "{err}"
+    );
+    assert_eq!(baseline_run(), 4);
+}
+
 #[test]
 fn bad_input_gets_one_clear_line_and_status_2() {
     let env = Env::new();

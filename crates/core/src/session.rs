@@ -15,7 +15,7 @@ use crate::exit::Exit;
 use crate::machine::Machine;
 use crate::output::{emit, write_atomically};
 use crate::plan::Plan;
-use crate::preflight::{check_baseline, warn_of_another_machine};
+use crate::preflight::{check_baseline, some_of, warn_of_another_machine};
 use crate::record::{
     AnalysisOptions, CaseStatus, CodeRevision, MachineRecord, RunHeader, RunOptions, RunOrigin,
     RunPlace, VerdictOptions, now,
@@ -216,11 +216,21 @@ pub fn run(
         // Kept beside the run, for reports across machines (`report --machines`).
         save_figures(store, run_id, &RunFigures::of(a)).with_context(kept)?;
     }
-    // A baseline every later run is judged against must itself be steady.
+    // A baseline every later run is judged against must itself be steady and whole, and
+    // must not judge fewer cases than the one it replaces.
+    let replaced = match finish.save_baseline {
+        Some(name) if finished => store
+            .baseline(name, &stored.header.place.testbed)
+            .with_context(kept)?,
+        _ => None,
+    };
     let baseline_refused = match (finished, finish.save_baseline, &analysed) {
-        (true, Some(_), Some(a)) if !finish.force_baseline => {
+        (true, Some(name), Some(a)) if !finish.force_baseline => {
             let mut faults = baseline_faults(a);
             faults.extend(slower_than_known(store, a).with_context(kept)?);
+            if let Some(old) = replaced {
+                faults.extend(dropped_from(store, name, old, &stored).with_context(kept)?);
+            }
             faults
         }
         _ => Vec::new(),
@@ -260,18 +270,22 @@ pub fn run(
     if let Some(name) = finish.save_baseline {
         if !baseline_refused.is_empty() {
             eprintln!(
-                "not saved as baseline `{name}`: run {run_id} is too unsteady to judge later runs by ({}); measure again, or save it anyway with --force-baseline:",
+                "not saved as baseline `{name}`: run {run_id} is not fit to judge later runs by ({}); measure again, or save it anyway with --force-baseline:",
                 stored_as()
             );
             for fault in &baseline_refused {
                 eprintln!("  {fault}");
             }
-            return Ok(Exit::Undecided.into());
+        } else {
+            eprintln!(
+                "saved run {run_id} as baseline `{name}` in {}{}",
+                store.path().display(),
+                match replaced {
+                    Some(old) if old != run_id => format!(" (it was run {old})"),
+                    _ => String::new(),
+                }
+            );
         }
-        eprintln!(
-            "saved run {run_id} as baseline `{name}` in {}",
-            store.path().display()
-        );
     }
     let unfit = unfit_cases(&stored);
     if !unfit.is_empty() {
@@ -313,10 +327,12 @@ pub fn run(
             return Ok(Exit::Undecided.into());
         }
     }
-    Ok(if unfit.is_empty() {
-        ExitCode::SUCCESS
-    } else {
+    Ok(if !unfit.is_empty() {
         Exit::CasesFailed.into()
+    } else if !baseline_refused.is_empty() {
+        Exit::Undecided.into()
+    } else {
+        ExitCode::SUCCESS
     })
 }
 
@@ -357,6 +373,17 @@ pub fn baseline_faults(a: &Analysis) -> Vec<String> {
     a.cases
         .iter()
         .filter_map(|c| {
+            // A broken case in the baseline would let the same case pass broken later.
+            if matches!(c.status, CaseStatus::Wrong | CaseStatus::Failed) {
+                return Some(format!(
+                    "{}: {}",
+                    c.key,
+                    match c.status {
+                        CaseStatus::Wrong => "gave wrong output",
+                        _ => "failed",
+                    }
+                ));
+            }
             if c.unsteady {
                 return Some(format!(
                     "{}: the host moved (by the canary) in most of its processes",
@@ -372,6 +399,33 @@ pub fn baseline_faults(a: &Analysis) -> Vec<String> {
             })
         })
         .collect()
+}
+
+/// The cases of baseline `name` (run `old`) that `run` would drop from every later gate,
+/// said as one fault: a run of a few cases saved over a whole baseline would otherwise
+/// leave the others unjudged, and a regression in them would pass.
+fn dropped_from(store: &Store, name: &str, old: i64, run: &StoredRun) -> Result<Vec<String>> {
+    if old == run.header.id {
+        return Ok(Vec::new());
+    }
+    let measured = |key: &str| run.cases.iter().any(|c| c.key == key);
+    let dropped: Vec<String> = store
+        .load_run_where(old, |key| !measured(key))?
+        .cases
+        .into_iter()
+        .map(|c| c.key)
+        .collect();
+    Ok((!dropped.is_empty())
+        .then(|| {
+            format!(
+                "baseline `{name}` is run {old}, which has {} case{} this run did not measure ({}): saved over it, they would no longer be judged; measure them too, or name another baseline",
+                dropped.len(),
+                if dropped.len() == 1 { "" } else { "s" },
+                some_of(&dropped)
+            )
+        })
+        .into_iter()
+        .collect())
 }
 
 /// Why a steady run is still a poor baseline: its canary says the host was in a slower
