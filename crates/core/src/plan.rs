@@ -135,6 +135,11 @@ impl Plan {
 /// Cases for members named by filters: each operation at the default values of its
 /// parameters, the lengths from `sizes`.
 pub fn filter_cases(members: &[(String, String, Vec<Param>)], sizes: &[u64]) -> Result<Vec<Case>> {
+    // `--sizes` is checked as it is parsed; a bench's `.sizes(…)` is checked here.
+    if sizes.contains(&0) {
+        bail!("a size of 0 bytes: a size must be at least 1 byte");
+    }
+    let sizes = &distinct(sizes)[..];
     let mut cases = Vec::new();
     for (imp, op, names) in members {
         let mut points = vec![Params::new()];
@@ -188,4 +193,19 @@ pub fn add_members(
         }
     }
     matched
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filter_cases_take_each_size_once_and_refuse_none() {
+        let members = vec![("a/x".to_string(), "hash".to_string(), vec![Param::Len])];
+        let cases = filter_cases(&members, &[64, 1024, 64]).unwrap();
+        let keys: Vec<String> = cases.iter().map(|c| c.key()).collect();
+        assert_eq!(keys, ["a/x/hash len=64", "a/x/hash len=1024"]);
+        let zero = filter_cases(&members, &[0, 64]).unwrap_err();
+        assert!(zero.to_string().contains("at least 1 byte"), "{zero}");
+    }
 }
