@@ -63,12 +63,35 @@ fn cargo_test_benches_runs_every_gate_and_refuses_a_planted_bug() {
     }
     // A new algorithm with its own vector and no reference function is checked in part.
     assert!(
-        said.contains(
-            "test example/toy-xorshift ... checked in part: example/toy-xorshift: no reference function"
-        ),
+        said.contains("test example/toy-xorshift ... checked in part: no reference function"),
         "{said}"
     );
     assert!(said.contains("nothing timed"), "{said}");
+
+    // libtest's options, as CI jobs pass them to every target, are taken.
+    let out = cargo(
+        &[
+            "test",
+            "--benches",
+            "--",
+            "--nocapture",
+            "--test-threads=1",
+            "--exact",
+            "rustcrypto/chacha20",
+        ],
+        &[],
+    );
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("test rustcrypto/chacha20 ... verified"),
+        "{said}"
+    );
+    assert!(said.contains("1 implementation checked"), "{said}");
+    let out = cargo(&["test", "--benches", "--", "--list"], &[]);
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("example/toy-xorshift: test"), "{said}");
 
     let out = cargo(&["test", "--benches"], &[("CHACHA_BENCH_PLANT_WRONG", "1")]);
     let said = text(&out);

@@ -31,7 +31,9 @@ pub use cryptobench_core::catalog::Implementation;
 use cryptobench_core::catalog::registry::Registry;
 use cryptobench_core::counter::CounterChoice;
 use cryptobench_core::exit::Exit;
-use cryptobench_core::plan::{DEFAULT_FILTER_SIZES, Plan, add_members, filter_cases};
+use cryptobench_core::plan::{
+    DEFAULT_FILTER_SIZES, Plan, add_exact_members, add_members, filter_cases,
+};
 use cryptobench_core::record::{
     AnalysisSpec, CodeRevision, RunOptions, SamplePlan, VerdictArgs, checkout_revision,
 };
@@ -147,10 +149,25 @@ impl Bench {
             cryptobench_core::record::check_testbed(t)?;
         }
         let plan = self.plan(&args)?;
+        if args.libtest.ignored {
+            // libtest runs only the ignored tests; this harness ignores none.
+            return Ok(0);
+        }
+        if args.libtest.list {
+            let mut listed: Vec<&str> = Vec::new();
+            for case in &plan.cases {
+                if !listed.contains(&case.implementation.as_str()) {
+                    listed.push(&case.implementation);
+                    let kind = if args.bench { "bench" } else { "test" };
+                    println!("{}: {kind}", case.implementation);
+                }
+            }
+            return Ok(0);
+        }
         if args.bench {
             self.measure(plan, args)
         } else {
-            self.check(&plan)
+            self.check(&plan, std::time::Duration::from_secs(args.timeout))
         }
     }
 
@@ -161,7 +178,11 @@ impl Bench {
             add_members(&self.registry, "", &mut members);
         }
         for f in &args.filters {
-            if !add_members(&self.registry, f, &mut members) {
+            let add = match args.libtest.exact {
+                true => add_exact_members,
+                false => add_members,
+            };
+            if !add(&self.registry, f, &mut members) {
                 let names: Vec<String> = self.registry.all().map(|i| i.name()).collect();
                 bail!(
                     "`{f}` matches no implementation of this bench; it has {}",
@@ -203,9 +224,9 @@ impl Bench {
         Ok(plan)
     }
 
-    /// `cargo test --benches`: each implementation's correctness gate, in a worker, and
-    /// nothing timed.
-    fn check(&self, plan: &Plan) -> Result<u8> {
+    /// `cargo test --benches`: each implementation's correctness gate, in a worker given
+    /// `timeout`, and nothing timed.
+    fn check(&self, plan: &Plan, timeout: std::time::Duration) -> Result<u8> {
         let cpu = machine::default_cpu();
         let mut seen: Vec<&str> = Vec::new();
         let mut unfit = 0;
@@ -218,11 +239,15 @@ impl Bench {
                 &case.implementation,
                 &plan.external,
                 Some(cpu),
-                std::time::Duration::from_secs(120),
+                timeout,
                 false,
             )?;
             let (word, why, fails) = verdict.describe();
             unfit += usize::from(fails);
+            // The line names the implementation already.
+            let why = why
+                .strip_prefix(&format!("{}: ", case.implementation))
+                .unwrap_or(&why);
             let said = if why.is_empty() {
                 word.to_string()
             } else {
@@ -367,11 +392,14 @@ impl Progress for Notes {
 #[derive(Parser, Debug)]
 #[command(
     name = "cargo bench --",
+    bin_name = "cargo bench --",
     about = "Measure this crate's registered implementations as `cryptobench run` does: each checked for correct output first, measured in worker processes (this binary, re-executed), pinned, interleaved, stored, with intervals and verdicts. Under `cargo test --benches` (no --bench), only the correctness gates run."
 )]
 struct BenchArgs {
     /// Only implementations whose `provider/algorithm/operation` contains one of these.
     filters: Vec<String>,
+    #[command(flatten)]
+    libtest: Libtest,
     /// Message lengths, comma-separated: bytes or with a unit (1024,16KiB).
     #[arg(long, value_delimiter = ',', value_parser = parse_size)]
     sizes: Option<Vec<u64>>,
@@ -432,6 +460,36 @@ fn parse_size(s: &str) -> Result<u64, String> {
     }
 }
 
+/// libtest's options, which `cargo test` and CI jobs pass to every test target
+/// (`cargo test --all-targets -- --nocapture`): taken, so that adding this harness breaks
+/// no such job. Those about output and threads change nothing here.
+#[derive(clap::Args, Debug)]
+struct Libtest {
+    /// List the implementations a run would check or measure, and exit.
+    #[arg(long)]
+    list: bool,
+    /// Filters name whole implementations (or `implementation/operation`), not parts.
+    #[arg(long)]
+    exact: bool,
+    /// Run only ignored tests: this harness ignores none, so nothing runs.
+    #[arg(long, hide = true)]
+    ignored: bool,
+    #[arg(long, hide = true)]
+    include_ignored: bool,
+    #[arg(long, hide = true)]
+    nocapture: bool,
+    #[arg(long, hide = true)]
+    show_output: bool,
+    #[arg(short, long, hide = true)]
+    quiet: bool,
+    #[arg(long, hide = true, value_name = "N")]
+    test_threads: Option<String>,
+    #[arg(long, hide = true, value_name = "WHEN")]
+    color: Option<String>,
+    #[arg(short = 'Z', hide = true, value_name = "FLAG")]
+    unstable: Vec<String>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -443,5 +501,20 @@ mod tests {
         let args = BenchArgs::try_parse_from(["bench", "--bench", "--noise-threshold", "2%"])
             .expect("the options cargo bench passes, and a verdict option");
         assert_eq!(args.verdict.noise_threshold, Some(2.0));
+        // What `cargo test --all-targets -- …` passes along.
+        let libtest = [
+            "bench",
+            "--nocapture",
+            "--test-threads=1",
+            "--show-output",
+            "-q",
+            "--color",
+            "never",
+            "--exact",
+            "sha3/",
+        ];
+        let args = BenchArgs::try_parse_from(libtest).expect("libtest's options");
+        assert!(args.libtest.exact && !args.bench);
+        assert_eq!(args.filters, ["sha3/"]);
     }
 }

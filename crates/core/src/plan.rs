@@ -175,11 +175,36 @@ pub fn add_members(
     filter: &str,
     members: &mut Vec<(String, String, Vec<Param>)>,
 ) -> bool {
+    add_members_where(registry, |_, full| full.contains(filter), members)
+}
+
+/// [`add_members`] by whole names: `filter` is an implementation's name, or its name and
+/// an operation's (libtest's `--exact`).
+pub fn add_exact_members(
+    registry: &Registry,
+    filter: &str,
+    members: &mut Vec<(String, String, Vec<Param>)>,
+) -> bool {
+    add_members_where(
+        registry,
+        |imp, full| imp == filter || full == filter,
+        members,
+    )
+}
+
+/// Add to `members` every operation of `registry` that `matches` takes by its
+/// implementation's name and its `provider/algorithm/operation` name, each once;
+/// whether any matched.
+fn add_members_where(
+    registry: &Registry,
+    matches: impl Fn(&str, &str) -> bool,
+    members: &mut Vec<(String, String, Vec<Param>)>,
+) -> bool {
     let mut matched = false;
     for imp in registry.all() {
         for op in imp.operations() {
             let full = format!("{}/{}", imp.name(), op.name);
-            if !full.contains(filter) {
+            if !matches(&imp.name(), &full) {
                 continue;
             }
             matched = true;
