@@ -145,6 +145,19 @@ impl Bench {
                 twice.join(", ")
             );
         }
+        let faults: Vec<String> = (self.registry.all())
+            .flat_map(|i| {
+                let name = i.name();
+                let faults = i.description_faults();
+                faults.into_iter().map(move |f| format!("{name}: {f}"))
+            })
+            .collect();
+        if !faults.is_empty() {
+            bail!(
+                "this bench describes its algorithm wrongly: {}",
+                faults.join("; ")
+            );
+        }
         if let Some(t) = &args.testbed {
             cryptobench_core::record::check_testbed(t)?;
         }

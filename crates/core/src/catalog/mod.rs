@@ -181,6 +181,12 @@ pub trait Implementation: Send + Sync {
     fn unsupported(&self) -> Option<String> {
         None
     }
+    /// What is wrong in the description of its algorithm (a crate's own): lengths of 0,
+    /// vectors that are not hex or not of the algorithm's lengths. A bench refuses such
+    /// an implementation before anything runs.
+    fn description_faults(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// Checks the gate could not make (e.g. a missing KAT file), for the report to say.
     fn caveats(&self) -> Vec<String> {
         Vec::new()

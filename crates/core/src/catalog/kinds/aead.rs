@@ -10,7 +10,7 @@ use crate::record::{Param, Params};
 
 use super::super::reference;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
-use super::{boundary_lengths, param, refused, unhex};
+use super::{Faults, boundary_lengths, param, refused, unhex};
 
 /// What a provider implements for an AEAD.
 pub trait AeadCipher: Send + 'static {
@@ -431,6 +431,26 @@ impl<A: AeadCipher> Sealer for Keyed<A> {
     }
 }
 
+impl AeadAlgorithm {
+    /// What is wrong in this description ([`Faults`]).
+    pub fn faults(&self) -> Vec<String> {
+        let mut f = Faults::new();
+        f.positive("tag_len", self.tag_len);
+        f.positive("block_len", self.block_len);
+        for (i, v) in self.vectors.iter().enumerate() {
+            let at = (i, v.source);
+            f.hex(at, "key", v.key, Some((self.key_len, "key_len")));
+            f.hex(at, "nonce", v.nonce, Some((self.nonce_len, "nonce_len")));
+            f.hex(at, "ad", v.ad, None);
+            f.hex(at, "tag", v.tag, Some((self.tag_len, "tag_len")));
+            if let Some(len) = f.hex(at, "plaintext", v.plaintext, None) {
+                f.hex(at, "ciphertext", v.ciphertext, Some((len, "its plaintext")));
+            }
+        }
+        f.into_vec()
+    }
+}
+
 impl<A: AeadCipher> Implementation for Aead<A> {
     fn provider(&self) -> &str {
         self.provider
@@ -443,6 +463,10 @@ impl<A: AeadCipher> Implementation for Aead<A> {
     }
     fn operations(&self) -> &[Operation] {
         OPERATIONS
+    }
+
+    fn description_faults(&self) -> Vec<String> {
+        A::ALGORITHM.faults()
     }
 
     fn verify(&self) -> Result<(), Mismatch> {

@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 
 use super::super::reference;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
-use super::{refused, unhex};
+use super::{Faults, refused, unhex};
 use crate::record::Params;
 
 /// What a provider implements for a block cipher or a permutation.
@@ -212,6 +212,21 @@ impl<C: CoreFunction> Core<C> {
     }
 }
 
+impl CoreAlgorithm {
+    /// What is wrong in this description ([`Faults`]).
+    pub fn faults(&self) -> Vec<String> {
+        let mut f = Faults::new();
+        f.positive("block_len", self.block_len);
+        for (i, v) in self.vectors.iter().enumerate() {
+            let at = (i, v.source);
+            f.hex(at, "key", v.key, Some((self.key_len, "key_len")));
+            f.hex(at, "input", v.input, Some((self.block_len, "block_len")));
+            f.hex(at, "output", v.output, Some((self.block_len, "block_len")));
+        }
+        f.into_vec()
+    }
+}
+
 impl<C: CoreFunction> Implementation for Core<C> {
     fn provider(&self) -> &str {
         self.provider
@@ -224,6 +239,10 @@ impl<C: CoreFunction> Implementation for Core<C> {
     }
     fn operations(&self) -> &[Operation] {
         C::ALGORITHM.operations
+    }
+
+    fn description_faults(&self) -> Vec<String> {
+        C::ALGORITHM.faults()
     }
 
     fn verify(&self) -> Result<(), Mismatch> {

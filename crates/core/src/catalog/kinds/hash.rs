@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use super::super::buffer::Buffer;
 use super::super::reference;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
-use super::{boundary_lengths, checked_in_part, param, refused, unhex};
+use super::{Faults, boundary_lengths, checked_in_part, param, refused, unhex};
 use crate::record::{Param, Params};
 
 /// What a provider implements for a hash function.
@@ -183,6 +183,26 @@ pub fn conformance(
     Ok(())
 }
 
+impl HashAlgorithm {
+    /// What is wrong in this description ([`Faults`]).
+    pub fn faults(&self) -> Vec<String> {
+        let mut f = Faults::new();
+        f.positive("out_len", self.out_len);
+        f.positive("block_len", self.block_len);
+        for (i, v) in self.vectors.iter().enumerate() {
+            let at = (i, v.source);
+            f.hex(at, "digest", v.digest, Some((self.out_len, "out_len")));
+            if let Some(c) = v.text.chars().find(|&c| c as u32 > 0xff) {
+                f.vector(
+                    at,
+                    format!("its text has {c:?}, which stands for no byte (each character below U+0100 stands for one)"),
+                );
+            }
+        }
+        f.into_vec()
+    }
+}
+
 impl HashVector {
     /// The message bytes: `text`, one byte per character, repeated `repeat` times.
     pub fn message(&self) -> Vec<u8> {
@@ -249,6 +269,10 @@ impl<H: HashFunction> Implementation for Hash<H> {
             }
         }
         Ok(())
+    }
+
+    fn description_faults(&self) -> Vec<String> {
+        H::ALGORITHM.faults()
     }
 
     fn caveats(&self) -> Vec<String> {

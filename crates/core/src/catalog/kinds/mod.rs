@@ -18,6 +18,64 @@ pub(crate) fn unhex(s: &str) -> Vec<u8> {
     hex::decode(s).expect("built-in test vectors are valid hex")
 }
 
+/// What is wrong in an algorithm's description (a crate's own, given to its bench):
+/// lengths of 0, fields that are not hex or not as long as the algorithm's lengths say.
+/// Said in one line before anything runs, where the gate would panic on it or blame
+/// the implementation.
+pub(crate) struct Faults {
+    found: Vec<String>,
+}
+
+impl Faults {
+    pub(crate) fn new() -> Faults {
+        Faults { found: Vec::new() }
+    }
+
+    /// A length the algorithm must not have as 0.
+    pub(crate) fn positive(&mut self, field: &str, len: usize) {
+        if len == 0 {
+            self.found.push(format!("its {field} is 0"));
+        }
+    }
+
+    /// `value`, the `field` of vector `i` (published in `source`), is hex of `want`
+    /// bytes (`want.1` names where that length comes from) or of any length; its length.
+    pub(crate) fn hex(
+        &mut self,
+        (i, source): (usize, &str),
+        field: &str,
+        value: &str,
+        want: Option<(usize, &str)>,
+    ) -> Option<usize> {
+        let at = format!("vectors[{i}] ({source})");
+        match hex::decode(value) {
+            Err(e) => {
+                self.found
+                    .push(format!("{at}: its {field} is not hex ({e})"));
+                None
+            }
+            Ok(bytes) => {
+                if let Some((len, named)) = want.filter(|(len, _)| *len != bytes.len()) {
+                    self.found.push(format!(
+                        "{at}: its {field} is {} bytes, where {named} says {len}",
+                        bytes.len()
+                    ));
+                }
+                Some(bytes.len())
+            }
+        }
+    }
+
+    /// Anything else wrong in vector `i`.
+    pub(crate) fn vector(&mut self, (i, source): (usize, &str), fault: String) {
+        self.found.push(format!("vectors[{i}] ({source}): {fault}"));
+    }
+
+    pub(crate) fn into_vec(self) -> Vec<String> {
+        self.found
+    }
+}
+
 /// The value of parameter `name`, or the error that names what is missing.
 fn param(
     imp: &dyn Implementation,
@@ -81,3 +139,55 @@ pub fn boundary_lengths(block: usize) -> Vec<usize> {
 /// algorithm of its own): its [`boundary_lengths`] take in every partial block of 8-,
 /// 16-, 32- and 64-byte blocks.
 pub const UNKNOWN_BLOCK_LEN: usize = 64;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalogs_descriptions_have_no_faults() {
+        let faults: Vec<Vec<String>> = (hash::ALL.iter().map(|a| a.faults()))
+            .chain(stream::ALL.iter().map(|a| a.faults()))
+            .chain(xof::ALL.iter().map(|a| a.faults()))
+            .chain(core::ALL.iter().map(|a| a.faults()))
+            .chain(aead::ALL.iter().map(|a| a.faults()))
+            .collect();
+        assert!(faults.iter().all(Vec::is_empty), "{faults:?}");
+    }
+
+    #[test]
+    fn a_description_with_bad_hex_or_lengths_says_where() {
+        static BAD: hash::HashAlgorithm = hash::HashAlgorithm {
+            name: "mine",
+            out_len: 32,
+            block_len: 0,
+            vectors: &[
+                hash::HashVector {
+                    source: "my vector",
+                    text: "abc",
+                    repeat: 1,
+                    digest: "zz",
+                },
+                hash::HashVector {
+                    source: "short",
+                    text: "\u{1e3}",
+                    repeat: 1,
+                    digest: "00ff",
+                },
+            ],
+            reference: None,
+        };
+        let faults = BAD.faults();
+        assert_eq!(faults.len(), 4, "{faults:?}");
+        assert_eq!(faults[0], "its block_len is 0");
+        assert!(
+            faults[1].starts_with("vectors[0] (my vector): its digest is not hex"),
+            "{faults:?}"
+        );
+        assert_eq!(
+            faults[2],
+            "vectors[1] (short): its digest is 2 bytes, where out_len says 32"
+        );
+        assert!(faults[3].contains("stands for no byte"), "{faults:?}");
+    }
+}

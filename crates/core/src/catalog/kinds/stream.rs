@@ -9,7 +9,7 @@ use std::marker::PhantomData;
 use super::super::buffer::Buffer;
 use super::super::reference;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
-use super::{boundary_lengths, checked_in_part, param, refused, unhex};
+use super::{Faults, boundary_lengths, checked_in_part, param, refused, unhex};
 use crate::record::{Param, Params};
 
 /// What a provider implements for a stream cipher.
@@ -284,6 +284,24 @@ impl<C: StreamCipher> Stream<C> {
     }
 }
 
+impl StreamAlgorithm {
+    /// What is wrong in this description ([`Faults`]).
+    pub fn faults(&self) -> Vec<String> {
+        let mut f = Faults::new();
+        f.positive("block_len", self.block_len);
+        for (i, v) in self.vectors.iter().enumerate() {
+            let at = (i, v.source);
+            f.hex(at, "key", v.key, Some((self.key_len, "key_len")));
+            f.hex(at, "nonce", v.nonce, Some((self.nonce_len, "nonce_len")));
+            let plaintext = f.hex(at, "plaintext", v.plaintext, None);
+            if let Some(len) = plaintext {
+                f.hex(at, "ciphertext", v.ciphertext, Some((len, "its plaintext")));
+            }
+        }
+        f.into_vec()
+    }
+}
+
 impl<C: StreamCipher> Implementation for Stream<C> {
     fn provider(&self) -> &str {
         self.provider
@@ -296,6 +314,10 @@ impl<C: StreamCipher> Implementation for Stream<C> {
     }
     fn operations(&self) -> &[Operation] {
         OPERATIONS
+    }
+
+    fn description_faults(&self) -> Vec<String> {
+        C::ALGORITHM.faults()
     }
 
     fn verify(&self) -> Result<(), Mismatch> {

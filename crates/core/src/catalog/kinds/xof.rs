@@ -6,7 +6,7 @@ use std::marker::PhantomData;
 use super::super::buffer::Buffer;
 use super::super::reference;
 use super::super::{Call, Implementation, Kind, Mismatch, Operation, PrepareError, pattern};
-use super::{boundary_lengths, param, unhex};
+use super::{Faults, boundary_lengths, param, unhex};
 use crate::record::{Param, Params};
 
 /// What a provider implements for an XOF.
@@ -121,6 +121,20 @@ impl<X: XofFunction> Xof<X> {
     }
 }
 
+impl XofAlgorithm {
+    /// What is wrong in this description ([`Faults`]).
+    pub fn faults(&self) -> Vec<String> {
+        let mut f = Faults::new();
+        f.positive("rate", self.rate);
+        for (i, v) in self.vectors.iter().enumerate() {
+            if f.hex((i, v.source), "output", v.output, None) == Some(0) {
+                f.vector((i, v.source), "its output is empty".into());
+            }
+        }
+        f.into_vec()
+    }
+}
+
 impl<X: XofFunction> Implementation for Xof<X> {
     fn provider(&self) -> &str {
         self.provider
@@ -133,6 +147,10 @@ impl<X: XofFunction> Implementation for Xof<X> {
     }
     fn operations(&self) -> &[Operation] {
         OPERATIONS
+    }
+
+    fn description_faults(&self) -> Vec<String> {
+        X::ALGORITHM.faults()
     }
 
     fn verify(&self) -> Result<(), Mismatch> {
