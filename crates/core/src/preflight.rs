@@ -92,7 +92,7 @@ pub fn check_gate_can_decide(
             .map(|p| {
                 format!(
                     ": the smallest p-value a Mann-Whitney test of {processes} against {processes} processes can give is {}",
-                    crate::stats::fmt_p(p)
+                    crate::stats::fmt_p_exact(p)
                 )
             })
             .unwrap_or_default();
@@ -182,7 +182,7 @@ pub fn check_baseline(
                 "--fail-on-regression with --baseline {name}: run {id} has {theirs} worker processes for some case, and {theirs} against this run's {processes} cannot give a {} % interval of a change at --significance {} (the smallest p-value a Mann-Whitney test of them can give is {}), so the gate could only pass; measure the baseline again with more --processes, or use a larger --significance",
                 analysis::fmt_level(level),
                 verdict.significance,
-                crate::stats::fmt_p(
+                crate::stats::fmt_p_exact(
                     crate::stats::mann_whitney_p_floor(theirs, processes).unwrap_or(1.0)
                 ),
             );

@@ -283,8 +283,18 @@ fn exp_interval(estimate: f64, lo: f64, hi: f64, level: f64) -> Interval {
 /// that a p below a significance never prints at or above it (0.04996 beside
 /// "regressed" at 0.05 reads 0.0499, not 0.0500); below 0.001, "< 0.001".
 pub fn fmt_p(p: f64) -> String {
+    fmt_p_with(p, "< 0.001".into())
+}
+
+/// A p-value as [`fmt_p`] prints it, and one below 0.001 in two significant digits
+/// (`1.1e-5`): for messages that set it against a significance below 0.001.
+pub fn fmt_p_exact(p: f64) -> String {
+    fmt_p_with(p, format!("{p:.1e}"))
+}
+
+fn fmt_p_with(p: f64, below: String) -> String {
     if p < 0.001 {
-        "< 0.001".into()
+        below
     } else {
         let decimals = (2 - p.log10().floor() as i32).max(0);
         let scale = 10f64.powi(decimals);

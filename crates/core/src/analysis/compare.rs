@@ -215,15 +215,23 @@ pub(super) fn compare_cases(
     // verdict, which reads the interval alone, says what the test says.
     let level = 1.0 - opts.significance;
     if !stats::interval_reachable(a.len(), b.len(), level) {
+        let fewest = (1..=10_000)
+            .find(|&n| stats::interval_reachable(n, n, level))
+            .map_or("more than 10000".to_string(), |n| n.to_string());
+        // Uneven sides reach the default level too; said where they are known.
+        let uneven = match fmt_level(level).as_str() {
+            "95" => "; 3 and 5, 2 and 8 or 1 and 40 reach it too",
+            _ => "",
+        };
         return Err(not_compared(
             format!(
                 "{} and {} independent measurements (worker processes, bulk runs or imported \
-                 tables) are too few for a {} % interval of the change: 4 a side is the \
-                 fewest at 95 % when both sides have as many (3 and 5, 2 and 8 or 1 and 40 \
-                 reach it too; run --processes, bulk --runs)",
+                 tables) are too few for a {level_pct} % interval of the change: {fewest} a \
+                 side is the fewest at {level_pct} % when both sides have as many{uneven} \
+                 (run --processes, bulk --runs)",
                 a.len(),
                 b.len(),
-                fmt_level(level)
+                level_pct = fmt_level(level)
             ),
             true,
         ));
@@ -278,7 +286,8 @@ pub(super) fn compare_cases(
 
 /// A confidence level as a percentage without needless decimals: 95, 99, 99.9.
 pub fn fmt_level(level: f64) -> String {
-    let pct = format!("{:.3}", 100.0 * level);
+    // Six decimals: a significance of 0.000001 is a 99.9999 % interval, not 100 %.
+    let pct = format!("{:.6}", 100.0 * level);
     pct.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 

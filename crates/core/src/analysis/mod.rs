@@ -460,6 +460,30 @@ mod tests {
             blocks && why.contains("3 and 3 independent measurements"),
             "{why}"
         );
+        assert!(why.contains("4 a side is the fewest at 95 %"), "{why}");
+        // At another level, that level's figures.
+        let strict = VerdictOptions {
+            significance: 0.001,
+            ..OPTS
+        };
+        let why = compare_cases(&fine("a"), &fine("b"), &strict, Relation::Variant)
+            .map(|_| ())
+            .unwrap_err()
+            .why;
+        assert!(
+            why.contains(
+                "too few for a 99.9 % interval of the change: 7 a side is the fewest at 99.9 %"
+            ) && !why.contains("3 and 5"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn a_level_and_a_p_floor_are_said_as_asked() {
+        assert_eq!(fmt_level(0.95), "95");
+        assert_eq!(fmt_level(1.0 - 0.000001), "99.9999");
+        assert_eq!(stats::fmt_p_exact(1.08e-5), "1.1e-5");
+        assert_eq!(stats::fmt_p_exact(0.0123), stats::fmt_p(0.0123));
     }
 
     /// A tsc-core run at a 2 GHz TSC.
