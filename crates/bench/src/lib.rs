@@ -353,10 +353,13 @@ impl Bench {
 /// `target/criterion`), found from the bench binary's own path
 /// (`target/<profile>/deps/NAME-HASH`) unless `CARGO_TARGET_DIR` says.
 fn default_store() -> Result<PathBuf> {
-    if let Ok(dir) = std::env::var("CARGO_TARGET_DIR") {
-        return Ok(PathBuf::from(dir)
-            .join("cryptobench")
-            .join("cryptobench.db"));
+    // A relative CARGO_TARGET_DIR is relative to where cargo was run, which the bench
+    // (run in the crate's directory) does not know: the binary's own path is then right.
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .filter(|d| d.is_absolute())
+    {
+        return Ok(dir.join("cryptobench").join("cryptobench.db"));
     }
     let exe = std::env::current_exe().context("cannot find the bench binary")?;
     let target = exe
