@@ -168,6 +168,16 @@ fn cargo_bench_measures_stores_and_refuses_unknown_options() {
     assert!(json["results"][0]["verified"].as_bool().unwrap());
     assert!(db.exists(), "the run is stored");
 
+    // A store named in a directory that does not exist is refused, not made there.
+    let missing = dir.path().join("no-such-dir/x.db");
+    let out = cargo(&["bench", "--", "--db", missing.to_str().unwrap()], &[]);
+    assert!(
+        text(&out).contains("cannot open the result store"),
+        "{}",
+        text(&out)
+    );
+    assert!(!missing.parent().unwrap().exists());
+
     let out = cargo(&["bench", "--", "--bogus"], &[]);
     assert!(!out.status.success(), "{}", text(&out));
     assert!(

@@ -285,14 +285,19 @@ impl Bench {
         let counter = args.counter.resolve().map_err(anyhow::Error::msg)?;
         let cpu = machine::default_cpu();
         machine::check_cpu(cpu)?;
+        // The default store's directory is made; one named with --db must exist, as for
+        // the CLI (a typo would otherwise start a new store elsewhere without a word).
         let db = match &args.db {
             Some(db) => db.clone(),
-            None => default_store()?,
+            None => {
+                let db = default_store()?;
+                if let Some(dir) = db.parent() {
+                    std::fs::create_dir_all(dir)
+                        .with_context(|| format!("cannot create {}", dir.display()))?;
+                }
+                db
+            }
         };
-        if let Some(dir) = db.parent() {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-        }
         let processes = args.processes as usize;
         let verdict = args.verdict.for_counter(counter);
         cryptobench_core::output::check_outputs(
