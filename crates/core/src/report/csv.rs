@@ -68,6 +68,9 @@ struct CaseColumns<'a> {
     params: String,
     bytes: Option<u64>,
     status: String,
+    /// Whether the gate checked it in full here (not where it was checked in part, or
+    /// imported).
+    verified: bool,
     unit: &'a str,
     counter: String,
     median: Num,
@@ -99,6 +102,7 @@ impl<'a> CaseColumns<'a> {
             params: c.params.to_string(),
             bytes: c.bytes,
             status: format!("{:?}", c.status).to_lowercase(),
+            verified: c.verified() && a.header.imported().is_none(),
             unit: &a.short_unit,
             counter: a.counter.to_string(),
             median: Num(m.map(|m| m.median.estimate)),

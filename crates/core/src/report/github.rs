@@ -55,11 +55,16 @@ pub fn render(a: &Analysis) -> String {
                         h.baseline_run
                     )
                 });
+            // Timed, but not checked in full (a crate's own algorithm without a reference).
+            let checked = match c.verified() || a.header.imported().is_some() {
+                true => "",
+                false => "; checked in part",
+            };
             let mut entry = json!({
                 "name": c.key,
                 "unit": unit,
                 "value": interval.estimate,
-                "extra": format!("{extra}{host}{shift}"),
+                "extra": format!("{extra}{checked}{host}{shift}"),
             });
             // A single measurement has no interval: `± 0` would claim a precision
             // nobody measured. The action takes an entry without a range.
