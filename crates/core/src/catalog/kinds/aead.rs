@@ -432,7 +432,8 @@ impl<A: AeadCipher> Sealer for Keyed<A> {
 }
 
 impl AeadAlgorithm {
-    /// What is wrong in this description ([`Faults`]).
+    /// What is wrong in this description: lengths of 0, vectors not hex or not of its
+    /// lengths.
     pub fn faults(&self) -> Vec<String> {
         let mut f = Faults::new();
         f.positive("tag_len", self.tag_len);

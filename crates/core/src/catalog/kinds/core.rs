@@ -213,7 +213,8 @@ impl<C: CoreFunction> Core<C> {
 }
 
 impl CoreAlgorithm {
-    /// What is wrong in this description ([`Faults`]).
+    /// What is wrong in this description: lengths of 0, vectors not hex or not of its
+    /// lengths.
     pub fn faults(&self) -> Vec<String> {
         let mut f = Faults::new();
         f.positive("block_len", self.block_len);

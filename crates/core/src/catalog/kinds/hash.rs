@@ -184,7 +184,8 @@ pub fn conformance(
 }
 
 impl HashAlgorithm {
-    /// What is wrong in this description ([`Faults`]).
+    /// What is wrong in this description: lengths of 0, vectors not hex or not of its
+    /// lengths.
     pub fn faults(&self) -> Vec<String> {
         let mut f = Faults::new();
         f.positive("out_len", self.out_len);

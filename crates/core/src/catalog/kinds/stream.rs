@@ -285,7 +285,8 @@ impl<C: StreamCipher> Stream<C> {
 }
 
 impl StreamAlgorithm {
-    /// What is wrong in this description ([`Faults`]).
+    /// What is wrong in this description: lengths of 0, vectors not hex or not of its
+    /// lengths.
     pub fn faults(&self) -> Vec<String> {
         let mut f = Faults::new();
         f.positive("block_len", self.block_len);

@@ -122,7 +122,8 @@ impl<X: XofFunction> Xof<X> {
 }
 
 impl XofAlgorithm {
-    /// What is wrong in this description ([`Faults`]).
+    /// What is wrong in this description: lengths of 0, vectors not hex or not of its
+    /// lengths.
     pub fn faults(&self) -> Vec<String> {
         let mut f = Faults::new();
         f.positive("rate", self.rate);
