@@ -1848,6 +1848,31 @@ fn ctrl_c_keeps_and_prints_what_was_measured() {
     assert!(!env.cmd(&["report", "partial"]).status.success());
 }
 
+/// A scheduler's time limit or a pod's eviction sends SIGTERM: the run stops as at Ctrl-C,
+/// keeping what was measured, marked incomplete.
+#[test]
+fn sigterm_keeps_what_was_measured_as_ctrl_c_does() {
+    let env = Env::new();
+    let measured = |run: &Value| {
+        run["results"]
+            .as_array()
+            .is_some_and(|rs| rs.iter().any(|r| r["samples"].as_u64().unwrap_or(0) > 0))
+    };
+    let mut running = env.spawn_in_terminal(&["run", "chacha20-rng", "--processes", "40"]);
+    env.wait_for_run(&mut running, measured);
+    running.signal(libc::SIGTERM);
+    let out = running.wait_with_output();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "stderr: {stderr}");
+    assert!(
+        stderr.contains("interrupted: run 1 keeps what was measured before it was stopped"),
+        "{stderr}"
+    );
+    let run = env.json(&["report", "1", "--format", "json"]);
+    assert_eq!(run["status"], "running", "incomplete: {run}");
+    assert!(measured(&run), "{run}");
+}
+
 /// A worker that ignores Ctrl-C (measured code may) keeps the run waiting after the first;
 /// a second, later than the half second within which it would be the first delivered
 /// twice, ends the run at once with status 130 and takes the worker with it.

@@ -215,6 +215,12 @@ impl Terminal {
         assert_eq!(unsafe { libc::kill(-self.pid(), libc::SIGINT) }, 0);
     }
 
+    /// `signal` to the child alone, as a scheduler's `kill` of its job step would send.
+    pub fn signal(&self, signal: i32) {
+        // SAFETY: kill(2) of the child; it has not been reaped.
+        assert_eq!(unsafe { libc::kill(self.pid(), signal) }, 0);
+    }
+
     /// Its output once it ends; panics if it is still running after `limit` (a bound for
     /// a command that would otherwise run for many times as long, not a speed test).
     pub fn wait_ended_within(mut self, limit: std::time::Duration) -> Output {

@@ -1,11 +1,12 @@
-//! Ctrl-C during a measurement: stop after the work in flight, then print and keep what
-//! was measured, instead of dying with nothing printed.
+//! Ctrl-C during a measurement, or SIGTERM (a scheduler's time limit, a pod's eviction)
+//! or SIGHUP: stop after the work in flight, then print and keep what was measured,
+//! marked incomplete, instead of dying with nothing printed.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-/// A flag that Ctrl-C sets, for the measuring loop to check between one piece of work and
+/// A flag that Ctrl-C (SIGINT, SIGTERM, SIGHUP) sets, for the measuring loop to check between one piece of work and
 /// the next; a second Ctrl-C ends the process at once. A second signal within half a
 /// second is the same one delivered twice (`timeout` signals the process and its group).
 pub fn on_ctrl_c() -> Arc<AtomicBool> {

@@ -257,7 +257,7 @@ pub fn run(
         // Its report says INCOMPLETE; a part of a run is no baseline, and its cases that
         // were never measured are not failures.
         eprintln!(
-            "interrupted: run {run_id} keeps what was measured before Ctrl-C, marked incomplete ({}){}",
+            "interrupted: run {run_id} keeps what was measured before it was stopped (Ctrl-C, SIGTERM), marked incomplete ({}){}",
             stored_as(),
             if finish.save_baseline.is_some() {
                 "; not saved as a baseline"
