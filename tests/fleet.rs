@@ -196,6 +196,63 @@ fn sqlite_stores_merge_without_a_server_and_pushing_twice_changes_nothing() {
     ok(env.cmd(&["report", "main", "--testbed", "left", "--db", merged_s]));
 }
 
+/// A run of too few processes for an interval has its median alone in its own report,
+/// and in the table across machines too: never an interval whose ends are the median.
+#[test]
+fn a_figure_without_an_interval_gets_none_across_machines() {
+    let env = Env::new();
+    let db = env.db();
+    let db = db.to_str().unwrap();
+    let out = env.cmd(&[
+        "run",
+        "rand_chacha",
+        "--sizes",
+        "64",
+        "--samples",
+        "12",
+        "--processes",
+        "4",
+        "--layouts",
+        "1",
+        "--remeasure-budget",
+        "0",
+        "--no-canary",
+        "--testbed",
+        "few",
+        "--db",
+        db,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = ok(env.cmd(&["report", "--machines", "--db", db]));
+    assert!(table.contains(" [—]"), "{table}");
+    let json: serde_json::Value = serde_json::from_str(&ok(env.cmd(&[
+        "report",
+        "--machines",
+        "--db",
+        db,
+        "--format",
+        "json",
+    ])))
+    .unwrap();
+    let figure = &json["cases"][0]["cells"][0]["figure"];
+    assert!(figure["estimate"].as_f64().unwrap() > 0.0, "{json}");
+    assert!(figure["lo"].is_null() && figure["hi"].is_null(), "{json}");
+    let csv = ok(env.cmd(&["report", "--machines", "--db", db, "--format", "csv"]));
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    assert!(!row[col("estimate")].is_empty(), "{csv}");
+    assert!(
+        row[col("lo")].is_empty() && row[col("hi")].is_empty(),
+        "{csv}"
+    );
+}
+
 #[test]
 fn a_run_pushed_to_postgres_reads_back_as_it_was_and_a_conflict_is_refused() {
     let env = Env::new();

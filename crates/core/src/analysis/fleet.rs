@@ -36,14 +36,31 @@ pub struct FleetColumn {
 
 /// A case's figure on one machine: counts per byte (per call where the case has no
 /// bytes), the median with its 95 % interval.
-#[derive(Clone, Debug, serde::Serialize)]
+#[derive(Clone, Debug)]
 pub struct FleetCell {
     /// The median with its interval, in counts per byte or per call (`per_byte` says).
     pub figure: Interval,
+    /// Whether `figure` has an interval: a run of fewer processes than one needs has its
+    /// median alone (its ends are then the median, and are not said).
+    pub interval: bool,
     /// Whether `figure` is per byte rather than per call.
     pub per_byte: bool,
     /// The case's status where it is not simply verified (unsteady, checked in part…).
     pub note: Option<String>,
+}
+
+impl serde::Serialize for FleetCell {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // As a run's JSON does: no interval is null ends, never ends at the median.
+        let figure = match self.interval {
+            true => serde_json::json!(self.figure),
+            false => serde_json::json!({
+                "estimate": self.figure.estimate, "lo": null, "hi": null, "level": null,
+            }),
+        };
+        serde_json::json!({"figure": figure, "per_byte": self.per_byte, "note": self.note})
+            .serialize(s)
+    }
 }
 
 /// One case across the machines: a row of the table.
@@ -114,6 +131,8 @@ pub struct CaseFigure {
     pub params: Params,
     /// The median with its interval, per byte where the case has bytes, else per call.
     pub figure: Interval,
+    /// Whether `figure` has an interval (see [`FleetCell::interval`]).
+    pub interval: bool,
     /// Whether `figure` is per byte rather than per call.
     pub per_byte: bool,
     /// `host unsteady`, or the case's message (else status) where it is not simply
@@ -136,7 +155,7 @@ pub struct RatioFigure {
 
 /// The version of [`RunFigures`]' stored form: figures of another version are computed
 /// again.
-pub const FIGURES_VERSION: i64 = 1;
+pub const FIGURES_VERSION: i64 = 2;
 
 impl RunFigures {
     /// The figures a report across machines needs, from a run's analysis.
@@ -164,6 +183,7 @@ impl RunFigures {
                     operation: case.operation.clone(),
                     params: case.params.clone(),
                     figure,
+                    interval: m.has_interval(),
                     per_byte,
                     note,
                 })
@@ -181,14 +201,23 @@ impl RunFigures {
             .collect();
         RunFigures {
             unit: analysis.short_unit.clone(),
-            host: analysis.host.as_ref().filter(|h| h.moved > 0).map(|h| {
-                format!(
-                    "the host moved in {} of {} processes (set aside in {} cases; {} unsteady)",
-                    h.moved,
-                    h.processes,
-                    h.set_aside.len(),
-                    h.unsteady.len()
-                )
+            host: analysis.host.as_ref().and_then(|h| {
+                if !h.settled() {
+                    return Some(format!(
+                        "the host never settled (the canary spread ±{:.0} %): no gate decides on this run",
+                        h.threshold_pct
+                    ));
+                }
+                (h.moved > 0).then(|| {
+                    format!(
+                        "the host moved in {} of {} processes (set aside in {} case{}; {} unsteady)",
+                        h.moved,
+                        h.processes,
+                        h.set_aside.len(),
+                        if h.set_aside.len() == 1 { "" } else { "s" },
+                        h.unsteady.len()
+                    )
+                })
             }),
             cases,
             ratios,
@@ -316,6 +345,7 @@ pub fn collect(
             cells.resize(column + 1, None);
             cells[column] = Some(FleetCell {
                 figure: case.figure,
+                interval: case.interval,
                 per_byte: case.per_byte,
                 note: case.note,
             });

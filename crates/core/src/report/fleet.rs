@@ -26,7 +26,10 @@ fn cell_text(c: &Option<FleetCell>) -> String {
         None => "—".into(),
         Some(c) => {
             let f = if c.per_byte { fmt_per_byte } else { fmt_count };
-            let figure = fmt_interval(&c.figure, f);
+            let figure = match c.interval {
+                true => fmt_interval(&c.figure, f),
+                false => format!("{} [—]", f(c.figure.estimate)),
+            };
             match &c.note {
                 Some(n) => format!("{figure} ({n})"),
                 None => figure,
@@ -161,7 +164,14 @@ struct FleetCsvRow<'a> {
 
 impl<'a> FleetCsvRow<'a> {
     /// A row of machine `c`'s column: its machine's fields, the figure's interval.
-    fn of(c: &'a FleetColumn, kind: &'static str, figure: &Interval) -> FleetCsvRow<'a> {
+    fn of(
+        c: &'a FleetColumn,
+        kind: &'static str,
+        figure: &Interval,
+        interval: bool,
+    ) -> FleetCsvRow<'a> {
+        // No interval: its ends are left empty, never the median.
+        let end = |x: f64| Num(interval.then_some(x));
         FleetCsvRow {
             testbed: &c.testbed,
             cpu_model: &c.cpu_model,
@@ -170,8 +180,8 @@ impl<'a> FleetCsvRow<'a> {
             run_uuid: &c.run_uuid,
             kind,
             estimate: Num::of(figure.estimate),
-            lo: Num::of(figure.lo),
-            hi: Num::of(figure.hi),
+            lo: end(figure.lo),
+            hi: end(figure.hi),
             ..Default::default()
         }
     }
@@ -194,7 +204,7 @@ pub(super) fn csv(f: &Fleet) -> String {
                 params: r.params.to_string(),
                 unit: c.unit.clone(),
                 note: cell.note.as_deref().unwrap_or(""),
-                ..FleetCsvRow::of(c, kind, &cell.figure)
+                ..FleetCsvRow::of(c, kind, &cell.figure, cell.interval)
             });
         }
     }
@@ -206,7 +216,7 @@ pub(super) fn csv(f: &Fleet) -> String {
                 reference: &r.reference,
                 params: r.params.to_string(),
                 unit: "ratio".into(),
-                ..FleetCsvRow::of(c, "ratio", ratio)
+                ..FleetCsvRow::of(c, "ratio", ratio, true)
             });
         }
     }
