@@ -251,6 +251,19 @@ fn a_figure_without_an_interval_gets_none_across_machines() {
         row[col("lo")].is_empty() && row[col("hi")].is_empty(),
         "{csv}"
     );
+
+    // `latest` of a testbed is its own newest run, not the store's.
+    quick_run(&env, Path::new(db), "other");
+    let run_of = |args: &[&str]| -> serde_json::Value {
+        serde_json::from_str::<serde_json::Value>(&ok(env.cmd(args))).unwrap()["run_id"].clone()
+    };
+    let latest = ["report", "latest", "--db", db, "--format", "json"];
+    assert_eq!(run_of(&latest), 2);
+    assert_eq!(run_of(&[&latest[..], &["--testbed", "few"]].concat()), 1);
+    assert_bad_input(
+        &env.cmd(&[&latest[..], &["--testbed", "none-such"]].concat()),
+        "testbed `none-such` has no runs",
+    );
 }
 
 #[test]

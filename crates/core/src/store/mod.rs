@@ -655,16 +655,36 @@ impl Store {
         self.resolve_run_on(spec, None)
     }
 
-    /// Resolve `latest`, a run id, a run's UUID, or the baseline `spec` of `testbed` (of
-    /// the only testbed that has one of that name, when `testbed` is `None`).
+    /// Resolve `latest` (of `testbed`, where one is given), a run id, a run's UUID, or the
+    /// baseline `spec` of `testbed` (of the only testbed that has one of that name, when
+    /// `testbed` is `None`).
     pub fn resolve_run_on(&self, spec: &str, testbed: Option<&str>) -> Result<i64> {
         if spec == "latest" {
-            return self.latest_run()?.with_context(|| {
-                format!(
-                    "the store `{}` holds no runs yet: run `cryptobench run` first",
-                    self.path.display()
+            let Some(testbed) = testbed else {
+                return self.latest_run()?.with_context(|| {
+                    format!(
+                        "the store `{}` holds no runs yet: run `cryptobench run` first",
+                        self.path.display()
+                    )
+                });
+            };
+            // On a shared store the newest run is mostly another machine's: `latest` of a
+            // testbed is the one measured last there.
+            return self
+                .db()
+                .query_one(
+                    "SELECT r.id FROM runs r JOIN machines m ON m.id = r.machine_id
+                     WHERE m.testbed = ?1 ORDER BY r.started_at DESC, r.id DESC LIMIT 1",
+                    &values![testbed],
                 )
-            });
+                .and_then(|r| r.map(|r| r.int(0)).transpose())
+                .map_err(|e| self.cannot_read(e))?
+                .with_context(|| {
+                    format!(
+                        "testbed `{testbed}` has no runs in `{}` (`cryptobench machines` lists the testbeds)",
+                        self.path.display()
+                    )
+                });
         }
         if let Ok(id) = spec.parse::<i64>() {
             let exists = self
