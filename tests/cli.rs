@@ -740,6 +740,12 @@ fn bad_input_gets_one_clear_line_and_status_2() {
         &env.cmd(&["report", "7", "--db", env.db().to_str().unwrap()]),
         "no result store",
     );
+    // A mistyped server URL is not taken for a file's name.
+    for url in ["postgresql:bench@127.0.0.1", "mysql://h/db"] {
+        assert_bad_input(&env.cmd(&["machines", "--db", url]), "reads as a URL");
+        assert_bad_input(&env.cmd(&["run", "--db", url]), "reads as a URL");
+        assert!(!env.path(url).exists());
+    }
     assert_bad_input(
         &env.cmd(&["run", "rand_chacha", "--against", "openssl/nothing"]),
         "--against `openssl/nothing`",

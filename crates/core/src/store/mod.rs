@@ -227,6 +227,32 @@ pub fn is_server_url(db: &Path) -> bool {
         .is_some_and(|s| s.starts_with("postgres://") || s.starts_with("postgresql://"))
 }
 
+/// Refuses a `--db` that reads as a URL but is not a `postgres://` one (a mistyped
+/// `postgresql:user@host`, a `mysql://…`): taken as a file's path, it would become a new
+/// SQLite store of that name, and a push to it would report success.
+fn check_not_another_url(path: &Path, option: &str) -> Result<()> {
+    let Some(text) = path.to_str().filter(|_| !is_server_url(path)) else {
+        return Ok(());
+    };
+    let Some((scheme, _)) = text.split_once(':') else {
+        return Ok(());
+    };
+    const SCHEMES: &[&str] = &[
+        "postgres", "postgresql", "pg", "mysql", "mariadb", "sqlite", "sqlite3", "file",
+        "http", "https",
+    ];
+    let url_like = scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+        && !scheme.is_empty()
+        && (text[scheme.len()..].starts_with("://")
+            || SCHEMES.contains(&scheme.to_ascii_lowercase().as_str()));
+    if url_like {
+        bail!(
+            "{option} `{text}` reads as a URL but not one cryptobench takes: a PostgreSQL server is postgres://USER@HOST:PORT/DATABASE, anything else is an SQLite file's path"
+        );
+    }
+    Ok(())
+}
+
 /// An open result store: an SQLite file or a PostgreSQL database (see the module
 /// documentation).
 pub struct Store {
@@ -260,6 +286,7 @@ impl Store {
     /// [`Store::open_existing`] for a store named by another option than `--db`
     /// (`push --from`), which its messages name.
     pub fn open_existing_named(path: &Path, option: &'static str) -> Result<Store> {
+        check_not_another_url(path, option)?;
         if !is_server_url(path) && !path.exists() {
             bail!(
                 "no result store at `{}`: run `cryptobench run` first, or point {option} at one",
@@ -270,6 +297,7 @@ impl Store {
     }
 
     fn open_as(path: &Path, purpose: Purpose, option: &'static str) -> Result<Store> {
+        check_not_another_url(path, option)?;
         if is_server_url(path) {
             #[cfg(feature = "postgres")]
             return postgres::open(path.to_str().expect("a URL is text"), purpose, option);
