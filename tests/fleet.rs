@@ -555,6 +555,12 @@ fn bad_urls_wrong_passwords_servers_down_and_other_databases_are_one_line_each()
     let out = env.cmd(&["machines", "--db", &wrong]);
     assert_bad_input(&out, "refused user `guarded`");
     assert!(!String::from_utf8_lossy(&out.stderr).contains("wrong@"));
+    // No password at all (a CI secret unset) is said as such, not as a server down.
+    let out = env.cmd_with(
+        &["machines", "--db", &server.url_as("guarded", "guarded")],
+        &[("PGPASSFILE", std::ffi::OsStr::new("/nonexistent"))],
+    );
+    assert_bad_input(&out, "asks user `guarded` for a password, and none was given");
 
     let out = env.cmd(&["machines", "--db", &server.url_as("postgres", "nosuchdb")]);
     assert_bad_input(&out, "has no database `nosuchdb`");

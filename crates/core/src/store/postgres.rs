@@ -190,11 +190,32 @@ impl Server {
                 self.display,
                 e.as_db_error().expect("checked").message()
             ),
-            _ => anyhow::anyhow!(
-                "cannot reach the PostgreSQL server {} ({}): is it running, and is the address right?",
-                self.display,
-                std::error::Error::source(&e).map_or_else(|| e.to_string(), |s| s.to_string())
-            ),
+            _ => {
+                let why =
+                    std::error::Error::source(&e).map_or_else(|| e.to_string(), |s| s.to_string());
+                // The server answered: these are not an address or a server that is down.
+                if why.contains("password missing") {
+                    anyhow::anyhow!(
+                        "the PostgreSQL server {} asks user `{user}` for a password, and none was given: set PGPASSWORD (in CI, from the job's secret) or ~/.pgpass",
+                        self.display
+                    )
+                } else if why.contains("certificate verify failed") {
+                    anyhow::anyhow!(
+                        "the PostgreSQL server {}'s TLS certificate cannot be verified ({why}): give the authority that signed it with PGSSLROOTCERT, or connect over a Unix socket",
+                        self.display
+                    )
+                } else if why.contains("server does not support TLS") {
+                    anyhow::anyhow!(
+                        "the PostgreSQL server {} does not offer TLS, which cryptobench requires for a server that is not on this machine: turn on `ssl` in its postgresql.conf",
+                        self.display
+                    )
+                } else {
+                    anyhow::anyhow!(
+                        "cannot reach the PostgreSQL server {} ({why}): is it running, and is the address right?",
+                        self.display
+                    )
+                }
+            }
         }
     }
 }
