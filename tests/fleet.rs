@@ -476,6 +476,11 @@ fn a_writer_killed_mid_push_or_mid_run_leaves_no_half_and_a_repush_completes() {
         server.psql("killed", "SELECT status FROM runs ORDER BY id DESC LIMIT 1"),
         "running"
     );
+    // Pushed on, it is left out, and said to be.
+    let copy = env.path("copy.db");
+    let said = ok(push(&env, copy.to_str().unwrap(), &[Path::new(&url)]));
+    assert!(said.contains("1 incomplete run left out"), "{said}");
+    assert_eq!(pushed(&said), (1, 0, 0));
     let partial = server.psql(
         "killed",
         "SELECT count(*) FROM (SELECT case_id, process FROM clusters

@@ -17,6 +17,8 @@ struct Tally {
     copied: usize,
     completed: usize,
     already: usize,
+    /// Runs of the sources that never ended (stopped, killed, or still running).
+    incomplete: usize,
     conflicts: Vec<String>,
 }
 
@@ -42,13 +44,20 @@ pub(super) fn push(to: &Path, from: &[PathBuf], db: &Path) -> Result<ExitCode> {
         .map(|s| format!("`{}`", s.path().display()))
         .collect();
     print(&format!(
-        "pushed {} to `{}`: {} run{} copied, {} completed (an incomplete copy replaced), {} already there\n",
+        "pushed {} to `{}`: {} run{} copied, {} completed (an incomplete copy replaced), {} already there{}\n",
         names.join(", "),
         target.path().display(),
         tally.copied,
         if tally.copied == 1 { "" } else { "s" },
         tally.completed,
-        tally.already
+        tally.already,
+        match tally.incomplete {
+            0 => String::new(),
+            n => format!(
+                "; {n} incomplete run{} left out (stopped before it ended, or still running: only complete runs are pushed)",
+                if n == 1 { "" } else { "s" }
+            ),
+        }
     ))?;
     if tally.conflicts.is_empty() {
         return Ok(ExitCode::SUCCESS);
@@ -63,7 +72,9 @@ pub(super) fn push(to: &Path, from: &[PathBuf], db: &Path) -> Result<ExitCode> {
 /// the push goes on with the others; a failure of the target stops it, naming the run
 /// and what reached the target before it (kept there: each run is its own transaction).
 fn copy_all(source: &Store, target: &Store, tally: &mut Tally) -> Result<()> {
-    for (id, uuid) in source.complete_runs()? {
+    let complete = source.complete_runs()?;
+    tally.incomplete += source.runs()?.len().saturating_sub(complete.len());
+    for (id, uuid) in complete {
         let (raw, digest) = source.raw_run(id)?;
         match target.receive_run(&raw, &digest) {
             Ok(Received::Copied) => tally.copied += 1,
