@@ -263,7 +263,7 @@ pub struct RunArgs {
     /// Also write the run as a self-contained HTML report (tables and charts) to PATH.
     #[arg(long, value_name = "PATH")]
     pub html: Option<PathBuf>,
-    /// Once the run is complete, copy it to this store too (a postgres:// URL or another SQLite file), as `cryptobench push` does; the run stays in --db whatever happens there.
+    /// Once the run is complete, copy it to this store too (a postgres:// URL or another SQLite file), as `cryptobench push` does. It is opened before measuring; if the push fails at the end, the run stays in --db.
     #[arg(long, value_name = "URL|FILE")]
     pub push_to: Option<PathBuf>,
     #[command(flatten)]
