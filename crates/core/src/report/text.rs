@@ -20,17 +20,23 @@ use crate::store::{MachineRow, StoredRun};
 pub fn render(doc: &Document, markdown: bool) -> String {
     let mut out = String::new();
     for block in &doc.blocks {
-        match block {
-            Block::Heading(h) if markdown => out += &format!("\n## {}\n\n", md(h)),
-            Block::Heading(h) => out += &format!("\n{}\n", plain(h)),
-            Block::Line(l) | Block::Warning(l) if markdown => out += &format!("{}  \n", md(l)),
-            Block::Line(l) | Block::Warning(l) => out += &format!("{}\n", plain(l)),
-            Block::Table { headers, rows } => out += &table(headers, rows, markdown),
+        let mut piece = match block {
+            Block::Heading(h) if markdown => format!("\n## {}\n\n", md(h)),
+            Block::Heading(h) => format!("\n{}\n", plain(h)),
+            Block::Line(l) | Block::Warning(l) if markdown => format!("{}  \n", md(l)),
+            Block::Line(l) | Block::Warning(l) => format!("{}\n", plain(l)),
+            Block::Table { headers, rows } => table(headers, rows, markdown),
             Block::Matrix { headers, rows } => {
                 let (headers, rows) = Block::matrix_as_table(headers, rows);
-                out += &table(&headers, &rows, markdown);
+                table(&headers, &rows, markdown)
             }
+        };
+        // Markdown: one blank line between blocks, where a table's ends and a heading's
+        // start would make two.
+        while markdown && out.ends_with("\n\n") && piece.starts_with('\n') {
+            piece.remove(0);
         }
+        out += &piece;
     }
     out
 }
@@ -53,8 +59,9 @@ fn table(headers: &[String], rows: &[Vec<String>], markdown: bool) -> String {
             t.add_row(r.iter().map(|c| plain(c)));
         }
     }
+    // Markdown: a blank line each side, or a line after the table is read as its row.
     let gap = if markdown { "\n" } else { "" };
-    format!("{gap}{t}\n")
+    format!("{gap}{t}\n{gap}")
 }
 
 /// Text for a terminal, as written, save control characters (an escape sequence in a
