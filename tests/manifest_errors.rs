@@ -112,6 +112,23 @@ fn a_target_listed_twice_is_refused_by_name() {
     );
 }
 
+/// A -march in `flags` would come after the target's and win: the build would be
+/// credited to a target it is not built for.
+#[test]
+fn a_march_in_flags_is_refused_for_the_targets() {
+    let env = Env::new();
+    let m = write(
+        &env,
+        TOY_HASH,
+        "#define CRYPTO_BYTES 32\n",
+        &TOY_MANIFEST.replace(r#"["-O2"]"#, r#"["-O2", "-march=skylake-avx512"]"#),
+    );
+    assert_bad_input(
+        &env.cmd(&["list", &m]),
+        "flag `-march=skylake-avx512` would override the build's target",
+    );
+}
+
 #[test]
 fn an_unknown_cpu_feature_in_requires_is_refused_with_the_known_ones() {
     let env = Env::new();

@@ -288,6 +288,14 @@ fn check_flags(file: &Path, owner: &str, flags: &[String]) -> Result<()> {
                 file.display()
             );
         }
+        // The target's -march comes first on the command line: a later one would win, and
+        // the build would be credited to a target it is not.
+        if f.starts_with("-march=") || f.starts_with("-mcpu=") {
+            bail!(
+                "{}: {owner}: flag `{f}` would override the build's target (its -march), so its figures would be credited to a target it is not built for: name the CPU in `targets` instead",
+                file.display()
+            );
+        }
     }
     Ok(())
 }
