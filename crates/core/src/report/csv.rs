@@ -71,6 +71,8 @@ struct CaseColumns<'a> {
     /// Whether the gate checked it in full here (not where it was checked in part, or
     /// imported).
     verified: bool,
+    /// Why it failed, was not timed or was checked in part, where anything says so.
+    message: &'a str,
     unit: &'a str,
     counter: String,
     median: Num,
@@ -103,6 +105,7 @@ impl<'a> CaseColumns<'a> {
             bytes: c.bytes,
             status: format!("{:?}", c.status).to_lowercase(),
             verified: c.verified() && a.header.imported().is_none(),
+            message: c.message.as_deref().unwrap_or(""),
             unit: &a.short_unit,
             counter: a.counter.to_string(),
             median: Num(m.map(|m| m.median.estimate)),
