@@ -565,7 +565,10 @@ fn bad_urls_wrong_passwords_servers_down_and_other_databases_are_one_line_each()
         &["machines", "--db", &server.url_as("guarded", "guarded")],
         &[("PGPASSFILE", std::ffi::OsStr::new("/nonexistent"))],
     );
-    assert_bad_input(&out, "asks user `guarded` for a password, and none was given");
+    assert_bad_input(
+        &out,
+        "asks user `guarded` for a password, and none was given",
+    );
 
     let out = env.cmd(&["machines", "--db", &server.url_as("postgres", "nosuchdb")]);
     assert_bad_input(&out, "has no database `nosuchdb`");

@@ -238,10 +238,20 @@ fn check_not_another_url(path: &Path, option: &str) -> Result<()> {
         return Ok(());
     };
     const SCHEMES: &[&str] = &[
-        "postgres", "postgresql", "pg", "mysql", "mariadb", "sqlite", "sqlite3", "file",
-        "http", "https",
+        "postgres",
+        "postgresql",
+        "pg",
+        "mysql",
+        "mariadb",
+        "sqlite",
+        "sqlite3",
+        "file",
+        "http",
+        "https",
     ];
-    let url_like = scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
+    let url_like = scheme
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "+.-".contains(c))
         && !scheme.is_empty()
         && (text[scheme.len()..].starts_with("://")
             || SCHEMES.contains(&scheme.to_ascii_lowercase().as_str()));
