@@ -309,7 +309,7 @@ fn ctrl_c_keeps_and_prints_the_runs_made() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(130), "stderr: {stderr}");
     assert!(
-        stderr.contains("interrupted: run 1 keeps what was measured before Ctrl-C"),
+        stderr.contains("interrupted: run 1 keeps what was measured before it was stopped (Ctrl-C"),
         "{stderr}"
     );
     let printed: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -468,14 +468,31 @@ fn unwritten(function: &str, what: &str, zeros: &[u8], ones: &[u8]) -> Result<()
         ));
     }
     let differ: Vec<usize> = (0..zeros.len()).filter(|&i| zeros[i] != ones[i]).collect();
-    if let (Some(first), Some(last)) = (differ.first(), differ.last()) {
-        return Err(format!(
-            "{function} left {} of its {} {what} bytes (from byte {first} to {last}) as the buffer held them: they differ when it starts as zeros or as 0xff bytes (unwritten, or computed from memory it never initialised)",
-            differ.len(),
-            zeros.len()
-        ));
+    left_as_filled(
+        function,
+        what,
+        &differ,
+        zeros.len(),
+        "they differ when it starts as zeros or as 0xff bytes",
+    )
+}
+
+/// The refusal of `function`'s `what` of `len` bytes, whose bytes at `positions` (if any)
+/// it never wrote, as `how` shows.
+fn left_as_filled(
+    function: &str,
+    what: &str,
+    positions: &[usize],
+    len: usize,
+    how: &str,
+) -> Result<(), String> {
+    match (positions.first(), positions.last()) {
+        (Some(first), Some(last)) => Err(format!(
+            "{function} left {} of its {len} {what} bytes (from byte {first} to {last}) as the buffer held them: {how} (unwritten, or computed from memory it never initialised)",
+            positions.len()
+        )),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// The fills [`unwritten_by_chance`] makes a function's output into.
@@ -495,14 +512,16 @@ fn unwritten_by_chance(function: &str, what: &str, outputs: &[Vec<u8>]) -> Resul
     let kept: Vec<usize> = (0..len)
         .filter(|&i| outputs.iter().zip(FILLS).all(|(o, fill)| o[i] == fill))
         .collect();
-    if let (Some(first), Some(last)) = (kept.first(), kept.last()) {
-        return Err(format!(
-            "{function} left {} of its {len} {what} bytes (from byte {first} to {last}) as the buffer held them: they kept the buffer's fill in each of {} calls into buffers filled differently (unwritten, or computed from memory it never initialised)",
-            kept.len(),
+    left_as_filled(
+        function,
+        what,
+        &kept,
+        len,
+        &format!(
+            "they kept the buffer's fill in each of {} calls into buffers filled differently",
             FILLS.len()
-        ));
-    }
-    Ok(())
+        ),
+    )
 }
 
 /// A C call whose function's status can be read.
