@@ -1332,6 +1332,43 @@ fn a_c_hash_that_leaves_output_bytes_unwritten_is_refused_though_its_variants_ag
     }
 }
 
+/// Without known answers variants are checked only against each other: where a wrong
+/// one is the first (the one the others were compared with), none is timed, and each
+/// refusal says that nothing tells which is right. The first was once timed as
+/// "checked in part" and the two right ones called wrong.
+#[test]
+fn c_variants_that_disagree_without_known_answers_are_none_of_them_timed() {
+    let env = Env::new();
+    let run = env.json_with_failures(&with_quick(&[
+        "run",
+        &repo("tests/c/faulty/disagree.toml"),
+        "--sizes",
+        "64",
+        "--format",
+        "json",
+    ]));
+    for (variant, against) in [
+        ("wrong-first", "o1"),
+        ("o1", "wrong-first"),
+        ("o2", "wrong-first"),
+    ] {
+        let case = result(
+            &run,
+            &format!("faulty-disagree/some-digest/{variant}@native"),
+        );
+        assert_case(
+            case,
+            "wrong",
+            &format!("against variant faulty-disagree/some-digest/{against}@native"),
+        );
+        assert_case(
+            case,
+            "wrong",
+            "no known answers say which is right, so none is timed",
+        );
+    }
+}
+
 /// A C function that returns an error at a length the gate never tries (20000 bytes)
 /// fails that case, named with its status, and is not timed doing nothing (it once was,
 /// at thousands of GB/s, and called verified), nor when it starts failing only while it

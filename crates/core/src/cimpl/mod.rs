@@ -61,7 +61,7 @@ pub fn operations_of(
         caveats: Vec::new(),
         vectors: imp.vectors.clone(),
         expected_sizes: imp.sizes.clone(),
-        peer: None,
+        peers: Vec::new(),
         estimate: None,
         lanes: 1,
     };
@@ -203,17 +203,26 @@ pub fn specs(
         .collect();
     let mut specs = built.into_iter().collect::<Result<Vec<CSpec>>>()?;
     // Every variant must agree with the first runnable build of its algorithm (the
-    // portable one, by the manifest's order).
-    for i in 0..specs.len() {
-        let peer = specs
-            .iter()
-            .find(|p| {
-                p.algorithm == specs[i].algorithm
-                    && p.unsupported.is_none()
-                    && p.kind == specs[i].kind
-            })
-            .cloned();
-        specs[i].peer = peer.filter(|p| p.name() != specs[i].name()).map(Box::new);
+    // portable one, by the manifest's order). Without known answers agreeing with one
+    // says nothing of that one: each is checked against every other, so that where they
+    // disagree none is timed (the first, checked against nothing, once was).
+    let runnable: Vec<CSpec> = specs
+        .iter()
+        .filter(|p| p.unsupported.is_none())
+        .cloned()
+        .collect();
+    for spec in &mut specs {
+        let same = |p: &&CSpec| p.algorithm == spec.algorithm && p.kind == spec.kind;
+        let peers: Vec<&CSpec> = if implementation::has_known_answers(spec) {
+            runnable.iter().find(same).into_iter().collect()
+        } else {
+            runnable.iter().filter(same).collect()
+        };
+        spec.peers = peers
+            .into_iter()
+            .filter(|p| p.name() != spec.name())
+            .cloned()
+            .collect();
     }
     Ok(specs)
 }
@@ -319,7 +328,7 @@ fn build(
         caveats: caveats.to_vec(),
         vectors: imp.vectors.clone(),
         expected_sizes: imp.sizes.clone(),
-        peer: None,
+        peers: Vec::new(),
         lanes,
     })
 }

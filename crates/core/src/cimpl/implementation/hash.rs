@@ -77,7 +77,7 @@ impl Build<HashApi> {
         // What the gate can still ask of an algorithm it has no reference for: that every
         // call succeeds, and that a peer variant agrees. Without a peer, a known algorithm
         // has been asked all of that already.
-        if known.is_some() && self.peer.is_none() {
+        if known.is_some() && self.peers.is_empty() {
             return Ok(());
         }
         let block_len = known.map_or(kinds::UNKNOWN_BLOCK_LEN, |a| a.block_len);
@@ -86,10 +86,10 @@ impl Build<HashApi> {
             let got = self
                 .hash(&m)
                 .map_err(refused(format!("{} of {len} bytes", self.spec.algorithm)))?;
-            if let Some(p) = &self.peer {
+            for p in &self.peers {
                 let what = format!("{len} bytes against variant {}", p.name);
                 let theirs = p.hash(&m).map_err(refused_there(&what))?;
-                Mismatch::check_bytes(&what, &got, &theirs)?;
+                self.agrees(&what, &got, &theirs)?;
             }
         }
         Ok(())

@@ -240,7 +240,7 @@ impl Build<KemApi> {
             self.check_round_trip(round, known)?;
         }
         self.check_written_in_full()?;
-        if let Some(p) = &self.peer {
+        for p in &self.peers {
             self.check_against_peer(p)?;
         }
         Ok(())
@@ -353,13 +353,13 @@ impl Build<KemApi> {
             };
             let against =
                 |s: &str| format!("{s} against variant {}, fed the same randomness", peer.name);
-            Mismatch::check_bytes(&against("public key"), &pk, &ppk)?;
-            Mismatch::check_bytes(&against("secret key"), &sk, &psk)?;
+            self.agrees(&against("public key"), &pk, &ppk)?;
+            self.agrees(&against("secret key"), &sk, &psk)?;
             if let (Some((ct, ss)), Some((pct, pss))) =
                 (self.enc_from(&pk, &m)?, peer.enc_from(&pk, &m)?)
             {
-                Mismatch::check_bytes(&against("ciphertext"), &ct, &pct)?;
-                Mismatch::check_bytes(&against("shared secret"), &ss, &pss)?;
+                self.agrees(&against("ciphertext"), &ct, &pct)?;
+                self.agrees(&against("shared secret"), &ss, &pss)?;
             }
         }
         Ok(())

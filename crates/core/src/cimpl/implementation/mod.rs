@@ -54,8 +54,9 @@ pub struct CSpec {
     pub vectors: Vec<Vector>,
     /// The `api.h` sizes the manifest says the build must have (its `sizes`).
     pub expected_sizes: BTreeMap<String, u64>,
-    /// Another variant of the same algorithm that this one must agree with.
-    pub peer: Option<Box<CSpec>>,
+    /// The other variants of the same algorithm that this one must agree with: the first
+    /// one where there are known answers, every one where there are none.
+    pub peers: Vec<CSpec>,
     /// The llvm-mca estimate, when asked for (`--estimate`).
     pub estimate: Option<Estimate>,
     /// Independent inputs per call (`CRYPTO_LANES` of an N-way XOF; 1 otherwise).
@@ -222,7 +223,7 @@ struct Build<A> {
     /// What the gate could not check, found while it ran (e.g. a build with its own
     /// `randombytes` cannot be fed a known-answer test's seeds).
     gate_notes: Mutex<Vec<String>>,
-    peer: Option<Box<Build<A>>>,
+    peers: Vec<Build<A>>,
 }
 
 impl<A: Api> Build<A> {
@@ -240,14 +241,11 @@ impl<A: Api> Build<A> {
         check_sizes(spec.kind, &spec.expected_sizes, &sizes).map_err(anyhow::Error::msg)?;
         let api = A::load(&lib)?;
         let randomness = Hook::find(&lib)?;
-        let peer = match &spec.peer {
-            Some(p) if p.name() != name => {
-                Some(Box::new(Build::load(p).with_context(|| {
-                    format!("loading the reference variant {}", p.name())
-                })?))
-            }
-            _ => None,
-        };
+        let peers = spec
+            .peers
+            .iter()
+            .map(|p| Build::load(p).with_context(|| format!("loading the variant {}", p.name())))
+            .collect::<Result<_>>()?;
         Ok(Build {
             spec: spec.clone(),
             name,
@@ -256,7 +254,7 @@ impl<A: Api> Build<A> {
             api,
             randomness,
             gate_notes: Default::default(),
-            peer,
+            peers,
         })
     }
 }
@@ -279,6 +277,23 @@ impl<A> Build<A> {
             Mismatch::check_bytes(v.source(), &got, &Vector::bytes(&v.output))?;
         }
         Ok(())
+    }
+}
+
+impl<A: Api> Build<A> {
+    /// Whether `ours` is what a peer variant gave for the same input (`theirs`; `what`
+    /// names the input and the peer). Without known answers a disagreement does not say
+    /// which of the two is wrong, and the refusal says so: each is refused by the other.
+    fn agrees(&self, what: &str, ours: &[u8], theirs: &[u8]) -> Result<(), Mismatch> {
+        Mismatch::check_bytes(what, ours, theirs).map_err(|mut m| {
+            if self.spec.vectors.is_empty() && !A::has_reference(self) {
+                m.detail.push_str(
+                    "; the variants disagree and no known answers say which is right, so \
+                     none is timed (give the algorithm `vectors` in the manifest)",
+                );
+            }
+            m
+        })
     }
 }
 
@@ -310,6 +325,14 @@ pub fn checked_against(kind: CKind, algorithm: &str, vectors: usize, kat: Option
         return format!("its variants only{hint}");
     }
     against.join(", ")
+}
+
+/// Whether the gate has answers to check `spec` against beyond its other variants:
+/// the manifest's vectors, a KAT file, or the catalog's known answers for its algorithm.
+pub fn has_known_answers(spec: &CSpec) -> bool {
+    !spec.vectors.is_empty()
+        || spec.kat.is_some()
+        || (info(spec.kind).known)().contains(&spec.algorithm.as_str())
 }
 
 /// The algorithm of `kind` with known answers whose name `name` misspells: the same
@@ -355,16 +378,16 @@ impl<A: Api> Loaded for Build<A> {
                     )
                 })
                 .unwrap_or_default();
-            c.push(match &self.peer {
-                None => format!(
-                    "{}: no known answers or independent implementation to check against{spelled}",
-                    self.name
-                ),
-                Some(peer) => format!(
-                    "{}: no known answers or independent implementation to check against{spelled}; agrees with {}",
-                    self.name, peer.name
-                ),
-            });
+            let agrees = if self.peers.is_empty() {
+                String::new()
+            } else {
+                let names: Vec<&str> = self.peers.iter().map(|p| p.name.as_str()).collect();
+                format!("; agrees with {}", names.join(", "))
+            };
+            c.push(format!(
+                "{}: no known answers or independent implementation to check against{spelled}{agrees}",
+                self.name
+            ));
         }
         c.extend(
             self.gate_notes
@@ -732,7 +755,7 @@ mod tests {
             caveats: Vec::new(),
             vectors: Vec::new(),
             expected_sizes: [("CRYPTO_BYTES".to_string(), 64)].into(),
-            peer: None,
+            peers: Vec::new(),
             estimate: None,
             lanes: 1,
         };

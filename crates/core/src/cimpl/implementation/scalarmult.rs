@@ -119,13 +119,13 @@ impl Build<ScalarmultApi> {
                 &self.shared_or_refusal(&what, &a, &pb)?,
                 &self.shared_or_refusal(&what, &b, &pa)?,
             )?;
-            if let Some(p) = &self.peer {
+            for p in &self.peers {
                 let against = |s: &str| format!("key exchange {i}: {s} against variant {}", p.name);
                 let public = against("public key");
                 let theirs = p.scalarmult_base(&a).map_err(refused_there(&public))?;
-                Mismatch::check_bytes(&public, &pa, &theirs)?;
+                self.agrees(&public, &pa, &theirs)?;
                 let what = against("shared secret");
-                Mismatch::check_bytes(
+                self.agrees(
                     &what,
                     &self.shared_or_refusal(&what, &a, &pb)?,
                     &p.shared_or_refusal(&what, &a, &pb)?,

@@ -96,7 +96,7 @@ impl Build<StreamApi> {
             kinds::stream::conformance(alg, |k, n, m| self.stream_xor(m, n, k))?;
         }
         // As for hashes: success at every length, and agreement with a peer.
-        if known.is_some() && self.peer.is_none() {
+        if known.is_some() && self.peers.is_empty() {
             return Ok(());
         }
         let key = bytes(self.size("CRYPTO_KEYBYTES"), 2);
@@ -107,12 +107,12 @@ impl Build<StreamApi> {
             let got = self
                 .stream_xor(&m, &nonce, &key)
                 .map_err(refused(format!("{len}-byte message")))?;
-            if let Some(p) = &self.peer {
+            for p in &self.peers {
                 let what = format!("{len} bytes against variant {}", p.name);
                 let theirs = p
                     .stream_xor(&m, &nonce, &key)
                     .map_err(refused_there(&what))?;
-                Mismatch::check_bytes(&what, &got, &theirs)?;
+                self.agrees(&what, &got, &theirs)?;
             }
         }
         Ok(())
