@@ -862,6 +862,43 @@ fn core_vectors_come_from_a_file_too() {
     assert_bad_input(&run(&env, &manifest("gone.toml")), "`vectors_file`");
     assert_bad_input(&run(&env, &manifest("/dev/null")), "is not a file");
     assert_bad_input(&run(&env, &manifest("junk.toml")), "junk.toml");
+
+    // A bad vector among several is named by its file and the line its table starts on;
+    // a wrong answer without a `source`, by the same.
+    let second = |output: &str| {
+        format!(
+            "{}\n[[vector]]\ninput = \"0001020304050607\"\noutput = \"{output}\"\n",
+            vectors("5a5b58595e5f5c5d")
+        )
+    };
+    let at = |file: &str| format!("{}:6", dir.join(file).display());
+    std::fs::write(dir.join("hex.toml"), second("5a5b58595e5f5c5g")).unwrap();
+    assert_bad_input(
+        &run(&env, &manifest("hex.toml")),
+        &format!(
+            "{}: [[vector]] of implementation `v`: `output` is not hex",
+            at("hex.toml")
+        ),
+    );
+    std::fs::write(dir.join("short.toml"), second("5a5b")).unwrap();
+    assert_bad_input(
+        &run(&env, &manifest("short.toml")),
+        &format!(
+            "[[vector]] at {}: `output` has 2 bytes, api.h gives CRYPTO_OUTPUTBYTES = 8",
+            at("short.toml")
+        ),
+    );
+    std::fs::write(dir.join("unsourced.toml"), second("5a5b58595e5f5c00")).unwrap();
+    let out = run(&env, &manifest("unsourced.toml"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!(
+            "wrong output: {}: output differs at byte 7",
+            at("unsourced.toml")
+        )),
+        "{err}"
+    );
 }
 
 /// A function whose prototype is not the API's (here `in` and `inlen` swapped) crashes in

@@ -68,9 +68,14 @@ pub struct Vector {
     /// The expected output: `CRYPTO_OUTPUTBYTES` bytes for `core`, `CRYPTO_BYTES` for
     /// `hash`, the message's length for `stream`, any length for `xof`.
     pub output: String,
-    /// Where the answer comes from, which a mismatch names; `manifest vector` where empty.
+    /// Where the answer comes from, which a mismatch names; `manifest vector` where empty
+    /// (a `vectors_file`'s vector without one is named by its file and line).
     #[serde(default)]
     pub source: String,
+    /// `path:line` of the `[[vector]]` table of a `vectors_file` this came from, which a
+    /// refusal of the vector names (an inline vector is named by its index in `vectors`).
+    #[serde(skip)]
+    pub origin: Option<String>,
 }
 
 impl Vector {
@@ -363,7 +368,7 @@ impl Manifest {
         #[derive(serde::Deserialize)]
         #[serde(deny_unknown_fields)]
         struct VectorFile {
-            vector: Vec<Vector>,
+            vector: Vec<toml::Spanned<Vector>>,
         }
         let dir = self.dir();
         for imp in &mut self.implementations {
@@ -403,7 +408,16 @@ impl Manifest {
                     toml_error(&path, &text, &e)
                 )
             })?;
-            imp.vectors.extend(read.vector);
+            for spanned in read.vector {
+                let line = text[..spanned.span().start].matches('\n').count() + 1;
+                let mut v = spanned.into_inner();
+                let origin = format!("{}:{line}", path.display());
+                if v.source.is_empty() {
+                    v.source = origin.clone();
+                }
+                v.origin = Some(origin);
+                imp.vectors.push(v);
+            }
         }
         Ok(())
     }
@@ -536,8 +550,9 @@ impl Manifest {
                 );
             }
             for (n, v) in i.vectors.iter().enumerate() {
-                v.fits(i.kind).map_err(|why| {
-                    anyhow::anyhow!("{}: {owner}: `vectors[{n}]`: {why}", file.display())
+                v.fits(i.kind).map_err(|why| match &v.origin {
+                    Some(origin) => anyhow::anyhow!("{origin}: [[vector]] of {owner}: {why}"),
+                    None => anyhow::anyhow!("{}: {owner}: `vectors[{n}]`: {why}", file.display()),
                 })?;
             }
         }

@@ -178,8 +178,12 @@ pub fn check_vectors(
             let want = sizes.get(name).copied().unwrap_or(0);
             let got = hex.len() as u64 / 2;
             if got != want {
+                let which = match &v.origin {
+                    Some(origin) => format!("[[vector]] at {origin}"),
+                    None => format!("`vectors[{i}]`"),
+                };
                 return Err(format!(
-                    "`vectors[{i}]`: `{field}` has {got} byte{}, api.h gives {name} = {want}; \
+                    "{which}: `{field}` has {got} byte{}, api.h gives {name} = {want}; \
                      give it as {} hex digits",
                     if got == 1 { "" } else { "s" },
                     2 * want
