@@ -383,6 +383,18 @@ fn concurrent_first_opens_and_four_machines_pushing_at_once() {
         ),
         "5"
     );
+    // The newest run is the one that started last, not the one stored last (a run
+    // pushed late): dated back, the direct run is no longer machine-0's column or `latest`.
+    let direct = server.psql("fleet", "SELECT max(id) FROM runs");
+    server.psql(
+        "fleet",
+        &format!("UPDATE runs SET started_at = '2000-01-01T00:00:00Z' WHERE id = {direct}"),
+    );
+    let table = ok(env.cmd(&["report", "--machines", "--db", &url]));
+    assert!(!table.contains("2000-01-01"), "{table}");
+    let latest = ok(env.cmd(&["report", "latest", "--db", &url, "--format", "json"]));
+    let latest: serde_json::Value = serde_json::from_str(&latest).unwrap();
+    assert_ne!(latest["run_id"].to_string(), direct, "{latest}");
 }
 
 /// A command stopped at a test pause point (in its open transaction): its child and the

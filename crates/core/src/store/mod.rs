@@ -679,11 +679,16 @@ impl Store {
             .map_err(|e| self.cannot_write(e))
     }
 
-    /// The id of the most recent run, if any.
+    /// The id of the run that started last, if any. By start, not by row: a run pushed
+    /// late from another store is not the newest for arriving last, and every copy of a
+    /// store agrees on which run is.
     pub fn latest_run(&self) -> Result<Option<i64>> {
         self.db()
-            .query_one("SELECT max(id) FROM runs", &[])
-            .and_then(|r| r.map_or(Ok(None), |r| r.opt_int(0)))
+            .query_one(
+                "SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1",
+                &[],
+            )
+            .and_then(|r| r.map(|r| r.int(0)).transpose())
             .map_err(|e| self.cannot_read(e))
     }
 
@@ -928,8 +933,8 @@ impl Store {
             .query(
                 "SELECT m.testbed, m.fingerprint, m.cpu_model, m.first_seen,
                         (SELECT count(*) FROM runs r WHERE r.machine_id = m.id),
-                        (SELECT r.started_at FROM runs r WHERE r.machine_id = m.id ORDER BY r.id DESC LIMIT 1),
-                        (SELECT r.counter FROM runs r WHERE r.machine_id = m.id ORDER BY r.id DESC LIMIT 1)
+                        (SELECT r.started_at FROM runs r WHERE r.machine_id = m.id ORDER BY r.started_at DESC, r.id DESC LIMIT 1),
+                        (SELECT r.counter FROM runs r WHERE r.machine_id = m.id ORDER BY r.started_at DESC, r.id DESC LIMIT 1)
                  FROM machines m ORDER BY m.testbed, m.id",
                 &[],
             )
@@ -950,7 +955,7 @@ impl Store {
 
     /// The newest complete run of `experiment` on each machine (testbed and fingerprint),
     /// by testbed: (testbed, fingerprint, run id); only runs at git revision `revision`
-    /// (a prefix) where one is given.
+    /// (a prefix) where one is given. Newest by start, as [`Store::latest_run`].
     pub fn latest_complete_runs(
         &self,
         experiment: &str,
@@ -960,9 +965,13 @@ impl Store {
         let rows = self
             .db()
             .query(
-                "SELECT m.testbed, m.fingerprint, max(r.id) FROM runs r JOIN machines m ON m.id = r.machine_id
-                 WHERE r.experiment = ?1 AND r.status = 'complete' AND coalesce(r.git_revision, '') LIKE ?2
-                 GROUP BY m.testbed, m.fingerprint ORDER BY m.testbed, m.fingerprint",
+                "SELECT testbed, fingerprint, id FROM (
+                    SELECT m.testbed, m.fingerprint, r.id, row_number() OVER (
+                        PARTITION BY m.testbed, m.fingerprint ORDER BY r.started_at DESC, r.id DESC
+                    ) AS newness
+                    FROM runs r JOIN machines m ON m.id = r.machine_id
+                    WHERE r.experiment = ?1 AND r.status = 'complete' AND coalesce(r.git_revision, '') LIKE ?2
+                 ) AS ranked WHERE newness = 1 ORDER BY testbed, fingerprint",
                 &values![experiment, revision],
             )
             .map_err(|e| self.cannot_read(e))?;
@@ -1033,11 +1042,11 @@ impl Store {
         Ok(StoredRun { header, cases })
     }
 
-    /// All runs, oldest first.
+    /// All runs, oldest first (by start, as [`Store::latest_run`]).
     pub fn runs(&self) -> Result<Vec<i64>> {
         let rows = self
             .db()
-            .query("SELECT id FROM runs ORDER BY id", &[])
+            .query("SELECT id FROM runs ORDER BY started_at, id", &[])
             .map_err(|e| self.cannot_read(e))?;
         rows.iter().map(|r| r.int(0)).collect()
     }
@@ -1410,6 +1419,46 @@ CREATE TABLE IF NOT EXISTS baselines (
             calls_per_sample: None,
             message: None,
         }
+    }
+
+    /// A run pushed late from another store (a higher row id, an earlier start) is not
+    /// the newest: `latest`, each machine's newest run and the runs' order go by start.
+    #[test]
+    fn the_newest_run_is_the_one_that_started_last_not_the_one_stored_last() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let run = |testbed: &str, started_at: &str| {
+            let header = RunHeader {
+                started_at: started_at.into(),
+                place: RunPlace {
+                    testbed: testbed.into(),
+                    fingerprint: format!("fp-{testbed}"),
+                    ..RunPlace::default()
+                },
+                ..header()
+            };
+            let id = store.begin_run(&header).unwrap();
+            store.finish_run(id, started_at).unwrap();
+            id
+        };
+        let a_new = run("a", "2026-11-22T11:00:00Z");
+        let b = run("b", "2026-11-22T12:00:00Z");
+        let a_old = run("a", "2026-11-22T10:00:00Z");
+        assert_eq!(store.latest_run().unwrap(), Some(b));
+        assert_eq!(store.runs().unwrap(), vec![a_old, a_new, b]);
+        assert_eq!(
+            store.latest_complete_runs("test", None).unwrap(),
+            vec![
+                ("a".into(), "fp-a".into(), a_new),
+                ("b".into(), "fp-b".into(), b)
+            ]
+        );
+        let machines = store.machines().unwrap();
+        assert_eq!(
+            machines[0].last_run.as_ref().map(|(at, _)| at.as_str()),
+            Some("2026-11-22T11:00:00Z")
+        );
+        assert_eq!(store.resolve_run_on("latest", Some("a")).unwrap(), a_new);
     }
 
     #[test]
