@@ -51,7 +51,7 @@ pub enum Command {
         /// One column per testbed: each cell the median per byte of that testbed's newest complete run of the experiment, with its interval; beside it, each machine's own ratios (candidate over reference, within its run), the figures that compare across CPUs. No verdict across machines.
         #[arg(long)]
         machines: bool,
-        /// With --machines: only these testbeds (comma-separated); without: whose baseline RUN names.
+        /// With --machines: only these testbeds (comma-separated; CRYPTOBENCH_TESTBED does not filter them); without: whose baseline RUN names.
         #[arg(long, env = "CRYPTOBENCH_TESTBED", value_delimiter = ',', value_parser = parse_testbed)]
         testbed: Vec<String>,
         /// With --machines: only runs measured at this git revision (a prefix) of the code measured: cryptobench's for its catalog, a crate's for its bench.
@@ -107,7 +107,7 @@ pub enum Command {
     History {
         /// Show only the cases whose id (`provider/algorithm/operation params`, e.g. `rustcrypto/chacha20/xor len=1024`) contains this.
         filter: Option<String>,
-        /// Only this testbed's runs. Default: every testbed's, each case's history per machine.
+        /// Only this testbed's runs (--testbed only: CRYPTOBENCH_TESTBED does not filter them). Default: every testbed's, each case's history per machine.
         #[command(flatten)]
         testbed: TestbedArgs,
         /// How to print the history.
@@ -188,8 +188,31 @@ impl Cli {
         fn negatives(c: clap::Command) -> clap::Command {
             c.allow_negative_numbers(true).mut_subcommands(negatives)
         }
-        let matches = negatives(Cli::command()).get_matches();
-        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+        let command = crate::record::unset_empty_env(negatives(Cli::command()));
+        let matches = command.get_matches();
+        let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        cli.forget_testbed_filters_from_the_environment(&matches);
+        cli
+    }
+
+    /// CRYPTOBENCH_TESTBED names the machine a job runs on; across machines
+    /// (`report --machines`, `history`) it is no filter: a merge job that inherits it
+    /// showed one machine's column without a word. There only `--testbed` filters.
+    fn forget_testbed_filters_from_the_environment(&mut self, matches: &clap::ArgMatches) {
+        let from_env = |sub: &str| {
+            matches.subcommand_matches(sub).is_some_and(|m| {
+                m.value_source("testbed") == Some(clap::parser::ValueSource::EnvVariable)
+            })
+        };
+        match &mut self.command {
+            Command::Report {
+                machines: true,
+                testbed,
+                ..
+            } if from_env("report") => testbed.clear(),
+            Command::History { testbed, .. } if from_env("history") => testbed.testbed = None,
+            _ => {}
+        }
     }
 }
 

@@ -115,6 +115,33 @@ fn sqlite_stores_merge_without_a_server_and_pushing_twice_changes_nothing() {
         .collect();
     assert_eq!(testbeds, ["left", "right"]);
     assert!(!fleet["ratios"].as_array().unwrap().is_empty());
+    // CRYPTOBENCH_TESTBED names a job's machine: across machines it is no filter (a
+    // merge job inheriting it once showed one column without a word); empty, it is unset.
+    for (var, value) in [("CRYPTOBENCH_TESTBED", "left"), ("CRYPTOBENCH_TESTBED", "")] {
+        let with = [(var, std::ffi::OsStr::new(value))];
+        let across = ok(env.cmd_with(
+            &["report", "--machines", "--db", merged_s, "--format", "csv"],
+            &with,
+        ));
+        assert!(
+            across.contains("left,") && across.contains("right,"),
+            "{across}"
+        );
+        let history = ok(env.cmd_with(&["history", "--db", merged_s, "--format", "csv"], &with));
+        let mut runs: Vec<&str> = history
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').nth(1).unwrap())
+            .collect();
+        runs.sort();
+        runs.dedup();
+        assert_eq!(runs, ["1", "2"], "both testbeds' runs: {history}");
+    }
+    let empty_db = [("CRYPTOBENCH_DB", std::ffi::OsStr::new(""))];
+    assert_bad_input(
+        &env.cmd_with(&["machines"], &empty_db),
+        "no result store at `cryptobench.db`",
+    );
     let html = ok(env.cmd(&["report", "--machines", "--db", merged_s, "--format", "html"]));
     assert!(html.contains("<svg") && html.contains("left") && html.contains("right"));
     let md = ok(env.cmd(&["report", "--machines", "--db", merged_s, "--format", "md"]));
@@ -194,6 +221,13 @@ fn sqlite_stores_merge_without_a_server_and_pushing_twice_changes_nothing() {
     let out = env.cmd(&["report", "main", "--testbed", "right", "--db", merged_s]);
     assert_bad_input(&out, "no baseline `main` on testbed `right`");
     ok(env.cmd(&["report", "main", "--testbed", "left", "--db", merged_s]));
+    // For one run CRYPTOBENCH_TESTBED still says whose baseline.
+    fn on(testbed: &str) -> [(&'static str, &std::ffi::OsStr); 1] {
+        [("CRYPTOBENCH_TESTBED", std::ffi::OsStr::new(testbed))]
+    }
+    let out = env.cmd_with(&["report", "main", "--db", merged_s], &on("right"));
+    assert_bad_input(&out, "no baseline `main` on testbed `right`");
+    ok(env.cmd_with(&["report", "main", "--db", merged_s], &on("left")));
 }
 
 /// A run of too few processes for an interval has its median alone in its own report,

@@ -24,7 +24,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches, Parser};
 
 pub use cryptobench_core::catalog;
 pub use cryptobench_core::catalog::Implementation;
@@ -123,7 +123,11 @@ impl Bench {
             };
             std::process::exit(code);
         }
-        let parsed = match BenchArgs::try_parse_from(&args) {
+        let command = cryptobench_core::record::unset_empty_env(BenchArgs::command());
+        let parsed = match command
+            .try_get_matches_from(&args)
+            .and_then(|m| BenchArgs::from_arg_matches(&m))
+        {
             Ok(parsed) => parsed,
             Err(e) => e.exit(),
         };

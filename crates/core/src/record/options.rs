@@ -179,6 +179,22 @@ impl VerdictOptions {
     }
 }
 
+/// `command` (and its subcommands) with every option whose environment variable is set
+/// but empty reading it as unset, for the CLI and a crate's `cargo bench` alike: a CI
+/// matrix or a job template that leaves `CRYPTOBENCH_DB` empty means it unset, where
+/// clap refuses the empty value, or asks for one of an option that has a default.
+pub fn unset_empty_env(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| {
+            let empty = arg
+                .get_env()
+                .and_then(std::env::var_os)
+                .is_some_and(|v| v.is_empty());
+            if empty { arg.env(None::<&str>) } else { arg }
+        })
+        .mut_subcommands(unset_empty_env)
+}
+
 /// How a command asks for verdicts: `--significance`, `--noise-threshold` and `--test`,
 /// the same options for `run`, `compare` and a crate's `cargo bench`.
 #[derive(clap::Args, Debug, Clone, Copy)]
