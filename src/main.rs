@@ -18,7 +18,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            Exit::Error.into()
+            Exit::for_error(&e).into()
         }
     }
 }

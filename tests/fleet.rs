@@ -9,7 +9,7 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use common::pg::PgServer;
-use common::{Env, assert_bad_input};
+use common::{Env, assert_bad_input, assert_one_line};
 
 /// A small run of the default experiment on `testbed` into `db`, with `extra` options.
 fn small_run(env: &Env, db: &str, testbed: &str, extra: &[&str]) -> Output {
@@ -564,7 +564,8 @@ fn a_server_restarted_mid_push_gives_one_clear_error_and_a_repush_completes() {
     std::fs::remove_file(&file).unwrap();
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    // Not bad input: a status of its own, which a scheduler retries.
+    assert_eq!(out.status.code(), Some(5), "{err}");
     assert!(
         err.contains("lost the connection to the PostgreSQL server"),
         "{err}"
@@ -581,7 +582,7 @@ fn a_server_restarted_mid_push_gives_one_clear_error_and_a_repush_completes() {
     std::fs::remove_file(&file).unwrap();
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert_eq!(out.status.code(), Some(5), "{err}");
     assert!(
         err.contains("lost the connection to the PostgreSQL server"),
         "{err}"
@@ -646,7 +647,15 @@ fn bad_urls_wrong_passwords_servers_down_and_other_databases_are_one_line_each()
     let down = server.url_as("postgres", "postgres");
     server.stop();
     let out = env.cmd(&["machines", "--db", &down]);
-    assert_bad_input(&out, "cannot reach the PostgreSQL server");
+    assert_one_line(&out, 5, "cannot reach the PostgreSQL server");
+    // `run --push-to` a server that is down: refused before measuring, with that status.
+    let out = small_run(
+        &env,
+        env.path("kept.db").to_str().unwrap(),
+        "t",
+        &["--push-to", &down],
+    );
+    assert_one_line(&out, 5, "cannot reach the PostgreSQL server");
     server.start_again();
 
     let out = env.cmd(&["run", "--testbed", "a b"]);

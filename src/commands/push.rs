@@ -136,7 +136,7 @@ pub(super) fn push_finished_run(
             // A gate's verdict (regression, or measure again) outranks the push: CI
             // branches on it, and the run is kept to push later.
             Ok(if exit == ExitCode::SUCCESS {
-                Exit::Error.into()
+                Exit::for_error(&e).into()
             } else {
                 exit
             })

@@ -144,8 +144,14 @@ impl Env {
 /// that clap refuses adds clap's own hint (`For more information, try '--help'.`) after a
 /// blank line; that is not counted.
 pub fn assert_bad_input(out: &Output, expect: &str) {
+    assert_one_line(out, 2, expect);
+}
+
+/// Exit status `code` and one line on stderr containing `expect`, no panic.
+#[allow(dead_code)]
+pub fn assert_one_line(out: &Output, code: i32, expect: &str) {
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(out.status.code(), Some(code), "stderr: {err}");
     assert!(err.contains(expect), "expected `{expect}` in: {err}");
     assert!(!err.contains("panicked"), "panic: {err}");
     let said = err

@@ -135,7 +135,7 @@ impl Bench {
             Ok(code) => code,
             Err(e) => {
                 eprintln!("error: {e:#}");
-                Exit::Error.code()
+                Exit::for_error(&e).code()
             }
         };
         std::process::exit(code as i32);

@@ -20,12 +20,28 @@ pub enum Exit {
     /// CI job should measure again (retry the job, later or on another runner) and fail
     /// only if that cannot decide either. A regression found on a steady host goes first.
     Undecided = 4,
+    /// The store's server could not be reached, or the connection to it was lost (at
+    /// the start, while measuring, or pushing): not bad input. What was measured is kept
+    /// (in the local store with `--push-to`; on the server up to the case in flight);
+    /// retry the job or the push. Bad input stays [`Exit::Error`], which a retry cannot
+    /// mend.
+    Unreachable = 5,
     /// Ctrl-C stopped a measurement (128 + SIGINT, as a shell reports it); what was
     /// measured is printed and stored first.
     Interrupted = 130,
 }
 
 impl Exit {
+    /// How a command that stopped on error `e` exits: [`Exit::Unreachable`] where a
+    /// server went away, else [`Exit::Error`].
+    pub fn for_error(e: &anyhow::Error) -> Exit {
+        if e.chain().any(|c| c.is::<Unreachable>()) {
+            Exit::Unreachable
+        } else {
+            Exit::Error
+        }
+    }
+
     /// The exit status, as the process returns it.
     pub fn code(self) -> u8 {
         self as u8
@@ -37,3 +53,10 @@ impl From<Exit> for ExitCode {
         ExitCode::from(exit.code())
     }
 }
+
+/// The store's server could not be reached, or the connection to it was lost: no fault
+/// of the input, and what was measured is kept. The error a store returns for it, so
+/// that the command exits [`Exit::Unreachable`] and a scheduler knows to retry.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Unreachable(pub String);

@@ -210,10 +210,10 @@ impl Server {
                         self.display
                     )
                 } else {
-                    anyhow::anyhow!(
+                    anyhow::Error::new(crate::exit::Unreachable(format!(
                         "cannot reach the PostgreSQL server {} ({why}): is it running, and is the address right?",
                         self.display
-                    )
+                    )))
                 }
             }
         }
@@ -389,10 +389,10 @@ pub(super) fn lost_connection(e: &anyhow::Error, server: &Path) -> Option<anyhow
             || *c == SqlState::CANNOT_CONNECT_NOW
     });
     (pg.is_closed() || shutdown || pg.as_db_error().is_none()).then(|| {
-        anyhow::anyhow!(
+        anyhow::Error::new(crate::exit::Unreachable(format!(
             "lost the connection to the PostgreSQL server {} ({pg})",
             server.display()
-        )
+        )))
     })
 }
 
