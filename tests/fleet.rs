@@ -738,6 +738,30 @@ fn tls_is_used_where_asked_and_verified_against_the_given_authority() {
         &out,
         "refused user `postgres`: pg_hba.conf rejects connection",
     );
+    // libpq's own words for a verified connection are taken: the authority in the URL,
+    // or in ~/.postgresql/root.crt, where libpq looks for it.
+    let verified = server.tcp_url("secured", &format!("?sslmode=verify-full&sslrootcert={ca}"));
+    ok(env.cmd(&["machines", "--db", &verified]));
+    let home = env.path("home");
+    std::fs::create_dir_all(home.join(".postgresql")).unwrap();
+    std::fs::copy(ca, home.join(".postgresql/root.crt")).unwrap();
+    let verify_full = server.tcp_url("secured", "?sslmode=verify-full");
+    ok(env.cmd_with(
+        &["machines", "--db", &verify_full],
+        &[("HOME", home.as_os_str())],
+    ));
+    let missing = server.tcp_url(
+        "secured",
+        "?sslmode=verify-full&sslrootcert=/nonexistent/ca.crt",
+    );
+    assert_bad_input(
+        &env.cmd(&["machines", "--db", &missing]),
+        "sslrootcert `/nonexistent/ca.crt` (or PGSSLROOTCERT): cannot read the certificate",
+    );
+    // On loopback without sslmode (libpq's `prefer`) nothing is verified, as libpq does:
+    // a Debian server's self-signed certificate is no obstacle there.
+    let default = server.tcp_url("secured", "");
+    ok(env.cmd(&["machines", "--db", &default]));
 }
 
 #[test]

@@ -2,8 +2,10 @@
 //!
 //! What the URL leaves out is filled as libpq would: `PGHOST`, `PGPORT`, `PGUSER`,
 //! `PGDATABASE`, `PGPASSWORD`, then `~/.pgpass` (or `PGPASSFILE`); the client does not
-//! read them itself. Connections to another machine are encrypted (OpenSSL); plain
-//! ones only over a Unix socket or loopback. The password is never printed: messages
+//! read them itself. Connections to another machine are encrypted (OpenSSL), the
+//! certificate verified against `sslrootcert`, `PGSSLROOTCERT` or
+//! `~/.postgresql/root.crt` besides the system's authorities (libpq's `verify-ca` and
+//! `verify-full` are taken); plain ones only over a Unix socket or loopback. The password is never printed: messages
 //! name the server by its URL without it.
 
 use std::path::{Path, PathBuf};
@@ -28,6 +30,43 @@ pub struct Server {
     config: postgres::Config,
     /// `postgres://user@host:port/dbname`, without the password.
     display: String,
+    /// The authority the server's certificate must chain to, beside the system's:
+    /// `sslrootcert` in the URL, else `PGSSLROOTCERT`, else `~/.postgresql/root.crt`
+    /// where it exists, as libpq looks for it.
+    root_cert: Option<PathBuf>,
+    /// Whether the certificate is checked: always, except on loopback or a Unix socket
+    /// where TLS was not asked for (libpq's `prefer`, which checks nothing there: a
+    /// Debian server's self-signed "snakeoil" certificate is then no obstacle).
+    verify: bool,
+}
+
+/// The libpq TLS parameters of `url` that the client's own parser does not take, taken
+/// out: the URL left, whether `sslmode` asked for a verified certificate
+/// (`verify-ca`, `verify-full`: read as `require`, whose certificate cryptobench
+/// always verifies, host name included), and `sslrootcert` (`system`: the system's
+/// authorities only).
+fn take_tls_parameters(url: &str) -> (String, bool, Option<String>) {
+    let Some((base, query)) = url.split_once('?') else {
+        return (url.to_string(), false, None);
+    };
+    let (mut verified, mut root) = (false, None);
+    let mut kept = Vec::new();
+    for kv in query.split('&') {
+        match kv.split_once('=') {
+            Some(("sslmode", "verify-ca" | "verify-full")) => {
+                verified = true;
+                kept.push("sslmode=require");
+            }
+            Some(("sslrootcert", path)) => root = Some(path.to_string()),
+            _ => kept.push(kv),
+        }
+    }
+    let url = if kept.is_empty() {
+        base.to_string()
+    } else {
+        format!("{base}?{}", kept.join("&"))
+    };
+    (url, verified, root)
 }
 
 impl Server {
@@ -45,7 +84,8 @@ impl Server {
         option: &str,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Server> {
-        let mut config: postgres::Config = url.parse().map_err(|e| {
+        let (parsed, verified, root_in_url) = take_tls_parameters(url);
+        let mut config: postgres::Config = parsed.parse().map_err(|e| {
             anyhow::anyhow!(
                 "{option} `{}` is not a PostgreSQL URL ({e}); write postgres://USER@HOST:PORT/DATABASE",
                 without_password(url)
@@ -145,7 +185,20 @@ impl Server {
             port,
             config.get_dbname().unwrap_or_default()
         );
-        Ok(Server { config, display })
+        let verify = !local || verified || config.get_ssl_mode() == SslMode::Require;
+        let root_cert = match root_in_url.or_else(|| env("PGSSLROOTCERT")) {
+            Some(system) if system == "system" => None,
+            Some(path) => Some(PathBuf::from(path)),
+            None => env("HOME")
+                .map(|h| Path::new(&h).join(".postgresql/root.crt"))
+                .filter(|p| p.is_file()),
+        };
+        Ok(Server {
+            config,
+            display,
+            root_cert,
+            verify,
+        })
     }
 
     /// The server as messages name it (never with the password).
@@ -155,12 +208,23 @@ impl Server {
 
     fn connect(&self) -> Result<postgres::Client> {
         let mut builder = openssl::ssl::SslConnector::builder(openssl::ssl::SslMethod::tls())?;
-        if let Ok(ca) = std::env::var("PGSSLROOTCERT") {
-            builder
-                .set_ca_file(&ca)
-                .with_context(|| format!("PGSSLROOTCERT `{ca}`: cannot read the certificate"))?;
+        if let Some(ca) = &self.root_cert {
+            builder.set_ca_file(ca).with_context(|| {
+                format!(
+                    "sslrootcert `{}` (or PGSSLROOTCERT): cannot read the certificate",
+                    ca.display()
+                )
+            })?;
         }
-        let tls = postgres_openssl::MakeTlsConnector::new(builder.build());
+        if !self.verify {
+            builder.set_verify(openssl::ssl::SslVerifyMode::NONE);
+        }
+        let mut tls = postgres_openssl::MakeTlsConnector::new(builder.build());
+        let verify = self.verify;
+        tls.set_callback(move |connect, _| {
+            connect.set_verify_hostname(verify);
+            Ok(())
+        });
         self.config.connect(tls).map_err(|e| self.connect_error(e))
     }
 
@@ -465,6 +529,33 @@ mod tests {
             Some("any")
         );
         assert_eq!(pgpass_lookup(file, "db", 5433, "r", "ci"), None);
+    }
+
+    #[test]
+    fn libpq_tls_parameters_are_taken_and_the_certificate_checked_unless_on_loopback() {
+        let (url, verified, root) =
+            take_tls_parameters("postgres://u@h/db?sslmode=verify-full&sslrootcert=/ca.crt&x=1");
+        assert_eq!(url, "postgres://u@h/db?sslmode=require&x=1");
+        assert!(verified);
+        assert_eq!(root.as_deref(), Some("/ca.crt"));
+        assert_eq!(
+            take_tls_parameters("postgres://u@h/db?sslrootcert=system").0,
+            "postgres://u@h/db"
+        );
+        let server = |url: &str| Server::from_url_with(url, "--db", &env(&[])).unwrap();
+        // Another machine: always checked, whatever the URL says.
+        assert!(server("postgres://u@db.example.org/x").verify);
+        assert!(server("postgres://u@db.example.org/x?sslmode=prefer").verify);
+        // Loopback: checked only where TLS was asked for.
+        assert!(!server("postgres://u@127.0.0.1/x").verify);
+        assert!(server("postgres://u@127.0.0.1/x?sslmode=require").verify);
+        assert!(server("postgres://u@localhost/x?sslmode=verify-ca").verify);
+        let with_root = server("postgres://u@localhost/x?sslmode=verify-full&sslrootcert=/r.crt");
+        assert_eq!(with_root.root_cert.as_deref(), Some(Path::new("/r.crt")));
+        assert_eq!(
+            server("postgres://u@h/x?sslrootcert=system").root_cert,
+            None
+        );
     }
 
     #[test]
