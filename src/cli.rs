@@ -338,7 +338,7 @@ pub struct OutputArgs {
     /// Write to PATH instead of standard output (whole or not at all).
     #[arg(short = 'o', long = "output", value_name = "PATH")]
     pub file: Option<PathBuf>,
-    /// The result store: an SQLite file, or a shared PostgreSQL database as a URL (postgres://USER@HOST:PORT/DATABASE; the password from PGPASSWORD or ~/.pgpass, never the URL).
+    /// The result store: an SQLite file, or a shared PostgreSQL database as a URL (postgres://USER@HOST:PORT/DATABASE; the password from PGPASSWORD or ~/.pgpass: one in the URL is taken, and never printed, but shows in `ps` and shell history).
     #[arg(long, default_value = "cryptobench.db", env = "CRYPTOBENCH_DB")]
     pub db: PathBuf,
 }
