@@ -660,7 +660,8 @@ fn plan_cases(
         if !add_members(registry, t, &mut members) {
             let experiments: Vec<&str> = BUILTIN.iter().map(|e| e.name).collect();
             bail!(
-                "`{t}` matches no experiment and no implementation; experiments: {}; see `cryptobench list` for implementations",
+                "`{t}` matches no experiment and no implementation{}; experiments: {}; see `cryptobench list` for implementations",
+                crate::cimpl::file_hint(t),
                 experiments.join(", ")
             );
         }

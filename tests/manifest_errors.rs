@@ -1162,3 +1162,21 @@ fn builds_made_at_once_report_the_first_failure_in_the_manifests_order() {
     }
     assert!(!cache.iter().any(|f| f.ends_with(".tmp")), "{cache:?}");
 }
+
+/// A manifest saved under another extension is read as a filter (`.toml` is what makes an
+/// argument a manifest): the refusal says that the file is there and what its name lacks.
+#[test]
+fn a_manifest_without_the_toml_extension_is_said_to_be_a_file() {
+    let env = Env::new();
+    let m = write(&env, "", "#define CRYPTO_BYTES 4\n", TOY_MANIFEST);
+    let renamed = m.replace("manifest.toml", "toys.manifest");
+    std::fs::rename(&m, &renamed).unwrap();
+    let hint = "is a file: a manifest is read only from a name that ends in `.toml`";
+    for command in ["run", "check", "list"] {
+        assert_bad_input(&env.cmd(&[command, &renamed]), hint);
+    }
+    // A filter that is no file is not given the hint.
+    let out = env.cmd(&["check", "no-such-thing"]);
+    assert_bad_input(&out, "matches no experiment");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("is a file"));
+}

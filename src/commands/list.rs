@@ -40,9 +40,10 @@ pub(super) fn list(filter: Option<&str>) -> Result<ExitCode> {
         }
     }
     if shown == 0 {
+        let filter = filter.unwrap_or("");
         bail!(
-            "no implementation matches `{}`; run `cryptobench list` to see them all",
-            filter.unwrap_or("")
+            "no implementation matches `{filter}`{}; run `cryptobench list` to see them all",
+            crate::cimpl::file_hint(filter)
         );
     }
     let mut text = format!("{table}\n\nExperiments:\n");

@@ -44,6 +44,18 @@ pub fn manifest_arg(arg: &str) -> Option<Result<(PathBuf, Selection)>> {
     Some(Selection::parse(arg, filters).map(|s| (path, s)))
 }
 
+/// What a `run`, `check` or `list` argument that names nothing was likely meant to be:
+/// a manifest whose file name lacks `.toml` (which makes it a filter), said as such.
+pub fn file_hint(arg: &str) -> String {
+    if Path::new(arg).is_file() {
+        format!(
+            " (`{arg}` is a file: a manifest is read only from a name that ends in `.toml`; rename it)"
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// The operations a build of `imp` is timed at, known from the manifest alone.
 pub fn operations_of(
     manifest: &Manifest,
