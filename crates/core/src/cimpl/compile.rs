@@ -348,6 +348,24 @@ pub fn shared_object(
         );
     }
     let failed = |said: &str| {
+        let march = target.march_flag();
+        // gcc 12 on `-march=znver4`: three screens of the names it knows, once per source
+        // (clang: "unknown target CPU").
+        let unknown = said.lines().any(|l| {
+            l.contains(target.name)
+                && ((l.contains("bad value") && l.contains("-march="))
+                    || l.contains("unknown target CPU"))
+        });
+        if unknown {
+            return anyhow::anyhow!(
+                "{}: compiling `{}` ({}) for target `{}` failed: the compiler `{}` does not know `{march}`; name a newer one with `compiler` in the manifest (gcc 13 or clang 16 know every target cryptobench does), or leave the target out",
+                m.path.display(),
+                imp.variant,
+                imp.algorithm,
+                target.name,
+                m.compiler
+            );
+        }
         let shown: Vec<&str> = said.lines().take(30).collect();
         anyhow::anyhow!(
             "{}: compiling `{}` ({}) for target `{}` failed; the compiler said:\n{}",

@@ -44,6 +44,102 @@ const SKYLAKE_AVX512: &[&str] = &[
     "avx512dq",
     "avx512cd",
 ];
+/// What `-march=icelake-server` may use beyond Skylake-AVX512's (VBMI2, GFNI, VAES, ...):
+/// Skylake-AVX512 hosts lack them, so code built for it must not be called runnable there.
+const ICELAKE_SERVER: &[&str] = &[
+    "sse2",
+    "ssse3",
+    "sse4_1",
+    "sse4_2",
+    "avx",
+    "avx2",
+    "bmi1",
+    "bmi2",
+    "fma",
+    "pclmulqdq",
+    "aes",
+    "avx512f",
+    "avx512vl",
+    "avx512bw",
+    "avx512dq",
+    "avx512cd",
+    "avx512ifma",
+    "avx512vbmi",
+    "avx512_vbmi2",
+    "avx512_vnni",
+    "avx512_bitalg",
+    "avx512_vpopcntdq",
+    "gfni",
+    "vaes",
+    "vpclmulqdq",
+    "sha_ni",
+];
+/// Icelake-server's and what Sapphire Rapids adds (BF16, FP16, AMX, AVX-VNNI): a Zen 4
+/// lacks FP16 and AMX, so such code is not called runnable there.
+const SAPPHIRERAPIDS: &[&str] = &[
+    "sse2",
+    "ssse3",
+    "sse4_1",
+    "sse4_2",
+    "avx",
+    "avx2",
+    "bmi1",
+    "bmi2",
+    "fma",
+    "pclmulqdq",
+    "aes",
+    "avx512f",
+    "avx512vl",
+    "avx512bw",
+    "avx512dq",
+    "avx512cd",
+    "avx512ifma",
+    "avx512vbmi",
+    "avx512_vbmi2",
+    "avx512_vnni",
+    "avx512_bitalg",
+    "avx512_vpopcntdq",
+    "gfni",
+    "vaes",
+    "vpclmulqdq",
+    "sha_ni",
+    "avx512_bf16",
+    "avx512_fp16",
+    "avx_vnni",
+    "amx_tile",
+    "amx_int8",
+    "amx_bf16",
+];
+/// Zen 3's and Zen 4's AVX-512 (no FP16, no VP2INTERSECT).
+const ZNVER4: &[&str] = &[
+    "sse2",
+    "ssse3",
+    "sse4_1",
+    "sse4_2",
+    "avx",
+    "avx2",
+    "bmi1",
+    "bmi2",
+    "fma",
+    "pclmulqdq",
+    "aes",
+    "vaes",
+    "vpclmulqdq",
+    "sha_ni",
+    "avx512f",
+    "avx512vl",
+    "avx512bw",
+    "avx512dq",
+    "avx512cd",
+    "avx512ifma",
+    "avx512vbmi",
+    "avx512_vbmi2",
+    "avx512_vnni",
+    "avx512_bitalg",
+    "avx512_vpopcntdq",
+    "avx512_bf16",
+    "gfni",
+];
 const ZNVER3: &[&str] = &[
     "sse2",
     "ssse3",
@@ -79,6 +175,11 @@ pub const KNOWN: &[Target] = &[
         mca_cpu: Some("haswell"),
     },
     Target {
+        name: "x86-64-v4",
+        features: SKYLAKE_AVX512,
+        mca_cpu: Some("x86-64-v4"),
+    },
+    Target {
         name: "haswell",
         features: HASWELL,
         mca_cpu: Some("haswell"),
@@ -95,13 +196,25 @@ pub const KNOWN: &[Target] = &[
     },
     Target {
         name: "icelake-server",
-        features: SKYLAKE_AVX512,
+        features: ICELAKE_SERVER,
         mca_cpu: Some("icelake-server"),
+    },
+    Target {
+        name: "sapphirerapids",
+        features: SAPPHIRERAPIDS,
+        mca_cpu: Some("sapphirerapids"),
     },
     Target {
         name: "znver3",
         features: ZNVER3,
         mca_cpu: Some("znver3"),
+    },
+    // gcc 13 and clang 16 know it; gcc 12 refuses `-march=znver4` (the compiler's
+    // message says so, and `compiler` in the manifest names another).
+    Target {
+        name: "znver4",
+        features: ZNVER4,
+        mca_cpu: Some("znver4"),
     },
     Target {
         name: "native",
@@ -287,6 +400,22 @@ mod tests {
                 "{f}, worth knowing, can be required"
             );
         }
+        // Code for Ice Lake may use VBMI2 (a Skylake-AVX512 lacks it); code for Sapphire
+        // Rapids FP16 and AMX (a Zen 4 lacks them), and code for Zen 4 runs on a Zen 4.
+        let skylake_avx512: Vec<String> = SKYLAKE_AVX512.iter().map(|s| s.to_string()).collect();
+        let icelake = find("icelake-server").unwrap().runnable_on(&skylake_avx512);
+        assert!(icelake.unwrap_err().contains("avx512_vbmi2"));
+        let zen4: Vec<String> = ZNVER4.iter().map(|s| s.to_string()).collect();
+        let spr = find("sapphirerapids")
+            .unwrap()
+            .runnable_on(&zen4)
+            .unwrap_err();
+        assert!(
+            spr.contains("avx512_fp16") && spr.contains("amx_tile"),
+            "{spr}"
+        );
+        assert!(find("znver4").unwrap().runnable_on(&zen4).is_ok());
+        assert!(find("x86-64-v4").unwrap().runnable_on(&zen4).is_ok());
         assert!(known_feature("avx9000", &["avx9000".into()]));
         assert!(!known_feature("avx9000", &host));
         assert!(
