@@ -1308,6 +1308,33 @@ fn a_c_hash_wrong_at_one_boundary_length_is_refused() {
     );
 }
 
+/// A length the run times is compared too where the gate's own lengths leave it out
+/// (4096 bytes): a C hash wrong there alone is refused, naming the length, and not
+/// timed; a run that does not time it finds nothing to refuse.
+#[test]
+fn a_c_hash_wrong_at_a_timed_length_beyond_the_gates_is_refused() {
+    let env = Env::new();
+    let manifest = repo("tests/c/faulty/beyond.toml");
+    let run = env.json_with_failures(&with_quick(&[
+        "run", &manifest, "--sizes", "64,4096", "--format", "json",
+    ]));
+    for r in results(&run) {
+        assert_case(
+            r,
+            "wrong",
+            "4096-byte message (a length the run times) against the reference implementation",
+        );
+    }
+    let out = env.cmd(&with_quick(&[
+        "run", &manifest, "--sizes", "64", "--format", "json",
+    ]));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// Glue that writes half a digest, shared by both variants of an algorithm the gate has no
 /// known answers for: the variants agree, so only output buffers filled two ways show the
 /// unwritten half. Both are refused, naming the bytes.

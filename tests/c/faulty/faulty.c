@@ -17,6 +17,8 @@
  * FAULT_SIGINT: raises SIGINT on the third such call (a crash, not the user's Ctrl-C);
  * FAULT_RET: returns -1 for every 20000-byte message, leaving the digest unwritten (the
  *   case must fail with that status, not be timed doing nothing);
+ * FAULT_AT_4096: a wrong digest for 4096-byte messages only, a length the gate's own
+ *   lengths leave out: only a gate that checks the lengths a run times refuses it;
  * FAULT_HALF: writes the first 16 bytes of the digest only, as glue copying a short
  *   digest would (every variant sharing it agrees: the gate must refuse it anyway).
  * Otherwise it is a plain (slow, bytewise) SHA-256 that passes. */
@@ -125,6 +127,9 @@ int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long 
 #endif
 #ifdef FAULT_AT_119
   if (bits == 119 * 8) out[31] ^= 1;
+#endif
+#ifdef FAULT_AT_4096
+  if (bits == 4096 * 8) out[31] ^= 1;
 #endif
   return 0;
 }

@@ -76,6 +76,7 @@ pub fn operations_of(
         peers: Vec::new(),
         estimate: None,
         lanes: 1,
+        timed_lengths: Vec::new(),
     };
     (implementation::info(imp.kind).operations)(&spec)
 }
@@ -342,6 +343,7 @@ fn build(
         expected_sizes: imp.sizes.clone(),
         peers: Vec::new(),
         lanes,
+        timed_lengths: Vec::new(),
     })
 }
 
@@ -358,9 +360,13 @@ pub fn plan(
     manifest.select(selection)?;
     let mut cases = Vec::new();
     let mut external = External::new();
-    for spec in specs(&manifest, kat_dir, with_estimates)? {
+    for mut spec in specs(&manifest, kat_dir, with_estimates)? {
         let kind = implementation::info(spec.kind);
         let param_sets = (kind.params)(sizes);
+        spec.timed_lengths = (param_sets.iter())
+            .filter_map(|p| p.get(crate::record::Param::Len))
+            .map(|l| l as usize)
+            .collect();
         let operations = (kind.operations)(&spec)
             .iter()
             .map(|o| o.name)

@@ -5,8 +5,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, KindInfo, Wanted, bytes, failed, load, refused, refused_there, status,
-    tried, written,
+    Api, Build, Checked, KindInfo, Wanted, bytes, declined, failed, load, refused, refused_there,
+    status, tried, written,
 };
 use crate::catalog::kinds::{self, aead::Case};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -156,6 +156,8 @@ impl Build<AeadApi> {
             self.check_kat(path)?;
         }
         let known = self.known_aead();
+        let block_len = known.map_or(kinds::UNKNOWN_BLOCK_LEN, |a| a.block_len);
+        self.check_timed_lengths(known, block_len)?;
         if let Some(alg) = known {
             kinds::aead::conformance(alg, self)?;
             // Round trips and forgeries were part of it; a peer still has to agree.
@@ -163,7 +165,49 @@ impl Build<AeadApi> {
                 return Ok(());
             }
         }
-        self.check_round_trips(known.map_or(kinds::UNKNOWN_BLOCK_LEN, |a| a.block_len))
+        self.check_round_trips(block_len)
+    }
+
+    /// The message lengths the run times beyond the gate's, without associated data (as
+    /// they are timed): a round trip, agreement with the peers and, for a known
+    /// algorithm, the reference's ciphertext and tag (forgeries are tried at the gate's
+    /// lengths).
+    fn check_timed_lengths(
+        &self,
+        known: Option<&kinds::aead::AeadAlgorithm>,
+        block_len: usize,
+    ) -> Result<(), Mismatch> {
+        let key = bytes(self.size("CRYPTO_KEYBYTES"), 4);
+        let nonce = bytes(self.size("CRYPTO_NPUBBYTES"), 5);
+        for len in self.timed_beyond(&kinds::boundary_lengths(block_len)) {
+            let msg = bytes(len, 6);
+            let what = format!("{len}-byte message (a length the run times)");
+            // A length the function declines (its status) fails the case's own call.
+            let sealed = match self.encrypt(&msg, &[], &nonce, &key) {
+                Err(why) if declined(&why) => continue,
+                sealed => sealed.map_err(refused(&what))?,
+            };
+            if let Some(alg) = known {
+                let (ct, tag) = (alg.reference)(&key, &nonce, &[], &msg);
+                let want = [ct, tag].concat();
+                let against = format!("{what} against the reference implementation");
+                Mismatch::check_bytes(&against, &sealed, &want)?;
+            }
+            match self.decrypt(&sealed, &[], &nonce, &key) {
+                Ok(opened) => Mismatch::check_bytes(&format!("{what}: decrypt"), &opened, &msg)?,
+                Err(why) if declined(&why) => {}
+                Err(why) => return Err(refused(&what)(why)),
+            }
+            for p in &self.peers {
+                let what = format!("{what} against variant {}", p.name);
+                let theirs = match p.encrypt(&msg, &[], &nonce, &key) {
+                    Err(why) if declined(&why) => continue,
+                    theirs => theirs.map_err(refused_there(&what))?,
+                };
+                self.agrees(&what, &sealed, &theirs)?;
+            }
+        }
+        Ok(())
     }
 
     /// Round trips and forgeries at the gate's lengths for blocks of `block_len` bytes:

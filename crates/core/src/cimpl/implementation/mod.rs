@@ -62,6 +62,11 @@ pub struct CSpec {
     /// Independent inputs per call (`CRYPTO_LANES` of an N-way XOF; 1 otherwise).
     #[serde(default = "one_lane")]
     pub lanes: usize,
+    /// The message lengths (`len`) the run times it at: the gate checks those of them
+    /// its own lengths leave out (`--sizes 4096,2MiB`), so that no length is timed whose
+    /// output was not compared.
+    #[serde(default)]
+    pub timed_lengths: Vec<usize>,
 }
 
 fn one_lane() -> usize {
@@ -284,6 +289,19 @@ impl<A> Build<A> {
     }
 }
 
+impl<A> Build<A> {
+    /// The lengths the run times that the gate's own (`gate`) leave out, ascending.
+    fn timed_beyond(&self, gate: &[usize]) -> Vec<usize> {
+        let mut beyond: Vec<usize> = (self.spec.timed_lengths.iter())
+            .filter(|l| !gate.contains(l))
+            .copied()
+            .collect();
+        beyond.sort_unstable();
+        beyond.dedup();
+        beyond
+    }
+}
+
 impl<A: Api> Build<A> {
     /// Whether `ours` is what a peer variant gave for the same input (`theirs`; `what`
     /// names the input and the peer). Without known answers a disagreement does not say
@@ -462,6 +480,14 @@ fn status(function: &str, r: i32) -> Result<(), String> {
     } else {
         Err(format!("{function} returned {r}"))
     }
+}
+
+/// Whether a gate call's refusal `why` is the function's own status ([`status`]): it
+/// declined the input (a length beyond what it takes), which the case's call at that
+/// length then fails with, rather than output it got wrong.
+fn declined(why: &str) -> bool {
+    why.split_once(" returned ")
+        .is_some_and(|(f, r)| f.starts_with("crypto_") && r.parse::<i32>().is_ok())
 }
 
 /// The gate's output: `call` (one function on one input, into an output buffer it is
@@ -696,6 +722,18 @@ impl Implementation for CImplementation {
 mod tests {
     use super::*;
 
+    /// Only a function's own status is a length it declines; output it left unwritten,
+    /// or a refusal that quotes a status in other words, is not.
+    #[test]
+    fn a_declined_input_is_the_functions_own_status_only() {
+        assert!(declined(&status("crypto_hash", -1).unwrap_err()));
+        assert!(declined("crypto_aead_decrypt returned 2"));
+        assert!(!declined(
+            "crypto_hash left 16 of its 32 output bytes (from byte 16 to 31) as the buffer held them"
+        ));
+        assert!(!declined("crypto_hash returned -1 in that variant"));
+    }
+
     #[test]
     fn a_known_algorithm_misspelt_is_recognised() {
         assert_eq!(near_miss(CKind::Hash, "sha256"), Some("sha-256"));
@@ -762,6 +800,7 @@ mod tests {
             peers: Vec::new(),
             estimate: None,
             lanes: 1,
+            timed_lengths: Vec::new(),
         };
         let Err(e) = CImplementation::load(&spec) else {
             panic!("a disagreeing size was loaded")
