@@ -1261,6 +1261,12 @@ fn c_implementations_crash_hang_and_wrong_output_fail_alone() {
     );
     let hang = result(&run, "faulty/sha-256/hang@native");
     assert_case(hang, "failed", "timed out");
+    // Which call it hung in, as for a crash.
+    assert_case(
+        hang,
+        "failed",
+        "(hang?) in faulty/sha-256/hang@native hash at len=20000, the case's call",
+    );
     // Gone without a reply: the case fails alone, named, and the run goes on.
     let exit = result(&run, "faulty/sha-256/exit@native");
     assert_case(exit, "failed", "before replying");
@@ -1285,6 +1291,20 @@ fn c_implementations_crash_hang_and_wrong_output_fail_alone() {
         env.json(&["report", "--format", "json"]),
         run,
         "the store kept every case"
+    );
+}
+
+/// A hang in the correctness gate is killed at the timeout and names the gate's call it
+/// hung in (it once said only "timed out after 2.0 s").
+#[test]
+fn a_c_function_that_hangs_in_the_gate_is_named_with_its_call() {
+    let env = Env::new();
+    let out = env.cmd(&["check", &repo("tests/c/faulty/hang.toml"), "--timeout", "2"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("timed out after 2.0 s (hang?) in crypto_hash(inlen = 3), called by the correctness gate"),
+        "{said}"
     );
 }
 

@@ -5,6 +5,8 @@
  *   blocks);
  * FAULT_CRASH: SIGSEGV on the third call after the gate's calls (must fail alone);
  * FAULT_HANG: loops forever on the third such call (must be killed by the timeout);
+ * FAULT_HANG_IN_GATE: loops forever on the gate's 3-byte message (the failure must name
+ *   the gate's call it hangs in);
  * FAULT_EXIT: exit(0) on the third such call (a worker gone without a reply: fails alone);
  * FAULT_EXIT1: exit(1) on the third such call (a worker that failed: fails alone);
  * FAULT_ABORT: abort() on the third such call (SIGABRT: fails alone);
@@ -62,6 +64,12 @@ static int long_calls;
 int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen) {
 #ifdef FAULT_RET
   if (inlen == 20000) return -1;
+#endif
+#ifdef FAULT_HANG_IN_GATE
+  /* The gate's first published example ("abc"): a hang before anything is timed. */
+  if (inlen == 3)
+    for (volatile int spin = 1; spin;) {
+    }
 #endif
 #ifdef FAULT_RET_LATER
   /* Past the untimed call before timing (one a layout), inside the timed loop. */

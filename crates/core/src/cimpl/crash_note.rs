@@ -57,10 +57,25 @@ const FATAL: [libc::c_int; 5] = [
 static mut PREVIOUS: [std::mem::MaybeUninit<libc::sigaction>; 5] =
     [const { std::mem::MaybeUninit::uninit() }; 5];
 
+/// The signal the parent sends a worker that ran out of time, before it kills it: the
+/// worker writes its note as `cryptobench: hung in NOTE` ([`HUNG_IN`]) and goes on.
+pub const ASK: libc::c_int = libc::SIGUSR1;
+/// What a worker asked by [`ASK`] writes before its note.
+pub const HUNG_IN: &str = "cryptobench: hung in ";
+
 /// In a worker, before it loads anything: a fatal signal first writes the note (if any)
 /// to stderr, then meets the handler it had before (Rust's, which still reports a stack
-/// overflow, or the default: the process dies of that signal, as it would have).
+/// overflow, or the default: the process dies of that signal, as it would have); [`ASK`]
+/// writes it, and the worker goes on until the parent kills it.
 pub fn install() {
+    // SAFETY: as below; the handler only writes (async-signal-safe) and returns.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = on_asked as *const () as libc::sighandler_t;
+        action.sa_flags = libc::SA_ONSTACK | libc::SA_RESTART;
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(ASK, &action, std::ptr::null_mut());
+    }
     for (i, &sig) in FATAL.iter().enumerate() {
         // SAFETY: sigaction(2) with a zeroed struct whose handler is an extern "C" fn;
         // PREVIOUS is written here, once, before any signal can read it.
@@ -75,25 +90,32 @@ pub fn install() {
     }
 }
 
-extern "C" fn on_fatal(sig: libc::c_int) {
+/// Writes `said` and the note (if any) to stderr, on a line of its own; safe in a signal
+/// handler (no allocation, write(2) only).
+fn write_note(said: &[u8]) {
+    const MOST: usize = 32;
     let len = LEN.load(Ordering::Acquire);
-    if len > 0 {
-        const SAID: &[u8] = b"\ncryptobench: died in ";
-        let mut line = [0u8; SAID.len() + ROOM + 1];
-        line[..SAID.len()].copy_from_slice(SAID);
-        for (i, b) in NOTE[..len].iter().enumerate() {
-            line[SAID.len() + i] = b.load(Ordering::Relaxed);
-        }
-        line[SAID.len() + len] = b'\n';
-        // SAFETY: write(2) is async-signal-safe; the buffer lives on this stack.
-        unsafe {
-            libc::write(
-                libc::STDERR_FILENO,
-                line.as_ptr().cast(),
-                SAID.len() + len + 1,
-            )
-        };
+    if len == 0 || said.len() > MOST {
+        return;
     }
+    let mut line = [0u8; 1 + MOST + ROOM + 1];
+    line[0] = b'\n';
+    line[1..1 + said.len()].copy_from_slice(said);
+    let at = 1 + said.len();
+    for (i, b) in NOTE[..len].iter().enumerate() {
+        line[at + i] = b.load(Ordering::Relaxed);
+    }
+    line[at + len] = b'\n';
+    // SAFETY: write(2) is async-signal-safe; the buffer lives on this stack.
+    unsafe { libc::write(libc::STDERR_FILENO, line.as_ptr().cast(), at + len + 1) };
+}
+
+extern "C" fn on_asked(_: libc::c_int) {
+    write_note(HUNG_IN.as_bytes());
+}
+
+extern "C" fn on_fatal(sig: libc::c_int) {
+    write_note(b"cryptobench: died in ");
     if let Some(i) = FATAL.iter().position(|&s| s == sig) {
         // SAFETY: sigaction(2) is async-signal-safe; PREVIOUS[i] was filled by `install`,
         // the only way this handler is reached.

@@ -422,7 +422,10 @@ fn describe(outcome: &Outcome) -> String {
         Outcome::Replied(Reply::Refused(why)) => format!("refused: {why}"),
         Outcome::Replied(r) => format!("unexpected reply {r:?}"),
         Outcome::Crashed(why) => format!("crashed ({why})"),
-        Outcome::TimedOut(t) => format!("timed out after {:.1} s (hang?)", t.as_secs_f64()),
+        Outcome::TimedOut(t, None) => format!("timed out after {:.1} s (hang?)", t.as_secs_f64()),
+        Outcome::TimedOut(t, Some(call)) => {
+            format!("timed out after {:.1} s (hang?) in {call}", t.as_secs_f64())
+        }
     }
 }
 

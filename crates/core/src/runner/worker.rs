@@ -89,9 +89,13 @@ pub enum Outcome {
     /// It could not start, died, or exited without a readable reply: why, with the end
     /// of its stderr where it said anything.
     Crashed(String),
-    /// It was killed when the timeout, held here, ran out.
-    TimedOut(Duration),
+    /// It was killed when the timeout, held here, ran out; the call it was in, where a C
+    /// build noted it ([`crate::cimpl::crash_note`]).
+    TimedOut(Duration, Option<String>),
 }
+
+/// How long a worker that ran out of time has to say where it hangs before it is killed.
+const ASK_GRACE: Duration = Duration::from_millis(200);
 
 /// The process group of the worker in flight (0 when none), for the Ctrl-C handler: a
 /// worker in a group of its own does not get the terminal's signal.
@@ -213,6 +217,12 @@ pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
         rx.recv_timeout(timeout),
         Err(mpsc::RecvTimeoutError::Timeout)
     );
+    if timed_out {
+        // Asked first, the worker says which call it hangs in, then dies with its group.
+        // SAFETY: kill(2) of the worker itself, not reaped yet.
+        unsafe { libc::kill(pid, crate::cimpl::crash_note::ASK) };
+        let _ = rx.recv_timeout(ASK_GRACE);
+    }
     // SAFETY: kill(2) of the worker's own group, whose leader is not reaped yet.
     unsafe { libc::kill(-pid, libc::SIGKILL) };
     if timed_out {
@@ -224,7 +234,10 @@ pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
     let err =
         String::from_utf8_lossy(&err.recv_timeout(PIPE_GRACE).unwrap_or_default()).into_owned();
     if timed_out {
-        return Ok(Outcome::TimedOut(timeout));
+        let hung_in = (err.lines())
+            .find_map(|l| l.strip_prefix(crate::cimpl::crash_note::HUNG_IN))
+            .map(str::to_string);
+        return Ok(Outcome::TimedOut(timeout, hung_in));
     }
     use std::os::unix::process::ExitStatusExt;
     let why = match (status.signal(), status.code()) {
