@@ -378,7 +378,12 @@ pub(super) fn open(url: &str, purpose: Purpose, option: &'static str) -> Result<
             db.execute("SELECT pg_advisory_xact_lock(?1)", &values![MIGRATION_LOCK])?;
             let tables: Vec<String> = db
                 .query(
-                    "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name",
+                    // pg_class, not information_schema, which hides the tables this
+                    // role has no privilege on: another application's among them.
+                    "SELECT c.relname::text FROM pg_catalog.pg_class c
+                     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                     WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+                     ORDER BY c.relname",
                     &[],
                 )?
                 .iter()
