@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use crate::exit::Exit;
 use crate::output::print;
@@ -75,7 +75,16 @@ fn copy_all(source: &Store, target: &Store, tally: &mut Tally) -> Result<()> {
     let complete = source.complete_runs()?;
     tally.incomplete += source.runs()?.len().saturating_sub(complete.len());
     for (id, uuid) in complete {
-        let (raw, digest) = source.raw_run(id)?;
+        let kept = tally.copied + tally.completed;
+        let (raw, digest) = source.raw_run(id).with_context(|| {
+            format!(
+                "reading run {id} ({uuid}) of `{}`: it was not pushed; {kept} run{} copied before it {} kept in `{}`",
+                source.path().display(),
+                if kept == 1 { "" } else { "s" },
+                if kept == 1 { "is" } else { "are" },
+                target.path().display()
+            )
+        })?;
         match target.receive_run(&raw, &digest) {
             Ok(Received::Copied) => tally.copied += 1,
             Ok(Received::Completed) => tally.completed += 1,
