@@ -1204,3 +1204,29 @@ fn a_target_the_compiler_does_not_know_is_one_line() {
         assert!(!err.contains("the compiler said"), "{err}");
     }
 }
+
+/// A build named after an algorithm with known answers, whose api.h sizes are not that
+/// algorithm's (ChaCha20 with a 16-byte nonce), is checked in part, and the caveat says
+/// why the known answers were not used, with the sizes.
+#[test]
+fn a_known_name_at_other_sizes_says_why_its_answers_were_not_used() {
+    let env = Env::new();
+    let manifest = "name = \"toys\"\nsources = [\"toy.c\"]\ntargets = [\"native\"]\n\n\
+         [[implementation]]\nvariant = \"o2\"\nalgorithm = \"chacha20\"\nkind = \"stream\"\n";
+    let m = write(
+        &env,
+        TOY_STREAM,
+        "#define CRYPTO_KEYBYTES 32\n#define CRYPTO_NONCEBYTES 16\n",
+        manifest,
+    );
+    let out = env.cmd(&["check", &m]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains("checked in part")
+            && said.contains(
+                "cryptobench has known answers for `chacha20`, but not at this build's api.h sizes: CRYPTO_KEYBYTES = 32, CRYPTO_NONCEBYTES = 16"
+            ),
+        "{said}"
+    );
+}

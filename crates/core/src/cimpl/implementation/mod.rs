@@ -400,6 +400,20 @@ impl<A: Api> Loaded for Build<A> {
                     )
                 })
                 .unwrap_or_default();
+            // `chacha20` with a 16-byte nonce: the name is known, its sizes are not.
+            let sized = if (info(self.spec.kind).known)().contains(&self.spec.algorithm.as_str()) {
+                let sizes: Vec<String> = (self.sizes.iter())
+                    .filter(|(n, v)| **v > 0 && n.starts_with("CRYPTO_"))
+                    .map(|(n, v)| format!("{n} = {v}"))
+                    .collect();
+                format!(
+                    " (cryptobench has known answers for `{}`, but not at this build's api.h sizes: {})",
+                    self.spec.algorithm,
+                    sizes.join(", ")
+                )
+            } else {
+                String::new()
+            };
             let agrees = if self.peers.is_empty() {
                 String::new()
             } else {
@@ -407,7 +421,7 @@ impl<A: Api> Loaded for Build<A> {
                 format!("; agrees with {}", names.join(", "))
             };
             c.push(format!(
-                "{}: no known answers or independent implementation to check against{spelled}{agrees}",
+                "{}: no known answers or independent implementation to check against{spelled}{sized}{agrees}",
                 self.name
             ));
         }
