@@ -230,6 +230,26 @@ fn sqlite_stores_merge_without_a_server_and_pushing_twice_changes_nothing() {
     ok(env.cmd_with(&["report", "main", "--db", merged_s], &on("left")));
 }
 
+/// A store damaged in one run: the push copies the runs before it, then stops naming the
+/// run it could not read and what was kept.
+#[test]
+fn a_push_from_a_damaged_store_names_the_run_it_could_not_read() {
+    let env = Env::new();
+    let (a, merged) = (env.path("a.db"), env.path("merged.db"));
+    quick_run(&env, &a, "zen");
+    quick_run(&env, &a, "zen");
+    rusqlite::Connection::open(&a)
+        .unwrap()
+        .execute("UPDATE runs SET machine_id = NULL WHERE id = 2", [])
+        .unwrap();
+    let out = push(&env, merged.to_str().unwrap(), &[&a]);
+    assert_bad_input(&out, "reading run 2 (");
+    assert_bad_input(
+        &out,
+        "it was not pushed; 1 run copied before it is kept in `",
+    );
+}
+
 /// A run of too few processes for an interval has its median alone in its own report,
 /// and in the table across machines too: never an interval whose ends are the median.
 #[test]
@@ -640,6 +660,24 @@ fn bad_urls_wrong_passwords_servers_down_and_other_databases_are_one_line_each()
         a.to_str().unwrap(),
     ]);
     assert_bad_input(&out, "is another application's database (tables invoices)");
+    // Also where this role may not read the other application's tables (which
+    // information_schema then hides): they are still there, and still not ours.
+    server.psql("postgres", "CREATE DATABASE hidden");
+    server.psql(
+        "hidden",
+        "CREATE TABLE payroll (id int); REVOKE ALL ON payroll FROM PUBLIC; GRANT CREATE ON SCHEMA public TO guarded",
+    );
+    let out = env.cmd_with(
+        &[
+            "push",
+            "--to",
+            &server.url_as("guarded", "hidden"),
+            "--from",
+            a.to_str().unwrap(),
+        ],
+        &[("PGPASSWORD", std::ffi::OsStr::new("right"))],
+    );
+    assert_bad_input(&out, "is another application's database (tables payroll)");
 
     let out = env.cmd(&["machines", "--db", "postgres://u@[::1"]);
     assert_bad_input(&out, "is not a PostgreSQL URL");
