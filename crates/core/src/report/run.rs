@@ -427,7 +427,7 @@ pub(super) fn ratio_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
 pub(super) fn comparison_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     if !a.comparisons.is_empty() || !a.not_compared.is_empty() {
         blocks.push(Block::Heading(format!(
-            "Comparison against the baseline (measured interleaved; {})",
+            "Within this run: each candidate against its baseline implementation (measured interleaved; {})",
             judged_by(&a.verdict_options)
         )));
         if !a.comparisons.is_empty() {
