@@ -743,6 +743,35 @@ fn an_incomplete_copy_is_replaced_and_a_testbed_on_new_hardware_is_warned_of() {
     assert_eq!(machines.matches("\nbench,").count(), 2, "{machines}");
     let out = env.cmd(&["compare", "1", "2", "--db", target_s]);
     assert_bad_input(&out, "measured on different machines");
+    // Side by side, the two columns of one testbed are told apart by their fingerprints.
+    let md = ok(env.cmd(&["report", "--machines", "--db", target_s, "--format", "md"]));
+    let head = md
+        .lines()
+        .find(|l| l.starts_with("| Implementation"))
+        .unwrap_or_else(|| panic!("{md}"));
+    assert!(head.contains("| bench (another0): "), "{head}");
+    assert_eq!(head.matches("| bench (").count(), 2, "{head}");
+    // A push that brings the testbed on other hardware into a store says so, as a run
+    // does, once.
+    let fresh = env.path("fresh.db");
+    quick_run(&env, &fresh, "bench");
+    quick_run(&env, &fresh, "bench");
+    rusqlite::Connection::open(&fresh)
+        .unwrap()
+        .execute("UPDATE machines SET fingerprint = 'yet0another0one'", [])
+        .unwrap();
+    let out = push(&env, target_s, &[&fresh]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert_eq!(
+        err.matches("warning: testbed `bench` in `").count(),
+        1,
+        "{err}"
+    );
+    assert!(
+        err.contains("is from other hardware (fingerprint yet0another0one)"),
+        "{err}"
+    );
 }
 
 #[test]

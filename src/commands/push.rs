@@ -20,6 +20,8 @@ struct Tally {
     /// Runs of the sources that never ended (stopped, killed, or still running).
     incomplete: usize,
     conflicts: Vec<String>,
+    /// Testbeds (and the new fingerprint) already warned of as seen on other hardware.
+    warned: Vec<(String, String)>,
 }
 
 pub(super) fn push(to: &Path, from: &[PathBuf], db: &Path) -> Result<ExitCode> {
@@ -85,7 +87,27 @@ fn copy_all(source: &Store, target: &Store, tally: &mut Tally) -> Result<()> {
                 target.path().display()
             )
         })?;
-        match target.receive_run(&raw, &digest) {
+        let (testbed, fingerprint) = raw.machine();
+        let seen = target.testbed_fingerprints(&testbed)?;
+        let new_hardware = !seen.is_empty() && !seen.iter().any(|(f, _)| *f == fingerprint);
+        let received = target.receive_run(&raw, &digest);
+        // A testbed seen before on other hardware is said, as `run` says it, never
+        // silently joined.
+        if new_hardware
+            && received.is_ok()
+            && !tally
+                .warned
+                .contains(&(testbed.clone(), fingerprint.clone()))
+        {
+            let (was, cpu) = seen.last().expect("not empty");
+            eprintln!(
+                "warning: testbed `{testbed}` in `{}` was until now a {cpu} (fingerprint {was}); run {id} of `{}` is from other hardware (fingerprint {fingerprint}): kept apart as another machine of that testbed, compared only with its own",
+                target.path().display(),
+                source.path().display()
+            );
+            tally.warned.push((testbed, fingerprint));
+        }
+        match received {
             Ok(Received::Copied) => tally.copied += 1,
             Ok(Received::Completed) => tally.completed += 1,
             Ok(Received::AlreadyThere) => tally.already += 1,

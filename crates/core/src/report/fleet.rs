@@ -38,6 +38,18 @@ fn cell_text(c: &Option<FleetCell>) -> String {
     }
 }
 
+/// How a column is named: its testbed, and the start of its fingerprint where another
+/// column is of the same testbed on other hardware (else the two heads read the same).
+fn column_name(f: &Fleet, c: &crate::analysis::fleet::FleetColumn) -> String {
+    let shared = f.columns.iter().filter(|o| o.testbed == c.testbed).count() > 1;
+    if shared {
+        let short: String = c.fingerprint.chars().take(8).collect();
+        format!("{} ({short})", c.testbed)
+    } else {
+        c.testbed.clone()
+    }
+}
+
 /// The experiment across machines as titled tables.
 pub(super) fn document(f: &Fleet) -> Document {
     let mut blocks = vec![Block::Heading(format!(
@@ -51,7 +63,7 @@ pub(super) fn document(f: &Fleet) -> Document {
     ));
     for c in &f.columns {
         if let Some(host) = &c.host {
-            blocks.push(Block::Warning(format!("{}: {host}", c.testbed)));
+            blocks.push(Block::Warning(format!("{}: {host}", column_name(f, c))));
         }
     }
     let machine_rows = f
@@ -90,7 +102,10 @@ pub(super) fn document(f: &Fleet) -> Document {
     headers.extend(f.columns.iter().map(|c| {
         format!(
             "{}: {}, {} {}/byte",
-            c.testbed, c.cpu_model, c.counter, c.unit
+            column_name(f, c),
+            c.cpu_model,
+            c.counter,
+            c.unit
         )
     }));
     let rows = f
@@ -112,7 +127,7 @@ pub(super) fn document(f: &Fleet) -> Document {
             "Ratios within each machine's run (candidate over reference)".into(),
         ));
         let mut headers = vec!["Candidate".to_string(), "Reference".into(), "Params".into()];
-        headers.extend(f.columns.iter().map(|c| c.testbed.clone()));
+        headers.extend(f.columns.iter().map(|c| column_name(f, c)));
         let rows = f
             .ratios
             .iter()

@@ -42,6 +42,15 @@ pub struct RawRun {
 }
 
 impl RawRun {
+    /// The testbed and hardware fingerprint the run was measured on.
+    pub fn machine(&self) -> (String, String) {
+        let text = |i: usize| match self.machine.get(i) {
+            Some(Value::Text(t)) => t.clone(),
+            _ => String::new(),
+        };
+        (text(0), text(1))
+    }
+
     /// Run `run_id`'s rows.
     pub(super) fn read(db: &mut Engine, run_id: i64) -> Result<RawRun> {
         let run = db
