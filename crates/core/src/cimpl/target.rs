@@ -7,8 +7,9 @@ use anyhow::{Result, bail};
 pub struct Target {
     /// The name manifests use, also the `-march` value (`native`: this CPU's own).
     pub name: &'static str,
-    /// `/proc/cpuinfo` flags the target's code may use (beyond x86-64's baseline).
-    pub features: &'static [&'static str],
+    /// `/proc/cpuinfo` flags the target's code may use (beyond x86-64's baseline), in
+    /// groups that targets share.
+    pub features: &'static [&'static [&'static str]],
     /// The `-mcpu` llvm-mca models it with, where it makes sense.
     pub mca_cpu: Option<&'static str>,
 }
@@ -26,83 +27,23 @@ const HASWELL: &[&str] = &[
     "pclmulqdq",
     "aes",
 ];
-const SKYLAKE_AVX512: &[&str] = &[
-    "sse2",
-    "ssse3",
-    "sse4_1",
-    "sse4_2",
-    "avx",
-    "avx2",
-    "bmi1",
-    "bmi2",
-    "fma",
-    "pclmulqdq",
-    "aes",
-    "avx512f",
-    "avx512vl",
-    "avx512bw",
-    "avx512dq",
-    "avx512cd",
-];
-/// What `-march=icelake-server` may use beyond Skylake-AVX512's (VBMI2, GFNI, VAES, ...):
-/// Skylake-AVX512 hosts lack them, so code built for it must not be called runnable there.
-const ICELAKE_SERVER: &[&str] = &[
-    "sse2",
-    "ssse3",
-    "sse4_1",
-    "sse4_2",
-    "avx",
-    "avx2",
-    "bmi1",
-    "bmi2",
-    "fma",
-    "pclmulqdq",
-    "aes",
-    "avx512f",
-    "avx512vl",
-    "avx512bw",
-    "avx512dq",
-    "avx512cd",
+/// AVX-512 as Skylake-AVX512 has it (`x86-64-v4`).
+const AVX512: &[&str] = &["avx512f", "avx512vl", "avx512bw", "avx512dq", "avx512cd"];
+/// The AVX-512 extensions Ice Lake and Zen 4 add to it (VBMI2, VNNI, ...): a
+/// Skylake-AVX512 lacks them, so code built for either must not be called runnable there.
+const AVX512_ICELAKE: &[&str] = &[
     "avx512ifma",
     "avx512vbmi",
     "avx512_vbmi2",
     "avx512_vnni",
     "avx512_bitalg",
     "avx512_vpopcntdq",
-    "gfni",
-    "vaes",
-    "vpclmulqdq",
-    "sha_ni",
 ];
-/// Icelake-server's and what Sapphire Rapids adds (BF16, FP16, AMX, AVX-VNNI): a Zen 4
-/// lacks FP16 and AMX, so such code is not called runnable there.
+/// Vector AES, carry-less multiplication and SHA (Ice Lake, Zen 3 and later).
+const VECTOR_CRYPTO: &[&str] = &["vaes", "vpclmulqdq", "sha_ni"];
+/// What Sapphire Rapids adds to Ice Lake (BF16, FP16, AMX, AVX-VNNI): a Zen 4 lacks FP16
+/// and AMX, so such code is not called runnable there.
 const SAPPHIRERAPIDS: &[&str] = &[
-    "sse2",
-    "ssse3",
-    "sse4_1",
-    "sse4_2",
-    "avx",
-    "avx2",
-    "bmi1",
-    "bmi2",
-    "fma",
-    "pclmulqdq",
-    "aes",
-    "avx512f",
-    "avx512vl",
-    "avx512bw",
-    "avx512dq",
-    "avx512cd",
-    "avx512ifma",
-    "avx512vbmi",
-    "avx512_vbmi2",
-    "avx512_vnni",
-    "avx512_bitalg",
-    "avx512_vpopcntdq",
-    "gfni",
-    "vaes",
-    "vpclmulqdq",
-    "sha_ni",
     "avx512_bf16",
     "avx512_fp16",
     "avx_vnni",
@@ -110,110 +51,77 @@ const SAPPHIRERAPIDS: &[&str] = &[
     "amx_int8",
     "amx_bf16",
 ];
-/// Zen 3's and Zen 4's AVX-512 (no FP16, no VP2INTERSECT).
-const ZNVER4: &[&str] = &[
-    "sse2",
-    "ssse3",
-    "sse4_1",
-    "sse4_2",
-    "avx",
-    "avx2",
-    "bmi1",
-    "bmi2",
-    "fma",
-    "pclmulqdq",
-    "aes",
-    "vaes",
-    "vpclmulqdq",
-    "sha_ni",
-    "avx512f",
-    "avx512vl",
-    "avx512bw",
-    "avx512dq",
-    "avx512cd",
-    "avx512ifma",
-    "avx512vbmi",
-    "avx512_vbmi2",
-    "avx512_vnni",
-    "avx512_bitalg",
-    "avx512_vpopcntdq",
-    "avx512_bf16",
-    "gfni",
-];
-const ZNVER3: &[&str] = &[
-    "sse2",
-    "ssse3",
-    "sse4_1",
-    "sse4_2",
-    "avx",
-    "avx2",
-    "bmi1",
-    "bmi2",
-    "fma",
-    "pclmulqdq",
-    "aes",
-    "vaes",
-    "vpclmulqdq",
-    "sha_ni",
-];
 
 /// Every target a manifest may name.
 pub const KNOWN: &[Target] = &[
     Target {
         name: "x86-64",
-        features: &["sse2"],
+        features: &[&["sse2"]],
         mca_cpu: Some("x86-64"),
     },
     Target {
         name: "x86-64-v2",
-        features: &["sse2", "ssse3", "sse4_1", "sse4_2", "popcnt"],
+        features: &[&["sse2", "ssse3", "sse4_1", "sse4_2", "popcnt"]],
         mca_cpu: Some("nehalem"),
     },
     Target {
         name: "x86-64-v3",
-        features: HASWELL,
+        features: &[HASWELL],
         mca_cpu: Some("haswell"),
     },
     Target {
         name: "x86-64-v4",
-        features: SKYLAKE_AVX512,
+        features: &[HASWELL, AVX512],
         mca_cpu: Some("x86-64-v4"),
     },
     Target {
         name: "haswell",
-        features: HASWELL,
+        features: &[HASWELL],
         mca_cpu: Some("haswell"),
     },
     Target {
         name: "skylake",
-        features: HASWELL,
+        features: &[HASWELL],
         mca_cpu: Some("skylake"),
     },
     Target {
         name: "skylake-avx512",
-        features: SKYLAKE_AVX512,
+        features: &[HASWELL, AVX512],
         mca_cpu: Some("skylake-avx512"),
     },
     Target {
         name: "icelake-server",
-        features: ICELAKE_SERVER,
+        features: &[HASWELL, AVX512, AVX512_ICELAKE, VECTOR_CRYPTO, &["gfni"]],
         mca_cpu: Some("icelake-server"),
     },
     Target {
         name: "sapphirerapids",
-        features: SAPPHIRERAPIDS,
+        features: &[
+            HASWELL,
+            AVX512,
+            AVX512_ICELAKE,
+            VECTOR_CRYPTO,
+            &["gfni"],
+            SAPPHIRERAPIDS,
+        ],
         mca_cpu: Some("sapphirerapids"),
     },
     Target {
         name: "znver3",
-        features: ZNVER3,
+        features: &[HASWELL, VECTOR_CRYPTO],
         mca_cpu: Some("znver3"),
     },
     // gcc 13 and clang 16 know it; gcc 12 refuses `-march=znver4` (the compiler's
     // message says so, and `compiler` in the manifest names another).
     Target {
         name: "znver4",
-        features: ZNVER4,
+        features: &[
+            HASWELL,
+            VECTOR_CRYPTO,
+            AVX512,
+            AVX512_ICELAKE,
+            &["gfni", "avx512_bf16"],
+        ],
         mca_cpu: Some("znver4"),
     },
     Target {
@@ -332,9 +240,7 @@ impl Target {
             return Err(format!("`{}` is an x86-64 target", self.name));
         }
         let missing: Vec<&str> = self
-            .features
-            .iter()
-            .copied()
+            .features()
             .filter(|f| !host.iter().any(|h| h == f))
             .collect();
         if missing.is_empty() {
@@ -348,13 +254,24 @@ impl Target {
         }
     }
 
+    /// Every feature the target's code may use, each once.
+    pub fn features(&self) -> impl Iterator<Item = &'static str> {
+        let mut seen: Vec<&'static str> = Vec::new();
+        for f in self.features.iter().flat_map(|group| group.iter().copied()) {
+            if !seen.contains(&f) {
+                seen.push(f);
+            }
+        }
+        seen.into_iter()
+    }
+
     /// Whether a variant that needs `requires` can be built for this target at all.
     pub fn provides(&self, requires: &[String], host: &[String]) -> bool {
         let has = |f: &String| {
             if self.name == "native" {
                 host.contains(f)
             } else {
-                self.features.contains(&f.as_str())
+                self.features().any(|t| t == f)
             }
         };
         requires.iter().all(has)
@@ -386,8 +303,8 @@ mod tests {
         assert!(find("native").unwrap().provides(&["avx2".into()], &host));
         assert!(!find("native").unwrap().provides(&["avx512f".into()], &host));
         for t in KNOWN {
-            for f in t.features {
-                assert!(KNOWN_FEATURES.contains(f), "{f} of {} is known", t.name);
+            for f in t.features() {
+                assert!(KNOWN_FEATURES.contains(&f), "{f} of {} is known", t.name);
             }
         }
         assert!(known_feature("avx512f", &[]));
@@ -402,10 +319,18 @@ mod tests {
         }
         // Code for Ice Lake may use VBMI2 (a Skylake-AVX512 lacks it); code for Sapphire
         // Rapids FP16 and AMX (a Zen 4 lacks them), and code for Zen 4 runs on a Zen 4.
-        let skylake_avx512: Vec<String> = SKYLAKE_AVX512.iter().map(|s| s.to_string()).collect();
+        let skylake_avx512: Vec<String> = find("skylake-avx512")
+            .unwrap()
+            .features()
+            .map(String::from)
+            .collect();
         let icelake = find("icelake-server").unwrap().runnable_on(&skylake_avx512);
         assert!(icelake.unwrap_err().contains("avx512_vbmi2"));
-        let zen4: Vec<String> = ZNVER4.iter().map(|s| s.to_string()).collect();
+        let zen4: Vec<String> = find("znver4")
+            .unwrap()
+            .features()
+            .map(String::from)
+            .collect();
         let spr = find("sapphirerapids")
             .unwrap()
             .runnable_on(&zen4)

@@ -79,13 +79,7 @@ impl Build<HashApi> {
         // has been asked all of that already, at the gate's lengths; at the lengths the
         // run times beyond them, it is asked again, against the reference.
         let block_len = known.map_or(kinds::UNKNOWN_BLOCK_LEN, |a| a.block_len);
-        let gate = kinds::boundary_lengths(block_len);
-        let beyond = self.timed_beyond(&gate);
-        let lengths = if known.is_some() && self.peers.is_empty() {
-            beyond.clone()
-        } else {
-            gate.into_iter().chain(beyond.iter().copied()).collect()
-        };
+        let (lengths, beyond) = self.lengths_to_compare(block_len, known.is_some());
         for len in lengths {
             let m = bytes(len, 1);
             let got = match self.hash(&m) {

@@ -290,6 +290,21 @@ impl<A> Build<A> {
 }
 
 impl<A> Build<A> {
+    /// The message lengths a hash or a stream cipher is called at and compared with its
+    /// peers: the gate's own for blocks of `block_len` bytes (`boundary_lengths`), which
+    /// a known algorithm without peers has met already against its reference, then those
+    /// the run times beyond them (the second list), which it has not.
+    fn lengths_to_compare(&self, block_len: usize, known: bool) -> (Vec<usize>, Vec<usize>) {
+        let gate = crate::catalog::kinds::boundary_lengths(block_len);
+        let beyond = self.timed_beyond(&gate);
+        let lengths = if known && self.peers.is_empty() {
+            beyond.clone()
+        } else {
+            gate.into_iter().chain(beyond.iter().copied()).collect()
+        };
+        (lengths, beyond)
+    }
+
     /// The lengths the run times that the gate's own (`gate`) leave out, ascending.
     fn timed_beyond(&self, gate: &[usize]) -> Vec<usize> {
         let mut beyond: Vec<usize> = (self.spec.timed_lengths.iter())

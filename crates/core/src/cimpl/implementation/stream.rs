@@ -100,13 +100,7 @@ impl Build<StreamApi> {
         let key = bytes(self.size("CRYPTO_KEYBYTES"), 2);
         let nonce = bytes(self.size("CRYPTO_NONCEBYTES"), 3);
         let block_len = known.map_or(kinds::UNKNOWN_BLOCK_LEN, |a| a.block_len);
-        let gate = kinds::boundary_lengths(block_len);
-        let beyond = self.timed_beyond(&gate);
-        let lengths = if known.is_some() && self.peers.is_empty() {
-            beyond.clone()
-        } else {
-            gate.into_iter().chain(beyond.iter().copied()).collect()
-        };
+        let (lengths, beyond) = self.lengths_to_compare(block_len, known.is_some());
         for len in lengths {
             let m = bytes(len, 4);
             let got = match self.stream_xor(&m, &nonce, &key) {
