@@ -438,7 +438,8 @@ fn concurrent_first_opens_and_four_machines_pushing_at_once() {
         "5"
     );
     // The newest run is the one that started last, not the one stored last (a run
-    // pushed late): dated back, the direct run is no longer machine-0's column or `latest`.
+    // pushed late): dated back, the direct run is no longer machine-0's column or its
+    // `latest`.
     let direct = server.psql("fleet", "SELECT max(id) FROM runs");
     server.psql(
         "fleet",
@@ -446,7 +447,16 @@ fn concurrent_first_opens_and_four_machines_pushing_at_once() {
     );
     let table = ok(env.cmd(&["report", "--machines", "--db", &url]));
     assert!(!table.contains("2000-01-01"), "{table}");
-    let latest = ok(env.cmd(&["report", "latest", "--db", &url, "--format", "json"]));
+    let latest = ok(env.cmd(&[
+        "report",
+        "latest",
+        "--testbed",
+        "machine-0",
+        "--db",
+        &url,
+        "--format",
+        "json",
+    ]));
     let latest: serde_json::Value = serde_json::from_str(&latest).unwrap();
     assert_ne!(latest["run_id"].to_string(), direct, "{latest}");
 }

@@ -679,16 +679,14 @@ impl Store {
             .map_err(|e| self.cannot_write(e))
     }
 
-    /// The id of the run that started last, if any. By start, not by row: a run pushed
-    /// late from another store is not the newest for arriving last, and every copy of a
-    /// store agrees on which run is.
+    /// The id of the run stored last, if any: what a command just stored (a run, an
+    /// import of results measured hours ago, a push), which `report` with no testbed
+    /// shows. A machine's newest run is by start instead ([`Store::resolve_run_on`],
+    /// [`Store::latest_complete_runs`]), so that every copy of a store agrees on it.
     pub fn latest_run(&self) -> Result<Option<i64>> {
         self.db()
-            .query_one(
-                "SELECT id FROM runs ORDER BY started_at DESC, id DESC LIMIT 1",
-                &[],
-            )
-            .and_then(|r| r.map(|r| r.int(0)).transpose())
+            .query_one("SELECT max(id) FROM runs", &[])
+            .and_then(|r| r.map_or(Ok(None), |r| r.opt_int(0)))
             .map_err(|e| self.cannot_read(e))
     }
 
@@ -1422,7 +1420,8 @@ CREATE TABLE IF NOT EXISTS baselines (
     }
 
     /// A run pushed late from another store (a higher row id, an earlier start) is not
-    /// the newest: `latest`, each machine's newest run and the runs' order go by start.
+    /// its machine's newest: each machine's newest run and the runs' order go by start;
+    /// `latest` of no testbed is what was stored last.
     #[test]
     fn the_newest_run_is_the_one_that_started_last_not_the_one_stored_last() {
         let dir = tempfile::tempdir().unwrap();
@@ -1444,7 +1443,7 @@ CREATE TABLE IF NOT EXISTS baselines (
         let a_new = run("a", "2026-11-22T11:00:00Z");
         let b = run("b", "2026-11-22T12:00:00Z");
         let a_old = run("a", "2026-11-22T10:00:00Z");
-        assert_eq!(store.latest_run().unwrap(), Some(b));
+        assert_eq!(store.latest_run().unwrap(), Some(a_old));
         assert_eq!(store.runs().unwrap(), vec![a_old, a_new, b]);
         assert_eq!(
             store.latest_complete_runs("test", None).unwrap(),
