@@ -932,3 +932,77 @@ fn a_schema_5_server_and_store_migrate_apart_and_still_agree() {
     let machines = ok(env.cmd(&["machines", "--db", &url]));
     assert!(machines.contains("zen"), "{machines}");
 }
+
+/// The scheduler's job that measured a run (stored with it) is in its report: a line
+/// under the machine's, and `ci` in its JSON; a run no scheduler ran has neither.
+#[test]
+fn the_job_that_measured_a_run_is_named_in_its_report() {
+    let env = Env::new();
+    let db = env.path("ci.db");
+    let db = db.to_str().unwrap();
+    let os = std::ffi::OsStr::new;
+    // Whatever scheduler runs this test, only the one set here is seen.
+    let unset = [
+        ("GITHUB_ACTIONS", os("")),
+        ("GITLAB_CI", os("")),
+        ("SLURM_JOB_ID", os("")),
+        ("KUBERNETES_SERVICE_HOST", os("")),
+    ];
+    let github = [
+        ("GITLAB_CI", os("")),
+        ("SLURM_JOB_ID", os("")),
+        ("KUBERNETES_SERVICE_HOST", os("")),
+        ("GITHUB_ACTIONS", os("true")),
+        ("GITHUB_RUN_ID", os("4242")),
+        ("GITHUB_JOB", os("bench")),
+    ];
+    let run = |vars: &[(&str, &std::ffi::OsStr)]| {
+        let out = env.cmd_with(
+            &[
+                "run",
+                "rand_chacha",
+                "--sizes",
+                "64",
+                "--samples",
+                "12",
+                "--processes",
+                "4",
+                "--layouts",
+                "1",
+                "--remeasure-budget",
+                "0",
+                "--no-canary",
+                "--db",
+                db,
+            ],
+            vars,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let live = run(&github);
+    assert!(live.contains("Measured by github-actions ("), "{live}");
+    let text = ok(env.cmd(&["report", "latest", "--db", db]));
+    assert!(
+        text.contains("GITHUB_JOB=bench") && text.contains("GITHUB_RUN_ID=4242"),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&ok(
+        env.cmd(&["report", "latest", "--db", db, "--format", "json"])
+    ))
+    .unwrap();
+    assert_eq!(json["ci"]["system"], "github-actions", "{json}");
+    assert_eq!(json["ci"]["vars"]["GITHUB_RUN_ID"], "4242", "{json}");
+
+    let live = run(&unset);
+    assert!(!live.contains("Measured by"), "{live}");
+    let json: serde_json::Value = serde_json::from_str(&ok(
+        env.cmd(&["report", "latest", "--db", db, "--format", "json"])
+    ))
+    .unwrap();
+    assert!(json.get("ci").is_none(), "{json}");
+}

@@ -125,6 +125,10 @@ pub fn render(a: &Analysis) -> String {
         "estimates": a.estimates,
         "against_baseline": a.against_baseline.as_ref().map(run_comparison_value),
     });
+    // Which scheduler's job measured it, where one did (absent otherwise).
+    if let Some(ci) = &a.header.place.ci {
+        doc["ci"] = json!(ci);
+    }
     if let Some(host) = &a.host {
         doc["host"] = json!(host);
     }

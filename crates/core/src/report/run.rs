@@ -199,6 +199,10 @@ pub(crate) fn provenance(h: &RunHeader, cpus: &str) -> Vec<Block> {
     } else {
         Block::Warning(machine)
     }];
+    // Which scheduler's job measured it: what a lab looks for in a table of many runs.
+    if let Some(ci) = &h.place.ci {
+        lines.push(Block::Line(format!("Measured by {}", ci.describe())));
+    }
     lines.extend(
         h.machine
             .warnings()
