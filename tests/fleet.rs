@@ -38,6 +38,30 @@ fn small_run(env: &Env, db: &str, testbed: &str, extra: &[&str]) -> Output {
     env.cmd(&args)
 }
 
+/// `run` of one implementation in four processes, too few for an interval, into `db`,
+/// with `extra` options.
+fn few_process_run<'a>(db: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "run",
+        "rand_chacha",
+        "--sizes",
+        "64",
+        "--samples",
+        "12",
+        "--processes",
+        "4",
+        "--layouts",
+        "1",
+        "--remeasure-budget",
+        "0",
+        "--no-canary",
+        "--db",
+        db,
+    ];
+    args.extend(extra);
+    args
+}
+
 /// A small complete run of the default experiment on `testbed`, into `db`.
 fn quick_run(env: &Env, db: &Path, testbed: &str) {
     let out = small_run(env, db.to_str().unwrap(), testbed, &[]);
@@ -257,25 +281,7 @@ fn a_figure_without_an_interval_gets_none_across_machines() {
     let env = Env::new();
     let db = env.db();
     let db = db.to_str().unwrap();
-    let out = env.cmd(&[
-        "run",
-        "rand_chacha",
-        "--sizes",
-        "64",
-        "--samples",
-        "12",
-        "--processes",
-        "4",
-        "--layouts",
-        "1",
-        "--remeasure-budget",
-        "0",
-        "--no-canary",
-        "--testbed",
-        "few",
-        "--db",
-        db,
-    ]);
+    let out = env.cmd(&few_process_run(db, &["--testbed", "few"]));
     assert!(
         out.status.success(),
         "{}",
@@ -957,26 +963,7 @@ fn the_job_that_measured_a_run_is_named_in_its_report() {
         ("GITHUB_JOB", os("bench")),
     ];
     let run = |vars: &[(&str, &std::ffi::OsStr)]| {
-        let out = env.cmd_with(
-            &[
-                "run",
-                "rand_chacha",
-                "--sizes",
-                "64",
-                "--samples",
-                "12",
-                "--processes",
-                "4",
-                "--layouts",
-                "1",
-                "--remeasure-budget",
-                "0",
-                "--no-canary",
-                "--db",
-                db,
-            ],
-            vars,
-        );
+        let out = env.cmd_with(&few_process_run(db, &[]), vars);
         assert!(
             out.status.success(),
             "{}",
