@@ -395,7 +395,10 @@ fn handle(request: &Request, registry: &Registry) -> Result<Reply> {
     let loaded;
     let imp: &dyn crate::catalog::Implementation = match &request.c {
         Some(spec) => {
-            loaded = crate::cimpl::CImplementation::load(spec)?;
+            loaded = match request.task {
+                Task::Verify => crate::cimpl::CImplementation::load_for_gate(spec)?,
+                _ => crate::cimpl::CImplementation::load(spec)?,
+            };
             &loaded
         }
         None => registry

@@ -318,12 +318,18 @@ impl<A> Build<A> {
 }
 
 impl<A: Api> Build<A> {
+    /// Whether anything but its peers says what this build must output: the manifest's
+    /// vectors, or the kind's reference (known answers, a KAT file).
+    fn has_known_answers(&self) -> bool {
+        !self.spec.vectors.is_empty() || A::has_reference(self)
+    }
+
     /// Whether `ours` is what a peer variant gave for the same input (`theirs`; `what`
     /// names the input and the peer). Without known answers a disagreement does not say
     /// which of the two is wrong, and the refusal says so: each is refused by the other.
     fn agrees(&self, what: &str, ours: &[u8], theirs: &[u8]) -> Result<(), Mismatch> {
         Mismatch::check_bytes(what, ours, theirs).map_err(|mut m| {
-            if self.spec.vectors.is_empty() && !A::has_reference(self) {
+            if !self.has_known_answers() {
                 m.detail.push_str(
                     "; the variants disagree and no known answers say which is right, so \
                      none is timed (give the algorithm `vectors` in the manifest)",
@@ -339,7 +345,7 @@ impl<A: Api> Build<A> {
 /// else only the other variants of the manifest (checked in part).
 pub fn checked_against(kind: CKind, algorithm: &str, vectors: usize, kat: Option<&str>) -> String {
     let mut against = Vec::new();
-    if (info(kind).known)().contains(&algorithm) {
+    if known_name(kind, algorithm) {
         // A core or stream cipher is known by its name and its sizes together.
         let sizes = if matches!(kind, CKind::Core | CKind::Stream) {
             " (where api.h has its sizes)"
@@ -364,12 +370,16 @@ pub fn checked_against(kind: CKind, algorithm: &str, vectors: usize, kat: Option
     against.join(", ")
 }
 
+/// Whether the catalog has known answers for an algorithm of `kind` called `algorithm`
+/// (a core or stream cipher's also need its sizes to fit).
+fn known_name(kind: CKind, algorithm: &str) -> bool {
+    (info(kind).known)().contains(&algorithm)
+}
+
 /// Whether the gate has answers to check `spec` against beyond its other variants:
 /// the manifest's vectors, a KAT file, or the catalog's known answers for its algorithm.
 pub fn has_known_answers(spec: &CSpec) -> bool {
-    !spec.vectors.is_empty()
-        || spec.kat.is_some()
-        || (info(spec.kind).known)().contains(&spec.algorithm.as_str())
+    !spec.vectors.is_empty() || spec.kat.is_some() || known_name(spec.kind, &spec.algorithm)
 }
 
 /// The algorithm of `kind` with known answers whose name `name` misspells: the same
@@ -404,7 +414,7 @@ impl<A: Api> Loaded for Build<A> {
         // Agreeing with another variant of the same source only shows the compilers agree:
         // without known answers the first variant is checked against nothing, so the
         // others are not either.
-        if self.spec.vectors.is_empty() && !A::has_reference(self) {
+        if !self.has_known_answers() {
             // `sha256` for `sha-256`: the one spelling the gate knows, said, or the build
             // is checked less than it could be without a word.
             let spelled = near_miss(self.spec.kind, &self.spec.algorithm)
@@ -416,7 +426,7 @@ impl<A: Api> Loaded for Build<A> {
                 })
                 .unwrap_or_default();
             // `chacha20` with a 16-byte nonce: the name is known, its sizes are not.
-            let sized = if (info(self.spec.kind).known)().contains(&self.spec.algorithm.as_str()) {
+            let sized = if known_name(self.spec.kind, &self.spec.algorithm) {
                 let sizes: Vec<String> = (self.sizes.iter())
                     .filter(|(n, v)| **v > 0 && n.starts_with("CRYPTO_"))
                     .map(|(n, v)| format!("{n} = {v}"))
@@ -487,8 +497,17 @@ pub struct CImplementation {
 
 impl CImplementation {
     /// Load the shared object (in a worker: this runs the library's constructors), unless
-    /// this CPU cannot run it.
+    /// this CPU cannot run it; to be timed, so without its peers: a measuring process
+    /// maps the code it times, not every other variant's.
     pub fn load(spec: &CSpec) -> Result<CImplementation> {
+        CImplementation::load_for_gate(&CSpec {
+            peers: Vec::new(),
+            ..spec.clone()
+        })
+    }
+
+    /// [`CImplementation::load`] with the peers the gate compares it with loaded too.
+    pub fn load_for_gate(spec: &CSpec) -> Result<CImplementation> {
         let build = match &spec.unsupported {
             Some(why) => Err(why.clone()),
             None => Ok((info(spec.kind).load)(spec)?),
