@@ -953,7 +953,8 @@ impl Store {
 
     /// The newest complete run of `experiment` on each machine (testbed and fingerprint),
     /// by testbed: (testbed, fingerprint, run id); only runs at git revision `revision`
-    /// (a prefix) where one is given. Newest by start, as [`Store::latest_run`].
+    /// (a prefix) where one is given. Newest by start (`started_at`, then row id), so that
+    /// a run pushed late does not displace a later one.
     pub fn latest_complete_runs(
         &self,
         experiment: &str,
@@ -1040,7 +1041,7 @@ impl Store {
         Ok(StoredRun { header, cases })
     }
 
-    /// All runs, oldest first (by start, as [`Store::latest_run`]).
+    /// All runs, oldest first: by start (`started_at`, then row id).
     pub fn runs(&self) -> Result<Vec<i64>> {
         let rows = self
             .db()
