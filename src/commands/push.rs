@@ -1,6 +1,8 @@
 //! `cryptobench push` and `run --push-to`: complete runs copied to another store, one
 //! transaction per run, keyed by UUID.
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -20,8 +22,8 @@ struct Tally {
     /// Runs of the sources that never ended (stopped, killed, or still running).
     incomplete: usize,
     conflicts: Vec<String>,
-    /// Testbeds (and the new fingerprint) already warned of as seen on other hardware.
-    warned: Vec<(String, String)>,
+    /// The target's hardware fingerprints (and CPUs) of each testbed met so far.
+    machines: HashMap<String, Vec<(String, String)>>,
 }
 
 pub(super) fn push(to: &Path, from: &[PathBuf], db: &Path) -> Result<ExitCode> {
@@ -87,25 +89,25 @@ fn copy_all(source: &Store, target: &Store, tally: &mut Tally) -> Result<()> {
                 target.path().display()
             )
         })?;
-        let (testbed, fingerprint) = raw.machine();
-        let seen = target.testbed_fingerprints(&testbed)?;
-        let new_hardware = !seen.is_empty() && !seen.iter().any(|(f, _)| *f == fingerprint);
+        let (testbed, fingerprint, cpu_model) = raw.machine();
+        // The target's machines of that testbed, read once and kept as runs arrive.
+        let seen = match tally.machines.entry(testbed.clone()) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(e) => e.insert(target.testbed_fingerprints(&testbed)?),
+        };
+        let new_hardware = !seen.iter().any(|(f, _)| *f == fingerprint);
         let received = target.receive_run(&raw, &digest);
-        // A testbed seen before on other hardware is said, as `run` says it, never
-        // silently joined.
-        if new_hardware
-            && received.is_ok()
-            && !tally
-                .warned
-                .contains(&(testbed.clone(), fingerprint.clone()))
-        {
-            let (was, cpu) = seen.last().expect("not empty");
-            eprintln!(
-                "warning: testbed `{testbed}` in `{}` was until now a {cpu} (fingerprint {was}); run {id} of `{}` is from other hardware (fingerprint {fingerprint}): kept apart as another machine of that testbed, compared only with its own",
-                target.path().display(),
-                source.path().display()
-            );
-            tally.warned.push((testbed, fingerprint));
+        if new_hardware && received.is_ok() {
+            // A testbed seen before on other hardware is said, as `run` says it, never
+            // silently joined.
+            if let Some((was, cpu)) = seen.last() {
+                eprintln!(
+                    "warning: testbed `{testbed}` in `{}` was until now a {cpu} (fingerprint {was}); run {id} of `{}` is from other hardware (fingerprint {fingerprint}): kept apart as another machine of that testbed, compared only with its own",
+                    target.path().display(),
+                    source.path().display()
+                );
+            }
+            seen.push((fingerprint, cpu_model));
         }
         match received {
             Ok(Received::Copied) => tally.copied += 1,

@@ -42,13 +42,13 @@ pub struct RawRun {
 }
 
 impl RawRun {
-    /// The testbed and hardware fingerprint the run was measured on.
-    pub fn machine(&self) -> (String, String) {
+    /// The testbed, hardware fingerprint and CPU model the run was measured on.
+    pub fn machine(&self) -> (String, String, String) {
         let text = |i: usize| match self.machine.get(i) {
             Some(Value::Text(t)) => t.clone(),
             _ => String::new(),
         };
-        (text(0), text(1))
+        (text(0), text(1), text(2))
     }
 
     /// Run `run_id`'s rows.
