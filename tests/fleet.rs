@@ -469,10 +469,16 @@ fn concurrent_first_opens_and_four_machines_pushing_at_once() {
 
 /// A command stopped at a test pause point (in its open transaction): its child and the
 /// pause file, once it is there.
-fn paused_at(env: &Env, point: &str, args: &[&str]) -> (std::process::Child, PathBuf) {
+fn paused_at(
+    env: &Env,
+    point: &str,
+    args: &[&str],
+    vars: &[(&str, &str)],
+) -> (std::process::Child, PathBuf) {
     let file = env.path(&format!("paused-{point}"));
     let child = env
         .command(args)
+        .envs(vars.iter().copied())
         .env("CRYPTOBENCH_TEST_PAUSE", point)
         .env("CRYPTOBENCH_TEST_PAUSE_FILE", &file)
         .stdout(std::process::Stdio::piped())
@@ -491,28 +497,37 @@ fn paused_at(env: &Env, point: &str, args: &[&str]) -> (std::process::Child, Pat
 }
 
 /// A small direct run into `url`, stopped at the test pause point "samples".
-fn run_paused_at_samples(env: &Env, url: &str, layouts: &str) -> (std::process::Child, PathBuf) {
-    paused_at(
-        env,
-        "samples",
-        &[
-            "run",
-            "chacha20-rng",
-            "--sizes",
-            "64",
-            "--samples",
-            "16",
-            "--processes",
-            "2",
-            "--layouts",
-            layouts,
-            "--remeasure-budget",
-            "0",
-            "--no-canary",
-            "--db",
-            url,
-        ],
-    )
+fn run_paused_at_samples(
+    env: &Env,
+    url: &str,
+    layouts: &str,
+    vars: &[(&str, &str)],
+) -> (std::process::Child, PathBuf) {
+    let mut args = small_run_args(url);
+    let at = args.len() - 3;
+    args[at] = layouts;
+    paused_at(env, "samples", &args, vars)
+}
+
+/// A small direct run of two processes into `url`, one layout each.
+fn small_run_args(url: &str) -> Vec<&str> {
+    vec![
+        "run",
+        "chacha20-rng",
+        "--sizes",
+        "64",
+        "--samples",
+        "16",
+        "--processes",
+        "2",
+        "--remeasure-budget",
+        "0",
+        "--no-canary",
+        "--layouts",
+        "1",
+        "--db",
+        url,
+    ]
 }
 
 fn open_transactions(server: &PgServer, db: &str) -> String {
@@ -541,6 +556,7 @@ fn a_writer_killed_mid_push_or_mid_run_leaves_no_half_and_a_repush_completes() {
         &env,
         "push",
         &["push", "--to", &url, "--from", a.to_str().unwrap()],
+        &[],
     );
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
@@ -550,7 +566,7 @@ fn a_writer_killed_mid_push_or_mid_run_leaves_no_half_and_a_repush_completes() {
 
     // A direct run killed while a worker's samples are being stored: the run reads as
     // incomplete, and no process of any case is stored in part.
-    let (mut child, _) = run_paused_at_samples(&env, &url, "2");
+    let (mut child, _) = run_paused_at_samples(&env, &url, "2", &[]);
     child.kill().unwrap();
     child.wait().unwrap();
     assert_eq!(open_transactions(&server, "killed"), "0");
@@ -575,7 +591,7 @@ fn a_writer_killed_mid_push_or_mid_run_leaves_no_half_and_a_repush_completes() {
 }
 
 #[test]
-fn a_server_restarted_mid_push_gives_one_clear_error_and_a_repush_completes() {
+fn a_server_restarted_mid_push_or_mid_run_is_connected_to_again_and_nothing_is_lost() {
     let env = Env::new();
     let server = PgServer::start();
     let url = server.new_database("restarted");
@@ -594,42 +610,111 @@ fn a_server_restarted_mid_push_gives_one_clear_error_and_a_repush_completes() {
             "--from",
             b.to_str().unwrap(),
         ],
+        &[],
     );
     server.stop();
     server.start_again();
+    std::fs::remove_file(&file).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("lost the connection to the PostgreSQL server")
+            && err.contains("connected again"),
+        "{err}"
+    );
+    // The transaction the restart cut short was done again, whole.
+    assert_eq!(pushed(&ok(out)), (2, 0, 0));
+    assert_eq!(pushed(&ok(push(&env, &url, &[&a, &b]))), (0, 0, 2));
+
+    // A direct run whose server restarts while it stores a worker's samples: it connects
+    // again, stores them, and ends complete, every case with all its processes.
+    let (child, file) = run_paused_at_samples(&env, &url, "1", &[]);
+    server.stop();
+    server.start_again();
+    std::fs::remove_file(&file).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("connected again"), "{err}");
+    ok(out);
+    let run = "(SELECT max(id) FROM runs)";
+    assert_eq!(
+        server.psql(
+            "restarted",
+            &format!("SELECT status FROM runs WHERE id = {run}")
+        ),
+        "complete"
+    );
+    assert_eq!(
+        server.psql(
+            "restarted",
+            &format!("SELECT count(*) FROM cases WHERE run_id = {run} AND status <> 'ok'")
+        ),
+        "0"
+    );
+    let processes = format!(
+        "SELECT count(*) FROM clusters k JOIN cases c ON c.id = k.case_id WHERE c.run_id = {run}"
+    );
+    let cases = server.psql(
+        "restarted",
+        &format!("SELECT count(*) FROM cases WHERE run_id = {run}"),
+    );
+    assert_eq!(
+        server.psql("restarted", &processes),
+        (cases.parse::<u64>().unwrap() * 2).to_string(),
+        "each case's two processes, once each"
+    );
+
+    // A restart just after a commit the server made, before its answer came back: the
+    // run looks for what it wrote instead of writing it twice (a second run row under
+    // the same UUID would be refused).
+    let runs_before = server.psql("restarted", "SELECT count(*) FROM runs");
+    let (child, file) = paused_at(&env, "committed", &small_run_args(&url), &[]);
+    server.stop();
+    server.start_again();
+    std::fs::remove_file(&file).unwrap();
+    ok(child.wait_with_output().unwrap());
+    assert_eq!(
+        server
+            .psql("restarted", "SELECT count(*) FROM runs")
+            .parse::<u64>()
+            .unwrap(),
+        runs_before.parse::<u64>().unwrap() + 1
+    );
+}
+
+#[test]
+fn a_server_gone_for_longer_than_the_reconnect_window_keeps_what_was_stored() {
+    let env = Env::new();
+    let server = PgServer::start();
+    let url = server.new_database("gone");
+    let (child, file) =
+        run_paused_at_samples(&env, &url, "1", &[("CRYPTOBENCH_RECONNECT_SECS", "1")]);
+    server.stop();
     std::fs::remove_file(&file).unwrap();
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     // Not bad input: a status of its own, which a scheduler retries.
     assert_eq!(out.status.code(), Some(5), "{err}");
     assert!(
-        err.contains("lost the connection to the PostgreSQL server"),
+        err.contains("lost the connection to the PostgreSQL server")
+            && err.contains("tried to connect again for 1 s"),
         "{err}"
     );
-    assert!(err.contains("pushing run 1"), "{err}");
+    assert!(err.contains("the cases measured before are kept"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(pushed(&ok(push(&env, &url, &[&a, &b]))), (2, 0, 0));
-
-    // A direct run whose server restarts while it stores a worker's samples: one error
-    // naming the server, and what it had stored before stays there.
-    let (child, file) = run_paused_at_samples(&env, &url, "1");
-    server.stop();
     server.start_again();
-    std::fs::remove_file(&file).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(5), "{err}");
-    assert!(
-        err.contains("lost the connection to the PostgreSQL server"),
-        "{err}"
-    );
-    assert!(!err.contains("panicked"), "{err}");
     assert_eq!(
-        server.psql(
-            "restarted",
-            "SELECT count(*) FROM runs WHERE status = 'running'"
-        ),
+        server.psql("gone", "SELECT count(*) FROM runs WHERE status = 'running'"),
         "1"
+    );
+
+    let out = env.cmd_with(
+        &["machines", "--db", &url],
+        &[("CRYPTOBENCH_RECONNECT_SECS", std::ffi::OsStr::new("soon"))],
+    );
+    assert_bad_input(
+        &out,
+        "CRYPTOBENCH_RECONNECT_SECS `soon` is not a whole number",
     );
 }
 

@@ -116,15 +116,31 @@ pub(super) enum Engine {
 pub(super) struct PgConnection {
     pub(super) client: postgres::Client,
     statements: std::collections::HashMap<String, postgres::Statement>,
+    /// Where to connect again when the connection is lost.
+    server: super::postgres::Server,
 }
 
 #[cfg(feature = "postgres")]
 impl PgConnection {
-    pub(super) fn new(client: postgres::Client) -> PgConnection {
+    pub(super) fn new(client: postgres::Client, server: super::postgres::Server) -> PgConnection {
         PgConnection {
             client,
             statements: Default::default(),
+            server,
         }
+    }
+
+    /// Replace a lost connection (`lost`, first seen at `since`) with a new one, trying
+    /// until the server answers or its reconnect window has passed.
+    pub(super) fn reconnect(
+        &mut self,
+        lost: &anyhow::Error,
+        since: std::time::Instant,
+    ) -> Result<()> {
+        self.client = self.server.reconnect(lost, since)?;
+        // Prepared statements belong to the connection that prepared them.
+        self.statements.clear();
+        Ok(())
     }
 
     fn statement(&mut self, sql: &str) -> Result<postgres::Statement> {

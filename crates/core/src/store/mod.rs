@@ -8,17 +8,19 @@
 //! complete, a digest of its content: what lets runs travel between stores ([`raw`]).
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::Mutex;
 
 use anyhow::{Context, Result, bail};
 
 mod engine;
+mod held;
 mod migrate;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod raw;
 
 use engine::{Engine, Row, Value, values};
+use held::Held;
 
 use crate::record::{
     CanaryReadings, Case, CaseStatus, CiOrigin, Estimate, Params, RunCounter, RunHeader, RunPlace,
@@ -341,11 +343,13 @@ impl Store {
         Ok(store)
     }
 
-    fn db(&self) -> MutexGuard<'_, Engine> {
+    fn db(&self) -> Held<'_> {
         // A panic while holding it leaves nothing half-written: SQL is transactional.
-        self.db
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        Held::new(
+            self.db
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )
     }
 
     // Without the `postgres` feature SQLite is the only engine, and the patterns that pick
@@ -490,6 +494,9 @@ impl Store {
         if let Some(locked) = self.locked(&e) {
             return locked;
         }
+        if e.is::<crate::exit::Unreachable>() {
+            return e;
+        }
         #[cfg(feature = "postgres")]
         if let Some(lost) = postgres::lost_connection(&e, &self.path) {
             return lost;
@@ -511,13 +518,22 @@ impl Store {
     /// Start a run; `header.id` is ignored and the new id returned. A header without a
     /// place gets one here: a new UUID and the hardware's default testbed.
     pub fn begin_run(&self, header: &RunHeader) -> Result<i64> {
-        let running = RunHeader {
+        let mut running = RunHeader {
             status: RunStatus::Running,
             finished_at: None,
             ..header.clone()
         };
+        // Chosen here, not in `insert_run`: it is what finds the run again after a lost
+        // connection.
+        if running.place.uuid.is_empty() {
+            running.place.uuid = uuid::Uuid::new_v4().to_string();
+        }
+        let uuid = running.place.uuid.clone();
         self.db()
-            .transaction(|db| insert_run(db, &running, None))
+            .write_once(
+                |db| run_by_uuid(db, &uuid),
+                |db| insert_run(db, &running, None),
+            )
             .map_err(|e| self.cannot_write(e))
     }
 
@@ -542,25 +558,37 @@ impl Store {
     /// Record a planned case; returns its row id.
     pub fn add_case(&self, run_id: i64, seq: usize, case: &Case) -> Result<i64> {
         let params = serde_json::to_string(&case.params)?;
-        let row = self
-            .db()
-            .query_one(
-                "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, bytes, lanes, status)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending') RETURNING id",
-                &values![
-                    run_id,
-                    seq as i64,
-                    case.key(),
-                    case.implementation.as_str(),
-                    case.operation.as_str(),
-                    params,
-                    case.bytes().map(|b| b as i64),
-                    case.lanes as i64,
-                ],
+        let key = case.key();
+        self.db()
+            .write_once(
+                |db| {
+                    db.query_one(
+                        "SELECT id FROM cases WHERE run_id = ?1 AND case_key = ?2",
+                        &values![run_id, key.as_str()],
+                    )?
+                    .map(|r| r.int(0))
+                    .transpose()
+                },
+                |db| {
+                    db.query_one(
+                        "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, bytes, lanes, status)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'pending') RETURNING id",
+                        &values![
+                            run_id,
+                            seq as i64,
+                            key.as_str(),
+                            case.implementation.as_str(),
+                            case.operation.as_str(),
+                            params.as_str(),
+                            case.bytes().map(|b| b as i64),
+                            case.lanes as i64,
+                        ],
+                    )?
+                    .context("no id for the new case")?
+                    .int(0)
+                },
             )
-            .and_then(|r| r.context("no id for the new case")?.int(0))
-            .map_err(|e| self.cannot_write(e))?;
-        Ok(row)
+            .map_err(|e| self.cannot_write(e))
     }
 
     /// Set a case's status and its message (why it is not `ok`, or notes on its checks),
@@ -583,7 +611,16 @@ impl Store {
     /// Append one worker's samples to a case, in one transaction.
     pub fn add_samples(&mut self, case_row: i64, process: usize, samples: &Samples) -> Result<()> {
         self.db()
-            .transaction(|db| {
+            .write_once(
+                |db| {
+                    Ok(db
+                        .query_one(
+                            "SELECT 1 FROM clusters WHERE case_id = ?1 AND process = ?2",
+                            &values![case_row, process as i64],
+                        )?
+                        .map(|_| ()))
+                },
+                |db| {
                 let clusters: Vec<Vec<Value>> = samples
                     .per_layout
                     .iter()
@@ -625,15 +662,23 @@ impl Store {
                     ],
                 )?;
                 Ok(())
-            })
+            },
+            )
             .map_err(|e| self.cannot_write(e))
     }
 
     /// Store a run measured elsewhere, whole or not at all: one transaction, so a bad
     /// file never leaves half a run behind. `header.id` is ignored and the new id returned.
     pub fn import_run(&mut self, header: &RunHeader, cases: &[ImportedCase]) -> Result<i64> {
+        let mut header = header.clone();
+        if header.place.uuid.is_empty() {
+            header.place.uuid = uuid::Uuid::new_v4().to_string();
+        }
+        let header = &header;
         self.db()
-            .transaction(|db| {
+            .write_once(
+                |db| run_by_uuid(db, &header.place.uuid),
+                |db| {
                 let run_id = insert_run(db, header, None)?;
                 for (seq, c) in cases.iter().enumerate() {
                     let case_row = db
@@ -675,7 +720,8 @@ impl Store {
                     )?;
                 }
                 Ok(run_id)
-            })
+            },
+            )
             .map_err(|e| self.cannot_write(e))
     }
 
@@ -785,8 +831,7 @@ impl Store {
     /// The run with UUID `uuid`, if this store holds it.
     pub fn run_by_uuid(&self, uuid: &str) -> Result<Option<i64>> {
         self.db()
-            .query_one("SELECT id FROM runs WHERE uuid = ?1", &values![uuid])
-            .and_then(|r| r.map(|r| r.int(0)).transpose())
+            .again(|db, _| run_by_uuid(db, uuid))
             .map_err(|e| self.cannot_read(e))
     }
 
@@ -1202,6 +1247,12 @@ pub fn decode_params(params_json: &str) -> Result<Params> {
 }
 
 /// The machine row of `testbed` and `fingerprint`, made if it is new; its id.
+fn run_by_uuid(db: &mut Engine, uuid: &str) -> Result<Option<i64>> {
+    db.query_one("SELECT id FROM runs WHERE uuid = ?1", &values![uuid])?
+        .map(|r| r.int(0))
+        .transpose()
+}
+
 fn machine_id(
     db: &mut Engine,
     testbed: &str,

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use postgres::config::{Host, SslMode};
@@ -25,6 +25,11 @@ const MIGRATION_LOCK: i64 = 0x6372_7970_7462_6e63;
 /// How long a connection may take before the server counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How long a store whose connection was lost tries to connect again before it gives up,
+/// unless `CRYPTOBENCH_RECONNECT_SECS` says otherwise: long enough for a server's restart
+/// or a fail-over, short beside a run.
+const RECONNECT_FOR: Duration = Duration::from_secs(60);
+
 /// The server a URL names, its gaps filled from the environment.
 pub struct Server {
     config: postgres::Config,
@@ -38,6 +43,8 @@ pub struct Server {
     /// where TLS was not asked for (libpq's `prefer`, which checks nothing there: a
     /// Debian server's self-signed "snakeoil" certificate is then no obstacle).
     verify: bool,
+    /// How long to keep trying when a connection is lost part-way.
+    reconnect_for: Duration,
 }
 
 /// The libpq TLS parameters of `url` that the client's own parser does not take, taken
@@ -186,6 +193,14 @@ impl Server {
             config.get_dbname().unwrap_or_default()
         );
         let verify = !local || verified || config.get_ssl_mode() == SslMode::Require;
+        let reconnect_for = match env("CRYPTOBENCH_RECONNECT_SECS").filter(|s| !s.is_empty()) {
+            Some(s) => Duration::from_secs(s.trim().parse().map_err(|_| {
+                anyhow::anyhow!(
+                    "CRYPTOBENCH_RECONNECT_SECS `{s}` is not a whole number of seconds (0: never reconnect)"
+                )
+            })?),
+            None => RECONNECT_FOR,
+        };
         let root_cert = match root_in_url.or_else(|| env("PGSSLROOTCERT")) {
             Some(system) if system == "system" => None,
             Some(path) => Some(PathBuf::from(path)),
@@ -198,6 +213,7 @@ impl Server {
             display,
             root_cert,
             verify,
+            reconnect_for,
         })
     }
 
@@ -228,12 +244,79 @@ impl Server {
         self.config.connect(tls).map_err(|e| self.connect_error(e))
     }
 
+    /// A new connection in place of one lost part-way (`lost`, first at `since`): tried
+    /// again, less and less often, until the server answers or the reconnect window has
+    /// passed since the loss. Said on standard error, since the run waits meanwhile.
+    pub(super) fn reconnect(
+        &self,
+        lost: &anyhow::Error,
+        since: Instant,
+    ) -> Result<postgres::Client> {
+        let why = lost_cause(lost);
+        let window = self.reconnect_for.as_secs();
+        if self.reconnect_for.is_zero() {
+            return Err(self.gave_up(&why, None));
+        }
+        eprintln!(
+            "warning: lost the connection to the PostgreSQL server {} ({why}); connecting again (for up to {window} s)",
+            self.display
+        );
+        let mut pause = Duration::from_millis(200);
+        loop {
+            match self.connect() {
+                Ok(client) => {
+                    eprintln!(
+                        "connected again to {} after {:.1} s",
+                        self.display,
+                        since.elapsed().as_secs_f64()
+                    );
+                    return Ok(client);
+                }
+                // Refused for a reason of its own (a password changed, the database
+                // dropped): no wait mends that.
+                Err(e) if !e.is::<crate::exit::Unreachable>() => return Err(e),
+                Err(e) => {
+                    let left = self.reconnect_for.saturating_sub(since.elapsed());
+                    if left.is_zero() {
+                        return Err(self.gave_up(&why, Some(&e)));
+                    }
+                    std::thread::sleep(pause.min(left));
+                    pause = (pause * 2).min(Duration::from_secs(5));
+                }
+            }
+        }
+    }
+
+    fn gave_up(&self, why: &str, last: Option<&anyhow::Error>) -> anyhow::Error {
+        let tried = match last {
+            Some(e) => format!(
+                "; tried to connect again for {} s, last: {}",
+                self.reconnect_for.as_secs(),
+                lost_cause(e)
+            ),
+            None => "; CRYPTOBENCH_RECONNECT_SECS=0 says not to connect again".to_string(),
+        };
+        anyhow::Error::new(crate::exit::Unreachable(format!(
+            "lost the connection to the PostgreSQL server {} ({why}){tried}",
+            self.display
+        )))
+    }
+
     /// One line for each way a connection fails.
     fn connect_error(&self, e: postgres::Error) -> anyhow::Error {
         use postgres::error::SqlState;
         let user = self.config.get_user().unwrap_or_default();
         let db = self.config.get_dbname().unwrap_or_default();
         match e.code() {
+            // Starting up, or shutting down: a server that will be there again soon.
+            Some(c) if *c == SqlState::CANNOT_CONNECT_NOW || *c == SqlState::ADMIN_SHUTDOWN => {
+                anyhow::Error::new(crate::exit::Unreachable(format!(
+                    "cannot reach the PostgreSQL server {} ({}): try again once it is up",
+                    self.display,
+                    e.as_db_error()
+                        .map_or_else(|| e.to_string(), |d| d.message().to_string())
+                )))
+            }
             Some(c) if *c == SqlState::INVALID_PASSWORD => anyhow::anyhow!(
                 "the PostgreSQL server {} refused user `{user}`: wrong password (set PGPASSWORD or ~/.pgpass)",
                 self.display
@@ -364,14 +447,14 @@ pub fn without_password(url: &str) -> String {
 pub(super) fn open(url: &str, purpose: Purpose, option: &'static str) -> Result<Store> {
     let server = Server::from_url(url, option)?;
     let client = server.connect()?;
+    let display = server.display().to_string();
     let store = Store {
         db: Mutex::new(Engine::Postgres(Box::new(
-            super::engine::PgConnection::new(client),
+            super::engine::PgConnection::new(client, server),
         ))),
-        path: PathBuf::from(server.display()),
+        path: PathBuf::from(&display),
         option,
     };
-    let display = server.display().to_string();
     store
         .db()
         .transaction(|db| {
@@ -447,6 +530,44 @@ pub(super) fn open(url: &str, purpose: Purpose, option: &'static str) -> Result<
     Ok(store)
 }
 
+/// Whether `e` is a connection lost part-way (closed, the server shutting down, or the
+/// socket's own error), which a new connection may mend; not an error of the statement.
+pub(super) fn is_lost(e: &anyhow::Error) -> bool {
+    use postgres::error::SqlState;
+    e.chain()
+        .filter_map(|c| c.downcast_ref::<postgres::Error>())
+        .any(|pg| {
+            pg.is_closed()
+                || pg.code().is_some_and(|c| {
+                    *c == SqlState::ADMIN_SHUTDOWN
+                        || *c == SqlState::CRASH_SHUTDOWN
+                        || *c == SqlState::CANNOT_CONNECT_NOW
+                })
+                || std::error::Error::source(pg).is_some_and(|s| s.is::<std::io::Error>())
+        })
+}
+
+/// What a lost connection's error says, for a message (the driver's own words, or its
+/// cause's where those are only "connection closed").
+fn lost_cause(e: &anyhow::Error) -> String {
+    match e.chain().find_map(|c| c.downcast_ref::<postgres::Error>()) {
+        Some(pg) => pg_words(pg),
+        None => e.to_string(),
+    }
+}
+
+/// A driver error in words: the server's message where it sent one (the error itself
+/// says only "db error"), else the error and its cause.
+fn pg_words(pg: &postgres::Error) -> String {
+    if let Some(db) = pg.as_db_error() {
+        return db.message().to_string();
+    }
+    match std::error::Error::source(pg) {
+        Some(cause) => format!("{pg}: {cause}"),
+        None => pg.to_string(),
+    }
+}
+
 /// A connection lost mid-way (the server stopped, restarted or the network dropped), as
 /// one line naming the server.
 pub(super) fn lost_connection(e: &anyhow::Error, server: &Path) -> Option<anyhow::Error> {
@@ -459,8 +580,9 @@ pub(super) fn lost_connection(e: &anyhow::Error, server: &Path) -> Option<anyhow
     });
     (pg.is_closed() || shutdown || pg.as_db_error().is_none()).then(|| {
         anyhow::Error::new(crate::exit::Unreachable(format!(
-            "lost the connection to the PostgreSQL server {} ({pg})",
-            server.display()
+            "lost the connection to the PostgreSQL server {} ({})",
+            server.display(),
+            pg_words(pg)
         )))
     })
 }
@@ -501,6 +623,14 @@ mod tests {
         assert_eq!(s.config.get_ssl_mode(), SslMode::Prefer);
         assert_eq!(s.config.get_password(), Some(&b"s3cret"[..]));
         assert!(!s.display().contains("s3cret"));
+        assert_eq!(s.reconnect_for, RECONNECT_FOR);
+        let never = Server::from_url_with(
+            "postgres://u@h/r",
+            "--db",
+            &env(&[("CRYPTOBENCH_RECONNECT_SECS", "0")]),
+        )
+        .unwrap();
+        assert!(never.reconnect_for.is_zero());
     }
 
     #[test]

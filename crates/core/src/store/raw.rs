@@ -398,7 +398,10 @@ impl std::error::Error for Conflict {}
 impl Store {
     /// Run `run_id`'s rows and digest, to copy elsewhere.
     pub fn raw_run(&self, run_id: i64) -> Result<(RawRun, String)> {
-        let raw = RawRun::read(&mut self.db(), run_id).map_err(|e| self.cannot_read(e))?;
+        let raw = self
+            .db()
+            .again(|db, _| RawRun::read(db, run_id))
+            .map_err(|e| self.cannot_read(e))?;
         let digest = raw.digest();
         Ok((raw, digest))
     }
@@ -493,22 +496,24 @@ fn delete_run(db: &mut Engine, run_id: i64) -> Result<()> {
     Ok(())
 }
 
-/// Tests stop a writer at a named point (`CRYPTOBENCH_TEST_PAUSE=push` or `samples`),
+/// Tests stop a writer at a named point (`CRYPTOBENCH_TEST_PAUSE=push`, `samples` or
+/// `committed`),
 /// in its open transaction, so that they kill it or restart the server at that point and
 /// not by timing: it writes its pid to `CRYPTOBENCH_TEST_PAUSE_FILE` and waits until the
-/// test removes the file (once a process: later passes go on).
-pub(super) fn pause_for_test(point: &str) {
+/// test removes the file (once a process: later passes go on). Whether it paused.
+pub(super) fn pause_for_test(point: &str) -> bool {
     static PAUSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     if std::env::var("CRYPTOBENCH_TEST_PAUSE").as_deref() != Ok(point)
         || PAUSED.swap(true, std::sync::atomic::Ordering::SeqCst)
     {
-        return;
+        return false;
     }
     let Ok(file) = std::env::var("CRYPTOBENCH_TEST_PAUSE_FILE") else {
-        return;
+        return false;
     };
     let _ = std::fs::write(&file, std::process::id().to_string());
     while std::path::Path::new(&file).exists() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+    true
 }
