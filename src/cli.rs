@@ -218,7 +218,7 @@ impl Cli {
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// An experiment name (see `cryptobench list`), filters over `provider/algorithm/operation` names, or manifests (path/to/manifest.toml) of C implementations, each narrowed to some builds with filters after a colon: path/to/manifest.toml:variant=o3,target=native,operation=encrypt (keys variant, algorithm, target, operation; a key given twice takes either value). Default: chacha20-rng. Filters and manifests measure lengths 64, 1024 and 16384 (or --sizes), an XOF's output at 32 bytes and an AEAD without associated data; an experiment sets its own.
+    /// An experiment name (see `cryptobench list`), filters over `provider/algorithm/operation` names, case ids as `history` prints them, quoted ("rustcrypto/chacha20/xor len=1024": that case alone), or manifests (path/to/manifest.toml) of C implementations, each narrowed to some builds with filters after a colon: path/to/manifest.toml:variant=o3,target=native,operation=encrypt (keys variant, algorithm, target, operation; a key given twice takes either value). Default: chacha20-rng. Filters and manifests measure lengths 64, 1024 and 16384 (or --sizes), an XOF's output at 32 bytes and an AEAD without associated data; an experiment sets its own.
     pub targets: Vec<String>,
     /// Message lengths, comma-separated: bytes or with a unit (1024,16KiB); overrides the experiment's.
     #[arg(long, value_delimiter = ',', value_parser = parse_size)]

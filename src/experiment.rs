@@ -635,6 +635,7 @@ fn plan_cases(
     }
     let mut members = Vec::new();
     let mut manifest_cases = Vec::new();
+    let mut named_cases: Vec<Case> = Vec::new();
     let mut external = crate::cimpl::External::new();
     let mut manifests_seen = std::collections::BTreeSet::new();
     for t in targets {
@@ -657,6 +658,11 @@ fn plan_cases(
             external.extend(specs);
             continue;
         }
+        let sizes_here = sizes.unwrap_or(DEFAULT_FILTER_SIZES);
+        if let Some(named) = crate::plan::case_id_cases(registry, t, sizes_here)? {
+            named_cases.extend(named);
+            continue;
+        }
         if !add_members(registry, t, &mut members) {
             let experiments: Vec<&str> = BUILTIN.iter().map(|e| e.name).collect();
             bail!(
@@ -667,6 +673,12 @@ fn plan_cases(
         }
     }
     let mut cases = filter_cases(&members, sizes.unwrap_or(DEFAULT_FILTER_SIZES))?;
+    // A case named by its id beside a filter that takes it is one case.
+    for case in named_cases {
+        if !cases.iter().any(|c| c.key() == case.key()) {
+            cases.push(case);
+        }
+    }
     cases.extend(manifest_cases);
     Ok(Plan {
         name: targets.join(" "),
@@ -705,6 +717,45 @@ mod tests {
             err.contains("`no-such-thing` matches no experiment"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_case_id_names_that_case_alone_and_bad_ones_are_refused() {
+        let r = crate::providers::builtin();
+        let keys = |targets: &[&str]| -> Vec<String> {
+            let targets: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
+            plan(&targets, Some(&[64]), None, false, &r)
+                .unwrap()
+                .cases
+                .iter()
+                .map(Case::key)
+                .collect()
+        };
+        assert_eq!(
+            keys(&["rustcrypto/chacha20/xor len=1024"]),
+            ["rustcrypto/chacha20/xor len=1024"]
+        );
+        // Beside a filter that takes it, once; a length left out takes --sizes.
+        assert_eq!(
+            keys(&["rustcrypto/chacha20/xor", "rustcrypto/chacha20/xor len=64"]),
+            ["rustcrypto/chacha20/xor len=64"]
+        );
+        assert_eq!(
+            keys(&["aws-lc-rs/aes-128-gcm/encrypt ad=13"]),
+            ["aws-lc-rs/aes-128-gcm/encrypt ad=13 len=64"]
+        );
+        let err = |target: &str| {
+            plan(&[target.to_string()], None, None, false, &r)
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(err("rustcrypto/chacha20/xor len=x").contains("`len=x` is not a parameter"));
+        assert!(err("rustcrypto/chacha20/xor out=32").contains("takes no `out` (it takes len)"));
+        assert!(
+            err("rustcrypto/chacha/xor len=4")
+                .contains("no implementation or operation is named `rustcrypto/chacha/xor`")
+        );
+        assert!(err("rustcrypto/chacha20/xor len=1 len=2").contains("`len` is given twice"));
     }
 
     #[test]

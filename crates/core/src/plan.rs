@@ -162,6 +162,72 @@ pub fn filter_cases(members: &[(String, String, Vec<Param>)], sizes: &[u64]) -> 
     Ok(cases)
 }
 
+/// The cases a case's id names, as `history`, a run's JSON and its messages print it
+/// (`rustcrypto/chacha20/xor len=1024`): the operation whose `provider/algorithm/operation`
+/// name is its first word (or every operation of the implementation so named), at the
+/// parameters after it; a parameter it leaves out takes its default (`sizes` for the
+/// length). `None` where `target` has no parameters: it is a filter then.
+pub fn case_id_cases(
+    registry: &Registry,
+    target: &str,
+    sizes: &[u64],
+) -> Result<Option<Vec<Case>>> {
+    let mut words = target.split_whitespace();
+    let (Some(name), given) = (words.next(), words.collect::<Vec<_>>()) else {
+        return Ok(None);
+    };
+    if given.is_empty() {
+        return Ok(None);
+    }
+    let mut fixed = Vec::new();
+    for word in given {
+        let parsed = word
+            .split_once('=')
+            .and_then(|(k, v)| Some((Param::parse(k)?, v.parse::<u64>().ok()?)));
+        match parsed {
+            Some((param, _)) if fixed.iter().any(|(p, _)| *p == param) => {
+                bail!("`{target}`: `{param}` is given twice")
+            }
+            Some(pair) => fixed.push(pair),
+            None => bail!(
+                "`{target}`: `{word}` is not a parameter; a case's id is its `provider/algorithm/operation` name, then `len=N`, `out=N` or `ad=N`"
+            ),
+        }
+    }
+    let mut members = Vec::new();
+    if !add_exact_members(registry, name, &mut members) {
+        bail!(
+            "`{target}`: no implementation or operation is named `{name}` (a case's id begins with its whole `provider/algorithm/operation` name; `cryptobench list` names them)"
+        );
+    }
+    let mut cases = Vec::new();
+    for (imp, op, takes) in members {
+        if let Some((param, _)) = fixed.iter().find(|(p, _)| !takes.contains(p)) {
+            let takes: Vec<&str> = takes.iter().map(|p| p.name()).collect();
+            bail!(
+                "`{target}`: `{imp}/{op}` takes no `{param}` (it takes {})",
+                if takes.is_empty() {
+                    "none".to_string()
+                } else {
+                    takes.join(", ")
+                }
+            );
+        }
+        let free: Vec<Param> = takes
+            .into_iter()
+            .filter(|p| fixed.iter().all(|(f, _)| f != p))
+            .collect();
+        let defaults = filter_cases(&[(imp, op, free)], sizes)?;
+        cases.extend(defaults.into_iter().map(|mut c| {
+            for &(param, value) in &fixed {
+                c.params = c.params.with(param, value);
+            }
+            c
+        }));
+    }
+    Ok(Some(cases))
+}
+
 /// The values in their first order, each once: `--sizes 64,64` is one size.
 pub fn distinct(values: &[u64]) -> Vec<u64> {
     let mut seen = std::collections::BTreeSet::new();
