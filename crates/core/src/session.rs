@@ -22,7 +22,7 @@ use crate::record::{
 };
 use crate::report::{self, Doc, Format};
 use crate::runner::{Ended, Progress};
-use crate::store::{Store, StoredRun};
+use crate::store::{Store, StoredCase, StoredRun};
 
 /// Where and how a run is printed once measured, and what ends it with a failure.
 pub struct Finish<'a> {
@@ -289,10 +289,10 @@ pub fn run(
     }
     let unfit = unfit_cases(&stored);
     if !unfit.is_empty() {
+        let count = stored.cases.iter().filter(|c| is_unfit(c)).count();
         eprintln!(
-            "{} case{} gave wrong output or failed (results stored as run {run_id}):",
-            unfit.len(),
-            if unfit.len() == 1 { "" } else { "s" }
+            "{count} case{} gave wrong output or failed (results stored as run {run_id}):",
+            if count == 1 { "" } else { "s" }
         );
         for u in &unfit {
             eprintln!("  {u}");
@@ -452,21 +452,44 @@ fn slower_than_known(store: &Store, a: &Analysis) -> Result<Vec<String>> {
 
 /// The cases that gave wrong output, crashed, hung or could not be loaded: a run with
 /// any of them ends with [`Exit::CasesFailed`]. A case this CPU cannot run is not one.
+/// Whether a case gave wrong output, failed or was never measured.
+fn is_unfit(case: &StoredCase) -> bool {
+    matches!(
+        case.status,
+        CaseStatus::Wrong | CaseStatus::Failed | CaseStatus::Pending
+    )
+}
+
+/// The cases that gave wrong output, failed or were never measured, a line each; the
+/// cases of one implementation that failed the same way share a line (a build wrong at
+/// one length is refused at every length of the run, for the one reason).
 fn unfit_cases(run: &StoredRun) -> Vec<String> {
-    run.cases
-        .iter()
-        .filter(|c| {
-            matches!(
-                c.status,
-                CaseStatus::Wrong | CaseStatus::Failed | CaseStatus::Pending
-            )
-        })
-        .map(|c| {
-            format!(
-                "{}: {}",
-                c.key,
-                c.message.as_deref().unwrap_or("not measured")
-            )
+    let mut groups: Vec<(&str, &str, Vec<&StoredCase>)> = Vec::new();
+    for c in run.cases.iter().filter(|c| is_unfit(c)) {
+        let why = c.message.as_deref().unwrap_or("not measured");
+        match groups
+            .iter_mut()
+            .find(|(imp, msg, _)| *imp == c.implementation && *msg == why)
+        {
+            Some((_, _, cases)) => cases.push(c),
+            None => groups.push((&c.implementation, why, vec![c])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(imp, why, cases)| match cases.as_slice() {
+            [one] => format!("{}: {why}", one.key),
+            many => {
+                let which: Vec<String> = many
+                    .iter()
+                    .map(|c| {
+                        format!("{} {}", c.operation, c.params)
+                            .trim_end()
+                            .to_string()
+                    })
+                    .collect();
+                format!("{imp} ({} cases: {}): {why}", many.len(), which.join(", "))
+            }
         })
         .collect()
 }
