@@ -39,9 +39,10 @@ pub struct RunInfo {
     /// it told them anything.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub environment: Vec<String>,
-    /// The machine: its testbed and hardware fingerprint.
-    #[serde(skip)]
-    pub machine: (String, String),
+    /// The machine's name (`--testbed`, or the hardware's default name).
+    pub testbed: String,
+    /// A hash of what the machine's hardware is.
+    pub fingerprint: String,
 }
 
 impl RunInfo {
@@ -57,7 +58,8 @@ impl RunInfo {
             short_unit: h.counter.short_unit().to_string(),
             cpu_model: h.cpu_model.clone(),
             complete: h.status == crate::record::RunStatus::Complete,
-            machine: (h.place.testbed.clone(), h.place.fingerprint.clone()),
+            testbed: h.place.testbed.clone(),
+            fingerprint: h.place.fingerprint.clone(),
             environment: h.machine.measured().map_or(Vec::new(), |m| {
                 m.measuring_environment()
                     .into_iter()
@@ -231,12 +233,12 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
             }
             if r.cpu_model != latest.cpu_model {
                 p.caveats.push(format!("another CPU: {}", r.cpu_model));
-            } else if r.machine != latest.machine {
+            } else if (&r.testbed, &r.fingerprint) != (&latest.testbed, &latest.fingerprint) {
                 // The same model name on other hardware (flags, stepping) or another
                 // testbed: another machine's cycles, never one line with these.
                 p.caveats.push(format!(
                     "another machine: testbed {} (fingerprint {})",
-                    r.machine.0, r.machine.1
+                    r.testbed, r.fingerprint
                 ));
             }
             if r.environment != latest.environment {

@@ -115,6 +115,8 @@ pub(super) fn json(h: &History) -> String {
                 "counter": r.counter,
                 "unit": r.unit,
                 "cpu_model": r.cpu_model,
+                "testbed": r.testbed,
+                "fingerprint": r.fingerprint,
                 "complete": r.complete,
             })
         })
@@ -157,6 +159,7 @@ struct PointRow<'a> {
     counter: String,
     unit: &'a str,
     cpu_model: &'a str,
+    testbed: &'a str,
     median: Num,
     comparable: bool,
     core_clock_hz: Num,
@@ -176,6 +179,7 @@ pub(super) fn csv(h: &History) -> String {
                 counter: r.counter.to_string(),
                 unit: &r.short_unit,
                 cpu_model: &r.cpu_model,
+                testbed: &r.testbed,
                 median: Num::of(p.median),
                 comparable: p.comparable,
                 core_clock_hz: Num(p.core_clock_hz),
