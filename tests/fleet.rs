@@ -111,6 +111,87 @@ fn push(env: &Env, to: &str, from: &[&Path]) -> Output {
 }
 
 #[test]
+fn a_push_carries_baselines_and_keeps_a_later_one_the_target_has() {
+    let env = Env::new();
+    let (old, new, merged) = (
+        env.path("old.db"),
+        env.path("new.db"),
+        env.path("merged.db"),
+    );
+    let save = ["--save-baseline", "main", "--force-baseline"];
+    let started = |out: Output| -> String {
+        let run: serde_json::Value = serde_json::from_str(&ok(out)).unwrap();
+        run["started_at"].as_str().unwrap().to_string()
+    };
+    let old_start = started(small_run(&env, old.to_str().unwrap(), "zen", &save));
+    // Start times are kept to the second.
+    std::thread::sleep(Duration::from_millis(1100));
+    let new_start = started(small_run(&env, new.to_str().unwrap(), "zen", &save));
+    assert!(new_start > old_start);
+    let merged_s = merged.to_str().unwrap();
+    let baseline_start = || {
+        started(env.cmd(&[
+            "report",
+            "main",
+            "--testbed",
+            "zen",
+            "--db",
+            merged_s,
+            "--format",
+            "json",
+        ]))
+    };
+
+    let summary = ok(push(&env, merged_s, &[&new]));
+    assert!(summary.contains("baseline main (zen) set"), "{summary}");
+    assert_eq!(baseline_start(), new_start);
+    // A store pushed late does not take the name back to its older run.
+    let out = push(&env, merged_s, &[&old]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let summary = ok(out);
+    assert!(!summary.contains("baseline"), "{summary}");
+    assert!(
+        err.contains("note: baseline `main` of testbed `zen`") && err.contains(": kept"),
+        "{err}"
+    );
+    assert_eq!(baseline_start(), new_start);
+    // Pushed again: nothing to say.
+    let out = push(&env, merged_s, &[&new]);
+    assert!(String::from_utf8_lossy(&out.stderr).is_empty());
+    assert!(!ok(out).contains("baseline"));
+
+    // `run --save-baseline --push-to` sends the baseline with the run.
+    let (local, shared) = (env.path("local.db"), env.path("shared.db"));
+    let out = small_run(
+        &env,
+        local.to_str().unwrap(),
+        "zen",
+        &[
+            "--save-baseline",
+            "main",
+            "--force-baseline",
+            "--push-to",
+            shared.to_str().unwrap(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let pushed_start = started(out);
+    assert!(err.contains("; baseline main (zen) set"), "{err}");
+    let there: serde_json::Value = serde_json::from_str(&ok(env.cmd(&[
+        "report",
+        "main",
+        "--testbed",
+        "zen",
+        "--db",
+        shared.to_str().unwrap(),
+        "--format",
+        "json",
+    ])))
+    .unwrap();
+    assert_eq!(there["started_at"], pushed_start.as_str());
+}
+
+#[test]
 fn sqlite_stores_merge_without_a_server_and_pushing_twice_changes_nothing() {
     let env = Env::new();
     let (a, b, merged) = (env.path("a.db"), env.path("b.db"), env.path("merged.db"));

@@ -10,8 +10,8 @@ use anyhow::{Context, Result};
 
 use crate::exit::Exit;
 use crate::output::print;
-use crate::store::Store;
 use crate::store::raw::{Conflict, Received};
+use crate::store::{BaselineReceived, Store};
 
 /// What a push did, run by run.
 #[derive(Default)]
@@ -22,6 +22,10 @@ struct Tally {
     /// Runs of the sources that never ended (stopped, killed, or still running).
     incomplete: usize,
     conflicts: Vec<String>,
+    /// The UUIDs refused as conflicts, whose baselines are not pushed either.
+    refused: Vec<String>,
+    /// Baselines the target takes from the sources, as `NAME (TESTBED)`.
+    baselines: Vec<String>,
     /// The target's hardware fingerprints (and CPUs) of each testbed met so far.
     machines: HashMap<String, Vec<(String, String)>>,
 }
@@ -42,13 +46,16 @@ pub(super) fn push(to: &Path, from: &[PathBuf], db: &Path) -> Result<ExitCode> {
     let mut tally = Tally::default();
     for source in &sources {
         copy_all(source, &target, &mut tally)?;
+        let refused = tally.refused.clone();
+        let set = copy_baselines(source, &target, |uuid| !refused.iter().any(|r| r == uuid))?;
+        tally.baselines.extend(set);
     }
     let names: Vec<String> = sources
         .iter()
         .map(|s| format!("`{}`", s.path().display()))
         .collect();
     print(&format!(
-        "pushed {} to `{}`: {} run{} copied, {} completed (an incomplete copy replaced), {} already there{}\n",
+        "pushed {} to `{}`: {} run{} copied, {} completed (an incomplete copy replaced), {} already there{}{}\n",
         names.join(", "),
         target.path().display(),
         tally.copied,
@@ -61,7 +68,8 @@ pub(super) fn push(to: &Path, from: &[PathBuf], db: &Path) -> Result<ExitCode> {
                 "; {n} incomplete run{} left out (stopped before it ended, or still running: only complete runs are pushed)",
                 if n == 1 { "" } else { "s" }
             ),
-        }
+        },
+        baselines_said(&tally.baselines),
     ))?;
     if tally.conflicts.is_empty() {
         return Ok(ExitCode::SUCCESS);
@@ -113,11 +121,14 @@ fn copy_all(source: &Store, target: &Store, tally: &mut Tally) -> Result<()> {
             Ok(Received::Copied) => tally.copied += 1,
             Ok(Received::Completed) => tally.completed += 1,
             Ok(Received::AlreadyThere) => tally.already += 1,
-            Err(e) if e.is::<Conflict>() => tally.conflicts.push(format!(
-                "run {id} of `{}` ({uuid}) is also in `{}` with other content: refused, neither changed ({e})",
-                source.path().display(),
-                target.path().display()
-            )),
+            Err(e) if e.is::<Conflict>() => {
+                tally.conflicts.push(format!(
+                    "run {id} of `{}` ({uuid}) is also in `{}` with other content: refused, neither changed ({e})",
+                    source.path().display(),
+                    target.path().display()
+                ));
+                tally.refused.push(uuid);
+            }
             Err(e) => {
                 return Err(e.context(format!(
                     "pushing run {id} ({uuid}) of `{}` to `{}`: it was not copied; the {} run{} copied before it are kept there, and pushing again copies the rest",
@@ -130,6 +141,47 @@ fn copy_all(source: &Store, target: &Store, tally: &mut Tally) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The baselines of `source` whose runs `wanted` takes by UUID, given to `target` (which
+/// holds those runs by now); what the target took, as `NAME (TESTBED)`. A baseline the
+/// target has on a run that started later is kept, and said.
+fn copy_baselines(
+    source: &Store,
+    target: &Store,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<Vec<String>> {
+    let mut set = Vec::new();
+    for (testbed, name, uuid) in source.baselines()? {
+        if !wanted(&uuid) {
+            continue;
+        }
+        match target.receive_baseline(&testbed, &name, &uuid).with_context(|| {
+            format!(
+                "pushing baseline `{name}` of testbed `{testbed}` from `{}` to `{}` (its runs are there)",
+                source.path().display(),
+                target.path().display()
+            )
+        })? {
+            BaselineReceived::Set => set.push(format!("{name} ({testbed})")),
+            BaselineReceived::AlreadyThere => {}
+            BaselineReceived::KeptNewer(theirs) => eprintln!(
+                "note: baseline `{name}` of testbed `{testbed}` in `{}` is run {theirs}, which started after run {uuid} that `{}` saves under that name: kept",
+                target.path().display(),
+                source.path().display()
+            ),
+        }
+    }
+    Ok(set)
+}
+
+/// "; baseline main (zen4-ci) set", for a push's summary; nothing where none was.
+fn baselines_said(set: &[String]) -> String {
+    match set {
+        [] => String::new(),
+        [one] => format!("; baseline {one} set"),
+        many => format!("; baselines {} set", many.join(", ")),
+    }
 }
 
 /// `run --push-to`: the run just measured, copied once it is complete. Whatever happens
@@ -150,13 +202,19 @@ pub(super) fn push_finished_run(
         );
         return Ok(exit);
     }
+    // A baseline the run was saved as (`--save-baseline`) goes with it.
     let pushed = Store::open_named(target, "--push-to").and_then(|t| {
         let (raw, digest) = store.raw_run(id)?;
-        t.receive_run(&raw, &digest)
+        t.receive_run(&raw, &digest)?;
+        copy_baselines(store, &t, |u| u == uuid)
     });
     match pushed {
-        Ok(_) => {
-            eprintln!("pushed run {id} ({uuid}) to `{}`", target.display());
+        Ok(baselines) => {
+            eprintln!(
+                "pushed run {id} ({uuid}) to `{}`{}",
+                target.display(),
+                baselines_said(&baselines)
+            );
             Ok(exit)
         }
         Err(e) => {

@@ -117,6 +117,17 @@ CREATE INDEX IF NOT EXISTS runs_by_machine ON runs (machine_id, experiment, stat
 CREATE INDEX IF NOT EXISTS cases_by_run ON cases (run_id, seq);
 ";
 
+/// What [`Store::receive_baseline`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BaselineReceived {
+    /// The baseline names the run now (it was absent, or named an older run).
+    Set,
+    /// It named that run already.
+    AlreadyThere,
+    /// It names a run that started later, with this UUID, and still does.
+    KeptNewer(String),
+}
+
 /// A case of a stored run, as [`Store::load_run`] reads it: what was measured, how it
 /// ended, and its samples.
 #[derive(Clone, Debug)]
@@ -920,6 +931,64 @@ impl Store {
             )
             .and_then(|r| r.map(|r| r.int(0)).transpose())
             .map_err(|e| self.cannot_read(e))
+    }
+
+    /// Every baseline: (testbed, name, its run's UUID), by testbed and name.
+    pub fn baselines(&self) -> Result<Vec<(String, String, String)>> {
+        let rows = self
+            .db()
+            .query(
+                "SELECT b.testbed, b.name, r.uuid FROM baselines b JOIN runs r ON r.id = b.run_id
+                 ORDER BY b.testbed, b.name",
+                &[],
+            )
+            .map_err(|e| self.cannot_read(e))?;
+        rows.iter()
+            .map(|r| Ok((r.text(0)?, r.text(1)?, r.text(2)?)))
+            .collect()
+    }
+
+    /// Take in baseline `name` of `testbed` from another store, naming the run with UUID
+    /// `uuid`, which this store must hold complete. Where this store already has a
+    /// baseline of that name on that testbed, the run that started later stays it: a
+    /// store pushed late does not take a baseline back to an older run.
+    pub fn receive_baseline(
+        &self,
+        testbed: &str,
+        name: &str,
+        uuid: &str,
+    ) -> Result<BaselineReceived> {
+        self.db()
+            .transaction(|db| {
+                let ours = db
+                    .query_one(
+                        "SELECT id, started_at FROM runs WHERE uuid = ?1 AND status = 'complete'",
+                        &values![uuid],
+                    )?
+                    .with_context(|| format!("run {uuid} is not complete here"))?;
+                let (run_id, started) = (ours.int(0)?, ours.text(1)?);
+                let theirs = db.query_one(
+                    "SELECT r.id, r.started_at, r.uuid FROM baselines b JOIN runs r ON r.id = b.run_id
+                     WHERE b.testbed = ?1 AND b.name = ?2",
+                    &values![testbed, name],
+                )?;
+                if let Some(row) = &theirs {
+                    if row.int(0)? == run_id {
+                        return Ok(BaselineReceived::AlreadyThere);
+                    }
+                    let (their_start, their_uuid) = (row.text(1)?, row.text(2)?);
+                    if (their_start.as_str(), their_uuid.as_str()) > (started.as_str(), uuid) {
+                        return Ok(BaselineReceived::KeptNewer(their_uuid));
+                    }
+                }
+                db.execute(
+                    "INSERT INTO baselines (testbed, name, run_id) VALUES (?1, ?2, ?3)
+                     ON CONFLICT (testbed, name) DO UPDATE SET run_id = excluded.run_id",
+                    &values![testbed, name, run_id],
+                )?;
+                Ok(BaselineReceived::Set)
+            })
+            .map_err(|e| self.cannot_write(e))
     }
 
     /// The testbeds that have a baseline `name`, with its run, by testbed.
