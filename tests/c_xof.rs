@@ -96,6 +96,62 @@ fn a_lane_that_reads_its_neighbours_message_is_wrong_output() {
     assert!(r.get("median_cycles").is_none(), "{r}");
 }
 
+/// A SHAKE256 wrong for 4096-byte messages only, a length the gate's own leave out:
+/// refused where a run times that length (at every length of that run, for the one
+/// reason), measured where it does not.
+#[test]
+fn an_xof_wrong_only_at_a_timed_length_is_refused_before_it_is_timed() {
+    let env = Env::new();
+    let dir = env.path("wrong-at-4096");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("api.h"), "").unwrap();
+    std::fs::write(
+        dir.join("w.c"),
+        "#include \"fips202.h\"\n\
+         int crypto_xof(unsigned char *out, unsigned long long outlen,\n\
+                        const unsigned char *in, unsigned long long inlen) {\n\
+           shake256(out, outlen, in, inlen);\n\
+           if (inlen == 4096 && outlen > 0) out[0] ^= 1;\n\
+           return 0;\n}\n",
+    )
+    .unwrap();
+    let fips = repo("examples/c/ml-kem");
+    std::fs::write(
+        dir.join("manifest.toml"),
+        format!(
+            "name = \"w\"\nsources = [\"w.c\", \"{fips}/fips202.c\"]\n\
+             include_dirs = [\".\", \"{fips}\"]\ntargets = [\"x86-64\"]\nflags = [\"-O1\"]\n\
+             [[implementation]]\nvariant = \"v\"\nalgorithm = \"shake256\"\nkind = \"xof\"\n"
+        ),
+    )
+    .unwrap();
+    let manifest = dir.join("manifest.toml");
+    let args = |sizes: &'static str| -> Vec<String> {
+        ["run", manifest.to_str().unwrap()]
+            .iter()
+            .chain(QUICK)
+            .map(|a| a.to_string())
+            .map(|a| if a == "64" { sizes.to_string() } else { a })
+            .collect()
+    };
+    let long: Vec<String> = args("64,4096");
+    let run = env.json_with_failures(&long.iter().map(String::as_str).collect::<Vec<_>>());
+    let results = run["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{run}");
+    for r in results {
+        assert_eq!(r["status"], "wrong", "{r}");
+        let message = r["message"].as_str().unwrap();
+        assert!(
+            message.contains("4096-byte messages (a length the run times)")
+                && message.contains("against the reference implementation"),
+            "{message}"
+        );
+    }
+    let short: Vec<String> = args("64");
+    let run = env.json(&short.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(run["results"][0]["status"], "ok", "{run}");
+}
+
 /// `CRYPTO_LANES` multiplies the bytes a call handles: a negative one (read as a huge
 /// unsigned size) or one beyond any register's states is a manifest error, named.
 #[test]
