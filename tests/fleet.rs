@@ -1011,6 +1011,69 @@ fn tls_is_used_where_asked_and_verified_against_the_given_authority() {
     // a Debian server's self-signed certificate is no obstacle there.
     let default = server.tcp_url("secured", "");
     ok(env.cmd(&["machines", "--db", &default]));
+
+    // A role the server authenticates by certificate (`cert` in pg_hba.conf).
+    server.psql(
+        "secured",
+        "GRANT SELECT ON ALL TABLES IN SCHEMA public TO certified",
+    );
+    let certified = |query: &str| {
+        server
+            .tcp_url(
+                "secured",
+                &format!("?sslmode=verify-full&sslrootcert={ca}{query}"),
+            )
+            .replacen("postgres@", "certified@", 1)
+    };
+    assert_bad_input(
+        &env.cmd(&["machines", "--db", &certified("")]),
+        "refused user `certified`: connection requires a valid client certificate; give this client's certificate with sslcert=PATH&sslkey=PATH",
+    );
+    let (cert, key) = server.client_certificate("client");
+    let (cert, key) = (cert.to_str().unwrap(), key.to_str().unwrap());
+    // libpq's words in the URL, its variables, and its files in ~/.postgresql.
+    ok(env.cmd(&[
+        "machines",
+        "--db",
+        &certified(&format!("&sslcert={cert}&sslkey={key}")),
+    ]));
+    ok(env.cmd_with(
+        &["machines", "--db", &certified("")],
+        &[
+            ("PGSSLCERT", std::ffi::OsStr::new(cert)),
+            ("PGSSLKEY", std::ffi::OsStr::new(key)),
+        ],
+    ));
+    std::fs::copy(cert, home.join(".postgresql/postgresql.crt")).unwrap();
+    std::fs::copy(key, home.join(".postgresql/postgresql.key")).unwrap();
+    ok(env.cmd_with(
+        &["machines", "--db", &certified("")],
+        &[("HOME", home.as_os_str())],
+    ));
+    // A certificate the server's authority did not sign; half a pair; a key of another
+    // certificate: one line each.
+    let (stranger, stranger_key) = server.client_certificate("stranger");
+    let (stranger, stranger_key) = (stranger.to_str().unwrap(), stranger_key.to_str().unwrap());
+    assert_bad_input(
+        &env.cmd(&[
+            "machines",
+            "--db",
+            &certified(&format!("&sslcert={stranger}&sslkey={stranger_key}")),
+        ]),
+        "refused this client's TLS certificate",
+    );
+    assert_bad_input(
+        &env.cmd(&["machines", "--db", &certified(&format!("&sslcert={cert}"))]),
+        "without sslkey: give the certificate's key too",
+    );
+    assert_bad_input(
+        &env.cmd(&[
+            "machines",
+            "--db",
+            &certified(&format!("&sslcert={cert}&sslkey={stranger_key}")),
+        ]),
+        "is not the key of sslcert",
+    );
 }
 
 #[test]

@@ -120,10 +120,13 @@ impl PgServer {
                 "--no-sync",
             ],
         );
+        // `certified` must show a certificate the server's authority signed, for its name.
         let hba = "local all guarded scram-sha-256\nlocal all all trust\n\
+                   hostssl all certified 127.0.0.1/32 cert\n\
                    hostssl all all 127.0.0.1/32 trust\nhost all all 127.0.0.1/32 reject\n";
         if tls {
             write_certificate(dir.path(), &data);
+            write_client_certificates(dir.path(), &data);
         }
         let hba_path = data.join("pg_hba.conf");
         // Written through the owner's permissions: as root, write then hand it over.
@@ -144,7 +147,18 @@ impl PgServer {
         server.start_again();
         server.psql("postgres", "CREATE ROLE guarded LOGIN PASSWORD 'right'");
         server.psql("postgres", "CREATE DATABASE guarded OWNER guarded");
+        server.psql("postgres", "CREATE ROLE certified LOGIN");
         server
+    }
+
+    /// A client certificate and its key, for `certified`: `client` signed by the
+    /// authority the TLS server trusts, `stranger` by itself.
+    pub fn client_certificate(&self, which: &str) -> (PathBuf, PathBuf) {
+        let dir = self.dir.path();
+        (
+            dir.join(format!("{which}.crt")),
+            dir.join(format!("{which}.key")),
+        )
     }
 
     fn data(&self) -> PathBuf {
@@ -164,7 +178,8 @@ impl PgServer {
             self.port
         );
         if self.tls {
-            options.push_str(" -c listen_addresses=127.0.0.1 -c ssl=on");
+            options
+                .push_str(" -c listen_addresses=127.0.0.1 -c ssl=on -c ssl_ca_file=client-ca.crt");
         } else {
             options.push_str(" -c listen_addresses=''");
         }
@@ -256,6 +271,66 @@ impl Drop for PgServer {
 
 /// A self-signed certificate for `localhost` and 127.0.0.1: `server.crt` in `dir` (for
 /// the client), and the server's copies of it and its key in `data`, owned by the server.
+/// An authority the server trusts for client certificates (`client-ca.crt` in the data
+/// directory), a certificate it signed for user `certified` (`client.crt`, `client.key`
+/// in `dir`), and one for the same user signed by itself (`stranger.*`).
+fn write_client_certificates(dir: &Path, data: &Path) {
+    use openssl::asn1::Asn1Time;
+    use openssl::hash::MessageDigest;
+    use openssl::pkey::{PKey, Private};
+    use openssl::rsa::Rsa;
+    use openssl::x509::extension::BasicConstraints;
+    use openssl::x509::{X509, X509NameBuilder};
+
+    let named = |cn: &str| {
+        let mut name = X509NameBuilder::new().unwrap();
+        name.append_entry_by_text("CN", cn).unwrap();
+        name.build()
+    };
+    let make =
+        |cn: &str, key: &PKey<Private>, issuer: Option<(&X509, &PKey<Private>)>, ca: bool| {
+            let mut cert = X509::builder().unwrap();
+            cert.set_version(2).unwrap();
+            cert.set_subject_name(&named(cn)).unwrap();
+            match issuer {
+                Some((by, _)) => cert.set_issuer_name(by.subject_name()).unwrap(),
+                None => cert.set_issuer_name(&named(cn)).unwrap(),
+            }
+            cert.set_pubkey(key).unwrap();
+            cert.set_not_before(&Asn1Time::days_from_now(0).unwrap())
+                .unwrap();
+            cert.set_not_after(&Asn1Time::days_from_now(2).unwrap())
+                .unwrap();
+            if ca {
+                cert.append_extension(BasicConstraints::new().critical().ca().build().unwrap())
+                    .unwrap();
+            }
+            let signer = issuer.map_or(key, |(_, k)| k);
+            cert.sign(signer, MessageDigest::sha256()).unwrap();
+            cert.build()
+        };
+    let new_key = || PKey::from_rsa(Rsa::generate(2048).unwrap()).unwrap();
+    let ca_key = new_key();
+    let ca = make("cryptobench test client authority", &ca_key, None, true);
+    let ca_path = data.join("client-ca.crt");
+    std::fs::write(&ca_path, ca.to_pem().unwrap()).unwrap();
+    if is_root() {
+        Command::new("chown")
+            .args(["postgres:postgres"])
+            .arg(&ca_path)
+            .output()
+            .unwrap();
+    }
+    for (which, issuer) in [("client", Some((&ca, &ca_key))), ("stranger", None)] {
+        let key = new_key();
+        let cert = make("certified", &key, issuer, false);
+        std::fs::write(dir.join(format!("{which}.crt")), cert.to_pem().unwrap()).unwrap();
+        let key_path = dir.join(format!("{which}.key"));
+        std::fs::write(&key_path, key.private_key_to_pem_pkcs8().unwrap()).unwrap();
+        std::fs::set_permissions(&key_path, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+}
+
 fn write_certificate(dir: &Path, data: &Path) {
     use openssl::asn1::Asn1Time;
     use openssl::hash::MessageDigest;

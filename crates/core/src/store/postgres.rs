@@ -5,7 +5,9 @@
 //! read them itself. Connections to another machine are encrypted (OpenSSL), the
 //! certificate verified against `sslrootcert`, `PGSSLROOTCERT` or
 //! `~/.postgresql/root.crt` besides the system's authorities (libpq's `verify-ca` and
-//! `verify-full` are taken); plain ones only over a Unix socket or loopback. The password is never printed: messages
+//! `verify-full` are taken); plain ones only over a Unix socket or loopback. A client
+//! certificate is given from `sslcert`/`sslkey`, `PGSSLCERT`/`PGSSLKEY` or
+//! `~/.postgresql/postgresql.{crt,key}`. The password is never printed: messages
 //! name the server by its URL without it.
 
 use std::path::{Path, PathBuf};
@@ -43,28 +45,44 @@ pub struct Server {
     /// where TLS was not asked for (libpq's `prefer`, which checks nothing there: a
     /// Debian server's self-signed "snakeoil" certificate is then no obstacle).
     verify: bool,
+    /// The client's certificate and key, where it has them: `sslcert` and `sslkey` in
+    /// the URL, else `PGSSLCERT` and `PGSSLKEY`, else `~/.postgresql/postgresql.crt`
+    /// and `postgresql.key` where both exist, as libpq looks for them.
+    client_cert: Option<(PathBuf, PathBuf)>,
     /// How long to keep trying when a connection is lost part-way.
     reconnect_for: Duration,
 }
 
-/// The libpq TLS parameters of `url` that the client's own parser does not take, taken
-/// out: the URL left, whether `sslmode` asked for a verified certificate
-/// (`verify-ca`, `verify-full`: read as `require`, whose certificate cryptobench
-/// always verifies, host name included), and `sslrootcert` (`system`: the system's
-/// authorities only).
-fn take_tls_parameters(url: &str) -> (String, bool, Option<String>) {
+/// The libpq TLS parameters that the client's own URL parser does not take.
+#[derive(Debug, Default, PartialEq)]
+struct TlsParameters {
+    /// `sslmode=verify-ca` or `verify-full`: read as `require`, whose certificate
+    /// cryptobench always verifies, host name included.
+    verified: bool,
+    /// `sslrootcert` (`system`: the system's authorities only).
+    root_cert: Option<String>,
+    /// `sslcert` and `sslkey`: the client's own certificate and its key, for a server
+    /// that authenticates by certificate (`cert` in `pg_hba.conf`).
+    client_cert: Option<String>,
+    client_key: Option<String>,
+}
+
+/// `url` without the libpq TLS parameters its parser does not take, and those.
+fn take_tls_parameters(url: &str) -> (String, TlsParameters) {
+    let mut tls = TlsParameters::default();
     let Some((base, query)) = url.split_once('?') else {
-        return (url.to_string(), false, None);
+        return (url.to_string(), tls);
     };
-    let (mut verified, mut root) = (false, None);
     let mut kept = Vec::new();
     for kv in query.split('&') {
         match kv.split_once('=') {
             Some(("sslmode", "verify-ca" | "verify-full")) => {
-                verified = true;
+                tls.verified = true;
                 kept.push("sslmode=require");
             }
-            Some(("sslrootcert", path)) => root = Some(path.to_string()),
+            Some(("sslrootcert", path)) => tls.root_cert = Some(path.to_string()),
+            Some(("sslcert", path)) => tls.client_cert = Some(path.to_string()),
+            Some(("sslkey", path)) => tls.client_key = Some(path.to_string()),
             _ => kept.push(kv),
         }
     }
@@ -73,7 +91,7 @@ fn take_tls_parameters(url: &str) -> (String, bool, Option<String>) {
     } else {
         format!("{base}?{}", kept.join("&"))
     };
-    (url, verified, root)
+    (url, tls)
 }
 
 impl Server {
@@ -91,7 +109,7 @@ impl Server {
         option: &str,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Server> {
-        let (parsed, verified, root_in_url) = take_tls_parameters(url);
+        let (parsed, tls) = take_tls_parameters(url);
         let mut config: postgres::Config = parsed.parse().map_err(|e| {
             anyhow::anyhow!(
                 "{option} `{}` is not a PostgreSQL URL ({e}); write postgres://USER@HOST:PORT/DATABASE",
@@ -192,7 +210,7 @@ impl Server {
             port,
             config.get_dbname().unwrap_or_default()
         );
-        let verify = !local || verified || config.get_ssl_mode() == SslMode::Require;
+        let verify = !local || tls.verified || config.get_ssl_mode() == SslMode::Require;
         let reconnect_for = match env("CRYPTOBENCH_RECONNECT_SECS").filter(|s| !s.is_empty()) {
             Some(s) => Duration::from_secs(s.trim().parse().map_err(|_| {
                 anyhow::anyhow!(
@@ -201,18 +219,44 @@ impl Server {
             })?),
             None => RECONNECT_FOR,
         };
-        let root_cert = match root_in_url.or_else(|| env("PGSSLROOTCERT")) {
+        let home_file = |name: &str| {
+            env("HOME")
+                .map(|h| Path::new(&h).join(".postgresql").join(name))
+                .filter(|p| p.is_file())
+        };
+        let cert = tls
+            .client_cert
+            .or_else(|| env("PGSSLCERT"))
+            .map(PathBuf::from);
+        let key = tls
+            .client_key
+            .or_else(|| env("PGSSLKEY"))
+            .map(PathBuf::from);
+        let client_cert = match (cert, key) {
+            (Some(cert), Some(key)) => Some((cert, key)),
+            (Some(cert), None) => bail!(
+                "{option} `{}`: sslcert `{}` without sslkey: give the certificate's key too (sslkey=PATH, or PGSSLKEY)",
+                without_password(url),
+                cert.display()
+            ),
+            (None, Some(key)) => bail!(
+                "{option} `{}`: sslkey `{}` without sslcert: give the certificate too (sslcert=PATH, or PGSSLCERT)",
+                without_password(url),
+                key.display()
+            ),
+            (None, None) => home_file("postgresql.crt").zip(home_file("postgresql.key")),
+        };
+        let root_cert = match tls.root_cert.or_else(|| env("PGSSLROOTCERT")) {
             Some(system) if system == "system" => None,
             Some(path) => Some(PathBuf::from(path)),
-            None => env("HOME")
-                .map(|h| Path::new(&h).join(".postgresql/root.crt"))
-                .filter(|p| p.is_file()),
+            None => home_file("root.crt"),
         };
         Ok(Server {
             config,
             display,
             root_cert,
             verify,
+            client_cert,
             reconnect_for,
         })
     }
@@ -231,6 +275,35 @@ impl Server {
                     ca.display()
                 )
             })?;
+        }
+        if let Some((cert, key)) = &self.client_cert {
+            builder.set_certificate_chain_file(cert).with_context(|| {
+                format!(
+                    "sslcert `{}` (or PGSSLCERT): cannot read the client certificate (PEM)",
+                    cert.display()
+                )
+            })?;
+            builder
+                .set_private_key_file(key, openssl::ssl::SslFiletype::PEM)
+                .map_err(|e| {
+                    // OpenSSL checks the pair as it takes the key.
+                    let mismatch = e
+                        .errors()
+                        .iter()
+                        .any(|r| r.reason().is_some_and(|r| r.contains("mismatch")));
+                    if mismatch {
+                        anyhow::anyhow!(
+                            "sslkey `{}` is not the key of sslcert `{}`",
+                            key.display(),
+                            cert.display()
+                        )
+                    } else {
+                        anyhow::anyhow!(
+                            "sslkey `{}` (or PGSSLKEY): cannot read the client certificate's key (PEM): {e}",
+                            key.display()
+                        )
+                    }
+                })?;
         }
         if !self.verify {
             builder.set_verify(openssl::ssl::SslVerifyMode::NONE);
@@ -322,12 +395,21 @@ impl Server {
                 self.display
             ),
             // pg_hba.conf said no: its own words say which rule (no TLS, this host, ...).
-            Some(c) if *c == SqlState::INVALID_AUTHORIZATION_SPECIFICATION => anyhow::anyhow!(
-                "the PostgreSQL server {} refused user `{user}`: {}",
-                self.display,
-                e.as_db_error()
-                    .map_or_else(|| "no access".to_string(), |d| d.message().to_string())
-            ),
+            Some(c) if *c == SqlState::INVALID_AUTHORIZATION_SPECIFICATION => {
+                let said = e
+                    .as_db_error()
+                    .map_or_else(|| "no access".to_string(), |d| d.message().to_string());
+                // `cert` in pg_hba.conf: the server wants this client's certificate.
+                let hint = if said.contains("certificate") && self.client_cert.is_none() {
+                    "; give this client's certificate with sslcert=PATH&sslkey=PATH in the URL (or PGSSLCERT and PGSSLKEY)"
+                } else {
+                    ""
+                };
+                anyhow::anyhow!(
+                    "the PostgreSQL server {} refused user `{user}`: {said}{hint}",
+                    self.display
+                )
+            }
             Some(c) if *c == SqlState::INVALID_CATALOG_NAME => anyhow::anyhow!(
                 "the PostgreSQL server {} has no database `{db}`: create it (`createdb {db}`) or name another",
                 self.display
@@ -349,6 +431,12 @@ impl Server {
                 } else if why.contains("certificate verify failed") {
                     anyhow::anyhow!(
                         "the PostgreSQL server {}'s TLS certificate cannot be verified ({why}): give the authority that signed it with PGSSLROOTCERT, or connect over a Unix socket",
+                        self.display
+                    )
+                } else if why.contains("alert") && self.client_cert.is_some() {
+                    // A TLS alert from the server: it did not take the certificate given.
+                    anyhow::anyhow!(
+                        "the PostgreSQL server {} refused this client's TLS certificate ({why}): is sslcert signed by an authority in the server's ssl_ca_file?",
                         self.display
                     )
                 } else if why.contains("server does not support TLS") {
@@ -668,11 +756,19 @@ mod tests {
 
     #[test]
     fn libpq_tls_parameters_are_taken_and_the_certificate_checked_unless_on_loopback() {
-        let (url, verified, root) =
-            take_tls_parameters("postgres://u@h/db?sslmode=verify-full&sslrootcert=/ca.crt&x=1");
+        let (url, tls) = take_tls_parameters(
+            "postgres://u@h/db?sslmode=verify-full&sslrootcert=/ca.crt&x=1&sslcert=/c.crt&sslkey=/c.key",
+        );
         assert_eq!(url, "postgres://u@h/db?sslmode=require&x=1");
-        assert!(verified);
-        assert_eq!(root.as_deref(), Some("/ca.crt"));
+        assert_eq!(
+            tls,
+            TlsParameters {
+                verified: true,
+                root_cert: Some("/ca.crt".into()),
+                client_cert: Some("/c.crt".into()),
+                client_key: Some("/c.key".into()),
+            }
+        );
         assert_eq!(
             take_tls_parameters("postgres://u@h/db?sslrootcert=system").0,
             "postgres://u@h/db"
