@@ -125,6 +125,17 @@ pub fn render(a: &Analysis) -> String {
         "estimates": a.estimates,
         "against_baseline": a.against_baseline.as_ref().map(run_comparison_value),
     });
+    // Where it was measured and what it is known by in every store it is pushed to.
+    let place = &a.header.place;
+    for (key, value) in [
+        ("uuid", &place.uuid),
+        ("testbed", &place.testbed),
+        ("fingerprint", &place.fingerprint),
+    ] {
+        if !value.is_empty() {
+            doc[key] = json!(value);
+        }
+    }
     // Which scheduler's job measured it, where one did (absent otherwise).
     if let Some(ci) = &a.header.place.ci {
         doc["ci"] = json!(ci);

@@ -190,8 +190,13 @@ pub(crate) fn provenance(h: &RunHeader, cpus: &str) -> Vec<Block> {
     } else {
         "; INCOMPLETE (interrupted?)"
     };
+    // The testbed is what `--testbed`, `machines` and a shared store's reports name it by.
+    let testbed = match h.place.testbed.as_str() {
+        "" => String::new(),
+        t => format!(", testbed {t}"),
+    };
     let machine = format!(
-        "Machine: {}{cpus}; started {}; cryptobench {}{revision}{incomplete}",
+        "Machine: {}{cpus}{testbed}; started {}; cryptobench {}{revision}{incomplete}",
         h.cpu_model, h.started_at, h.tool_version,
     );
     let mut lines = vec![if incomplete.is_empty() {
