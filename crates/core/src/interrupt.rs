@@ -21,6 +21,10 @@ pub fn on_ctrl_c() -> Arc<AtomicBool> {
             crate::runner::worker::signal_in_flight(libc::SIGINT);
         }
         Some(at) if at.elapsed() > Duration::from_millis(500) => {
+            // Held to the end: the worker's death would otherwise let the measuring
+            // thread print the interrupted run's report before this thread exits.
+            let _out = std::io::stdout().lock();
+            let _err = std::io::stderr().lock();
             crate::runner::worker::signal_in_flight(libc::SIGKILL);
             std::process::exit(i32::from(crate::exit::Exit::Interrupted.code()))
         }
