@@ -145,6 +145,9 @@ pub struct CheckArgs {
     /// Directory of known-answer files named by manifests (`kat = ...`).
     #[arg(long, value_name = "DIR")]
     pub kat_dir: Option<PathBuf>,
+    /// For C manifests: a build that does not compile fails its own cases (with the compiler's first error, its whole output on stderr) and the others are built and checked. Without it, the first compiler error stops the check before anything is checked (exit 2).
+    #[arg(long)]
+    pub keep_going: bool,
     /// CPU to pin the checking processes to. Default: the last available CPU.
     #[arg(long)]
     pub cpu: Option<usize>,
@@ -259,6 +262,9 @@ pub struct RunArgs {
     /// Directory of known-answer files named by manifests (`kat = ...`).
     #[arg(long, value_name = "DIR")]
     pub kat_dir: Option<PathBuf>,
+    /// For C manifests: a build that does not compile fails its own cases (with the compiler's first error, its whole output on stderr) and the others are built and measured. Without it, the first compiler error stops the run before anything is measured (exit 2).
+    #[arg(long)]
+    pub keep_going: bool,
     /// Compare every other implementation in this run against this one, case by case at the same operation and parameters (faster or slower: a finding, not a regression); named in full as `list` shows it (e.g. `rustcrypto/chacha20`); measured interleaved, as every comparison is. One of another operation is listed as not compared.
     #[arg(long, value_name = "IMPLEMENTATION")]
     pub against: Option<String>,

@@ -5,6 +5,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 
 use crate::catalog::registry::Registry;
+use crate::cimpl::BuildOptions;
 pub use crate::plan::{
     DEFAULT_FILTER_SIZES, DEFAULT_XOF_OUT, Plan, add_members, distinct, filter_cases,
 };
@@ -492,13 +493,12 @@ fn experiment_cases(e: &Experiment, sizes: Option<&[u64]>) -> Vec<Case> {
 pub fn plan(
     targets: &[String],
     sizes: Option<&[u64]>,
-    kat_dir: Option<&Path>,
-    estimates: bool,
+    builds: &BuildOptions,
     registry: &Registry,
 ) -> Result<Plan> {
     let sizes = sizes.map(distinct);
     let sizes = sizes.as_deref();
-    let mut plan = plan_cases(targets, sizes, kat_dir, estimates, registry)?;
+    let mut plan = plan_cases(targets, sizes, builds, registry)?;
     for case in &mut plan.cases {
         if let Some(chosen) = path_chosen_here(&case.implementation, registry) {
             case.implementation = chosen;
@@ -538,12 +538,7 @@ pub(crate) fn path_chosen_here(name: &str, registry: &Registry) -> Option<String
 }
 
 /// An experiment's own cases, manifests and tables.
-fn experiment_plan(
-    e: &Experiment,
-    sizes: Option<&[u64]>,
-    kat_dir: Option<&Path>,
-    estimates: bool,
-) -> Result<Plan> {
+fn experiment_plan(e: &Experiment, sizes: Option<&[u64]>, builds: &BuildOptions) -> Result<Plan> {
     let own = |pairs: &[(&str, &str)]| {
         pairs
             .iter()
@@ -557,8 +552,7 @@ fn experiment_plan(
             &m.resolve()?,
             &crate::cimpl::Selection::default(),
             sizes.unwrap_or(m.lens),
-            kat_dir,
-            estimates,
+            builds,
         )?;
         cases.extend(
             mcases.into_iter().filter(|c| {
@@ -585,8 +579,7 @@ fn experiment_plan(
 fn plan_cases(
     targets: &[String],
     sizes: Option<&[u64]>,
-    kat_dir: Option<&Path>,
-    estimates: bool,
+    builds: &BuildOptions,
     registry: &Registry,
 ) -> Result<Plan> {
     if let Some(empty) = targets.iter().find(|t| t.trim().is_empty()) {
@@ -607,7 +600,7 @@ fn plan_cases(
             .first()
             .copied()
             .unwrap_or_else(|| find(DEFAULT).expect("built in"));
-        let mut plan = experiment_plan(e, sizes, kat_dir, estimates)?;
+        let mut plan = experiment_plan(e, sizes, builds)?;
         // Beside an experiment, other targets add their cases to its run and tables: a
         // manifest of one's own beside spook's, measured interleaved with it.
         let extra: Vec<String> = targets
@@ -617,13 +610,7 @@ fn plan_cases(
             .collect();
         if !extra.is_empty() {
             let lens = e.manifests.first().map_or(DEFAULT_FILTER_SIZES, |m| m.lens);
-            let more = plan_cases(
-                &extra,
-                Some(sizes.unwrap_or(lens)),
-                kat_dir,
-                estimates,
-                registry,
-            )?;
+            let more = plan_cases(&extra, Some(sizes.unwrap_or(lens)), builds, registry)?;
             let known: std::collections::BTreeSet<String> =
                 plan.cases.iter().map(Case::key).collect();
             plan.cases
@@ -651,8 +638,7 @@ fn plan_cases(
                 &path,
                 &selection,
                 sizes.unwrap_or(DEFAULT_FILTER_SIZES),
-                kat_dir,
-                estimates,
+                builds,
             )?;
             manifest_cases.extend(cases);
             external.extend(specs);
@@ -694,7 +680,13 @@ mod tests {
 
     #[test]
     fn default_plan_is_the_seed_experiment() {
-        let p = plan(&[], None, None, false, &crate::providers::builtin()).unwrap();
+        let p = plan(
+            &[],
+            None,
+            &BuildOptions::default(),
+            &crate::providers::builtin(),
+        )
+        .unwrap();
         assert_eq!(p.name, "chacha20-rng");
         assert_eq!(p.cases.len(), 15);
         assert_eq!(p.cases[0].key(), "rustcrypto/chacha20/xor len=1024");
@@ -704,15 +696,26 @@ mod tests {
     #[test]
     fn filters_select_implementations_and_unknown_names_are_refused() {
         let r = crate::providers::builtin();
-        let p = plan(&["rand_chacha".into()], Some(&[64]), None, false, &r).unwrap();
+        let p = plan(
+            &["rand_chacha".into()],
+            Some(&[64]),
+            &BuildOptions::default(),
+            &r,
+        )
+        .unwrap();
         assert_eq!(p.cases.len(), 1);
         assert_eq!(
             p.cases[0].key(),
             "rand_chacha/chacha20-rng/fill_bytes len=64"
         );
-        let err = plan(&["no-such-thing".into()], None, None, false, &r)
-            .unwrap_err()
-            .to_string();
+        let err = plan(
+            &["no-such-thing".into()],
+            None,
+            &BuildOptions::default(),
+            &r,
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             err.contains("`no-such-thing` matches no experiment"),
             "{err}"
@@ -724,7 +727,7 @@ mod tests {
         let r = crate::providers::builtin();
         let keys = |targets: &[&str]| -> Vec<String> {
             let targets: Vec<String> = targets.iter().map(|t| t.to_string()).collect();
-            plan(&targets, Some(&[64]), None, false, &r)
+            plan(&targets, Some(&[64]), &BuildOptions::default(), &r)
                 .unwrap()
                 .cases
                 .iter()
@@ -745,7 +748,7 @@ mod tests {
             ["aws-lc-rs/aes-128-gcm/encrypt ad=13 len=64"]
         );
         let err = |target: &str| {
-            plan(&[target.to_string()], None, None, false, &r)
+            plan(&[target.to_string()], None, &BuildOptions::default(), &r)
                 .unwrap_err()
                 .to_string()
         };
@@ -786,7 +789,7 @@ mod tests {
     #[test]
     fn defaults_are_planned_under_the_path_taken_here() {
         let r = crate::providers::builtin();
-        let p = plan(&["keccak-xn".into()], None, None, false, &r).unwrap();
+        let p = plan(&["keccak-xn".into()], None, &BuildOptions::default(), &r).unwrap();
         for lanes in crate::providers::keccak_lanes::CHOSEN_LANES {
             // A lane count no backend of which runs here (x8 without AVX-512) has no choice.
             let Ok(choice) = crate::keccak::Backend::default_for(lanes) else {
@@ -827,7 +830,7 @@ mod tests {
     #[test]
     fn grids_expand_and_sizes_replace_lengths() {
         let r = crate::providers::builtin();
-        let suite = plan(&["suite".into()], None, None, false, &r).unwrap();
+        let suite = plan(&["suite".into()], None, &BuildOptions::default(), &r).unwrap();
         let keys: Vec<String> = suite.cases.iter().map(|c| c.key()).collect();
         for key in [
             "rustcrypto/sha-512/hash len=64",
@@ -837,7 +840,7 @@ mod tests {
         ] {
             assert!(keys.iter().any(|k| k == key), "{key}");
         }
-        let aead = plan(&["aead".into()], Some(&[100]), None, false, &r).unwrap();
+        let aead = plan(&["aead".into()], Some(&[100]), &BuildOptions::default(), &r).unwrap();
         assert_eq!(aead.cases.len(), AEADS.len() * 2);
         assert_eq!(
             aead.cases[1].key(),
@@ -860,7 +863,7 @@ mod tests {
             "ml-kem-512/decaps".to_string(),
             "ring/aes-128-gcm/decrypt".to_string(),
         ];
-        let p = plan(&targets, Some(&[64]), None, false, &r).unwrap();
+        let p = plan(&targets, Some(&[64]), &BuildOptions::default(), &r).unwrap();
         let keys: Vec<String> = p.cases.iter().map(|c| c.key()).collect();
         assert_eq!(
             keys,

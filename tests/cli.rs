@@ -1364,6 +1364,64 @@ fn a_c_hash_wrong_at_a_timed_length_beyond_the_gates_is_refused() {
     );
 }
 
+/// A variant that does not compile stops the run before anything is measured; with
+/// --keep-going its cases fail with the compiler's first error and the others are
+/// measured (and `check` says the same).
+#[test]
+fn a_variant_that_does_not_compile_stops_the_run_unless_it_keeps_going() {
+    let env = Env::new();
+    let manifest = repo("tests/c/faulty/broken.toml");
+    let out = env.cmd(&with_quick(&[
+        "run", &manifest, "--sizes", "64", "--format", "json",
+    ]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("compiling `broken` (sha-256) for target `native` failed; the compiler said:"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "nothing measured");
+
+    let out = env.cmd(&with_quick(&[
+        "run",
+        &manifest,
+        "--sizes",
+        "64",
+        "--format",
+        "json",
+        "--keep-going",
+    ]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("(going on without it: --keep-going)"), "{err}");
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        result(&run, "faulty-broken/sha-256/fine@native")["verified"],
+        true,
+        "{run}"
+    );
+    assert_case(
+        result(&run, "faulty-broken/sha-256/broken@native"),
+        "failed",
+        "did not compile for target `native`: ",
+    );
+    assert_case(
+        result(&run, "faulty-broken/sha-256/broken@native"),
+        "failed",
+        "this variant does not compile (FAULT_BROKEN)",
+    );
+
+    let out = env.cmd(&["check", &manifest, "--keep-going"]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{table}");
+    assert!(
+        table.lines().any(|l| l.contains("broken@native")
+            && l.contains("FAILED")
+            && l.contains("did not compile")),
+        "{table}"
+    );
+}
+
 /// Glue that writes half a digest, shared by both variants of an algorithm the gate has no
 /// known answers for: the variants agree, so only output buffers filled two ways show the
 /// unwritten half. Both are refused, naming the bytes.

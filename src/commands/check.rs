@@ -23,8 +23,11 @@ pub(super) fn check(args: CheckArgs) -> Result<ExitCode> {
     let plan = experiment::plan(
         &args.targets,
         None,
-        args.kat_dir.as_deref(),
-        false,
+        &crate::cimpl::BuildOptions {
+            kat_dir: args.kat_dir.as_deref(),
+            estimates: false,
+            keep_going: args.keep_going,
+        },
         &registry,
     )?;
     if args.kat_dir.is_some() && plan.external.is_empty() {

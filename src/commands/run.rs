@@ -40,8 +40,11 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
     let mut plan = experiment::plan(
         &args.targets,
         args.sizes.as_deref(),
-        args.kat_dir.as_deref(),
-        args.estimate,
+        &crate::cimpl::BuildOptions {
+            kat_dir: args.kat_dir.as_deref(),
+            estimates: args.estimate,
+            keep_going: args.keep_going,
+        },
         &registry,
     )?;
     if let Some(base) = &args.against {

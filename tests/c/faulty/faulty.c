@@ -23,6 +23,8 @@
  *   lengths leave out: only a gate that checks the lengths a run times refuses it;
  * FAULT_HALF: writes the first 16 bytes of the digest only, as glue copying a short
  *   digest would (every variant sharing it agrees: the gate must refuse it anyway).
+ * FAULT_BROKEN: does not compile (#error): a run stops before measuring anything, or
+ *   with --keep-going fails that build's cases and measures the others.
  * Otherwise it is a plain (slow, bytewise) SHA-256 that passes. */
 #include <signal.h>
 #include <stdint.h>
@@ -32,6 +34,10 @@
 #include <unistd.h>
 
 #include "api.h"
+
+#ifdef FAULT_BROKEN
+#error "this variant does not compile (FAULT_BROKEN)"
+#endif
 
 static const uint32_t K[64] = {
     0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,

@@ -311,6 +311,25 @@ fn dependencies(
     Ok(Ok(make_dependencies(&String::from_utf8_lossy(&out.stdout))))
 }
 
+/// A build the compiler refused: what it said (as the error reads), and the first line
+/// that says `error` (what a case that could not be built fails with).
+#[derive(Debug)]
+pub struct DidNotCompile {
+    /// The error as a stopped run says it: the manifest, build and target, and the
+    /// compiler's output (its first 30 lines).
+    pub said: String,
+    /// The compiler's first line that says `error`.
+    pub first_error: String,
+}
+
+impl std::fmt::Display for DidNotCompile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.said)
+    }
+}
+
+impl std::error::Error for DidNotCompile {}
+
 /// Build (or find in the cache) the shared object of `imp` for `target`.
 ///
 /// The cache key holds the content of every listed source and of every file the
@@ -357,24 +376,37 @@ pub fn shared_object(
                     || l.contains("unknown target CPU"))
         });
         if unknown {
-            return anyhow::anyhow!(
-                "{}: compiling `{}` ({}) for target `{}` failed: the compiler `{}` does not know `{march}`; name a newer one with `compiler` in the manifest (gcc 13 or clang 16 know every target cryptobench does), or leave the target out",
+            let why = format!("the compiler `{}` does not know `{march}`", m.compiler);
+            return anyhow::Error::new(DidNotCompile {
+                said: format!(
+                    "{}: compiling `{}` ({}) for target `{}` failed: {why}; name a newer one with `compiler` in the manifest (gcc 13 or clang 16 know every target cryptobench does), or leave the target out",
+                    m.path.display(),
+                    imp.variant,
+                    imp.algorithm,
+                    target.name,
+                ),
+                first_error: why,
+            });
+        }
+        let shown: Vec<&str> = said.lines().take(30).collect();
+        let first_error = said
+            .lines()
+            .find(|l| l.contains("error"))
+            .or_else(|| said.lines().find(|l| !l.trim().is_empty()))
+            .unwrap_or("no message")
+            .trim()
+            .to_string();
+        anyhow::Error::new(DidNotCompile {
+            said: format!(
+                "{}: compiling `{}` ({}) for target `{}` failed; the compiler said:\n{}",
                 m.path.display(),
                 imp.variant,
                 imp.algorithm,
                 target.name,
-                m.compiler
-            );
-        }
-        let shown: Vec<&str> = said.lines().take(30).collect();
-        anyhow::anyhow!(
-            "{}: compiling `{}` ({}) for target `{}` failed; the compiler said:\n{}",
-            m.path.display(),
-            imp.variant,
-            imp.algorithm,
-            target.name,
-            shown.join("\n")
-        )
+                shown.join("\n")
+            ),
+            first_error,
+        })
     };
     let mut h = std::collections::hash_map::DefaultHasher::new();
     env!("CARGO_PKG_VERSION").hash(&mut h);

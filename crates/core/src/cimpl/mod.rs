@@ -69,6 +69,7 @@ pub fn operations_of(
         kind: imp.kind,
         library: PathBuf::new(),
         unsupported: None,
+        not_built: None,
         kat: None,
         caveats: Vec::new(),
         vectors: imp.vectors.clone(),
@@ -172,11 +173,12 @@ pub fn listing(path: &Path, selection: &Selection) -> Result<Listing> {
 /// A variant whose `requires` a target lacks is skipped: an empty cell, not an error. A
 /// target this CPU cannot run is still built (for static estimates) and marked
 /// unsupported, so it is never run.
-pub fn specs(
-    manifest: &Manifest,
-    kat_dir: Option<&Path>,
-    with_estimates: bool,
-) -> Result<Vec<CSpec>> {
+pub fn specs(manifest: &Manifest, options: &BuildOptions) -> Result<Vec<CSpec>> {
+    let BuildOptions {
+        kat_dir,
+        estimates: with_estimates,
+        keep_going,
+    } = *options;
     // Asked for by name, a directory that is not there is a typo, not a missing check.
     if let Some(d) = kat_dir
         && !d.is_dir()
@@ -212,7 +214,25 @@ pub fn specs(
     // it.
     let built: Vec<Result<CSpec>> = builds
         .par_iter()
-        .map(|(imp, t, checks)| build(manifest, imp, t, checks, &host, with_estimates))
+        .map(|(imp, t, checks)| {
+            match build(manifest, imp, t, checks, &host, with_estimates) {
+                // Kept going: the build's cases fail with the compiler's words, the
+                // others are built and measured.
+                Err(e) if keep_going && e.is::<compile::DidNotCompile>() => {
+                    let refused = e.downcast::<compile::DidNotCompile>().expect("checked");
+                    eprintln!(
+                        "warning: {}\n(going on without it: --keep-going)",
+                        refused.said
+                    );
+                    let why = format!(
+                        "did not compile for target `{}`: {}",
+                        t.name, refused.first_error
+                    );
+                    Ok(not_built(manifest, imp, t, checks, why))
+                }
+                built => built,
+            }
+        })
         .collect();
     let mut specs = built.into_iter().collect::<Result<Vec<CSpec>>>()?;
     // Every variant must agree with the first runnable build of its algorithm (the
@@ -221,7 +241,7 @@ pub fn specs(
     // disagree none is timed (the first, checked against nothing, once was).
     let runnable: Vec<CSpec> = specs
         .iter()
-        .filter(|p| p.unsupported.is_none())
+        .filter(|p| p.unsupported.is_none() && p.not_built.is_none())
         .cloned()
         .collect();
     for spec in &mut specs {
@@ -238,6 +258,46 @@ pub fn specs(
             .collect();
     }
     Ok(specs)
+}
+
+/// How a run builds the C implementations of its manifests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BuildOptions<'a> {
+    /// Where the manifests' `kat` files are (`--kat-dir`), where not beside them.
+    pub kat_dir: Option<&'a Path>,
+    /// Whether to estimate each build's cycles statically (`--estimate`).
+    pub estimates: bool,
+    /// Whether a build that does not compile fails its own cases only (`--keep-going`),
+    /// rather than stopping the run before anything is measured.
+    pub keep_going: bool,
+}
+
+/// A build that did not compile, kept (`--keep-going`) for its cases to fail with `why`.
+fn not_built(
+    manifest: &Manifest,
+    imp: &ManifestImplementation,
+    t: &Target,
+    (kat, caveats): &KnownAnswers,
+    why: String,
+) -> CSpec {
+    CSpec {
+        estimate: None,
+        provider: manifest.name.clone(),
+        algorithm: imp.algorithm.clone(),
+        variant: imp.variant.clone(),
+        target: t.name.to_string(),
+        kind: imp.kind,
+        library: PathBuf::new(),
+        unsupported: None,
+        not_built: Some(why),
+        kat: kat.as_ref().map(|(path, _)| path.clone()),
+        caveats: caveats.to_vec(),
+        vectors: imp.vectors.clone(),
+        expected_sizes: imp.sizes.clone(),
+        peers: Vec::new(),
+        lanes: 1,
+        timed_lengths: Vec::new(),
+    }
 }
 
 /// What a variant's output is checked against: its KAT file and the file's vectors, and
@@ -337,6 +397,7 @@ fn build(
         kind: imp.kind,
         library,
         unsupported: t.runnable_on(host).err(),
+        not_built: None,
         kat: kat.as_ref().map(|(path, _)| path.clone()),
         caveats: caveats.to_vec(),
         vectors: imp.vectors.clone(),
@@ -353,14 +414,13 @@ pub fn plan(
     path: &Path,
     selection: &Selection,
     sizes: &[u64],
-    kat_dir: Option<&Path>,
-    with_estimates: bool,
+    options: &BuildOptions,
 ) -> Result<(Vec<crate::record::Case>, External)> {
     let mut manifest = Manifest::load(path)?;
     manifest.select(selection)?;
     let mut cases = Vec::new();
     let mut external = External::new();
-    for mut spec in specs(&manifest, kat_dir, with_estimates)? {
+    for mut spec in specs(&manifest, options)? {
         let kind = implementation::info(spec.kind);
         let param_sets = (kind.params)(sizes);
         spec.timed_lengths = (param_sets.iter())

@@ -360,6 +360,13 @@ pub fn verify(
     timeout: Duration,
     simulate: bool,
 ) -> Result<Verdict> {
+    // A build that did not compile (`--keep-going`) has nothing to load.
+    if let Some(why) = external
+        .get(implementation)
+        .and_then(|s| s.not_built.clone())
+    {
+        return Ok(Verdict::Unfit(CaseStatus::Failed, why));
+    }
     let request = Request {
         implementation: implementation.to_string(),
         c: external.get(implementation).cloned(),

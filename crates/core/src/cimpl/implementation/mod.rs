@@ -45,6 +45,9 @@ pub struct CSpec {
     pub library: PathBuf,
     /// Why this CPU cannot run the build, if it cannot.
     pub unsupported: Option<String>,
+    /// What the compiler said, where the build did not compile and the run went on
+    /// without it (`--keep-going`): its cases fail with that, and nothing is loaded.
+    pub not_built: Option<String>,
     /// The NIST LWC known-answer file the gate checks an aead build against; `None`
     /// where the manifest names none or it was not found.
     pub kat: Option<PathBuf>,
@@ -841,6 +844,7 @@ mod tests {
             kind: CKind::Hash,
             library: sizes_only_library(d.path()),
             unsupported: None,
+            not_built: None,
             kat: None,
             caveats: Vec::new(),
             vectors: Vec::new(),
