@@ -631,49 +631,7 @@ impl Store {
                         )?
                         .map(|_| ()))
                 },
-                |db| {
-                let clusters: Vec<Vec<Value>> = samples
-                    .per_layout
-                    .iter()
-                    .enumerate()
-                    .map(|(layout, cluster)| {
-                        values![
-                            case_row,
-                            process as i64,
-                            layout as i64,
-                            encode_samples(cluster),
-                            samples.core_clock
-                        ]
-                        .to_vec()
-                    })
-                    .collect();
-                raw::insert_rows(
-                    db,
-                    "clusters (case_id, process, layout, samples, core_clock)",
-                    &clusters,
-                )?;
-                if let Some(canary) = &samples.canary {
-                    db.execute(
-                        "INSERT INTO canaries (case_id, process, kind, readings) VALUES (?1, ?2, ?3, ?4)",
-                        &values![
-                            case_row,
-                            process as i64,
-                            canary.kind.as_str(),
-                            encode_samples(&canary.readings)
-                        ],
-                    )?;
-                }
-                raw::pause_for_test("samples");
-                db.execute(
-                    "UPDATE cases SET status = 'ok', calls_per_sample = ?2, overhead = ?3 WHERE id = ?1",
-                    &values![
-                        case_row,
-                        samples.calls_per_sample as i64,
-                        samples.calibration.overhead
-                    ],
-                )?;
-                Ok(())
-            },
+                |db| insert_samples(db, case_row, process, samples),
             )
             .map_err(|e| self.cannot_write(e))
     }
@@ -689,49 +647,7 @@ impl Store {
         self.db()
             .write_once(
                 |db| run_by_uuid(db, &header.place.uuid),
-                |db| {
-                let run_id = insert_run(db, header, None)?;
-                for (seq, c) in cases.iter().enumerate() {
-                    let case_row = db
-                        .query_one(
-                            "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, bytes, lanes, status, message, calls_per_sample)
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'ok', ?9, ?10) RETURNING id",
-                            &values![
-                                run_id,
-                                seq as i64,
-                                c.case.key(),
-                                c.case.implementation.as_str(),
-                                c.case.operation.as_str(),
-                                serde_json::to_string(&c.case.params)?,
-                                c.case.bytes().map(|b| b as i64),
-                                c.case.lanes as i64,
-                                c.message.clone(),
-                                c.calls_per_sample.map(|n| n as i64),
-                            ],
-                        )
-                        .and_then(|r| r.context("no id for the new case")?.int(0))
-                        .with_context(|| format!("cannot store case `{}`", c.case.key()))?;
-                    // Each independent series is stored as a process of its own: processes
-                    // are what the statistics resample.
-                    let clusters: Vec<Vec<Value>> = c
-                        .per_process
-                        .iter()
-                        .enumerate()
-                        .map(|(process, cluster)| {
-                            values![case_row, process as i64, 0i64, encode_samples(cluster)].to_vec()
-                        })
-                        .collect();
-                    raw::insert_rows(db, "clusters (case_id, process, layout, samples)", &clusters)?;
-                }
-                if header.status == RunStatus::Complete {
-                    let digest = raw::RawRun::read(db, run_id)?.digest();
-                    db.execute(
-                        "UPDATE runs SET digest = ?2 WHERE id = ?1",
-                        &values![run_id, digest],
-                    )?;
-                }
-                Ok(run_id)
-            },
+                |db| insert_imported(db, header, cases),
             )
             .map_err(|e| self.cannot_write(e))
     }
@@ -1316,6 +1232,101 @@ pub fn decode_params(params_json: &str) -> Result<Params> {
 }
 
 /// The machine row of `testbed` and `fingerprint`, made if it is new; its id.
+/// One worker's samples of case `case_row`, its canary's readings, and the case marked
+/// measured.
+fn insert_samples(db: &mut Engine, case_row: i64, process: usize, samples: &Samples) -> Result<()> {
+    let clusters: Vec<Vec<Value>> = samples
+        .per_layout
+        .iter()
+        .enumerate()
+        .map(|(layout, cluster)| {
+            values![
+                case_row,
+                process as i64,
+                layout as i64,
+                encode_samples(cluster),
+                samples.core_clock
+            ]
+            .to_vec()
+        })
+        .collect();
+    raw::insert_rows(
+        db,
+        "clusters (case_id, process, layout, samples, core_clock)",
+        &clusters,
+    )?;
+    if let Some(canary) = &samples.canary {
+        db.execute(
+            "INSERT INTO canaries (case_id, process, kind, readings) VALUES (?1, ?2, ?3, ?4)",
+            &values![
+                case_row,
+                process as i64,
+                canary.kind.as_str(),
+                encode_samples(&canary.readings)
+            ],
+        )?;
+    }
+    raw::pause_for_test("samples");
+    db.execute(
+        "UPDATE cases SET status = 'ok', calls_per_sample = ?2, overhead = ?3 WHERE id = ?1",
+        &values![
+            case_row,
+            samples.calls_per_sample as i64,
+            samples.calibration.overhead
+        ],
+    )?;
+    Ok(())
+}
+
+/// A run measured elsewhere, its cases and their series, as `import` stores it.
+fn insert_imported(db: &mut Engine, header: &RunHeader, cases: &[ImportedCase]) -> Result<i64> {
+    let run_id = insert_run(db, header, None)?;
+    for (seq, c) in cases.iter().enumerate() {
+        let case_row = db
+            .query_one(
+                "INSERT INTO cases (run_id, seq, case_key, implementation, operation, params_json, bytes, lanes, status, message, calls_per_sample)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'ok', ?9, ?10) RETURNING id",
+                &values![
+                    run_id,
+                    seq as i64,
+                    c.case.key(),
+                    c.case.implementation.as_str(),
+                    c.case.operation.as_str(),
+                    serde_json::to_string(&c.case.params)?,
+                    c.case.bytes().map(|b| b as i64),
+                    c.case.lanes as i64,
+                    c.message.clone(),
+                    c.calls_per_sample.map(|n| n as i64),
+                ],
+            )
+            .and_then(|r| r.context("no id for the new case")?.int(0))
+            .with_context(|| format!("cannot store case `{}`", c.case.key()))?;
+        // Each independent series is stored as a process of its own: processes
+        // are what the statistics resample.
+        let clusters: Vec<Vec<Value>> = c
+            .per_process
+            .iter()
+            .enumerate()
+            .map(|(process, cluster)| {
+                values![case_row, process as i64, 0i64, encode_samples(cluster)].to_vec()
+            })
+            .collect();
+        raw::insert_rows(
+            db,
+            "clusters (case_id, process, layout, samples)",
+            &clusters,
+        )?;
+    }
+    if header.status == RunStatus::Complete {
+        let digest = raw::RawRun::read(db, run_id)?.digest();
+        db.execute(
+            "UPDATE runs SET digest = ?2 WHERE id = ?1",
+            &values![run_id, digest],
+        )?;
+    }
+    Ok(run_id)
+}
+
 fn run_by_uuid(db: &mut Engine, uuid: &str) -> Result<Option<i64>> {
     db.query_one("SELECT id FROM runs WHERE uuid = ?1", &values![uuid])?
         .map(|r| r.int(0))
