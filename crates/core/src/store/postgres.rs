@@ -27,6 +27,13 @@ const MIGRATION_LOCK: i64 = 0x6372_7970_7462_6e63;
 /// How long a connection may take before the server counts as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The driver's own idle time before TCP keepalives (libpq leaves the kernel's, 2 h).
+const LIBRARY_KEEPALIVES_IDLE: Duration = Duration::from_secs(2 * 60 * 60);
+/// Idle time before TCP keepalives probe a server that has said nothing.
+const KEEPALIVES_IDLE: Duration = Duration::from_secs(30);
+/// How long sent data may go unacknowledged before the connection counts as lost.
+const TCP_USER_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// How long a store whose connection was lost tries to connect again before it gives up,
 /// unless `CRYPTOBENCH_RECONNECT_SECS` says otherwise: long enough for a server's restart
 /// or a fail-over, short beside a run.
@@ -201,6 +208,22 @@ impl Server {
         }
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
+        }
+        // A server gone without a word (a network cut, a host powered off) would hold a
+        // waiting write for the kernel's default of hours, never reaching the reconnect:
+        // TCP keepalives and a user timeout say it within about a minute (what the URL
+        // sets is kept; a Unix socket has neither).
+        if config.get_keepalives_idle() == LIBRARY_KEEPALIVES_IDLE {
+            config.keepalives_idle(KEEPALIVES_IDLE);
+        }
+        if config.get_keepalives_interval().is_none() {
+            config.keepalives_interval(Duration::from_secs(10));
+        }
+        if config.get_keepalives_retries().is_none() {
+            config.keepalives_retries(3);
+        }
+        if config.get_tcp_user_timeout().is_none() {
+            config.tcp_user_timeout(TCP_USER_TIMEOUT);
         }
         config.application_name("cryptobench");
         let display = format!(
@@ -712,6 +735,19 @@ mod tests {
         assert_eq!(s.config.get_password(), Some(&b"s3cret"[..]));
         assert!(!s.display().contains("s3cret"));
         assert_eq!(s.reconnect_for, RECONNECT_FOR);
+        assert_eq!(s.config.get_keepalives_idle(), KEEPALIVES_IDLE);
+        assert_eq!(s.config.get_tcp_user_timeout(), Some(&TCP_USER_TIMEOUT));
+        let own = Server::from_url_with(
+            "postgres://u@h/r?keepalives_idle=300&tcp_user_timeout=5",
+            "--db",
+            &env(&[]),
+        )
+        .unwrap();
+        assert_eq!(own.config.get_keepalives_idle(), Duration::from_secs(300));
+        assert_eq!(
+            own.config.get_tcp_user_timeout(),
+            Some(&Duration::from_secs(5))
+        );
         let never = Server::from_url_with(
             "postgres://u@h/r",
             "--db",
