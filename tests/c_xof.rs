@@ -57,32 +57,39 @@ fn shake_through_a_manifest_is_verified_lane_by_lane() {
     assert!((per_call(one) - 96.0).abs() < 1e-6, "{one}");
 }
 
-#[test]
-fn a_lane_that_reads_its_neighbours_message_is_wrong_output() {
-    let env = Env::new();
-    let dir = env.path("lazy-lanes");
+/// A manifest in a directory `name` of `env`: one SHAKE256 `xof` variant built from
+/// `source` (`x.c`) on the FIPS 202 code of examples/c/ml-kem, with `api_h`.
+fn shake256_manifest(env: &Env, name: &str, api_h: &str, source: &str) -> std::path::PathBuf {
+    let dir = env.path(name);
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("api.h"), "#define CRYPTO_LANES 2\n").unwrap();
-    std::fs::write(
-        dir.join("lazy.c"),
-        "#include \"api.h\"\n#include \"fips202.h\"\n\
-         int crypto_xof(unsigned char *out, unsigned long long outlen,\n\
-                        const unsigned char *in, unsigned long long inlen) {\n\
-           for (int l = 0; l < CRYPTO_LANES; l++) shake256(out + l * outlen, outlen, in, inlen);\n\
-           return 0;\n}\n",
-    )
-    .unwrap();
+    std::fs::write(dir.join("api.h"), api_h).unwrap();
+    std::fs::write(dir.join("x.c"), source).unwrap();
     let fips = repo("examples/c/ml-kem");
     std::fs::write(
         dir.join("manifest.toml"),
         format!(
-            "name = \"lazy\"\nsources = [\"lazy.c\", \"{fips}/fips202.c\"]\n\
+            "name = \"{name}\"\nsources = [\"x.c\", \"{fips}/fips202.c\"]\n\
              include_dirs = [\".\", \"{fips}\"]\ntargets = [\"x86-64\"]\nflags = [\"-O1\"]\n\
              [[implementation]]\nvariant = \"v\"\nalgorithm = \"shake256\"\nkind = \"xof\"\n"
         ),
     )
     .unwrap();
-    let manifest = dir.join("manifest.toml");
+    dir.join("manifest.toml")
+}
+
+#[test]
+fn a_lane_that_reads_its_neighbours_message_is_wrong_output() {
+    let env = Env::new();
+    let manifest = shake256_manifest(
+        &env,
+        "lazy",
+        "#define CRYPTO_LANES 2\n",
+        "#include \"api.h\"\n#include \"fips202.h\"\n\
+         int crypto_xof(unsigned char *out, unsigned long long outlen,\n\
+                        const unsigned char *in, unsigned long long inlen) {\n\
+           for (int l = 0; l < CRYPTO_LANES; l++) shake256(out + l * outlen, outlen, in, inlen);\n\
+           return 0;\n}\n",
+    );
     let args: Vec<&str> = ["run", manifest.to_str().unwrap()]
         .iter()
         .chain(QUICK)
@@ -102,30 +109,17 @@ fn a_lane_that_reads_its_neighbours_message_is_wrong_output() {
 #[test]
 fn an_xof_wrong_only_at_a_timed_length_is_refused_before_it_is_timed() {
     let env = Env::new();
-    let dir = env.path("wrong-at-4096");
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("api.h"), "").unwrap();
-    std::fs::write(
-        dir.join("w.c"),
+    let manifest = shake256_manifest(
+        &env,
+        "wrong-at-4096",
+        "",
         "#include \"fips202.h\"\n\
          int crypto_xof(unsigned char *out, unsigned long long outlen,\n\
                         const unsigned char *in, unsigned long long inlen) {\n\
            shake256(out, outlen, in, inlen);\n\
            if (inlen == 4096 && outlen > 0) out[0] ^= 1;\n\
            return 0;\n}\n",
-    )
-    .unwrap();
-    let fips = repo("examples/c/ml-kem");
-    std::fs::write(
-        dir.join("manifest.toml"),
-        format!(
-            "name = \"w\"\nsources = [\"w.c\", \"{fips}/fips202.c\"]\n\
-             include_dirs = [\".\", \"{fips}\"]\ntargets = [\"x86-64\"]\nflags = [\"-O1\"]\n\
-             [[implementation]]\nvariant = \"v\"\nalgorithm = \"shake256\"\nkind = \"xof\"\n"
-        ),
-    )
-    .unwrap();
-    let manifest = dir.join("manifest.toml");
+    );
     let args = |sizes: &'static str| -> Vec<String> {
         ["run", manifest.to_str().unwrap()]
             .iter()
