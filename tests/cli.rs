@@ -1306,6 +1306,14 @@ fn a_c_function_that_hangs_in_the_gate_is_named_with_its_call() {
         said.contains("timed out after 2.0 s (hang?) in crypto_hash(inlen = 3), called by the correctness gate"),
         "{said}"
     );
+    // Off a terminal (a CI log), what it waits on is said as it starts, not only at the end.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.lines()
+            .next()
+            .is_some_and(|l| l == "checking faulty-hang/sha-256/hang-in-gate@native (up to 2 s)"),
+        "{err}"
+    );
 }
 
 /// A C hash is checked at the lengths the Rust catalog's are: every one up to two blocks.

@@ -47,12 +47,15 @@ pub(super) fn check(args: CheckArgs) -> Result<ExitCode> {
             plan.name
         );
     }
-    let progress = Bar::new();
+    let progress = Bar::with_step_lines();
     progress.start(implementations.len() as u64);
     let mut table = report::text_table(&["implementation", "verdict", "why"]);
     let mut unfit = 0;
     for imp in implementations {
-        progress.step(&format!("checking {imp}"));
+        progress.step(&format!(
+            "checking {imp} (up to {} s)",
+            args.timeout.as_secs()
+        ));
         let (verdict, why, fails) =
             runner::verify(imp, &plan.external, Some(cpu), args.timeout, false)?.describe();
         unfit += usize::from(fails);
