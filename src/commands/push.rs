@@ -46,8 +46,9 @@ pub(super) fn push(to: &Path, from: &[PathBuf], db: &Path) -> Result<ExitCode> {
     let mut tally = Tally::default();
     for source in &sources {
         copy_all(source, &target, &mut tally)?;
-        let refused = tally.refused.clone();
-        let set = copy_baselines(source, &target, |uuid| !refused.iter().any(|r| r == uuid))?;
+        let set = copy_baselines(source, &target, |uuid| {
+            !tally.refused.iter().any(|r| r == uuid)
+        })?;
         tally.baselines.extend(set);
     }
     let names: Vec<String> = sources

@@ -450,9 +450,9 @@ fn slower_than_known(store: &Store, a: &Analysis) -> Result<Vec<String>> {
         .collect())
 }
 
-/// The cases that gave wrong output, crashed, hung or could not be loaded: a run with
-/// any of them ends with [`Exit::CasesFailed`]. A case this CPU cannot run is not one.
-/// Whether a case gave wrong output, failed or was never measured.
+/// Whether a case gave wrong output, crashed, hung, could not be loaded or was never
+/// measured: a run with any of them ends with [`Exit::CasesFailed`]. A case this CPU
+/// cannot run is not one.
 fn is_unfit(case: &StoredCase) -> bool {
     matches!(
         case.status,

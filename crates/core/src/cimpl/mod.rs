@@ -214,27 +214,30 @@ pub fn specs(manifest: &Manifest, options: &BuildOptions) -> Result<Vec<CSpec>> 
     // it.
     let built: Vec<Result<CSpec>> = builds
         .par_iter()
-        .map(|(imp, t, checks)| {
-            match build(manifest, imp, t, checks, &host, with_estimates) {
-                // Kept going: the build's cases fail with the compiler's words, the
-                // others are built and measured.
-                Err(e) if keep_going && e.is::<compile::DidNotCompile>() => {
-                    let refused = e.downcast::<compile::DidNotCompile>().expect("checked");
-                    eprintln!(
-                        "warning: {}\n(going on without it: --keep-going)",
-                        refused.said
-                    );
-                    let why = format!(
+        .map(|(imp, t, checks)| build(manifest, imp, t, checks, &host, with_estimates))
+        .collect();
+    let mut specs = Vec::with_capacity(built.len());
+    for ((imp, t, checks), built) in builds.iter().zip(built) {
+        match built {
+            // Kept going: the build's cases fail with the compiler's words, the others
+            // are built and measured. Said here, in the manifest's order.
+            Err(e) if keep_going && e.is::<compile::DidNotCompile>() => {
+                let refused = e.downcast::<compile::DidNotCompile>().expect("checked");
+                eprintln!(
+                    "warning: {}\n(going on without it: --keep-going)",
+                    refused.said
+                );
+                specs.push(CSpec {
+                    not_built: Some(format!(
                         "did not compile for target `{}`: {}",
                         t.name, refused.first_error
-                    );
-                    Ok(not_built(manifest, imp, t, checks, why))
-                }
-                built => built,
+                    )),
+                    ..described(manifest, imp, t, checks)
+                });
             }
-        })
-        .collect();
-    let mut specs = built.into_iter().collect::<Result<Vec<CSpec>>>()?;
+            built => specs.push(built?),
+        }
+    }
     // Every variant must agree with the first runnable build of its algorithm (the
     // portable one, by the manifest's order). Without known answers agreeing with one
     // says nothing of that one: each is checked against every other, so that where they
@@ -272,13 +275,13 @@ pub struct BuildOptions<'a> {
     pub keep_going: bool,
 }
 
-/// A build that did not compile, kept (`--keep-going`) for its cases to fail with `why`.
-fn not_built(
+/// A variant for a target as its manifest describes it, before anything is built: no
+/// library, one lane, no peers, no estimate.
+fn described(
     manifest: &Manifest,
     imp: &ManifestImplementation,
     t: &Target,
     (kat, caveats): &KnownAnswers,
-    why: String,
 ) -> CSpec {
     CSpec {
         estimate: None,
@@ -289,7 +292,7 @@ fn not_built(
         kind: imp.kind,
         library: PathBuf::new(),
         unsupported: None,
-        not_built: Some(why),
+        not_built: None,
         kat: kat.as_ref().map(|(path, _)| path.clone()),
         caveats: caveats.to_vec(),
         vectors: imp.vectors.clone(),
@@ -348,10 +351,11 @@ fn build(
     manifest: &Manifest,
     imp: &ManifestImplementation,
     t: &Target,
-    (kat, caveats): &KnownAnswers,
+    checks: &KnownAnswers,
     host: &[String],
     with_estimates: bool,
 ) -> Result<CSpec> {
+    let (kat, _) = checks;
     let library = compile::shared_object(manifest, imp, t)?;
     let mut lanes = 1;
     // A manifest error, found before anything runs (the worker checks again).
@@ -390,21 +394,10 @@ fn build(
     };
     Ok(CSpec {
         estimate,
-        provider: manifest.name.clone(),
-        algorithm: imp.algorithm.clone(),
-        variant: imp.variant.clone(),
-        target: t.name.to_string(),
-        kind: imp.kind,
         library,
         unsupported: t.runnable_on(host).err(),
-        not_built: None,
-        kat: kat.as_ref().map(|(path, _)| path.clone()),
-        caveats: caveats.to_vec(),
-        vectors: imp.vectors.clone(),
-        expected_sizes: imp.sizes.clone(),
-        peers: Vec::new(),
         lanes,
-        timed_lengths: Vec::new(),
+        ..described(manifest, imp, t, checks)
     })
 }
 

@@ -360,16 +360,14 @@ pub fn verify(
     timeout: Duration,
     simulate: bool,
 ) -> Result<Verdict> {
+    let c = external.get(implementation);
     // A build that did not compile (`--keep-going`) has nothing to load.
-    if let Some(why) = external
-        .get(implementation)
-        .and_then(|s| s.not_built.clone())
-    {
+    if let Some(why) = c.and_then(|s| s.not_built.clone()) {
         return Ok(Verdict::Unfit(CaseStatus::Failed, why));
     }
     let request = Request {
         implementation: implementation.to_string(),
-        c: external.get(implementation).cloned(),
+        c: c.cloned(),
         cpu,
         task: Task::Verify,
         simulate,

@@ -529,21 +529,15 @@ impl Store {
     /// Start a run; `header.id` is ignored and the new id returned. A header without a
     /// place gets one here: a new UUID and the hardware's default testbed.
     pub fn begin_run(&self, header: &RunHeader) -> Result<i64> {
-        let mut running = RunHeader {
+        let running = with_uuid(RunHeader {
             status: RunStatus::Running,
             finished_at: None,
             ..header.clone()
-        };
-        // Chosen here, not in `insert_run`: it is what finds the run again after a lost
-        // connection.
-        if running.place.uuid.is_empty() {
-            running.place.uuid = uuid::Uuid::new_v4().to_string();
-        }
-        let uuid = running.place.uuid.clone();
+        });
         self.db()
             .write_once(
-                |db| run_by_uuid(db, &uuid),
-                |db| insert_run(db, &running, None),
+                |db| run_by_uuid(db, &running.place.uuid),
+                |db| insert_run(db, &running),
             )
             .map_err(|e| self.cannot_write(e))
     }
@@ -639,11 +633,7 @@ impl Store {
     /// Store a run measured elsewhere, whole or not at all: one transaction, so a bad
     /// file never leaves half a run behind. `header.id` is ignored and the new id returned.
     pub fn import_run(&mut self, header: &RunHeader, cases: &[ImportedCase]) -> Result<i64> {
-        let mut header = header.clone();
-        if header.place.uuid.is_empty() {
-            header.place.uuid = uuid::Uuid::new_v4().to_string();
-        }
-        let header = &header;
+        let header = &with_uuid(header.clone());
         self.db()
             .write_once(
                 |db| run_by_uuid(db, &header.place.uuid),
@@ -1231,7 +1221,6 @@ pub fn decode_params(params_json: &str) -> Result<Params> {
     serde_json::from_str(params_json).context("corrupt case parameters in the store")
 }
 
-/// The machine row of `testbed` and `fingerprint`, made if it is new; its id.
 /// One worker's samples of case `case_row`, its canary's readings, and the case marked
 /// measured.
 fn insert_samples(db: &mut Engine, case_row: i64, process: usize, samples: &Samples) -> Result<()> {
@@ -1280,7 +1269,7 @@ fn insert_samples(db: &mut Engine, case_row: i64, process: usize, samples: &Samp
 
 /// A run measured elsewhere, its cases and their series, as `import` stores it.
 fn insert_imported(db: &mut Engine, header: &RunHeader, cases: &[ImportedCase]) -> Result<i64> {
-    let run_id = insert_run(db, header, None)?;
+    let run_id = insert_run(db, header)?;
     for (seq, c) in cases.iter().enumerate() {
         let case_row = db
             .query_one(
@@ -1333,6 +1322,7 @@ fn run_by_uuid(db: &mut Engine, uuid: &str) -> Result<Option<i64>> {
         .transpose()
 }
 
+/// The machine row of `testbed` and `fingerprint`, made if it is new; its id.
 fn machine_id(
     db: &mut Engine,
     testbed: &str,
@@ -1354,10 +1344,20 @@ fn machine_id(
     .int(0)
 }
 
+/// `header` with a UUID: its own, else a new one. Chosen before a run's row is written,
+/// not as it is: the UUID is what finds the row again after a lost connection.
+fn with_uuid(mut header: RunHeader) -> RunHeader {
+    if header.place.uuid.is_empty() {
+        header.place.uuid = uuid::Uuid::new_v4().to_string();
+    }
+    header
+}
+
 /// Insert `header` as a new run (its `id` ignored), with its machine; returns the new
-/// id. A place left empty is filled: a new UUID, the hardware's fingerprint and
-/// default testbed. `digest` seals a complete run copied from another store.
-fn insert_run(db: &mut Engine, header: &RunHeader, digest: Option<&str>) -> Result<i64> {
+/// id. `header` carries its UUID ([`with_uuid`]); a fingerprint or testbed left empty
+/// is the hardware's. A complete run is sealed with its digest by the caller, once its
+/// cases are in.
+fn insert_run(db: &mut Engine, header: &RunHeader) -> Result<i64> {
     let place = &header.place;
     let fingerprint_now = fingerprint(&header.machine, &header.cpu_model);
     let fingerprint = if place.fingerprint.is_empty() {
@@ -1370,11 +1370,6 @@ fn insert_run(db: &mut Engine, header: &RunHeader, digest: Option<&str>) -> Resu
     } else {
         place.testbed.clone()
     };
-    let uuid = if place.uuid.is_empty() {
-        uuid::Uuid::new_v4().to_string()
-    } else {
-        place.uuid.clone()
-    };
     let machine = machine_id(
         db,
         &testbed,
@@ -1383,8 +1378,8 @@ fn insert_run(db: &mut Engine, header: &RunHeader, digest: Option<&str>) -> Resu
         &header.started_at,
     )?;
     db.query_one(
-        "INSERT INTO runs (started_at, finished_at, status, experiment, tool_version, git_revision, counter, unit, tsc_hz, cpu_model, machine_json, options_json, uuid, machine_id, ci_json, digest)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) RETURNING id",
+        "INSERT INTO runs (started_at, finished_at, status, experiment, tool_version, git_revision, counter, unit, tsc_hz, cpu_model, machine_json, options_json, uuid, machine_id, ci_json)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING id",
         &values![
             header.started_at.as_str(),
             header.finished_at.clone(),
@@ -1398,10 +1393,9 @@ fn insert_run(db: &mut Engine, header: &RunHeader, digest: Option<&str>) -> Resu
             header.cpu_model.as_str(),
             serde_json::to_string(&header.machine)?,
             serde_json::to_string(&header.options)?,
-            uuid,
+            place.uuid.as_str(),
             machine,
             place.ci.as_ref().map(serde_json::to_string).transpose()?,
-            digest,
         ],
     )?
     .context("no id for the new run")?

@@ -383,6 +383,8 @@ impl Server {
         }
     }
 
+    /// The lost connection (`why`) as the command's error: unreachable (exit 5), with
+    /// the last try's failure where it tried (`last`).
     fn gave_up(&self, why: &str, last: Option<&anyhow::Error>) -> anyhow::Error {
         let tried = match last {
             Some(e) => format!(
@@ -405,14 +407,12 @@ impl Server {
         let db = self.config.get_dbname().unwrap_or_default();
         match e.code() {
             // Starting up, or shutting down: a server that will be there again soon.
-            Some(c) if *c == SqlState::CANNOT_CONNECT_NOW || *c == SqlState::ADMIN_SHUTDOWN => {
-                anyhow::Error::new(crate::exit::Unreachable(format!(
-                    "cannot reach the PostgreSQL server {} ({}): try again once it is up",
-                    self.display,
-                    e.as_db_error()
-                        .map_or_else(|| e.to_string(), |d| d.message().to_string())
-                )))
-            }
+            Some(c) if server_going(c) => anyhow::Error::new(crate::exit::Unreachable(format!(
+                "cannot reach the PostgreSQL server {} ({}): try again once it is up",
+                self.display,
+                e.as_db_error()
+                    .map_or_else(|| e.to_string(), |d| d.message().to_string())
+            ))),
             Some(c) if *c == SqlState::INVALID_PASSWORD => anyhow::anyhow!(
                 "the PostgreSQL server {} refused user `{user}`: wrong password (set PGPASSWORD or ~/.pgpass)",
                 self.display
@@ -644,18 +644,25 @@ pub(super) fn open(url: &str, purpose: Purpose, option: &'static str) -> Result<
 /// Whether `e` is a connection lost part-way (closed, the server shutting down, or the
 /// socket's own error), which a new connection may mend; not an error of the statement.
 pub(super) fn is_lost(e: &anyhow::Error) -> bool {
-    use postgres::error::SqlState;
     e.chain()
         .filter_map(|c| c.downcast_ref::<postgres::Error>())
         .any(|pg| {
             pg.is_closed()
-                || pg.code().is_some_and(|c| {
-                    *c == SqlState::ADMIN_SHUTDOWN
-                        || *c == SqlState::CRASH_SHUTDOWN
-                        || *c == SqlState::CANNOT_CONNECT_NOW
-                })
+                || pg.code().is_some_and(server_going)
                 || std::error::Error::source(pg).is_some_and(|s| s.is::<std::io::Error>())
         })
+}
+
+/// Whether the server said it is shutting down, crashed or still starting: it goes or
+/// comes, and says nothing of the statement.
+fn server_going(code: &postgres::error::SqlState) -> bool {
+    use postgres::error::SqlState;
+    [
+        SqlState::ADMIN_SHUTDOWN,
+        SqlState::CRASH_SHUTDOWN,
+        SqlState::CANNOT_CONNECT_NOW,
+    ]
+    .contains(code)
 }
 
 /// What a lost connection's error says, for a message (the driver's own words, or its
@@ -683,13 +690,8 @@ fn pg_words(pg: &postgres::Error) -> String {
 /// one line naming the server.
 pub(super) fn lost_connection(e: &anyhow::Error, server: &Path) -> Option<anyhow::Error> {
     let pg = e.downcast_ref::<postgres::Error>()?;
-    use postgres::error::SqlState;
-    let shutdown = pg.code().is_some_and(|c| {
-        *c == SqlState::ADMIN_SHUTDOWN
-            || *c == SqlState::CRASH_SHUTDOWN
-            || *c == SqlState::CANNOT_CONNECT_NOW
-    });
-    (pg.is_closed() || shutdown || pg.as_db_error().is_none()).then(|| {
+    let going = pg.code().is_some_and(server_going);
+    (pg.is_closed() || going || pg.as_db_error().is_none()).then(|| {
         anyhow::Error::new(crate::exit::Unreachable(format!(
             "lost the connection to the PostgreSQL server {} ({})",
             server.display(),

@@ -497,10 +497,10 @@ fn delete_run(db: &mut Engine, run_id: i64) -> Result<()> {
 }
 
 /// Tests stop a writer at a named point (`CRYPTOBENCH_TEST_PAUSE=push`, `samples` or
-/// `committed`),
-/// in its open transaction, so that they kill it or restart the server at that point and
-/// not by timing: it writes its pid to `CRYPTOBENCH_TEST_PAUSE_FILE` and waits until the
-/// test removes the file (once a process: later passes go on). Whether it paused.
+/// `committed`), in its open transaction or just after its commit, so that they kill it
+/// or restart the server at that point and not by timing: it writes its pid to
+/// `CRYPTOBENCH_TEST_PAUSE_FILE` and waits until the test removes the file (once a
+/// process: later passes go on). Whether it paused.
 pub(super) fn pause_for_test(point: &str) -> bool {
     static PAUSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     if std::env::var("CRYPTOBENCH_TEST_PAUSE").as_deref() != Ok(point)

@@ -95,9 +95,9 @@ impl Build<XofApi> {
     }
 
     /// Every lane against the published vectors and, at the lengths where absorbing and
-    /// squeezing cross the rate and at those the run times, against the reference, each lane with a message of its
-    /// own (a lane that reads its neighbour's message is caught); then agreement with a
-    /// peer variant.
+    /// squeezing cross the rate and at those the run times, against the reference, each
+    /// lane with a message of its own (a lane that reads its neighbour's message is
+    /// caught); then agreement with a peer variant.
     fn verify_xof(&self) -> Result<(), Mismatch> {
         let lanes = self.lanes();
         let known = xof::algorithm(&self.spec.algorithm);
