@@ -455,7 +455,7 @@ fn judged_by(v: &crate::record::VerdictOptions) -> String {
         crate::record::Test::Welch => "the ratio of their geometric means with Welch's interval",
     };
     format!(
-        "medians and stdevs of the per-process medians, which the {} test compares; overhead: {change}, the verdict read off that interval; significance {}, noise threshold {} %",
+        "medians and stdevs of the per-process medians, which the {} test compares; overhead: {change}, the verdict read off that interval; difference: the baseline's median x (1 - that ratio), which agrees with the overhead where the gap between the two medians may not; significance {}, noise threshold {} %",
         v.test, v.significance, v.noise_threshold_pct
     )
 }
