@@ -22,8 +22,16 @@ fn main() {
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .map(|s| s.trim().to_string())
         .unwrap_or_default();
+    // Without --no-optional-locks, `git status` may rewrite the index it is told to watch
+    // below, and every build after it would find the index newer and build this crate
+    // again (a crate that depends on this one by path paid a release build each time).
     let dirty = Command::new("git")
-        .args(["status", "--porcelain", "--untracked-files=no"])
+        .args([
+            "--no-optional-locks",
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+        ])
         .output()
         .ok()
         .is_some_and(|o| !o.stdout.is_empty());

@@ -71,6 +71,8 @@ impl<'a> Held<'a> {
         &mut self,
         mut op: impl FnMut(&mut Engine, bool) -> Result<T>,
     ) -> Result<T> {
+        // Only a server's connection is lost and found again; SQLite's never is.
+        #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
         let mut lost_since: Option<std::time::Instant> = None;
         loop {
             let e = match op(&mut self.engine, lost_since.is_some()) {
