@@ -1954,16 +1954,11 @@ fn manifest_errors_name_the_file_and_exit_2() {
     );
     std::fs::write(dir.join("x.c"), "int crypto_hashh(void) { return 0; }\n").unwrap();
     std::fs::write(&m, base).unwrap();
-    let run = env.json_with_failures(&[
-        "run",
-        m.to_str().unwrap(),
-        "--format",
-        "json",
-        "--samples",
-        "8",
-    ]);
-    let r = &run["results"][0];
-    assert_case(r, "failed", "does not export `crypto_hash`");
+    // Found when it is built, as bad input, not when a worker loads it.
+    assert_bad_input(
+        &env.cmd(&["run", m.to_str().unwrap(), "--samples", "8"]),
+        "m.toml: `v` (sha-256) for target `native`: the build does not export `crypto_hash`, which a `hash` build must (docs/c-api.md); it exports `crypto_hashh`",
+    );
 }
 
 /// Ctrl-C, as a terminal sends it (to the run and its worker at once): the run stops,

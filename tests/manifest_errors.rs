@@ -920,7 +920,7 @@ int crypto_hash(unsigned char *out, unsigned long long inlen, const unsigned cha
     assert!(
         said.contains("SIGSEGV")
             && said.contains(
-                "died in crypto_hash(inlen = 0), called by the correctness gate (the prototypes: docs/c-api.md)"
+                "died in crypto_hash(inlen = 0), called by the correctness gate (is its prototype docs/c-api.md's? does it write past a buffer?)"
             ),
         "{said}"
     );

@@ -8,7 +8,9 @@
  * FAULT_CT: the tag leaves the ciphertext's last byte out (a changed ciphertext is
  *   accepted);
  * FAULT_HALF_TAG: decryption compares the second half of the tag only (a tag with a bit
- *   of its first byte flipped is accepted).
+ *   of its first byte flipped is accepted);
+ * FAULT_LONG_CLEN: encryption says its output is one byte longer than it is (the gate
+ *   must refuse a length beyond its buffer, not cut the buffer to it).
  * Limits, beyond the gate's longest message (16385 bytes), so that the gate passes them:
  * LIMIT_ENCRYPT: encryption returns -1 for longer messages;
  * LIMIT_DECRYPT: decryption returns -1 for longer messages. */
@@ -69,6 +71,9 @@ int crypto_aead_encrypt(unsigned char *c, unsigned long long *clen, const unsign
   xor_keystream(c, m, mlen, npub, k);
   tag(c + mlen, c, mlen, ad, adlen, npub, k);
   *clen = mlen + CRYPTO_ABYTES;
+#ifdef FAULT_LONG_CLEN
+  *clen += 1;
+#endif
   return 0;
 }
 

@@ -33,8 +33,17 @@ impl Library {
     pub fn open(path: &Path) -> Result<Library> {
         let c = CString::new(path.as_os_str().as_encoded_bytes())?;
         // SAFETY: a valid NUL-terminated path; RTLD_LOCAL keeps each variant's symbols
-        // apart, RTLD_NOW reports missing symbols here rather than mid-measurement.
-        let handle = unsafe { libc::dlopen(c.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+        // apart, RTLD_NOW reports missing symbols here rather than mid-measurement, and
+        // RTLD_DEEPBIND makes the build's own functions, and the libraries it links, come
+        // before this process's: a build's `SHA256` or `AES_encrypt` would otherwise be
+        // OpenSSL's, which cryptobench links, and OpenSSL's output and speed would be
+        // reported under the build's name.
+        let handle = unsafe {
+            libc::dlopen(
+                c.as_ptr(),
+                libc::RTLD_NOW | libc::RTLD_LOCAL | libc::RTLD_DEEPBIND,
+            )
+        };
         if handle.is_null() {
             bail!("cannot load `{}`: {}", path.display(), dl_error());
         }

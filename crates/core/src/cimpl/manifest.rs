@@ -281,15 +281,37 @@ fn default_compiler() -> String {
 
 use crate::name::bad_part as bad_name;
 
+/// Flags whose value may follow as the next argument, which a manifest's `flags` take
+/// joined to it (each string is one argument, and the compiler takes both forms).
+const TAKE_A_VALUE: [&str; 11] = [
+    "-I", "-D", "-U", "-L", "-l", "-x", "-include", "-imacros", "-isystem", "-iquote",
+    "-idirafter",
+];
+
 fn check_flags(file: &Path, owner: &str, flags: &[String]) -> Result<()> {
-    for f in flags {
-        if !f.starts_with('-')
-            || f.contains(char::is_whitespace)
-            || f.starts_with("-o")
-            || f == "-c"
-        {
+    for (i, f) in flags.iter().enumerate() {
+        let fix = if !f.starts_with('-') {
+            match i.checked_sub(1).map(|p| flags[p].as_str()) {
+                // `-I`, `inc`: the directory of a flag given as a string of its own.
+                Some(before) if TAKE_A_VALUE.contains(&before) => {
+                    format!("a flag's value goes in the same string: `{before}{f}`")
+                }
+                _ => "a flag starts with `-`".to_string(),
+            }
+        } else if f.contains(char::is_whitespace) {
+            if f.starts_with("-I") {
+                "a directory whose name holds a space goes in `include_dirs`".to_string()
+            } else {
+                "one flag a string (`-O2 -g` is two)".to_string()
+            }
+        } else if f.starts_with("-o") || f == "-c" {
+            "cryptobench names the output and compiles and links in one step".to_string()
+        } else {
+            String::new()
+        };
+        if !fix.is_empty() {
             bail!(
-                "{}: {owner}: bad flag `{f}`: give each compiler flag as its own string starting with `-` (and no -o / -c)",
+                "{}: {owner}: bad flag `{f}`: {fix}",
                 file.display()
             );
         }
@@ -736,7 +758,26 @@ flags = ["-O2"]
                 GOOD.replace("\"x86-64\"", "\"pentium9\""),
                 "unknown target `pentium9`",
             ),
-            (GOOD.replace("[\"-O2\"]", "[\"O2 -g\"]"), "bad flag `O2 -g`"),
+            (
+                GOOD.replace("[\"-O2\"]", "[\"O2 -g\"]"),
+                "bad flag `O2 -g`: a flag starts with `-`",
+            ),
+            (
+                GOOD.replace("[\"-O2\"]", "[\"-O2 -g\"]"),
+                "bad flag `-O2 -g`: one flag a string (`-O2 -g` is two)",
+            ),
+            (
+                GOOD.replace("[\"-O2\"]", "[\"-Imy inc\"]"),
+                "bad flag `-Imy inc`: a directory whose name holds a space goes in `include_dirs`",
+            ),
+            (
+                GOOD.replace("[\"-O2\"]", "[\"-I\", \"inc\"]"),
+                "bad flag `inc`: a flag's value goes in the same string: `-Iinc`",
+            ),
+            (
+                GOOD.replace("[\"-O2\"]", "[\"-c\"]"),
+                "bad flag `-c`: cryptobench names the output and compiles and links in one step",
+            ),
             (
                 GOOD.replace("\"native\"]", "\"native\", \"x86-64\"]"),
                 "target `x86-64` is listed twice in `targets`",

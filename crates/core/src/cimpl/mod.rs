@@ -357,19 +357,19 @@ fn build(
 ) -> Result<CSpec> {
     let (kat, _) = checks;
     let library = compile::shared_object(manifest, imp, t)?;
+    let refused = |why: String| {
+        anyhow::anyhow!(
+            "{}: `{}` ({}) for target `{}`: {why}",
+            manifest.path.display(),
+            imp.variant,
+            imp.algorithm,
+            t.name
+        )
+    };
     let mut lanes = 1;
     // A manifest error, found before anything runs (the worker checks again).
     if let Some(sizes) = compile::api_sizes(&library) {
         let declared = sizes.get("CRYPTO_LANES").copied().unwrap_or(0);
-        let refused = |why: String| {
-            anyhow::anyhow!(
-                "{}: `{}` ({}) for target `{}`: {why}",
-                manifest.path.display(),
-                imp.variant,
-                imp.algorithm,
-                t.name
-            )
-        };
         // Bytes per call multiply by the lanes: a negative define read as a huge one
         // would overflow them, and no SIMD register holds more than 64 states.
         if declared > MAX_LANES {
@@ -385,6 +385,24 @@ fn build(
             kat::check_lengths(vectors, &sizes)
                 .map_err(|why| refused(format!("KAT file `{}`: {why}", path.display())))?;
         }
+    }
+    let functions = implementation::info(imp.kind).functions;
+    if let Some((missing, others)) = compile::missing_functions(&library, functions)
+        && !missing.is_empty()
+    {
+        let kind = format!("{:?}", imp.kind).to_lowercase();
+        let exported = match others.as_slice() {
+            [] => String::new(),
+            [one] if functions.len() == 1 => format!(
+                "; it exports `{one}`: if that is the function, name it `{}` (e.g. `-D{one}={}` in `flags`)",
+                functions[0], functions[0]
+            ),
+            many => format!("; it exports `{}`", many.join("`, `")),
+        };
+        return Err(refused(format!(
+            "the build does not export {}, which a `{kind}` build must (docs/c-api.md){exported}",
+            missing.join(", ")
+        )));
     }
     let estimate = if with_estimates {
         let asm = compile::assembly(manifest, imp, t, &library)?;

@@ -20,6 +20,7 @@ pub(super) static INFO: KindInfo = KindInfo {
     operations: |_| kinds::aead::OPERATIONS,
     required_sizes: &["CRYPTO_KEYBYTES", "CRYPTO_NPUBBYTES", "CRYPTO_ABYTES"],
     vector_sizes: &[],
+    functions: &["crypto_aead_encrypt", "crypto_aead_decrypt"],
     estimated: "crypto_aead_encrypt",
     params: |lengths| {
         lengths
@@ -103,6 +104,14 @@ impl Build<AeadApi> {
                     )
                 };
                 status("crypto_aead_encrypt", r)?;
+                // Truncating to a longer length would keep the buffer and hide the lie.
+                if clen > c.len() as u64 {
+                    return Err(format!(
+                        "crypto_aead_encrypt set clen = {clen} for a {}-byte message: more than the message and its {}-byte tag (CRYPTO_ABYTES)",
+                        m.len(),
+                        self.size("CRYPTO_ABYTES")
+                    ));
+                }
                 c.truncate(clen as usize);
                 Ok(c)
             },
@@ -132,6 +141,12 @@ impl Build<AeadApi> {
                     )
                 };
                 status("crypto_aead_decrypt", r)?;
+                if mlen > c.len() as u64 {
+                    return Err(format!(
+                        "crypto_aead_decrypt set mlen = {mlen} for a {}-byte ciphertext: more than the ciphertext itself",
+                        c.len()
+                    ));
+                }
                 m.truncate(mlen as usize);
                 Ok(m)
             },

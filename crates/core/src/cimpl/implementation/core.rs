@@ -23,6 +23,7 @@ pub(super) static INFO: KindInfo = KindInfo {
         ("key", "CRYPTO_KEYBYTES"),
         ("output", "CRYPTO_OUTPUTBYTES"),
     ],
+    functions: &["crypto_core"],
     estimated: "crypto_core",
     params: fixed_size,
     load: load::<CoreApi>,

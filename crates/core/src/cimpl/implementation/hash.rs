@@ -18,6 +18,7 @@ pub(super) static INFO: KindInfo = KindInfo {
     operations: |_| kinds::hash::OPERATIONS,
     required_sizes: &["CRYPTO_BYTES"],
     vector_sizes: &[("output", "CRYPTO_BYTES")],
+    functions: &["crypto_hash"],
     estimated: "crypto_hash",
     params: per_length,
     load: load::<HashApi>,

@@ -29,6 +29,7 @@ pub(super) static INFO: KindInfo = KindInfo {
         "CRYPTO_BYTES",
     ],
     vector_sizes: &[],
+    functions: &["crypto_kem_keypair", "crypto_kem_enc", "crypto_kem_dec"],
     estimated: "crypto_kem_enc",
     params: fixed_size,
     load: load::<KemApi>,

@@ -102,6 +102,8 @@ pub struct KindInfo {
     /// The vector fields whose length an `api.h` size fixes: the functions read and write
     /// that many bytes whatever a vector gives.
     vector_sizes: &'static [(&'static str, &'static str)],
+    /// The functions a build of the kind must export.
+    pub functions: &'static [&'static str],
     /// The function whose code a static estimate reads.
     pub estimated: &'static str,
     /// The parameters of its cases, given the lengths asked for.
@@ -135,6 +137,10 @@ fn fixed_size(_: &[u64]) -> Vec<Params> {
     vec![Params::new()]
 }
 
+/// The largest `api.h` size taken: far above any key, signature or public key in use
+/// (Classic McEliece's largest public key has 1.4 MB).
+const MAX_API_SIZE: u64 = 64 << 20;
+
 /// Whether a build's `api.h` sizes (0 where a macro is undefined) give what its kind
 /// needs and what the manifest expects; if not, why, naming the macro and the values.
 pub fn check_sizes(
@@ -142,6 +148,15 @@ pub fn check_sizes(
     expected: &BTreeMap<String, u64>,
     sizes: &BTreeMap<&str, u64>,
 ) -> Result<(), String> {
+    // A negative define reads as a huge one: the buffers made from it could not be
+    // allocated, and the worker would die in the allocator, not say why.
+    if let Some((k, v)) = sizes.iter().find(|&(_, &v)| v > MAX_API_SIZE) {
+        return Err(format!(
+            "api.h gives {k} = {}: no size of the C API is negative or above {} MiB",
+            *v as i64,
+            MAX_API_SIZE >> 20
+        ));
+    }
     for (k, want) in expected {
         let got = sizes.get(k.as_str()).copied();
         if got != Some(*want) {
@@ -553,7 +568,7 @@ fn written(
     mut call: impl FnMut(u8) -> Result<Vec<u8>, String>,
 ) -> Result<Vec<u8>, String> {
     crash_note::set(format_args!(
-        "{function}({args}), called by the correctness gate (the prototypes: docs/c-api.md)"
+        "{function}({args}), called by the correctness gate (is its prototype docs/c-api.md's? does it write past a buffer?)"
     ));
     let zeros = call(0x00)?;
     let ones = call(0xff)?;
@@ -592,7 +607,7 @@ fn left_as_filled(
 ) -> Result<(), String> {
     match (positions.first(), positions.last()) {
         (Some(first), Some(last)) => Err(format!(
-            "{function} left {} of its {len} {what} bytes (from byte {first} to {last}) as the buffer held them: {how} (unwritten, or computed from memory it never initialised)",
+            "{function} left {} of its {len} {what} bytes (from byte {first} to {last}) as the buffer held them: {how} (unwritten, computed from memory it never initialised, or from an input the call before changed, though `const`)",
             positions.len()
         )),
         _ => Ok(()),
@@ -804,7 +819,7 @@ mod tests {
         });
         assert_eq!(
             half.unwrap_err(),
-            "f left 4 of its 8 output bytes (from byte 4 to 7) as the buffer held them: they differ when it starts as zeros or as 0xff bytes (unwritten, or computed from memory it never initialised)"
+            "f left 4 of its 8 output bytes (from byte 4 to 7) as the buffer held them: they differ when it starts as zeros or as 0xff bytes (unwritten, computed from memory it never initialised, or from an input the call before changed, though `const`)"
         );
         let one = written("f", format_args!(""), |fill| Ok(vec![1, fill & 1, 1]));
         assert!(

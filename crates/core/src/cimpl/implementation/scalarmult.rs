@@ -18,6 +18,7 @@ pub(super) static INFO: KindInfo = KindInfo {
     operations: |_| dh::OPERATIONS,
     required_sizes: &["CRYPTO_BYTES", "CRYPTO_SCALARBYTES"],
     vector_sizes: &[],
+    functions: &["crypto_scalarmult", "crypto_scalarmult_base"],
     estimated: "crypto_scalarmult",
     params: fixed_size,
     load: load::<ScalarmultApi>,

@@ -18,6 +18,7 @@ pub(super) static INFO: KindInfo = KindInfo {
     operations: |_| kinds::stream::OPERATIONS,
     required_sizes: &["CRYPTO_KEYBYTES", "CRYPTO_NONCEBYTES"],
     vector_sizes: &[("key", "CRYPTO_KEYBYTES"), ("nonce", "CRYPTO_NONCEBYTES")],
+    functions: &["crypto_stream_xor"],
     estimated: "crypto_stream_xor",
     params: per_length,
     load: load::<StreamApi>,

@@ -19,6 +19,7 @@ pub(super) static INFO: KindInfo = KindInfo {
     operations: |_| xof::OPERATIONS,
     required_sizes: &[],
     vector_sizes: &[],
+    functions: &["crypto_xof"],
     estimated: "crypto_xof",
     params: |lengths| {
         lengths

@@ -1,0 +1,240 @@
+//! What a C build is made of and bound to: its own functions, never the same-named ones
+//! of the process that loads it (cryptobench links OpenSSL, whose `SHA256` a build's
+//! `SHA256` once silently became); the libraries its flags name; every function it calls
+//! defined at build time; the functions its kind needs exported; sizes within reason.
+
+mod common;
+
+use std::process::Command;
+
+use common::{Env, assert_bad_input, assert_refused};
+
+/// A hash whose digest is `SHA256()`'s: the function of that name that wins decides it.
+const CALLS_SHA256: &str = r#"#include <stddef.h>
+#include "api.h"
+unsigned char *SHA256(const unsigned char *d, size_t n, unsigned char *md);
+int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen) {
+    SHA256(in, (size_t)inlen, out);
+    return 0;
+}
+"#;
+
+/// A `SHA256` with OpenSSL's prototype and a wrong digest: were OpenSSL's taken instead,
+/// the build would pass as SHA-256.
+const WRONG_SHA256: &str = r#"#include <stddef.h>
+#include <string.h>
+unsigned char *SHA256(const unsigned char *d, size_t n, unsigned char *md) {
+    memset(md, 0x42, 32);
+    return md;
+}
+"#;
+
+fn manifest(sources: &str, flags: &str) -> String {
+    format!(
+        r#"name = "bound"
+sources = [{sources}]
+targets = ["native"]
+
+[[implementation]]
+variant = "o2"
+algorithm = "sha-256"
+kind = "hash"
+flags = ["-O2"{flags}]
+"#
+    )
+}
+
+/// `api.h` for a 32-byte hash and `files` in the scratch directory; the manifest's path.
+fn write(env: &Env, files: &[(&str, &str)], manifest: &str) -> String {
+    std::fs::write(env.path("api.h"), "#define CRYPTO_BYTES 32\n").unwrap();
+    for (name, text) in files {
+        std::fs::write(env.path(name), text).unwrap();
+    }
+    std::fs::write(env.path("manifest.toml"), manifest).unwrap();
+    env.path("manifest.toml").to_str().unwrap().to_string()
+}
+
+/// `check` of a build whose own `SHA256` is wrong: refused for its own digest.
+fn assert_own_sha256_checked(env: &Env, m: &str) {
+    let out = env.cmd(&["check", m]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("WRONG OUTPUT"), "{said}");
+    assert!(said.contains("got 4242424242424242"), "{said}");
+}
+
+#[test]
+fn a_build_runs_its_own_function_not_the_same_named_one_of_cryptobench() {
+    let env = Env::new();
+    let own = format!("{WRONG_SHA256}{}", CALLS_SHA256.replace("#include <stddef.h>\n", ""));
+    let m = write(&env, &[("own.c", &own)], &manifest(r#""own.c""#, ""));
+    assert_own_sha256_checked(&env, &m);
+}
+
+#[test]
+fn a_library_named_in_flags_is_linked_and_its_functions_come_first() {
+    let env = Env::new();
+    let lib = env.path("lib");
+    std::fs::create_dir(&lib).unwrap();
+    std::fs::write(lib.join("mysha.c"), WRONG_SHA256).unwrap();
+    let built = Command::new("cc")
+        .args(["-shared", "-fPIC", "-O2", "-o"])
+        .arg(lib.join("libmysha.so"))
+        .arg(lib.join("mysha.c"))
+        .status()
+        .expect("cc runs");
+    assert!(built.success());
+    let lib = lib.display();
+    let m = write(
+        &env,
+        &[("wrap.c", CALLS_SHA256)],
+        // `-l` first: it must still be linked after the sources.
+        &manifest(
+            r#""wrap.c""#,
+            &format!(r#", "-lmysha", "-L{lib}", "-Wl,-rpath,{lib}""#),
+        ),
+    );
+    assert_own_sha256_checked(&env, &m);
+}
+
+#[test]
+fn a_function_defined_nowhere_is_a_build_error_naming_it() {
+    let env = Env::new();
+    let m = write(&env, &[("wrap.c", CALLS_SHA256)], &manifest(r#""wrap.c""#, ""));
+    assert_refused(
+        &env.cmd(&["check", &m]),
+        "compiling `o2` (sha-256) for target `native` failed: `SHA256` is called but defined nowhere in the build: add the source that defines it to `sources`, or the library that has it to `flags`",
+    );
+    // With --keep-going, the build's case fails with that line alone.
+    let out = env.cmd(&["check", &m, "--keep-going"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("did not compile for target `native`: `SHA256` is called but defined nowhere"),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_build_without_its_kinds_functions_is_refused_before_anything_runs() {
+    let env = Env::new();
+    let renamed = "#include \"api.h\"\nint crypto_hash_sha256(unsigned char *o, const unsigned char *i, unsigned long long n) { (void)i; (void)n; o[0] = 0; return 0; }\n";
+    let m = write(&env, &[("h.c", renamed)], &manifest(r#""h.c""#, ""));
+    assert_bad_input(
+        &env.cmd(&["run", &m]),
+        "`o2` (sha-256) for target `native`: the build does not export `crypto_hash`, which a `hash` build must (docs/c-api.md); it exports `crypto_hash_sha256`: if that is the function, name it `crypto_hash` (e.g. `-Dcrypto_hash_sha256=crypto_hash` in `flags`)",
+    );
+}
+
+#[test]
+fn a_negative_or_absurd_size_in_api_h_is_refused_by_name() {
+    let env = Env::new();
+    let m = write(&env, &[("h.c", CALLS_SHA256)], &manifest(r#""h.c""#, ""));
+    for (define, said) in [
+        ("-1", "api.h gives CRYPTO_BYTES = -1: no size of the C API is negative or above 64 MiB"),
+        (
+            "4000000000",
+            "api.h gives CRYPTO_BYTES = 4000000000: no size of the C API is negative or above 64 MiB",
+        ),
+    ] {
+        std::fs::write(
+            env.path("h.c"),
+            "#include \"api.h\"\nint crypto_hash(unsigned char *o, const unsigned char *i, unsigned long long n) { (void)i; (void)n; o[0] = 0; return 0; }\n",
+        )
+        .unwrap();
+        std::fs::write(env.path("api.h"), format!("#define CRYPTO_BYTES {define}\n")).unwrap();
+        assert_bad_input(&env.cmd(&["check", &m]), said);
+    }
+}
+
+/// An AEAD that says its ciphertext is longer than the buffer it was given: the gate once
+/// cut the buffer to that length, which kept it whole, and passed it.
+#[test]
+fn an_aead_that_claims_a_longer_ciphertext_than_it_wrote_is_wrong() {
+    let env = Env::new();
+    std::fs::write(env.path("api.h"), include_str!("c/aead/api.h")).unwrap();
+    std::fs::write(env.path("toy_aead.c"), include_str!("c/aead/toy_aead.c")).unwrap();
+    std::fs::write(
+        env.path("manifest.toml"),
+        r#"name = "long"
+sources = ["toy_aead.c"]
+targets = ["native"]
+
+[[implementation]]
+variant = "long-clen"
+algorithm = "toy-aead"
+kind = "aead"
+flags = ["-O1", "-DFAULT_LONG_CLEN"]
+"#,
+    )
+    .unwrap();
+    let out = env.cmd(&["check", "manifest.toml"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("WRONG OUTPUT"), "{said}");
+    assert!(
+        said.contains("more than the message and its 16-byte tag (CRYPTO_ABYTES)"),
+        "{said}"
+    );
+}
+
+/// A hash of `CRYPTO_BYTES` bytes that writes every one of them.
+const WIDE_HASH: &str = r#"#include "api.h"
+int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen) {
+    for (int i = 0; i < CRYPTO_BYTES; i++) out[i] = (unsigned char)i;
+    for (unsigned long long j = 0; j < inlen; j++) out[j % CRYPTO_BYTES] ^= in[j];
+    return 0;
+}
+"#;
+
+/// The layout of NIST submissions: an `api.h` beside the manifest for one variant, and one
+/// in a variant's own directory beside its source. The quoted include finds the source's
+/// own; the sizes once came from the manifest's, and a 64-byte digest was written into a
+/// 32-byte buffer (a heap corrupted, blamed on the prototypes).
+#[test]
+fn the_sizes_come_from_the_api_h_the_sources_include() {
+    let env = Env::new();
+    std::fs::create_dir(env.path("wide")).unwrap();
+    std::fs::write(env.path("wide/api.h"), "#define CRYPTO_BYTES 64\n").unwrap();
+    std::fs::write(env.path("wide/hash.c"), WIDE_HASH).unwrap();
+    let m = write(
+        &env,
+        &[("narrow.c", WIDE_HASH)],
+        r#"name = "layout"
+targets = ["native"]
+
+[[implementation]]
+variant = "narrow"
+algorithm = "toy-hash"
+kind = "hash"
+sources = ["narrow.c"]
+
+[[implementation]]
+variant = "wide"
+algorithm = "wide-hash"
+kind = "hash"
+sources = ["wide/hash.c"]
+sizes = { CRYPTO_BYTES = 64 }
+"#,
+    );
+    let out = env.cmd(&["check", &m]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{said}{}", String::from_utf8_lossy(&out.stderr));
+    let wide = said.lines().find(|l| l.contains("layout/wide-hash/wide@native"));
+    assert!(wide.is_some_and(|l| l.contains("checked in part")), "{said}");
+
+    // Two sources of one build that read two api.h files: which sizes are the build's?
+    std::fs::write(env.path("glue.c"), "#include \"api.h\"\nint glue(void) { return CRYPTO_BYTES; }\n").unwrap();
+    std::fs::write(
+        env.path("manifest.toml"),
+        std::fs::read_to_string(&m).unwrap().replace(r#"sources = ["wide/hash.c"]"#, r#"sources = ["wide/hash.c", "glue.c"]"#),
+    )
+    .unwrap();
+    let out = env.cmd(&["check", &m]);
+    assert_bad_input(&out, "one build has one api.h (its sizes are the build's)");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("wide/api.h`") && err.contains("glue.c` reads `"),
+        "{err}"
+    );
+}
