@@ -1494,8 +1494,9 @@ fn c_variants_that_disagree_without_known_answers_are_none_of_them_timed() {
 /// A C function that returns an error at a length the gate never tries (20000 bytes)
 /// fails that case, named with its status, and is not timed doing nothing (it once was,
 /// at thousands of GB/s, and called verified), nor when it starts failing only while it
-/// is timed; decryption is timed on a real ciphertext,
-/// so an encryption that fails at that length fails both operations' cases.
+/// is timed, nor when its output goes wrong while it is timed; decryption is timed on a
+/// real ciphertext, so an encryption that fails at that length fails both operations'
+/// cases.
 #[test]
 fn a_c_function_that_fails_at_a_timed_length_fails_that_case() {
     let env = Env::new();
@@ -1538,6 +1539,20 @@ fn a_c_function_that_fails_at_a_timed_length_fails_that_case() {
         "faulty-ret/sha-256/fails-while-timed@native",
         "hash",
         Some("crypto_hash returned -1 at len=20000 after it was timed"),
+    );
+    let wrong = case("faulty-ret/sha-256/wrong-while-timed@native", "hash", 20000);
+    assert_eq!(wrong["status"], "wrong", "{wrong}");
+    assert!(wrong["median_cycles"].is_null(), "reported: {wrong}");
+    assert!(
+        wrong["message"]
+            .as_str()
+            .unwrap()
+            .contains("crypto_hash at len=20000 gave other output after it was timed than before"),
+        "{wrong}"
+    );
+    assert_eq!(
+        case("faulty-ret/sha-256/wrong-while-timed@native", "hash", 64)["status"],
+        "ok"
     );
     let encrypt_fails = Some("crypto_aead_encrypt returned -1 at ad=0 len=20000");
     let limits = "toy-aead-limits/toy-aead";

@@ -19,6 +19,9 @@
  * FAULT_SIGINT: raises SIGINT on the third such call (a crash, not the user's Ctrl-C);
  * FAULT_RET: returns -1 for every 20000-byte message, leaving the digest unwritten (the
  *   case must fail with that status, not be timed doing nothing);
+ * FAULT_WRONG_LATER: a wrong digest for 20000-byte messages from the 21st such call on,
+ *   inside the timed loop (the gate and the untimed call before timing see it right: only
+ *   the call after timing, compared with the one before, refuses it);
  * FAULT_AT_4096: a wrong digest for 4096-byte messages only, a length the gate's own
  *   lengths leave out: only a gate that checks the lengths a run times refuses it;
  * FAULT_HALF: writes the first 16 bytes of the digest only, as glue copying a short
@@ -136,6 +139,10 @@ int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long 
     out[4*i] = (unsigned char)(h[i] >> 24); out[4*i+1] = (unsigned char)(h[i] >> 16);
     out[4*i+2] = (unsigned char)(h[i] >> 8); out[4*i+3] = (unsigned char)h[i];
   }
+#ifdef FAULT_WRONG_LATER
+  static int wrong_calls;
+  if (bits == 20000 * 8 && ++wrong_calls > 20) out[0] ^= 1;
+#endif
 #ifdef FAULT_WRONG
   out[31] ^= 1;
 #endif

@@ -70,12 +70,22 @@ pub trait Call {
     /// Run the operation once on the prepared inputs.
     fn call(&mut self);
 
-    /// After timing, for an operation that reports failure by a status (a C function's
-    /// return value): the call made once more, untimed, and why it failed, if it did (its
-    /// samples may then be of failing calls, and the case is refused).
-    fn failure(&mut self) -> Option<String> {
+    /// After timing: the call made once more, untimed, and what it showed, if anything
+    /// is amiss (its samples may then be of failing calls, or of wrong results, and the
+    /// case is refused). For a C function: its status, and its output against the
+    /// output of the untimed call made before timing.
+    fn after_timing(&mut self) -> Option<AfterTiming> {
         None
     }
+}
+
+/// What the call made once more after timing showed: why the samples are refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AfterTiming {
+    /// It reported failure (a C function's non-zero status).
+    Failed(String),
+    /// It gave other output than the untimed call before timing, on the same inputs.
+    Wrong(String),
 }
 
 /// Why an implementation's output was refused.

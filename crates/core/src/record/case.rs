@@ -170,7 +170,8 @@ pub enum CaseStatus {
     Pending,
     /// Samples stored.
     Ok,
-    /// The correctness gate found wrong output; not timed.
+    /// Wrong output: found by the correctness gate (not timed), or by the call made after
+    /// timing (its samples are not reported).
     Wrong,
     /// The worker crashed, hung or could not load the implementation, in the gate or
     /// while measuring.

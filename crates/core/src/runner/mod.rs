@@ -151,6 +151,12 @@ pub fn execute(
             Outcome::Replied(Reply::Unsupported(why)) => {
                 store.set_status(rows[i], CaseStatus::Unsupported, Some(&why))?;
             }
+            // The call made after timing gave other output than before it: every sample
+            // of the case is suspect, those of earlier processes too.
+            Outcome::Replied(Reply::Wrong(why)) => {
+                progress.note(&format!("{}: wrong output: {why}", case.key()));
+                store.set_status(rows[i], CaseStatus::Wrong, Some(&why))?;
+            }
             Outcome::Crashed(why) if opts.counter.simulated() && simulator_refused(&why) => {
                 store.set_status(rows[i], CaseStatus::Unsupported, Some(&not_countable(&why)))?;
             }

@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 
 use crate::catalog::registry::Registry;
-use crate::catalog::{Call, PrepareError};
+use crate::catalog::{AfterTiming, Call, PrepareError};
 use crate::counter::CounterKind;
 use crate::record::{Params, SamplePlan, Samples};
 use crate::sample::{self};
@@ -438,8 +438,10 @@ fn handle(request: &Request, registry: &Registry) -> Result<Reply> {
             };
             let samples = sample::collect_with(*counter, &mut calls.calls, plan, canary.as_mut())
                 .map_err(anyhow::Error::msg)?;
-            if let Some(why) = calls.calls.iter_mut().find_map(|c| c.failure()) {
-                bail!("{why}");
+            match calls.calls.iter_mut().find_map(|c| c.after_timing()) {
+                None => {}
+                Some(AfterTiming::Failed(why)) => bail!("{why}"),
+                Some(AfterTiming::Wrong(why)) => return Ok(Reply::Wrong(why)),
             }
             Ok(Reply::Measured(samples))
         }

@@ -338,4 +338,7 @@ impl Checked for AeadCall {
             }
         }
     }
+    fn output(&self) -> Option<&[u8]> {
+        Some(&self.out)
+    }
 }

@@ -157,4 +157,7 @@ impl Checked for CoreCall {
         };
         ("crypto_core", r)
     }
+    fn output(&self) -> Option<&[u8]> {
+        Some(&self.out)
+    }
 }

@@ -126,4 +126,7 @@ impl Checked for HashCall {
         };
         ("crypto_hash", r)
     }
+    fn output(&self) -> Option<&[u8]> {
+        Some(&self.out)
+    }
 }

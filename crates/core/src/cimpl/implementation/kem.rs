@@ -418,6 +418,10 @@ impl Checked for KeypairCall {
         let r = unsafe { (self.f)(self.pk.as_mut_ptr(), self.sk.as_mut_ptr()) };
         ("crypto_kem_keypair", r)
     }
+    // Drawn from randombytes: a new key pair each call.
+    fn output(&self) -> Option<&[u8]> {
+        None
+    }
 }
 struct EncCall {
     f: KemEncFn,
@@ -431,6 +435,10 @@ impl Checked for EncCall {
         let r = unsafe { (self.f)(self.ct.as_mut_ptr(), self.ss.as_mut_ptr(), self.pk.as_ptr()) };
         ("crypto_kem_enc", r)
     }
+    // Drawn from randombytes: a new ciphertext each call.
+    fn output(&self) -> Option<&[u8]> {
+        None
+    }
 }
 struct DecCall {
     f: KemDecFn,
@@ -443,5 +451,8 @@ impl Checked for DecCall {
         // SAFETY: buffers sized from api.h in `prepare_kem`; ct is a valid ciphertext.
         let r = unsafe { (self.f)(self.ss.as_mut_ptr(), self.ct.as_ptr(), self.sk.as_ptr()) };
         ("crypto_kem_dec", r)
+    }
+    fn output(&self) -> Option<&[u8]> {
+        Some(&self.ss)
     }
 }

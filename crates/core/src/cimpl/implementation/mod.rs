@@ -24,7 +24,7 @@ use super::crash_note;
 use super::library::Library;
 use super::manifest::{CKind, Vector};
 use super::randomness::Hook;
-use crate::catalog::{Call, Implementation, Kind, Mismatch, Operation, PrepareError};
+use crate::catalog::{AfterTiming, Call, Implementation, Kind, Mismatch, Operation, PrepareError};
 use crate::name::ImplName;
 use crate::record::{Estimate, Param, Params};
 
@@ -643,10 +643,14 @@ fn unwritten_by_chance(function: &str, what: &str, outputs: &[Vec<u8>]) -> Resul
     )
 }
 
-/// A C call whose function's status can be read.
+/// A C call whose function's status, and output, can be read.
 trait Checked: 'static {
     /// Call the function once on the prepared buffers: its name and status.
     fn run(&mut self) -> (&'static str, i32);
+    /// What the last call wrote, where every call on the same buffers must write the
+    /// same; `None` where the function draws randomness (a KEM's key pair and
+    /// encapsulation).
+    fn output(&self) -> Option<&[u8]>;
 }
 
 /// `call`, made once untimed on its prepared buffers, or the case's refusal if its
@@ -663,20 +667,25 @@ fn tried(mut call: impl Checked, wanted: &Wanted) -> Result<Box<dyn Call>, Prepa
     ));
     let (function, r) = call.run();
     status(function, r).map_err(|why| failed(why, wanted))?;
+    let before = call.output().map(<[u8]>::to_vec);
     Ok(Box::new(Timed {
         call,
         params: wanted.params.clone(),
+        before,
     }))
 }
 
-/// A C call as it is timed: the status is not read inside the timed region, where even a
-/// compare would be counted (by `--counter instructions` too), but once more after
-/// timing, untimed, so that a function that started failing during the samples (at its
-/// 200th call, on some buffer state) has them refused rather than reported as the speed
-/// of the operation.
+/// A C call as it is timed: neither status nor output is read inside the timed region,
+/// where even a compare would be counted (by `--counter instructions` too), but once more
+/// after timing, untimed, so that a function that started failing or computing wrong
+/// results during the samples (at its 3000th call, from a counter, a table made lazily, a
+/// static buffer) has them refused rather than reported as the speed of the operation.
 struct Timed<C> {
     call: C,
     params: Params,
+    /// The output of the untimed call before timing (the gate checked the function's
+    /// output on these lengths in a worker of its own).
+    before: Option<Vec<u8>>,
 }
 
 impl<C: Checked> Call for Timed<C> {
@@ -684,19 +693,24 @@ impl<C: Checked> Call for Timed<C> {
         self.call.run();
     }
 
-    fn failure(&mut self) -> Option<String> {
+    fn after_timing(&mut self) -> Option<AfterTiming> {
         let (function, r) = self.call.run();
-        if r == 0 {
-            return None;
-        }
         let at = if self.params.is_empty() {
             String::new()
         } else {
             format!(" at {}", self.params)
         };
-        Some(format!(
-            "{function} returned {r}{at} after it was timed (the untimed call before timing succeeded: its samples may be of a failing function)"
-        ))
+        if r != 0 {
+            return Some(AfterTiming::Failed(format!(
+                "{function} returned {r}{at} after it was timed (the untimed call before timing succeeded: its samples may be of a failing function)"
+            )));
+        }
+        let (before, after) = (self.before.as_deref()?, self.call.output()?);
+        let differs = before.iter().zip(after).position(|(a, b)| a != b);
+        let differs = differs.or((before.len() != after.len()).then(|| before.len().min(after.len())))?;
+        Some(AfterTiming::Wrong(format!(
+            "{function}{at} gave other output after it was timed than before, on the same input (from byte {differs}): its samples may be of wrong results; does it keep state between calls (a counter, a table made on first use, a static buffer)?"
+        )))
     }
 }
 

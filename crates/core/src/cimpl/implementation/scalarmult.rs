@@ -163,6 +163,9 @@ impl Checked for BaseCall {
         let r = unsafe { (self.f)(self.q.as_mut_ptr(), self.n.as_ptr()) };
         ("crypto_scalarmult_base", r)
     }
+    fn output(&self) -> Option<&[u8]> {
+        Some(&self.q)
+    }
 }
 struct SharedCall {
     f: ScalarmultFn,
@@ -175,5 +178,8 @@ impl Checked for SharedCall {
         // SAFETY: buffers sized from api.h in `prepare_scalarmult`.
         let r = unsafe { (self.f)(self.q.as_mut_ptr(), self.n.as_ptr(), self.p.as_ptr()) };
         ("crypto_scalarmult", r)
+    }
+    fn output(&self) -> Option<&[u8]> {
+        Some(&self.q)
     }
 }

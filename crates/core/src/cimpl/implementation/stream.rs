@@ -154,4 +154,7 @@ impl Checked for StreamCall {
         };
         ("crypto_stream_xor", r)
     }
+    fn output(&self) -> Option<&[u8]> {
+        Some(&self.c)
+    }
 }

@@ -194,4 +194,7 @@ impl Checked for XofCall {
         };
         ("crypto_xof", r)
     }
+    fn output(&self) -> Option<&[u8]> {
+        Some(&self.out)
+    }
 }
