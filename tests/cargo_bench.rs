@@ -126,6 +126,27 @@ fn cargo_test_benches_runs_every_gate_and_refuses_a_planted_bug() {
         "{said}"
     );
     assert!(!said.contains("panicked"), "{said}");
+
+    // Mistakes in the bench's own code, each once passed in silence: a comparison of a
+    // misspelt name was left out of the report, a name with a space was stored, and no
+    // size at all made an empty run and a gate that checked nothing.
+    for (mistake, said_first) in [
+        (
+            "compare",
+            "error: .compare(\"rand_chacha/chacha20-rgn\", \"rustcrypto/chacha20-rng\"): this bench registers no `rand_chacha/chacha20-rgn`; it has rustcrypto/chacha20,",
+        ),
+        (
+            "name",
+            "error: this bench registers `my crate/chacha20`: its provider must be non-empty without",
+        ),
+        ("sizes", "error: Bench::sizes was given no length"),
+    ] {
+        let out = cargo(&["test", "--benches"], &[("CHACHA_BENCH_PLANT_MISTAKE", mistake)]);
+        let said = text(&out);
+        assert!(!out.status.success(), "{said}");
+        assert!(said.contains(said_first), "{mistake}: {said}");
+        assert!(!said.contains("verified"), "refused before the gates: {said}");
+    }
 }
 
 #[test]
@@ -182,13 +203,15 @@ fn cargo_bench_measures_stores_and_refuses_unknown_options() {
     );
     assert!(!missing.parent().unwrap().exists());
 
+    // One line, without clap's usage or its tip to write `-- --bogus` (a filter here).
     let out = cargo(&["bench", "--", "--bogus"], &[]);
-    assert!(!out.status.success(), "{}", text(&out));
-    assert!(
-        text(&out).contains("unexpected argument '--bogus'"),
-        "{}",
-        text(&out)
-    );
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(said.contains("error: unexpected argument '--bogus' found\n"), "{said}");
+    assert!(said.contains("(exit status: 2)"), "{said}");
+    for clap_said in ["tip:", "Usage:", "For more information"] {
+        assert!(!said.contains(clap_said), "{said}");
+    }
 
     // The checks `cryptobench run` makes before measuring, made here too: a gate that
     // could only pass, a baseline name that reads as a run id, cases larger than this

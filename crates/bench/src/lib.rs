@@ -129,7 +129,15 @@ impl Bench {
             .and_then(|m| BenchArgs::from_arg_matches(&m))
         {
             Ok(parsed) => parsed,
-            Err(e) => e.exit(),
+            Err(e) if !e.use_stderr() => e.exit(),
+            // One line, as the harness's own errors: clap's usage and its tip to pass the
+            // option as a value after `--` (a filter, here) would mislead under cargo.
+            Err(e) => {
+                let rendered = e.render().to_string();
+                let first = rendered.lines().find(|l| !l.trim().is_empty()).unwrap_or("error: bad arguments");
+                eprintln!("{first}");
+                std::process::exit(Exit::Error.code() as i32);
+            }
         };
         let code = match self.dispatch(parsed) {
             Ok(code) => code,
@@ -161,6 +169,38 @@ impl Bench {
                 "this bench describes its algorithm wrongly: {}",
                 faults.join("; ")
             );
+        }
+        for name in self.registry.all().map(|i| i.name()) {
+            // Provider and algorithm: a `/` or `@` more would read back as a C build's
+            // variant or target, and whitespace would end the name in a case's id.
+            let parts: Vec<&str> = name.split('/').collect();
+            let fault = match parts.as_slice() {
+                [provider, algorithm] => cryptobench_core::name::bad_part(provider)
+                    .map(|why| format!("its provider {why}"))
+                    .or_else(|| {
+                        cryptobench_core::name::bad_part(algorithm)
+                            .map(|why| format!("its algorithm {why}"))
+                    }),
+                _ => Some("a name is `provider/algorithm`, with no other `/`".to_string()),
+            };
+            if let Some(why) = fault {
+                bail!("this bench registers `{name}`: {why}");
+            }
+        }
+        for (pairs, method) in [(&self.ratios, "ratio"), (&self.comparisons, "compare")] {
+            // Stored (reference, member), given (member, reference).
+            for (second, first) in pairs {
+                if let Some(unknown) = [first, second].into_iter().find(|n| self.registry.get(n).is_none()) {
+                    let names: Vec<String> = self.registry.all().map(|i| i.name()).collect();
+                    bail!(
+                        ".{method}(\"{first}\", \"{second}\"): this bench registers no `{unknown}`; it has {}",
+                        names.join(", ")
+                    );
+                }
+            }
+        }
+        if self.sizes.is_empty() {
+            bail!("Bench::sizes was given no length: give it at least one (in bytes), or leave it out for 64, 1024 and 16384");
         }
         if let Some(t) = &args.testbed {
             cryptobench_core::record::check_testbed(t)?;

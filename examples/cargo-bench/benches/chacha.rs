@@ -171,5 +171,11 @@ fn main() {
         Some(_) => bench.register(Stream::<Crashing>::new("crashing")),
         None => bench,
     };
+    let bench = match std::env::var("CHACHA_BENCH_PLANT_MISTAKE").as_deref() {
+        Ok("compare") => bench.compare("rand_chacha/chacha20-rgn", "rustcrypto/chacha20-rng"),
+        Ok("name") => bench.register(Stream::<Portable>::new("my crate")),
+        Ok("sizes") => bench.sizes(&[]),
+        _ => bench,
+    };
     bench.main();
 }
