@@ -238,3 +238,30 @@ sizes = { CRYPTO_BYTES = 64 }
         "{err}"
     );
 }
+
+/// SUPERCOP's `try` guards every buffer; so does the gate: a byte written just past or
+/// before the output passed as verified, and a few more corrupted the heap (a crash that
+/// blamed something else).
+#[test]
+fn a_write_outside_the_output_is_wrong_output_naming_how_far() {
+    let env = Env::new();
+    let m = write(&env, &[("h.c", "")], &manifest(r#""h.c""#, ""));
+    for (write, said) in [
+        ("out[32] = 0x41;", "crypto_hash wrote 1 byte past the end of its 32-byte output"),
+        ("out[35] = 0x41;", "crypto_hash wrote 4 bytes past the end of its 32-byte output"),
+        ("out[-1] = 0;", "crypto_hash wrote 1 byte before the start of its 32-byte output"),
+    ] {
+        std::fs::write(
+            env.path("h.c"),
+            format!(
+                "#include \"api.h\"\nint crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen) {{\n    for (int i = 0; i < CRYPTO_BYTES; i++) out[i] = (unsigned char)(i + inlen + (inlen ? in[0] : 0));\n    {write}\n    return 0;\n}}\n"
+            ),
+        )
+        .unwrap();
+        let out = env.cmd(&["check", &m]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        assert!(stdout.contains("WRONG OUTPUT"), "{stdout}");
+        assert!(stdout.contains(said), "{write}: {stdout}");
+    }
+}

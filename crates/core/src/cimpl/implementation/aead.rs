@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, KindInfo, Wanted, bytes, declined, failed, load, refused, refused_there,
+    Api, Build, Checked, Guarded, KindInfo, Wanted, bytes, declined, failed, load, refused, refused_there,
     status, tried, written,
 };
 use crate::catalog::kinds::{self, aead::Case};
@@ -87,7 +87,7 @@ impl Build<AeadApi> {
             "crypto_aead_encrypt",
             format_args!("mlen = {}, adlen = {}", m.len(), ad.len()),
             |fill| {
-                let mut c = vec![fill; m.len() + self.size("CRYPTO_ABYTES")];
+                let mut c = Guarded::new(fill, m.len() + self.size("CRYPTO_ABYTES"));
                 let mut clen = 0u64;
                 // SAFETY: c has room for the message and the tag (CRYPTO_ABYTES).
                 let r = unsafe {
@@ -104,6 +104,7 @@ impl Build<AeadApi> {
                     )
                 };
                 status("crypto_aead_encrypt", r)?;
+                let mut c = c.checked("crypto_aead_encrypt", "ciphertext")?;
                 // Truncating to a longer length would keep the buffer and hide the lie.
                 if clen > c.len() as u64 {
                     return Err(format!(
@@ -124,7 +125,7 @@ impl Build<AeadApi> {
             "crypto_aead_decrypt",
             format_args!("clen = {}, adlen = {}", c.len(), ad.len()),
             |fill| {
-                let mut m = vec![fill; c.len()];
+                let mut m = Guarded::new(fill, c.len());
                 let mut mlen = 0u64;
                 // SAFETY: m has room for clen bytes, more than the plaintext.
                 let r = unsafe {
@@ -141,6 +142,7 @@ impl Build<AeadApi> {
                     )
                 };
                 status("crypto_aead_decrypt", r)?;
+                let mut m = m.checked("crypto_aead_decrypt", "message")?;
                 if mlen > c.len() as u64 {
                     return Err(format!(
                         "crypto_aead_decrypt set mlen = {mlen} for a {}-byte ciphertext: more than the ciphertext itself",

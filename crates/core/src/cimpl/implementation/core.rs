@@ -4,7 +4,7 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, CSpec, Checked, KindInfo, Wanted, bytes, fixed_size, load, refused, refused_there,
+    Api, Build, CSpec, Checked, Guarded, KindInfo, Wanted, bytes, fixed_size, load, refused, refused_there,
     status, tried, written,
 };
 use crate::catalog::kinds;
@@ -93,12 +93,12 @@ impl Build<CoreApi> {
             "crypto_core",
             format_args!("in of {} bytes", input.len()),
             |fill| {
-                let mut out = vec![fill; self.size("CRYPTO_OUTPUTBYTES")];
+                let mut out = Guarded::new(fill, self.size("CRYPTO_OUTPUTBYTES"));
                 // SAFETY: buffers have the api.h sizes (at least one byte, so never dangling).
                 status("crypto_core", unsafe {
                     (self.api.core)(out.as_mut_ptr(), input.as_ptr(), k.as_ptr(), c.as_ptr())
                 })?;
-                Ok(out)
+                out.checked("crypto_core", "output")
             },
         )
     }

@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, KindInfo, Wanted, bytes, declined, load, per_length, refused,
+    Api, Build, Checked, Guarded, KindInfo, Wanted, bytes, declined, load, per_length, refused,
     refused_there, status, tried, written,
 };
 use crate::catalog::kinds;
@@ -59,12 +59,12 @@ impl Build<HashApi> {
             "crypto_hash",
             format_args!("inlen = {}", input.len()),
             |fill| {
-                let mut out = vec![fill; self.size("CRYPTO_BYTES")];
+                let mut out = Guarded::new(fill, self.size("CRYPTO_BYTES"));
                 // SAFETY: out has CRYPTO_BYTES bytes, input its own length.
                 status("crypto_hash", unsafe {
                     (self.api.hash)(out.as_mut_ptr(), input.as_ptr(), input.len() as u64)
                 })?;
-                Ok(out)
+                out.checked("crypto_hash", "output")
             },
         )
     }

@@ -10,7 +10,7 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, FILLS, KindInfo, Wanted, bytes, failed, fixed_size, load, refused, status,
+    Api, Build, Checked, Guarded, FILLS, KindInfo, Wanted, bytes, failed, fixed_size, load, refused, status,
     tried, unwritten, unwritten_by_chance, written,
 };
 use crate::catalog::kinds::kem::{self as rust_kem, KemAlgorithm, accumulated};
@@ -126,11 +126,11 @@ impl Build<KemApi> {
 
     fn kem_dec(&self, ct: &[u8], sk: &[u8]) -> Result<Vec<u8>, String> {
         written("crypto_kem_dec", format_args!("ss, ct, sk"), |fill| {
-            let mut ss = vec![fill; self.kem_lens().ss];
+            let mut ss = Guarded::new(fill, self.kem_lens().ss);
             // SAFETY: ss has CRYPTO_BYTES; ct and sk have their api.h sizes.
             let r = unsafe { (self.api.dec)(ss.as_mut_ptr(), ct.as_ptr(), sk.as_ptr()) };
             status("crypto_kem_dec", r)?;
-            Ok(ss)
+            ss.checked("crypto_kem_dec", "shared secret")
         })
     }
 

@@ -576,6 +576,60 @@ fn written(
     Ok(zeros)
 }
 
+/// How many bytes on each side of an output buffer the gate watches.
+const GUARD: usize = 64;
+
+/// An output buffer of the gate's, between two guards of [`GUARD`] bytes: a function that
+/// writes a little before or past its output is named for it, instead of passing (or
+/// corrupting the heap, and crashing somewhere that blames something else).
+struct Guarded {
+    bytes: Vec<u8>,
+    len: usize,
+}
+
+/// The guards' bytes: unlike either fill the gate uses, and unlike each other.
+fn guard_byte(i: usize) -> u8 {
+    0x5a ^ (i as u8).wrapping_mul(29)
+}
+
+impl Guarded {
+    /// `len` bytes of `fill`, guarded.
+    fn new(fill: u8, len: usize) -> Guarded {
+        let mut bytes = vec![fill; len + 2 * GUARD];
+        for i in 0..GUARD {
+            bytes[i] = guard_byte(i);
+            bytes[GUARD + len + i] = guard_byte(GUARD + i);
+        }
+        Guarded { bytes, len }
+    }
+
+    fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.bytes[GUARD..].as_mut_ptr()
+    }
+
+    /// The output `function` wrote, or how far it wrote outside it.
+    fn checked(self, function: &str, what: &str) -> Result<Vec<u8>, String> {
+        let len = self.len;
+        let before = (0..GUARD).find(|&i| self.bytes[i] != guard_byte(i));
+        if let Some(first) = before {
+            return Err(format!(
+                "{function} wrote {} byte{} before the start of its {len}-byte {what}",
+                GUARD - first,
+                if GUARD - first == 1 { "" } else { "s" }
+            ));
+        }
+        let past = (0..GUARD).rfind(|&i| self.bytes[GUARD + len + i] != guard_byte(GUARD + i));
+        if let Some(last) = past {
+            return Err(format!(
+                "{function} wrote {} byte{} past the end of its {len}-byte {what}",
+                last + 1,
+                if last == 0 { "" } else { "s" }
+            ));
+        }
+        Ok(self.bytes[GUARD..GUARD + len].to_vec())
+    }
+}
+
 /// Whether `function` wrote all of its `what`, given what it left in a buffer that
 /// started as zeros and in one that started as 0xff bytes, for the same input.
 fn unwritten(function: &str, what: &str, zeros: &[u8], ones: &[u8]) -> Result<(), String> {

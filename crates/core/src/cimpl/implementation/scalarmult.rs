@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, KindInfo, Wanted, bytes, failed, fixed_size, load, refused, refused_there,
+    Api, Build, Checked, Guarded, KindInfo, Wanted, bytes, failed, fixed_size, load, refused, refused_there,
     status, tried, written,
 };
 use crate::catalog::kinds::dh;
@@ -56,21 +56,21 @@ impl Api for ScalarmultApi {
 impl Build<ScalarmultApi> {
     fn scalarmult(&self, n: &[u8], p: &[u8]) -> Result<Vec<u8>, String> {
         written("crypto_scalarmult", format_args!("q, n, p"), |fill| {
-            let mut q = vec![fill; self.size("CRYPTO_BYTES")];
+            let mut q = Guarded::new(fill, self.size("CRYPTO_BYTES"));
             // SAFETY: q has CRYPTO_BYTES; n and p have the api.h sizes (checked by callers).
             let r = unsafe { (self.api.mult)(q.as_mut_ptr(), n.as_ptr(), p.as_ptr()) };
             status("crypto_scalarmult", r)?;
-            Ok(q)
+            q.checked("crypto_scalarmult", "output")
         })
     }
 
     fn scalarmult_base(&self, n: &[u8]) -> Result<Vec<u8>, String> {
         written("crypto_scalarmult_base", format_args!("q, n"), |fill| {
-            let mut q = vec![fill; self.size("CRYPTO_BYTES")];
+            let mut q = Guarded::new(fill, self.size("CRYPTO_BYTES"));
             // SAFETY: q has CRYPTO_BYTES, n CRYPTO_SCALARBYTES.
             let r = unsafe { (self.api.base)(q.as_mut_ptr(), n.as_ptr()) };
             status("crypto_scalarmult_base", r)?;
-            Ok(q)
+            q.checked("crypto_scalarmult_base", "output")
         })
     }
 

@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, KindInfo, Wanted, bytes, declined, load, per_length, refused,
+    Api, Build, Checked, Guarded, KindInfo, Wanted, bytes, declined, load, per_length, refused,
     refused_there, status, tried, written,
 };
 use crate::catalog::kinds;
@@ -61,7 +61,7 @@ impl Build<StreamApi> {
             "crypto_stream_xor",
             format_args!("mlen = {}", m.len()),
             |fill| {
-                let mut c = vec![fill; m.len()];
+                let mut c = Guarded::new(fill, m.len());
                 // SAFETY: c and m have mlen bytes; n and k have the api.h sizes.
                 status("crypto_stream_xor", unsafe {
                     (self.api.xor)(
@@ -72,7 +72,7 @@ impl Build<StreamApi> {
                         k.as_ptr(),
                     )
                 })?;
-                Ok(c)
+                c.checked("crypto_stream_xor", "output")
             },
         )
     }
