@@ -335,6 +335,71 @@ fn sqlite_stores_merge_without_a_server_and_pushing_twice_changes_nothing() {
     ok(env.cmd_with(&["report", "main", "--db", merged_s], &on("left")));
 }
 
+/// `run --baseline` applies `compare`'s machine rule, and neither offers a `--force` that
+/// cannot help: a gate must not pass or fail a change on another machine's cycle counts.
+#[test]
+fn a_baseline_of_another_machine_is_refused_as_compare_refuses_it() {
+    let env = Env::new();
+    let db = env.path("base.db");
+    let db_s = db.to_str().unwrap();
+    let runs = || -> i64 {
+        rusqlite::Connection::open(&db)
+            .unwrap()
+            .query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
+            .unwrap()
+    };
+    ok(small_run(
+        &env,
+        db_s,
+        "alpha",
+        &["--save-baseline", "main", "--force-baseline"],
+    ));
+    // Another testbed, by run id: refused before measuring, forced or gating alike.
+    for extra in [
+        &["--baseline", "1"][..],
+        &["--baseline", "1", "--force"],
+        &["--baseline", "1", "--fail-on-regression"],
+    ] {
+        let out = small_run(&env, db_s, "gamma", extra);
+        assert_bad_input(
+            &out,
+            "--baseline 1: run 1 was measured on another machine (testbed `alpha`, ",
+        );
+        assert_bad_input(&out, "never compared with a verdict, not even with --force");
+    }
+    assert_eq!(runs(), 1, "nothing measured");
+    // A name saved on another testbed only: on `run`, --testbed would relabel this run.
+    let out = small_run(&env, db_s, "gamma", &["--baseline", "main"]);
+    assert_bad_input(&out, "no baseline `main` on testbed `gamma` in `");
+    assert_bad_input(
+        &out,
+        "measure one on this testbed with --save-baseline main",
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("--testbed"));
+
+    // Testbed `alpha` on other hardware since: its baseline is the old machine's run.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute("UPDATE machines SET fingerprint = 'another0machine0'", [])
+        .unwrap();
+    conn.execute("UPDATE runs SET cpu_model = 'Another CPU (6/207/2)'", [])
+        .unwrap();
+    drop(conn);
+    let out = small_run(&env, db_s, "alpha", &["--baseline", "main", "--force"]);
+    // A warning that the testbed moved comes first: one error line after it.
+    common::assert_refused(
+        &out,
+        "error: --baseline main: run 1 was measured on another machine (testbed `alpha` (another0), Another CPU (6/207/2)) than this run (testbed `alpha` (",
+    );
+    assert_eq!(runs(), 1, "nothing measured");
+    ok(small_run(&env, db_s, "alpha", &[]));
+    // `compare`'s first answer is its last: no hint of a --force it would refuse.
+    for force in [&[][..], &["--force"]] {
+        let out = env.cmd(&[&["compare", "1", "2", "--db", db_s][..], force].concat());
+        assert_bad_input(&out, "runs 1 and 2 were measured on different machines");
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("use --force"));
+    }
+}
+
 /// A store damaged in one run: the push copies the runs before it, then stops naming the
 /// run it could not read and what was kept.
 #[test]

@@ -275,10 +275,13 @@ fn imported_runs_are_not_compared_with_native_ones() {
     ]);
     env.run_ok(&["import", "criterion", &data("criterion")]);
     env.run_ok(&["import", "criterion", &data("criterion")]);
-    assert_bad_input(
-        &env.cmd(&["compare", "1", "2"]),
-        "not comparable: counter differs",
-    );
+    // The imported run's machine is unrecorded, never this one: no --force compares them.
+    for force in [&[][..], &["--force"]] {
+        assert_bad_input(
+            &env.cmd(&[&["compare", "1", "2"][..], force].concat()),
+            "runs 1 and 2 were measured on different machines",
+        );
+    }
     // Two imports of the same kind are comparable.
     let cmp = env.json(&["compare", "2", "3", "--format", "json"]);
     assert_eq!(cmp["only_in_a"].as_array().unwrap().len(), 0, "{cmp}");

@@ -79,6 +79,14 @@ pub(super) fn compare(
     }
     let a = store.load_run(id_a)?;
     let b = store.load_run(id_b)?;
+    // Before anything `--force` could pass: no flag compares two machines, and a hint
+    // to use one would only lead to this refusal.
+    if let Some((ma, mb)) = analysis::other_machines(&a.header, &b.header) {
+        bail!(
+            "runs {id_a} and {id_b} were measured on different machines ({ma}; {mb}): {}; `cryptobench report --machines` puts them side by side",
+            analysis::NO_VERDICT_ACROSS_MACHINES
+        );
+    }
     if !force
         && let Some(why) = [&a.header, &b.header]
             .into_iter()
@@ -91,16 +99,6 @@ pub(super) fn compare(
     // Instructions take their own noise threshold, as `run --baseline` gives them.
     let opts = verdict.for_stored(b.header.counter);
     let cmp = analysis::compare_runs(&a, &b, &opts, force)?;
-    let (pa, pb) = (&a.header.place, &b.header.place);
-    if pa.testbed != pb.testbed || pa.fingerprint != pb.fingerprint {
-        bail!(
-            "runs {id_a} and {id_b} were measured on different machines (testbed `{}`, {}; testbed `{}`, {}): cycle counts of two machines are never compared with a verdict; `cryptobench report --machines` puts them side by side",
-            pa.testbed,
-            a.header.cpu_model,
-            pb.testbed,
-            b.header.cpu_model
-        );
-    }
     if cmp.comparisons.is_empty() && cmp.not_compared.is_empty() {
         bail!(
             "runs {id_a} and {id_b} share no case, so there is nothing to compare (run {id_a} has {}; run {id_b} has {}); compare runs of the same implementations at the same sizes",

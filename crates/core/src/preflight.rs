@@ -127,6 +127,14 @@ pub fn check_baseline(
     gate: Option<(VerdictOptions, usize)>,
 ) -> Result<()> {
     let base = store.load_run(id)?;
+    // `compare`'s rule, and first for the same reason: no `--force` passes it.
+    if let Some((there, here)) = analysis::other_machines(&base.header, header) {
+        bail!(
+            "--baseline {name}: run {id} was measured on another machine ({there}) than this run ({here}): {}; measure a baseline on this machine (`--save-baseline NAME` on testbed `{}`), or put the two side by side with `cryptobench report --machines`",
+            analysis::NO_VERDICT_ACROSS_MACHINES,
+            header.place.testbed
+        );
+    }
     if !force && let Some(why) = analysis::incomplete(&base.header) {
         bail!(
             "--baseline {name}: {why}; measure the baseline again, or use --force to compare with what it has"

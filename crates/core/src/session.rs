@@ -89,7 +89,7 @@ pub fn measure_plan(
     let baseline_run = match how.baseline {
         Some(name) => Some(
             store
-                .resolve_run_on(name, Some(&place.testbed))
+                .resolve_baseline_of_run(name, &place.testbed)
                 .with_context(|| format!("--baseline {name}"))?,
         ),
         None => None,

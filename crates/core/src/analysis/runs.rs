@@ -61,6 +61,34 @@ pub fn differences(a: &RunHeader, b: &RunHeader) -> Vec<(&'static str, String, S
     all.into_iter().filter(|(_, x, y)| x != y).collect()
 }
 
+/// Why a verdict between two machines' runs is refused, `--force` or not.
+pub const NO_VERDICT_ACROSS_MACHINES: &str =
+    "cycle counts of two machines are never compared with a verdict, not even with --force";
+
+/// The two machines, as (`a`'s, `b`'s), where `a` and `b` were measured on different
+/// ones: another testbed, or one testbed's name on other hardware (another fingerprint).
+/// `compare` and `run --baseline` both refuse such a pair: a difference between two
+/// machines is no change in the code, and a gate that read it would pass or fail a change
+/// on another machine's cycle counts.
+pub fn other_machines(a: &RunHeader, b: &RunHeader) -> Option<(String, String)> {
+    let (pa, pb) = (&a.place, &b.place);
+    if pa.testbed == pb.testbed && pa.fingerprint == pb.fingerprint {
+        return None;
+    }
+    // One testbed on two machines is told apart by its fingerprint, as
+    // `report --machines` heads their columns.
+    let name = |h: &RunHeader| {
+        let p = &h.place;
+        if pa.testbed == pb.testbed {
+            let short = p.fingerprint.get(..8).unwrap_or(&p.fingerprint);
+            format!("testbed `{}` ({short}), {}", p.testbed, h.cpu_model)
+        } else {
+            format!("testbed `{}`, {}", p.testbed, h.cpu_model)
+        }
+    };
+    Some((name(a), name(b)))
+}
+
 /// Why two runs cannot be compared case by case.
 pub(super) fn incomparability(a: &RunHeader, b: &RunHeader) -> Vec<String> {
     differences(a, b)

@@ -663,6 +663,29 @@ impl Store {
     /// baseline `spec` of `testbed` (of the only testbed that has one of that name, when
     /// `testbed` is `None`).
     pub fn resolve_run_on(&self, spec: &str, testbed: Option<&str>) -> Result<i64> {
+        self.resolve(
+            spec,
+            testbed,
+            "save one here, or name that testbed with --testbed",
+        )
+    }
+
+    /// [`Store::resolve_run_on`] for `run --baseline`, whose `testbed` is the machine
+    /// being measured: a baseline saved only on other testbeds is another machine's,
+    /// which naming its testbed would only relabel this run as.
+    pub fn resolve_baseline_of_run(&self, spec: &str, testbed: &str) -> Result<i64> {
+        self.resolve(
+            spec,
+            Some(testbed),
+            &format!(
+                "measure one on this testbed with --save-baseline {spec} (another machine's run is no baseline for this one's cycle counts)"
+            ),
+        )
+    }
+
+    /// Resolve `spec` on `testbed`; `elsewhere` is the advice where a baseline of that
+    /// name is saved on other testbeds only.
+    fn resolve(&self, spec: &str, testbed: Option<&str>, elsewhere: &str) -> Result<i64> {
         if spec == "latest" {
             let Some(testbed) = testbed else {
                 return self.latest_run()?.with_context(|| {
@@ -730,7 +753,7 @@ impl Store {
             && !holders.is_empty()
         {
             bail!(
-                "no baseline `{spec}` on testbed `{t}` in `{}` (baselines are per testbed; it is saved on {}): save one here, or name that testbed with --testbed",
+                "no baseline `{spec}` on testbed `{t}` in `{}` (baselines are per testbed; it is saved on {}): {elsewhere}",
                 self.path.display(),
                 holders
                     .iter()
