@@ -947,6 +947,52 @@ fn bad_urls_wrong_passwords_servers_down_and_other_databases_are_one_line_each()
     assert_bad_input(&out, "testbed `a b` is not a name");
 }
 
+/// A server that takes the connection and never answers (hung, overloaded, a proxy with
+/// no backend) ends a command within the connection's time limit, exit 5, so that a
+/// scheduler retries it rather than waiting out the job's own limit.
+#[test]
+fn a_server_that_never_answers_ends_the_command_within_connect_timeout() {
+    use std::ffi::OsStr;
+    let env = Env::new();
+    // The kernel completes the handshake for a listener that never accepts: the client
+    // is connected, and waits for an answer that never comes.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "postgres://u@127.0.0.1:{}/x",
+        silent.local_addr().unwrap().port()
+    );
+    let bounded = format!("{url}?connect_timeout=2");
+    let timed = |args: &[&str], vars: &[(&str, &OsStr)]| {
+        let start = Instant::now();
+        let out = env.cmd_with(args, vars);
+        let took = start.elapsed();
+        assert!(took < Duration::from_secs(8), "{took:?} for {args:?}");
+        out
+    };
+    let out = timed(&["machines", "--db", &bounded], &[]);
+    assert_one_line(&out, 5, "no answer within 2 s");
+    let out = timed(
+        &["machines", "--db", &url],
+        &[("PGCONNECT_TIMEOUT", OsStr::new("2"))],
+    );
+    assert_one_line(&out, 5, "no answer within 2 s");
+    // `run --push-to` opens its target first: it stops before measuring.
+    let kept = env.path("kept.db");
+    let start = Instant::now();
+    let out = small_run(&env, kept.to_str().unwrap(), "t", &["--push-to", &bounded]);
+    assert!(start.elapsed() < Duration::from_secs(8));
+    assert_one_line(&out, 5, "no answer within 2 s");
+    let out = env.cmd_with(
+        &["machines", "--db", &url],
+        &[("PGCONNECT_TIMEOUT", OsStr::new("soon"))],
+    );
+    assert_bad_input(
+        &out,
+        "PGCONNECT_TIMEOUT `soon` is not a whole number of seconds",
+    );
+    drop(silent);
+}
+
 #[test]
 fn an_incomplete_copy_is_replaced_and_a_testbed_on_new_hardware_is_warned_of() {
     let env = Env::new();

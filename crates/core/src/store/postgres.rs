@@ -1,7 +1,8 @@
 //! A store in a shared PostgreSQL database: `--db postgres://user@host:port/dbname`.
 //!
 //! What the URL leaves out is filled as libpq would: `PGHOST`, `PGPORT`, `PGUSER`,
-//! `PGDATABASE`, `PGPASSWORD`, then `~/.pgpass` (or `PGPASSFILE`); the client does not
+//! `PGDATABASE`, `PGPASSWORD`, then `~/.pgpass` (or `PGPASSFILE`), `PGCONNECT_TIMEOUT`
+//! (which bounds the whole connection, not only its socket); the client does not
 //! read them itself. Connections to another machine are encrypted (OpenSSL), the
 //! certificate verified against `sslrootcert`, `PGSSLROOTCERT` or
 //! `~/.postgresql/root.crt` besides the system's authorities (libpq's `verify-ca` and
@@ -206,8 +207,20 @@ impl Server {
                 }
             }
         }
+        // libpq's `0` (wait for ever) is the store's default here, as the URL's `0` is to
+        // the driver: a CI job waiting on a hung server until its own time limit could
+        // not be told to retry.
         if config.get_connect_timeout().is_none() {
-            config.connect_timeout(CONNECT_TIMEOUT);
+            let secs = match env("PGCONNECT_TIMEOUT").filter(|s| !s.trim().is_empty()) {
+                Some(s) => s.trim().parse::<i64>().map_err(|_| {
+                    anyhow::anyhow!("PGCONNECT_TIMEOUT `{s}` is not a whole number of seconds")
+                })?,
+                None => 0,
+            };
+            config.connect_timeout(match u64::try_from(secs) {
+                Ok(secs) if secs > 0 => Duration::from_secs(secs),
+                _ => CONNECT_TIMEOUT,
+            });
         }
         // A server gone without a word (a network cut, a host powered off) would hold a
         // waiting write for the kernel's default of hours, never reaching the reconnect:
@@ -337,7 +350,44 @@ impl Server {
             connect.set_verify_hostname(verify);
             Ok(())
         });
-        self.config.connect(tls).map_err(|e| self.connect_error(e))
+        // The driver bounds only the socket's connect by `connect_timeout`: a server that
+        // takes the connection and never answers (hung, or a proxy without a backend)
+        // would hold TLS, start-up and authentication for ever. The attempt runs on a
+        // thread of its own, left behind if it overstays (it ends when the server closes;
+        // the command ends sooner). `connect_timeout` applies to each host, as in libpq.
+        let limit = self.connect_timeout() * self.config.get_hosts().len().max(1) as u32;
+        let config = self.config.clone();
+        let (sent, answer) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("postgres-connect".into())
+            .spawn(move || {
+                let _ = sent.send(config.connect(tls));
+            })
+            .context("cannot start a thread to connect to the PostgreSQL server")?;
+        match answer.recv_timeout(limit) {
+            Ok(connected) => connected.map_err(|e| self.connect_error(e)),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                Err(anyhow::Error::new(crate::exit::Unreachable(format!(
+                    "cannot reach the PostgreSQL server {}: no answer within {} s (connect_timeout in the URL, or PGCONNECT_TIMEOUT): is it running and not overloaded, and is the address a PostgreSQL server's?",
+                    self.display,
+                    limit.as_secs()
+                ))))
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                bail!(
+                    "connecting to the PostgreSQL server {} failed without a word (the driver's thread stopped)",
+                    self.display
+                )
+            }
+        }
+    }
+
+    /// How long one host's connection may take, TCP to authentication.
+    fn connect_timeout(&self) -> Duration {
+        self.config
+            .get_connect_timeout()
+            .copied()
+            .unwrap_or(CONNECT_TIMEOUT)
     }
 
     /// A new connection in place of one lost part-way (`lost`, first at `since`): tried
