@@ -993,6 +993,37 @@ fn a_server_that_never_answers_ends_the_command_within_connect_timeout() {
     drop(silent);
 }
 
+/// Messages name a server by a URL that can be pasted back (a socket's directory
+/// percent-encoded, an IPv6 address in brackets), and the undecoded form is bad input,
+/// not a server down that a scheduler would retry for ever.
+#[test]
+fn a_server_is_named_by_a_url_that_reads_back_as_the_same_server() {
+    let env = Env::new();
+    let unreachable = |url: &str| -> String {
+        let out = env.cmd(&["machines", "--db", url]);
+        assert_one_line(&out, 5, "cannot reach the PostgreSQL server ");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let named = err.split("server ").nth(1).unwrap();
+        named.split(' ').next().unwrap().to_string()
+    };
+    let dir = env.path("no-server-here");
+    let dir = dir.to_str().unwrap();
+    let encoded = format!("postgres://ci@{}:5432/db", dir.replace('/', "%2F"));
+    // Given as libpq's `host` parameter, named in the URL's own form, which pastes back.
+    let named = unreachable(&format!("postgres:///db?host={dir}&user=ci"));
+    assert_eq!(named, encoded);
+    assert_eq!(unreachable(&named), encoded);
+    assert_eq!(
+        unreachable("postgres://ci@[::1]:1/db"),
+        "postgres://ci@[::1]:1/db"
+    );
+    let out = env.cmd(&["machines", "--db", &format!("postgres://ci@{dir}:5432/db")]);
+    assert_bad_input(
+        &out,
+        "holds a `/`: a Unix socket's directory goes in the host",
+    );
+}
+
 #[test]
 fn an_incomplete_copy_is_replaced_and_a_testbed_on_new_hardware_is_warned_of() {
     let env = Env::new();

@@ -117,6 +117,15 @@ impl Server {
         option: &str,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Server> {
+        // `postgres://user@/tmp/sock:5432/db`, a socket's directory not percent-encoded,
+        // parses as no host and a database `tmp/sock:5432/db`: connecting would then fail
+        // as a server down (exit 5), which a scheduler retries for ever.
+        if let Some(db) = raw_database(url).filter(|db| db.contains('/')) {
+            bail!(
+                "{option} `{}`: the database name `{db}` holds a `/`: a Unix socket's directory goes in the host, percent-encoded (postgres://USER@%2Fvar%2Frun%2Fpostgresql:5432/DATABASE)",
+                without_password(url)
+            );
+        }
         let (parsed, tls) = take_tls_parameters(url);
         let mut config: postgres::Config = parsed.parse().map_err(|e| {
             anyhow::anyhow!(
@@ -241,10 +250,15 @@ impl Server {
         config.application_name("cryptobench");
         let display = format!(
             "postgres://{}@{}:{}/{}",
-            config.get_user().unwrap_or_default(),
-            host_text,
+            url_part(config.get_user().unwrap_or_default()),
+            match &host {
+                Host::Unix(_) => url_part(&host_text),
+                // An IPv6 address's colons would read as the port's.
+                Host::Tcp(h) if h.contains(':') => format!("[{}]", h.replace('%', "%25")),
+                Host::Tcp(_) => url_part(&host_text),
+            },
             port,
-            config.get_dbname().unwrap_or_default()
+            url_part(config.get_dbname().unwrap_or_default())
         );
         let verify = !local || tls.verified || config.get_ssl_mode() == SslMode::Require;
         let reconnect_for = match env("CRYPTOBENCH_RECONNECT_SECS").filter(|s| !s.is_empty()) {
@@ -526,6 +540,29 @@ impl Server {
             }
         }
     }
+}
+
+/// `text` as a part of a URL that reads back as the same part: all but RFC 3986's
+/// unreserved characters percent-encoded (a socket's directory's `/` above all).
+fn url_part(text: &str) -> String {
+    let mut part = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            part.push(char::from(b));
+        } else {
+            part.push_str(&format!("%{b:02X}"));
+        }
+    }
+    part
+}
+
+/// The database part of a URL as written, before decoding, where it has one: the
+/// driver takes the credentials up to the first `@`, the host up to the next `/`.
+fn raw_database(url: &str) -> Option<&str> {
+    let rest = url.split_once("://")?.1;
+    let rest = rest.split_once('@').map_or(rest, |(_, r)| r);
+    let rest = rest.split('?').next().unwrap_or_default();
+    Some(rest.split_once('/')?.1).filter(|db| !db.is_empty())
 }
 
 /// The password `~/.pgpass` gives for host, port, database and user: the first line
