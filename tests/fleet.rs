@@ -1024,6 +1024,47 @@ fn a_server_is_named_by_a_url_that_reads_back_as_the_same_server() {
     );
 }
 
+/// A role that may log in but not write is refused when the target is opened, as a
+/// direct `run --db` is: `run --push-to` must not measure a whole run it cannot push.
+#[test]
+fn a_role_that_may_not_write_is_refused_before_measuring() {
+    let env = Env::new();
+    let server = PgServer::start();
+    let shared = server.new_database("shared");
+    let a = env.path("a.db");
+    quick_run(&env, &a, "zen");
+    ok(push(&env, &shared, &[&a]));
+    server.psql(
+        "shared",
+        "CREATE ROLE reader LOGIN; GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader",
+    );
+    let as_reader = server.url_as("reader", "shared");
+    let local = env.path("local.db");
+    let out = small_run(
+        &env,
+        local.to_str().unwrap(),
+        "zen",
+        &["--push-to", &as_reader],
+    );
+    assert_bad_input(
+        &out,
+        "role `reader` may not write to this store (no INSERT on table ",
+    );
+    assert_bad_input(
+        &out,
+        "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO reader",
+    );
+    let measured: i64 = rusqlite::Connection::open(&local)
+        .unwrap()
+        .query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(measured, 0, "nothing measured");
+    let out = small_run(&env, &as_reader, "zen", &[]);
+    assert_bad_input(&out, "role `reader` may not write to this store");
+    // Reading is all it may do, and still does.
+    ok(env.cmd(&["machines", "--db", &as_reader]));
+}
+
 #[test]
 fn an_incomplete_copy_is_replaced_and_a_testbed_on_new_hardware_is_warned_of() {
     let env = Env::new();

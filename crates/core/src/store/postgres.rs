@@ -725,7 +725,49 @@ pub(super) fn open(url: &str, purpose: Purpose, option: &'static str) -> Result<
                 e
             }
         })?;
+    if purpose == Purpose::Write {
+        check_may_write(&store, &display, option)?;
+    }
     Ok(store)
+}
+
+/// A role that may read the store but not write it is refused at open: found at the
+/// first write instead, `run --push-to` would have measured the whole run first.
+fn check_may_write(store: &Store, display: &str, option: &str) -> Result<()> {
+    let read = |e| {
+        lost_connection(&e, Path::new(display))
+            .unwrap_or_else(|| e.context(format!("cannot read the privileges in {display}")))
+    };
+    let lacking: Vec<String> = store
+        .db()
+        .query(
+            "SELECT c.relname::text FROM pg_catalog.pg_class c
+             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+             WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')
+               AND c.relname <> 'cryptobench_schema'
+               AND NOT has_table_privilege(c.oid, 'INSERT')
+             ORDER BY c.relname",
+            &[],
+        )
+        .map_err(read)?
+        .iter()
+        .map(|r| r.text(0))
+        .collect::<Result<_>>()?;
+    if lacking.is_empty() {
+        return Ok(());
+    }
+    let (role, schema) = match store
+        .db()
+        .query_one("SELECT current_user::text, current_schema()::text", &[])
+        .map_err(read)?
+    {
+        Some(r) => (r.text(0)?, r.text(1)?),
+        None => Default::default(),
+    };
+    bail!(
+        "{option} `{display}`: role `{role}` may not write to this store (no INSERT on table {}): as the tables' owner, GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {schema} TO {role}; or name a role that may write",
+        lacking.join(", ")
+    )
 }
 
 /// Whether `e` is a connection lost part-way (closed, the server shutting down, or the
