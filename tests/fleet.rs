@@ -1302,8 +1302,9 @@ fn history_marks_another_machine_of_the_same_model_not_comparable() {
 }
 
 /// Schema 6 tags machine records, which a complete run's digest seals: a store and a
-/// server both left at schema 5 migrate apart and still agree on every run's digest,
-/// so pushing again finds the run there instead of calling it a conflict.
+/// server both left at schema 5 migrate apart (the pushed file in memory only: a push
+/// or a report reads it, never rewrites it) and still agree on every run's digest, so
+/// pushing again finds the run there instead of calling it a conflict.
 #[test]
 fn a_schema_5_server_and_store_migrate_apart_and_still_agree() {
     let env = Env::new();
@@ -1341,11 +1342,22 @@ fn a_schema_5_server_and_store_migrate_apart_and_still_agree() {
     );
     let digest = server.psql("five", "SELECT digest FROM runs");
     assert_ne!(digest, "schema-5");
-    let here: String = rusqlite::Connection::open(&a)
-        .unwrap()
+    // The pushed file was read, not rewritten: an older cryptobench may read it next,
+    // and a reader may not be allowed to write it. Its copy in memory was upgraded, and
+    // agrees with the server's run again on a second push.
+    let before = std::fs::read(&a).unwrap();
+    assert_eq!(pushed(&ok(push(&env, &url, &[&a]))), (0, 0, 1));
+    ok(env.cmd(&["report", "latest", "--db", a.to_str().unwrap()]));
+    assert_eq!(std::fs::read(&a).unwrap(), before, "the store was rewritten");
+    let conn = rusqlite::Connection::open(&a).unwrap();
+    let here: String = conn
         .query_row("SELECT digest FROM runs", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(here, digest);
+    assert_eq!(here, "schema-5");
+    let version: i64 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 5);
     // The machine reads as measured on both sides.
     let machines = ok(env.cmd(&["machines", "--db", &url]));
     assert!(machines.contains("zen"), "{machines}");

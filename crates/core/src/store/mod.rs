@@ -426,6 +426,18 @@ impl Store {
                 );
             }
         }
+        // A reader (`report`, `push --from`) upgrades a copy in memory: the file stays as
+        // it was, for the older cryptobench that may read it next, and one this user may
+        // not write (an archived CI artifact) can still be read.
+        if purpose == Purpose::Read {
+            let mut copy = rusqlite::Connection::open_in_memory()?;
+            copy.restore(rusqlite::MAIN_DB, &self.path, None::<fn(rusqlite::backup::Progress)>)
+                .map_err(|e| {
+                    anyhow::Error::new(e)
+                        .context(format!("cannot read `{}`", self.path.display()))
+                })?;
+            *conn = copy;
+        }
         // All of it or none: a migration killed half-way leaves the old schema, whole.
         let upgraded = db.transaction(|db| {
             let Engine::Sqlite(conn) = &mut *db else {
