@@ -731,6 +731,12 @@ pub(super) fn open(url: &str, purpose: Purpose, option: &'static str) -> Result<
     Ok(store)
 }
 
+/// The store's tables a run, a push or an import writes (a database may hold other
+/// applications' tables beside them, which are not the store's to ask about).
+const WRITTEN_TABLES: [&str; 8] = [
+    "machines", "runs", "cases", "clusters", "canaries", "estimates", "figures", "baselines",
+];
+
 /// A role that may read the store but not write it is refused at open: found at the
 /// first write instead, `run --push-to` would have measured the whole run first.
 fn check_may_write(store: &Store, display: &str, option: &str) -> Result<()> {
@@ -741,12 +747,15 @@ fn check_may_write(store: &Store, display: &str, option: &str) -> Result<()> {
     let lacking: Vec<String> = store
         .db()
         .query(
-            "SELECT c.relname::text FROM pg_catalog.pg_class c
-             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-             WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')
-               AND c.relname <> 'cryptobench_schema'
-               AND NOT has_table_privilege(c.oid, 'INSERT')
-             ORDER BY c.relname",
+            &format!(
+                "SELECT c.relname::text FROM pg_catalog.pg_class c
+                 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')
+                   AND c.relname IN ('{}')
+                   AND NOT has_table_privilege(c.oid, 'INSERT')
+                 ORDER BY c.relname",
+                WRITTEN_TABLES.join("', '")
+            ),
             &[],
         )
         .map_err(read)?
