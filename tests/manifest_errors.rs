@@ -1230,3 +1230,36 @@ fn a_known_name_at_other_sizes_says_why_its_answers_were_not_used() {
         "{said}"
     );
 }
+
+/// Two slips a C author makes on the way in: naming the manifest's directory rather than
+/// the manifest, and a `kat` file that is not where the manifest says (which `check`
+/// notes and goes on without: `list` said it would check against it).
+#[test]
+fn a_manifests_directory_and_a_missing_kat_file_are_said_where_they_are_given() {
+    let env = Env::new();
+    std::fs::create_dir(env.path("toy")).unwrap();
+    std::fs::write(env.path("toy/manifest.toml"), TOY_MANIFEST).unwrap();
+    assert_bad_input(
+        &env.cmd(&["check", "toy"]),
+        "(`toy` is a directory: name its manifest, `toy/manifest.toml`)",
+    );
+    let aead = env.path("aead");
+    std::fs::create_dir(&aead).unwrap();
+    for f in ["api.h", "toy_aead.c"] {
+        std::fs::copy(
+            format!("{}/tests/c/aead/{f}", env!("CARGO_MANIFEST_DIR")),
+            aead.join(f),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        aead.join("manifest.toml"),
+        "name = \"k\"\nsources = [\"toy_aead.c\"]\ntargets = [\"native\"]\n\n[[implementation]]\nvariant = \"o1\"\nalgorithm = \"toy-aead\"\nkind = \"aead\"\nkat = \"NOPE.txt\"\n",
+    )
+    .unwrap();
+    let listed = env.run_ok(&["list", "aead/manifest.toml"]);
+    assert!(
+        listed.contains("KAT file NOPE.txt (not found at `aead/NOPE.txt`: give its directory with --kat-dir)"),
+        "{listed}"
+    );
+}

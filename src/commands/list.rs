@@ -39,6 +39,17 @@ pub(super) fn list(filter: Option<&str>) -> Result<ExitCode> {
             ]);
         }
     }
+    // `list sha` beside a directory `sha/` of C code lists the catalog's SHA
+    // implementations, which is what a filter does; the manifest may be what was meant.
+    if let Some(manifest) = filter.and_then(|f| crate::cimpl::manifest_in(std::path::Path::new(f)))
+        && shown > 0
+    {
+        eprintln!(
+            "note: `{}` is also a directory with a manifest: `cryptobench list {}` lists its builds",
+            filter.unwrap_or_default(),
+            manifest.display()
+        );
+    }
     if shown == 0 {
         let filter = filter.unwrap_or("");
         bail!(

@@ -47,13 +47,24 @@ pub fn manifest_arg(arg: &str) -> Option<Result<(PathBuf, Selection)>> {
 /// What a `run`, `check` or `list` argument that names nothing was likely meant to be:
 /// a manifest whose file name lacks `.toml` (which makes it a filter), said as such.
 pub fn file_hint(arg: &str) -> String {
-    if Path::new(arg).is_file() {
+    let path = Path::new(arg);
+    if path.is_file() {
         format!(
             " (`{arg}` is a file: a manifest is read only from a name that ends in `.toml`; rename it)"
+        )
+    } else if let Some(manifest) = manifest_in(path) {
+        format!(
+            " (`{arg}` is a directory: name its manifest, `{}`)",
+            manifest.display()
         )
     } else {
         String::new()
     }
+}
+
+/// The `manifest.toml` in directory `dir`, where it is one that holds one.
+pub fn manifest_in(dir: &Path) -> Option<PathBuf> {
+    Some(dir.join("manifest.toml")).filter(|m| dir.is_dir() && m.is_file())
 }
 
 /// The operations a build of `imp` is timed at, known from the manifest alone.
@@ -127,6 +138,16 @@ pub fn listing(path: &Path, selection: &Selection) -> Result<Listing> {
                 params.push(p.name());
             }
         }
+        // A KAT file that is not where the manifest says is a note when a run checks, not
+        // an error: said here too, so that `list` does not promise a check `run` skips.
+        let kat = imp.kat.as_ref().map(|name| {
+            let path = manifest.kat_path(name, None);
+            if path.is_file() {
+                name.clone()
+            } else {
+                format!("{name} (not found at `{}`: give its directory with --kat-dir)", path.display())
+            }
+        });
         for t in manifest.targets() {
             let runnable = if !t.provides(&imp.requires, &host) {
                 let lacks: Vec<&str> = imp
@@ -153,7 +174,7 @@ pub fn listing(path: &Path, selection: &Selection) -> Result<Listing> {
                     imp.kind,
                     &imp.algorithm,
                     imp.vectors.len(),
-                    imp.kat.as_deref(),
+                    kat.as_deref(),
                 ),
                 operations: operations.iter().map(|o| o.name).collect(),
                 params: params.clone(),
