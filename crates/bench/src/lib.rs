@@ -379,7 +379,7 @@ impl Bench {
                 },
                 verdict,
                 baseline: args.baseline.as_deref(),
-                force: false,
+                force: args.force,
                 testbed: args.testbed.as_deref(),
                 // The crate's: its history is what a bench follows, commit by commit.
                 revision: CodeRevision::Checkout(checkout_revision(&crate_dir())),
@@ -495,6 +495,10 @@ struct BenchArgs {
     /// Compare every case with the same case in the named baseline.
     #[arg(long, value_name = "NAME")]
     baseline: Option<String>,
+    /// With --baseline: compare even when the baseline was taken with another counter, CPU
+    /// model, tool version, GLIBC_TUNABLES or OPENSSL_ia32cap (never another machine's).
+    #[arg(long, requires = "baseline")]
+    force: bool,
     /// Exit with status 3 when a case regressed against --baseline.
     #[arg(long, requires = "baseline")]
     fail_on_regression: bool,
