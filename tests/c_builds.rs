@@ -66,7 +66,10 @@ fn assert_own_sha256_checked(env: &Env, m: &str) {
 #[test]
 fn a_build_runs_its_own_function_not_the_same_named_one_of_cryptobench() {
     let env = Env::new();
-    let own = format!("{WRONG_SHA256}{}", CALLS_SHA256.replace("#include <stddef.h>\n", ""));
+    let own = format!(
+        "{WRONG_SHA256}{}",
+        CALLS_SHA256.replace("#include <stddef.h>\n", "")
+    );
     let m = write(&env, &[("own.c", &own)], &manifest(r#""own.c""#, ""));
     assert_own_sha256_checked(&env, &m);
 }
@@ -100,7 +103,11 @@ fn a_library_named_in_flags_is_linked_and_its_functions_come_first() {
 #[test]
 fn a_function_defined_nowhere_is_a_build_error_naming_it() {
     let env = Env::new();
-    let m = write(&env, &[("wrap.c", CALLS_SHA256)], &manifest(r#""wrap.c""#, ""));
+    let m = write(
+        &env,
+        &[("wrap.c", CALLS_SHA256)],
+        &manifest(r#""wrap.c""#, ""),
+    );
     assert_refused(
         &env.cmd(&["check", &m]),
         "compiling `o2` (sha-256) for target `native` failed: `SHA256` is called but defined nowhere in the build: add the source that defines it to `sources`, or the library that has it to `flags`",
@@ -110,7 +117,9 @@ fn a_function_defined_nowhere_is_a_build_error_naming_it() {
     let said = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{said}");
     assert!(
-        said.contains("did not compile for target `native`: `SHA256` is called but defined nowhere"),
+        said.contains(
+            "did not compile for target `native`: `SHA256` is called but defined nowhere"
+        ),
         "{said}"
     );
 }
@@ -131,7 +140,10 @@ fn a_negative_or_absurd_size_in_api_h_is_refused_by_name() {
     let env = Env::new();
     let m = write(&env, &[("h.c", CALLS_SHA256)], &manifest(r#""h.c""#, ""));
     for (define, said) in [
-        ("-1", "api.h gives CRYPTO_BYTES = -1: no size of the C API is negative or above 64 MiB"),
+        (
+            "-1",
+            "api.h gives CRYPTO_BYTES = -1: no size of the C API is negative or above 64 MiB",
+        ),
         (
             "4000000000",
             "api.h gives CRYPTO_BYTES = 4000000000: no size of the C API is negative or above 64 MiB",
@@ -142,7 +154,11 @@ fn a_negative_or_absurd_size_in_api_h_is_refused_by_name() {
             "#include \"api.h\"\nint crypto_hash(unsigned char *o, const unsigned char *i, unsigned long long n) { (void)i; (void)n; o[0] = 0; return 0; }\n",
         )
         .unwrap();
-        std::fs::write(env.path("api.h"), format!("#define CRYPTO_BYTES {define}\n")).unwrap();
+        std::fs::write(
+            env.path("api.h"),
+            format!("#define CRYPTO_BYTES {define}\n"),
+        )
+        .unwrap();
         assert_bad_input(&env.cmd(&["check", &m]), said);
     }
 }
@@ -219,15 +235,32 @@ sizes = { CRYPTO_BYTES = 64 }
     );
     let out = env.cmd(&["check", &m]);
     let said = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{said}{}", String::from_utf8_lossy(&out.stderr));
-    let wide = said.lines().find(|l| l.contains("layout/wide-hash/wide@native"));
-    assert!(wide.is_some_and(|l| l.contains("checked in part")), "{said}");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let wide = said
+        .lines()
+        .find(|l| l.contains("layout/wide-hash/wide@native"));
+    assert!(
+        wide.is_some_and(|l| l.contains("checked in part")),
+        "{said}"
+    );
 
     // Two sources of one build that read two api.h files: which sizes are the build's?
-    std::fs::write(env.path("glue.c"), "#include \"api.h\"\nint glue(void) { return CRYPTO_BYTES; }\n").unwrap();
+    std::fs::write(
+        env.path("glue.c"),
+        "#include \"api.h\"\nint glue(void) { return CRYPTO_BYTES; }\n",
+    )
+    .unwrap();
     std::fs::write(
         env.path("manifest.toml"),
-        std::fs::read_to_string(&m).unwrap().replace(r#"sources = ["wide/hash.c"]"#, r#"sources = ["wide/hash.c", "glue.c"]"#),
+        std::fs::read_to_string(&m).unwrap().replace(
+            r#"sources = ["wide/hash.c"]"#,
+            r#"sources = ["wide/hash.c", "glue.c"]"#,
+        ),
     )
     .unwrap();
     let out = env.cmd(&["check", &m]);
@@ -247,9 +280,18 @@ fn a_write_outside_the_output_is_wrong_output_naming_how_far() {
     let env = Env::new();
     let m = write(&env, &[("h.c", "")], &manifest(r#""h.c""#, ""));
     for (write, said) in [
-        ("out[32] = 0x41;", "crypto_hash wrote 1 byte past the end of its 32-byte output"),
-        ("out[35] = 0x41;", "crypto_hash wrote 4 bytes past the end of its 32-byte output"),
-        ("out[-1] = 0;", "crypto_hash wrote 1 byte before the start of its 32-byte output"),
+        (
+            "out[32] = 0x41;",
+            "crypto_hash wrote 1 byte past the end of its 32-byte output",
+        ),
+        (
+            "out[35] = 0x41;",
+            "crypto_hash wrote 4 bytes past the end of its 32-byte output",
+        ),
+        (
+            "out[-1] = 0;",
+            "crypto_hash wrote 1 byte before the start of its 32-byte output",
+        ),
     ] {
         std::fs::write(
             env.path("h.c"),

@@ -141,11 +141,17 @@ fn cargo_test_benches_runs_every_gate_and_refuses_a_planted_bug() {
         ),
         ("sizes", "error: Bench::sizes was given no length"),
     ] {
-        let out = cargo(&["test", "--benches"], &[("CHACHA_BENCH_PLANT_MISTAKE", mistake)]);
+        let out = cargo(
+            &["test", "--benches"],
+            &[("CHACHA_BENCH_PLANT_MISTAKE", mistake)],
+        );
         let said = text(&out);
         assert!(!out.status.success(), "{said}");
         assert!(said.contains(said_first), "{mistake}: {said}");
-        assert!(!said.contains("verified"), "refused before the gates: {said}");
+        assert!(
+            !said.contains("verified"),
+            "refused before the gates: {said}"
+        );
     }
 }
 
@@ -207,7 +213,10 @@ fn cargo_bench_measures_stores_and_refuses_unknown_options() {
     let out = cargo(&["bench", "--", "--bogus"], &[]);
     let said = text(&out);
     assert!(!out.status.success(), "{said}");
-    assert!(said.contains("error: unexpected argument '--bogus' found\n"), "{said}");
+    assert!(
+        said.contains("error: unexpected argument '--bogus' found\n"),
+        "{said}"
+    );
     assert!(said.contains("(exit status: 2)"), "{said}");
     for clap_said in ["tip:", "Usage:", "For more information"] {
         assert!(!said.contains(clap_said), "{said}");

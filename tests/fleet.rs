@@ -1348,7 +1348,11 @@ fn a_schema_5_server_and_store_migrate_apart_and_still_agree() {
     let before = std::fs::read(&a).unwrap();
     assert_eq!(pushed(&ok(push(&env, &url, &[&a]))), (0, 0, 1));
     ok(env.cmd(&["report", "latest", "--db", a.to_str().unwrap()]));
-    assert_eq!(std::fs::read(&a).unwrap(), before, "the store was rewritten");
+    assert_eq!(
+        std::fs::read(&a).unwrap(),
+        before,
+        "the store was rewritten"
+    );
     let conn = rusqlite::Connection::open(&a).unwrap();
     let here: String = conn
         .query_row("SELECT digest FROM runs", [], |r| r.get(0))

@@ -1259,7 +1259,9 @@ fn a_manifests_directory_and_a_missing_kat_file_are_said_where_they_are_given() 
     .unwrap();
     let listed = env.run_ok(&["list", "aead/manifest.toml"]);
     assert!(
-        listed.contains("KAT file NOPE.txt (not found at `aead/NOPE.txt`: give its directory with --kat-dir)"),
+        listed.contains(
+            "KAT file NOPE.txt (not found at `aead/NOPE.txt`: give its directory with --kat-dir)"
+        ),
         "{listed}"
     );
 }

@@ -134,7 +134,10 @@ impl Bench {
             // option as a value after `--` (a filter, here) would mislead under cargo.
             Err(e) => {
                 let rendered = e.render().to_string();
-                let first = rendered.lines().find(|l| !l.trim().is_empty()).unwrap_or("error: bad arguments");
+                let first = rendered
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("error: bad arguments");
                 eprintln!("{first}");
                 std::process::exit(Exit::Error.code() as i32);
             }
@@ -190,7 +193,10 @@ impl Bench {
         for (pairs, method) in [(&self.ratios, "ratio"), (&self.comparisons, "compare")] {
             // Stored (reference, member), given (member, reference).
             for (second, first) in pairs {
-                if let Some(unknown) = [first, second].into_iter().find(|n| self.registry.get(n).is_none()) {
+                if let Some(unknown) = [first, second]
+                    .into_iter()
+                    .find(|n| self.registry.get(n).is_none())
+                {
                     let names: Vec<String> = self.registry.all().map(|i| i.name()).collect();
                     bail!(
                         ".{method}(\"{first}\", \"{second}\"): this bench registers no `{unknown}`; it has {}",
@@ -200,7 +206,9 @@ impl Bench {
             }
         }
         if self.sizes.is_empty() {
-            bail!("Bench::sizes was given no length: give it at least one (in bytes), or leave it out for 64, 1024 and 16384");
+            bail!(
+                "Bench::sizes was given no length: give it at least one (in bytes), or leave it out for 64, 1024 and 16384"
+            );
         }
         if let Some(t) = &args.testbed {
             cryptobench_core::record::check_testbed(t)?;

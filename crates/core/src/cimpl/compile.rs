@@ -335,7 +335,9 @@ fn api_h_read(rules: &[Vec<PathBuf>]) -> Result<Option<PathBuf>, String> {
     let mut found: Option<(PathBuf, &Path)> = None;
     for rule in rules {
         let Some(source) = rule.first() else { continue };
-        let Some(api_h) = rule[1..].iter().find(|p| p.file_name() == Some("api.h".as_ref()))
+        let Some(api_h) = rule[1..]
+            .iter()
+            .find(|p| p.file_name() == Some("api.h".as_ref()))
         else {
             continue;
         };
@@ -457,7 +459,9 @@ pub fn shared_object(
                 "`{symbol}` is called but defined nowhere in the build: add the source that defines it to `sources`, or the library that has it to `flags` (`-lNAME`, with `-L` where it is not on the linker's path)"
             )
         });
-        let why = undefined.as_ref().map_or(String::new(), |u| format!(": {u}"));
+        let why = undefined
+            .as_ref()
+            .map_or(String::new(), |u| format!(": {u}"));
         let first_error = undefined.unwrap_or_else(|| {
             said.lines()
                 .find(|l| l.contains("error"))
@@ -740,7 +744,10 @@ pub(crate) mod tests {
                 .map(|rule| rule.iter().map(PathBuf::from).collect())
                 .collect()
         };
-        assert_eq!(api_h_read(&rules(&[&["a.c", "/usr/include/stdio.h"]])), Ok(None));
+        assert_eq!(
+            api_h_read(&rules(&[&["a.c", "/usr/include/stdio.h"]])),
+            Ok(None)
+        );
         assert_eq!(
             api_h_read(&rules(&[
                 &["wide/hash.c", "/nonexistent/wide/api.h"],

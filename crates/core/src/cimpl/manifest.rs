@@ -284,7 +284,16 @@ use crate::name::bad_part as bad_name;
 /// Flags whose value may follow as the next argument, which a manifest's `flags` take
 /// joined to it (each string is one argument, and the compiler takes both forms).
 const TAKE_A_VALUE: [&str; 11] = [
-    "-I", "-D", "-U", "-L", "-l", "-x", "-include", "-imacros", "-isystem", "-iquote",
+    "-I",
+    "-D",
+    "-U",
+    "-L",
+    "-l",
+    "-x",
+    "-include",
+    "-imacros",
+    "-isystem",
+    "-iquote",
     "-idirafter",
 ];
 
@@ -310,10 +319,7 @@ fn check_flags(file: &Path, owner: &str, flags: &[String]) -> Result<()> {
             String::new()
         };
         if !fix.is_empty() {
-            bail!(
-                "{}: {owner}: bad flag `{f}`: {fix}",
-                file.display()
-            );
+            bail!("{}: {owner}: bad flag `{f}`: {fix}", file.display());
         }
         // The target's -march comes first on the command line: a later one would win, and
         // the build would be credited to a target it is not.

@@ -145,7 +145,10 @@ pub fn listing(path: &Path, selection: &Selection) -> Result<Listing> {
             if path.is_file() {
                 name.clone()
             } else {
-                format!("{name} (not found at `{}`: give its directory with --kat-dir)", path.display())
+                format!(
+                    "{name} (not found at `{}`: give its directory with --kat-dir)",
+                    path.display()
+                )
             }
         });
         for t in manifest.targets() {

@@ -431,11 +431,14 @@ impl Store {
         // not write (an archived CI artifact) can still be read.
         if purpose == Purpose::Read {
             let mut copy = rusqlite::Connection::open_in_memory()?;
-            copy.restore(rusqlite::MAIN_DB, &self.path, None::<fn(rusqlite::backup::Progress)>)
-                .map_err(|e| {
-                    anyhow::Error::new(e)
-                        .context(format!("cannot read `{}`", self.path.display()))
-                })?;
+            copy.restore(
+                rusqlite::MAIN_DB,
+                &self.path,
+                None::<fn(rusqlite::backup::Progress)>,
+            )
+            .map_err(|e| {
+                anyhow::Error::new(e).context(format!("cannot read `{}`", self.path.display()))
+            })?;
             *conn = copy;
         }
         // All of it or none: a migration killed half-way leaves the old schema, whole.

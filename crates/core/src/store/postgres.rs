@@ -734,7 +734,14 @@ pub(super) fn open(url: &str, purpose: Purpose, option: &'static str) -> Result<
 /// The store's tables a run, a push or an import writes (a database may hold other
 /// applications' tables beside them, which are not the store's to ask about).
 const WRITTEN_TABLES: [&str; 8] = [
-    "machines", "runs", "cases", "clusters", "canaries", "estimates", "figures", "baselines",
+    "machines",
+    "runs",
+    "cases",
+    "clusters",
+    "canaries",
+    "estimates",
+    "figures",
+    "baselines",
 ];
 
 /// A role that may read the store but not write it is refused at open: found at the

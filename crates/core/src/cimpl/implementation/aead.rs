@@ -5,8 +5,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, Guarded, KindInfo, Wanted, bytes, declined, failed, load, refused, refused_there,
-    status, tried, written,
+    Api, Build, Checked, Guarded, KindInfo, Wanted, bytes, declined, failed, load, refused,
+    refused_there, status, tried, written,
 };
 use crate::catalog::kinds::{self, aead::Case};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};

@@ -4,8 +4,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, CSpec, Checked, Guarded, KindInfo, Wanted, bytes, fixed_size, load, refused, refused_there,
-    status, tried, written,
+    Api, Build, CSpec, Checked, Guarded, KindInfo, Wanted, bytes, fixed_size, load, refused,
+    refused_there, status, tried, written,
 };
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, Operation, PrepareError};

@@ -10,8 +10,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, Guarded, FILLS, KindInfo, Wanted, bytes, failed, fixed_size, load, refused, status,
-    tried, unwritten, unwritten_by_chance, written,
+    Api, Build, Checked, FILLS, Guarded, KindInfo, Wanted, bytes, failed, fixed_size, load,
+    refused, status, tried, unwritten, unwritten_by_chance, written,
 };
 use crate::catalog::kinds::kem::{self as rust_kem, KemAlgorithm, accumulated};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};

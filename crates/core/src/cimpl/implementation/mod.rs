@@ -761,7 +761,8 @@ impl<C: Checked> Call for Timed<C> {
         }
         let (before, after) = (self.before.as_deref()?, self.call.output()?);
         let differs = before.iter().zip(after).position(|(a, b)| a != b);
-        let differs = differs.or((before.len() != after.len()).then(|| before.len().min(after.len())))?;
+        let differs =
+            differs.or((before.len() != after.len()).then(|| before.len().min(after.len())))?;
         Some(AfterTiming::Wrong(format!(
             "{function}{at} gave other output after it was timed than before, on the same input (from byte {differs}): its samples may be of wrong results; does it keep state between calls (a counter, a table made on first use, a static buffer)?"
         )))

@@ -5,8 +5,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, Guarded, KindInfo, Wanted, bytes, failed, fixed_size, load, refused, refused_there,
-    status, tried, written,
+    Api, Build, Checked, Guarded, KindInfo, Wanted, bytes, failed, fixed_size, load, refused,
+    refused_there, status, tried, written,
 };
 use crate::catalog::kinds::dh;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError, pattern};
