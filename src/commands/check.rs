@@ -54,7 +54,8 @@ pub(super) fn check(args: CheckArgs) -> Result<ExitCode> {
     for imp in implementations {
         progress.step(&format!(
             "checking {imp} (up to {} s)",
-            args.timeout.as_secs()
+            // `--timeout 0.5` is half a second, not "0 s".
+            args.timeout.as_secs_f64()
         ));
         let (verdict, why, fails) =
             runner::verify(imp, &plan.external, Some(cpu), args.timeout, false)?.describe();
