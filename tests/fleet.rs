@@ -1421,3 +1421,14 @@ fn the_job_that_measured_a_run_is_named_in_its_report() {
     .unwrap();
     assert!(json.get("ci").is_none(), "{json}");
 }
+
+/// `report --testbed` takes a list for `--machines`' columns; without it, a list once
+/// printed the first testbed's run in silence.
+#[test]
+fn report_of_one_run_refuses_a_list_of_testbeds() {
+    let env = Env::new();
+    assert_bad_input(
+        &env.cmd(&["report", "latest", "--testbed", "zen-a,zen-b"]),
+        "--testbed zen-a,zen-b: a run is of one testbed; name one, or add --machines for a column per testbed",
+    );
+}

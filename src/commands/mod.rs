@@ -46,7 +46,16 @@ pub fn dispatch(command: Command) -> Result<ExitCode> {
             format,
             output,
             ..
-        } => stored::report_run(&run, testbed.first().map(String::as_str), format, &output),
+        } => {
+            // A list is for --machines' columns; one run is of one testbed.
+            if let [_, _, ..] = testbed.as_slice() {
+                anyhow::bail!(
+                    "--testbed {}: a run is of one testbed; name one, or add --machines for a column per testbed",
+                    testbed.join(",")
+                );
+            }
+            stored::report_run(&run, testbed.first().map(String::as_str), format, &output)
+        }
         Command::Machines { format, output } => stored::machines(format, &output),
         Command::Push { to, from, db } => push::push(&to, &from, &db),
         Command::Compare {
