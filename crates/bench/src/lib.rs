@@ -174,19 +174,7 @@ impl Bench {
             );
         }
         for name in self.registry.all().map(|i| i.name()) {
-            // Provider and algorithm: a `/` or `@` more would read back as a C build's
-            // variant or target, and whitespace would end the name in a case's id.
-            let parts: Vec<&str> = name.split('/').collect();
-            let fault = match parts.as_slice() {
-                [provider, algorithm] => cryptobench_core::name::bad_part(provider)
-                    .map(|why| format!("its provider {why}"))
-                    .or_else(|| {
-                        cryptobench_core::name::bad_part(algorithm)
-                            .map(|why| format!("its algorithm {why}"))
-                    }),
-                _ => Some("a name is `provider/algorithm`, with no other `/`".to_string()),
-            };
-            if let Some(why) = fault {
+            if let Some(why) = name_fault(&name) {
                 bail!("this bench registers `{name}`: {why}");
             }
         }
@@ -406,6 +394,28 @@ impl Bench {
     }
 }
 
+/// Why `name` cannot be a registered implementation's name, if it cannot. It reads back
+/// as `provider/algorithm`, or `provider/algorithm@path` as the catalog's Keccak backends
+/// have it: a `/` or `@` more would read as a C build's variant or target, and whitespace
+/// would end the name in a case's id.
+fn name_fault(name: &str) -> Option<String> {
+    use cryptobench_core::name::bad_part;
+    let Some((provider, rest)) = name.split_once('/') else {
+        return Some("a name is `provider/algorithm`".to_string());
+    };
+    let (algorithm, path) = match rest.split_once('@') {
+        Some((algorithm, path)) => (algorithm, Some(path)),
+        None => (rest, None),
+    };
+    bad_part(provider)
+        .map(|why| format!("its provider {why}"))
+        .or_else(|| bad_part(algorithm).map(|why| format!("its algorithm {why}")))
+        .or_else(|| {
+            path.and_then(bad_part)
+                .map(|why| format!("its part after `@` {why}"))
+        })
+}
+
 /// The store of a bench: `cryptobench.db` in cargo's target directory (criterion keeps
 /// `target/criterion`), found from the bench binary's own path
 /// (`target/<profile>/deps/NAME-HASH`) unless `CARGO_TARGET_DIR` says.
@@ -593,5 +603,31 @@ mod tests {
         let args = BenchArgs::try_parse_from(libtest).expect("libtest's options");
         assert!(args.libtest.exact && !args.bench);
         assert_eq!(args.filters, ["sha3/"]);
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::name_fault;
+
+    #[test]
+    fn a_registered_name_reads_back_as_one_implementation() {
+        for good in [
+            "mycrate/toy-xor",
+            "rustcrypto/chacha20-rng",
+            "cryptobench/keccak-f1600-x1@asm",
+        ] {
+            assert_eq!(name_fault(good), None, "{good}");
+        }
+        for (bad, why) in [
+            ("my crate/toy-xor", "its provider must be non-empty without"),
+            ("mycrate", "a name is `provider/algorithm`"),
+            ("a/b/c", "its algorithm must be non-empty without"),
+            ("my@crate/x", "its provider must be non-empty without"),
+            ("mycrate/x@", "its part after `@` must be non-empty"),
+        ] {
+            let said = name_fault(bad).unwrap_or_else(|| panic!("{bad} taken"));
+            assert!(said.starts_with(why), "{bad}: {said}");
+        }
     }
 }
