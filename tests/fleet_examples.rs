@@ -1141,6 +1141,26 @@ fn the_kubernetes_job_is_indexed_and_guaranteed_whole_cpus() {
             password.is_some_and(|e| !e["valueFrom"]["secretKeyRef"].is_null()),
             "{K8S_JOB}: container `{name}`: PGPASSWORD should come from a Secret (valueFrom.secretKeyRef)"
         );
+        // The server is in the cluster, not on the pod's machine: cryptobench verifies
+        // its certificate, against an authority the pod must be given (no public one
+        // signs a .svc name), mounted where PGSSLROOTCERT says.
+        let root = env
+            .iter()
+            .find(|e| str_of(e, "name") == Some("PGSSLROOTCERT"))
+            .and_then(|e| str_of(e, "value"))
+            .unwrap_or_else(|| panic!("{K8S_JOB}: container `{name}` gives no PGSSLROOTCERT: its TLS connection to a server in the cluster cannot be verified"));
+        let mounts = c["volumeMounts"]
+            .as_sequence()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        assert!(
+            mounts.iter().any(
+                |m| str_of(m, "mountPath")
+                    .is_some_and(|dir| std::path::Path::new(root).parent()
+                        == Some(std::path::Path::new(dir)))
+            ),
+            "{K8S_JOB}: container `{name}`: nothing is mounted where PGSSLROOTCERT ({root}) lies"
+        );
     }
     let commands = k8s_commands();
     assert!(
