@@ -219,12 +219,12 @@ const LINK: [&str; 3] = ["-shared", "-fPIC", "-Wl,-z,defs"];
 /// path in them, like every path in a manifest, is taken from the manifest's directory.
 pub const DIRECTORY_FLAGS: [&str; 4] = ["-I", "-iquote", "-isystem", "-idirafter"];
 
-/// `flag` with the relative directory of a [`DIRECTORY_FLAGS`] flag taken from `dir`, the
-/// manifest's directory (the compiler runs in the current directory, which is anywhere):
-/// `-Iinclude` becomes `-I<manifest dir>/include`. Other flags, and absolute directories,
-/// are given as written.
+/// `flag` with the relative directory of a [`DIRECTORY_FLAGS`] flag, or of `-L`, taken from
+/// `dir`, the manifest's directory (the compiler runs in the current directory, which is
+/// anywhere): `-Iinclude` becomes `-I<manifest dir>/include`, `-Llib` `-L<manifest
+/// dir>/lib`. Other flags, and absolute directories, are given as written.
 fn anchored(dir: &Path, flag: &str) -> String {
-    for prefix in DIRECTORY_FLAGS {
+    for prefix in DIRECTORY_FLAGS.iter().chain(&["-L"]) {
         if let Some(path) = flag.strip_prefix(prefix)
             && !path.is_empty()
             && Path::new(path).is_relative()
@@ -719,6 +719,9 @@ pub(crate) mod tests {
         assert_eq!(anchored(dir, "-I../common"), "-I/m/dir/../common");
         assert_eq!(anchored(dir, "-isystemsys"), "-isystem/m/dir/sys");
         assert_eq!(anchored(dir, "-I/usr/include"), "-I/usr/include");
+        assert_eq!(anchored(dir, "-Llib"), "-L/m/dir/lib");
+        assert_eq!(anchored(dir, "-L/opt/lib"), "-L/opt/lib");
+        assert_eq!(anchored(dir, "-lmysha"), "-lmysha");
         assert_eq!(anchored(dir, "-O2"), "-O2");
         assert_eq!(anchored(dir, "-DINC=1"), "-DINC=1");
     }
