@@ -1063,6 +1063,13 @@ fn a_role_that_may_not_write_is_refused_before_measuring() {
     assert_bad_input(&out, "role `reader` may not write to this store");
     // Reading is all it may do, and still does.
     ok(env.cmd(&["machines", "--db", &as_reader]));
+    // A role with no grant at all is told what it lacks, not that the store could not be
+    // set up.
+    server.psql("shared", "CREATE ROLE stranger LOGIN");
+    assert_bad_input(
+        &env.cmd(&["machines", "--db", &server.url_as("stranger", "shared")]),
+        "this role may not use the store (permission denied for table",
+    );
 }
 
 #[test]

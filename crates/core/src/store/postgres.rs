@@ -194,7 +194,7 @@ impl Server {
                     host_text.as_str()
                 };
                 pgpass_lookup(
-                    &std::fs::read_to_string(file).ok()?,
+                    &read_password_file(&file)?,
                     pgpass_host,
                     port,
                     config.get_dbname().unwrap_or_default(),
@@ -565,6 +565,21 @@ fn raw_database(url: &str) -> Option<&str> {
     Some(rest.split_once('/')?.1).filter(|db| !db.is_empty())
 }
 
+/// The text of a password file, as libpq takes it: not one that others may read (libpq
+/// ignores it, with this warning), which would leave the password open to them.
+fn read_password_file(file: &Path) -> Option<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(file).ok()?.permissions().mode();
+    if mode & 0o077 != 0 {
+        eprintln!(
+            "warning: password file `{}` has group or world access; permissions should be u=rw (0600) or less: it is not read",
+            file.display()
+        );
+        return None;
+    }
+    std::fs::read_to_string(file).ok()
+}
+
 /// The password `~/.pgpass` gives for host, port, database and user: the first line
 /// whose fields match (`*` matching any), as libpq reads it.
 fn pgpass_lookup(text: &str, host: &str, port: u16, db: &str, user: &str) -> Option<String> {
@@ -717,13 +732,18 @@ pub(super) fn open(url: &str, purpose: Purpose, option: &'static str) -> Result<
             )?;
             Ok(())
         })
-        .map_err(|e| {
-            if e.downcast_ref::<postgres::Error>().is_some() {
-                lost_connection(&e, Path::new(&display))
-                    .unwrap_or_else(|| e.context(format!("cannot set up the store in {display}")))
-            } else {
-                e
+        .map_err(|e| match e.downcast_ref::<postgres::Error>() {
+            // A role without its grants: said as what it may not do and the GRANT that
+            // mends it, not as a store that could not be set up.
+            Some(pg) if pg.code() == Some(&postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) => {
+                anyhow::anyhow!(
+                    "{option} `{display}`: this role may not use the store ({}): as the tables' owner, GRANT SELECT (to read), or SELECT, INSERT, UPDATE, DELETE (to run and push), ON ALL TABLES IN SCHEMA of the store TO the role; a first run into an empty database needs CREATE on its schema",
+                    pg_words(pg)
+                )
             }
+            Some(_) => lost_connection(&e, Path::new(&display))
+                .unwrap_or_else(|| e.context(format!("cannot set up the store in {display}"))),
+            None => e,
         })?;
     if purpose == Purpose::Write {
         check_may_write(&store, &display, option)?;
@@ -856,6 +876,24 @@ mod tests {
                 .find(|(n, _)| *n == k)
                 .map(|(_, v)| v.to_string())
         }
+    }
+
+    #[test]
+    fn a_password_file_others_may_read_is_not_read() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join("pgpass");
+        std::fs::write(&file, "h:5432:r:u:s3cret\n").unwrap();
+        let password = |mode: u32| {
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode)).unwrap();
+            let path = file.display().to_string();
+            let env = move |k: &str| (k == "PGPASSFILE").then(|| path.clone());
+            let s = Server::from_url_with("postgres://u@h:5432/r", "--db", &env).unwrap();
+            s.config.get_password().map(<[u8]>::to_vec)
+        };
+        assert_eq!(password(0o600), Some(b"s3cret".to_vec()));
+        assert_eq!(password(0o644), None);
+        assert_eq!(password(0o640), None);
     }
 
     #[test]
