@@ -394,26 +394,29 @@ impl Bench {
     }
 }
 
-/// Why `name` cannot be a registered implementation's name, if it cannot. It reads back
-/// as `provider/algorithm`, or `provider/algorithm@path` as the catalog's Keccak backends
-/// have it: a `/` or `@` more would read as a C build's variant or target, and whitespace
-/// would end the name in a case's id.
+/// Why `name` cannot be a registered implementation's name, if it cannot. Read as the
+/// store reads it back ([`ImplName::parse`]), it must be `provider/algorithm`, or
+/// `provider/algorithm@path` as the catalog's Keccak backends have it, each part within
+/// the names' grammar: a `/` or `@` more would read as a C build's variant or target,
+/// and whitespace would end the name in a case's id.
+///
+/// [`ImplName::parse`]: cryptobench_core::name::ImplName::parse
 fn name_fault(name: &str) -> Option<String> {
-    use cryptobench_core::name::bad_part;
-    let Some((provider, rest)) = name.split_once('/') else {
-        return Some("a name is `provider/algorithm`".to_string());
+    use cryptobench_core::name::{ImplName, bad_part};
+    let read = ImplName::parse(name);
+    let (Some(provider), None) = (read.provider(), read.variant()) else {
+        return Some("a name is `provider/algorithm`, with no other `/`".to_string());
     };
-    let (algorithm, path) = match rest.split_once('@') {
-        Some((algorithm, path)) => (algorithm, Some(path)),
-        None => (rest, None),
-    };
-    bad_part(provider)
-        .map(|why| format!("its provider {why}"))
-        .or_else(|| bad_part(algorithm).map(|why| format!("its algorithm {why}")))
-        .or_else(|| {
-            path.and_then(bad_part)
-                .map(|why| format!("its part after `@` {why}"))
-        })
+    [
+        ("provider", Some(provider)),
+        ("algorithm", Some(read.algorithm())),
+        ("part after `@`", read.target()),
+    ]
+    .into_iter()
+    .find_map(|(part, text)| {
+        text.and_then(bad_part)
+            .map(|why| format!("its {part} {why}"))
+    })
 }
 
 /// The store of a bench: `cryptobench.db` in cargo's target directory (criterion keeps
@@ -622,7 +625,7 @@ mod name_tests {
         for (bad, why) in [
             ("my crate/toy-xor", "its provider must be non-empty without"),
             ("mycrate", "a name is `provider/algorithm`"),
-            ("a/b/c", "its algorithm must be non-empty without"),
+            ("a/b/c", "a name is `provider/algorithm`, with no other `/`"),
             ("my@crate/x", "its provider must be non-empty without"),
             ("mycrate/x@", "its part after `@` must be non-empty"),
         ] {

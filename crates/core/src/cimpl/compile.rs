@@ -511,12 +511,16 @@ pub fn shared_object(
     }
     let probe = generated(&cache, "api", &api_probe_source(api_h.as_deref()))?;
     let mut read: Vec<PathBuf> = rules.into_iter().flatten().collect();
-    read.extend(
-        dependencies(m, &args, std::slice::from_ref(&probe))?
-            .map_err(|said| failed(&said))?
-            .into_iter()
-            .flatten(),
-    );
+    // A probe of the sources' api.h reads nothing they do not; one of the search path's
+    // is asked what it reads.
+    if api_h.is_none() {
+        read.extend(
+            dependencies(m, &args, std::slice::from_ref(&probe))?
+                .map_err(|said| failed(&said))?
+                .into_iter()
+                .flatten(),
+        );
+    }
     sources.push(probe);
     // Assembly (`.s`) is not preprocessed, so -M does not name it.
     read.extend(sources.iter().cloned());

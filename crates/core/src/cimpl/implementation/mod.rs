@@ -759,10 +759,9 @@ impl<C: Checked> Call for Timed<C> {
                 "{function} returned {r}{at} after it was timed (the untimed call before timing succeeded: its samples may be of a failing function)"
             )));
         }
+        // The same buffers before and after: of one length.
         let (before, after) = (self.before.as_deref()?, self.call.output()?);
-        let differs = before.iter().zip(after).position(|(a, b)| a != b);
-        let differs =
-            differs.or((before.len() != after.len()).then(|| before.len().min(after.len())))?;
+        let differs = before.iter().zip(after).position(|(a, b)| a != b)?;
         Some(AfterTiming::Wrong(format!(
             "{function}{at} gave other output after it was timed than before, on the same input (from byte {differs}): its samples may be of wrong results; does it keep state between calls (a counter, a table made on first use, a static buffer)?"
         )))
