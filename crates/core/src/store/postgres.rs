@@ -520,8 +520,12 @@ impl Server {
                         "the PostgreSQL server {}'s TLS certificate cannot be verified ({why}): give the authority that signed it with PGSSLROOTCERT, or connect over a Unix socket",
                         self.display
                     )
-                } else if why.contains("alert") && self.client_cert.is_some() {
+                } else if self.client_cert.is_some()
+                    && (why.contains("alert") || why.contains("Connection reset by peer"))
+                {
                     // A TLS alert from the server: it did not take the certificate given.
+                    // Under TLS 1.3 it refuses it after the client's side of the handshake,
+                    // and may close before the client reads the alert: a reset, then.
                     anyhow::anyhow!(
                         "the PostgreSQL server {} refused this client's TLS certificate ({why}): is sslcert signed by an authority in the server's ssl_ca_file?",
                         self.display
