@@ -22,6 +22,55 @@ pub fn some_of(keys: &[String]) -> String {
     }
 }
 
+/// The cases of baseline run `old` that a run of `measured` cases would leave out:
+/// saved over it under the same name, they would no longer be judged.
+pub fn left_out_of(
+    store: &Store,
+    old: i64,
+    measured: impl Fn(&str) -> bool,
+) -> Result<Vec<String>> {
+    Ok(store
+        .load_run_where(old, |key| !measured(key))?
+        .cases
+        .into_iter()
+        .map(|c| c.key)
+        .collect())
+}
+
+/// Why saving over baseline `name` (run `old`) would narrow it: `left_out` are its cases
+/// the new run does not have.
+pub fn narrows_baseline(name: &str, old: i64, left_out: &[String], tense: &str) -> String {
+    format!(
+        "baseline `{name}` is run {old}, which has {} case{} this run {tense} ({}): saved over it, they would no longer be judged",
+        left_out.len(),
+        if left_out.len() == 1 { "" } else { "s" },
+        some_of(left_out)
+    )
+}
+
+/// `--save-baseline NAME` over a baseline with cases this plan does not measure: refused
+/// now, since the finished run would be refused as that baseline anyway (and measuring
+/// again the same plan could never pass).
+pub fn check_baseline_not_narrowed(
+    store: &Store,
+    name: &str,
+    testbed: &str,
+    cases: &[Case],
+) -> Result<()> {
+    let Some(old) = store.baseline(name, testbed)? else {
+        return Ok(());
+    };
+    let planned: std::collections::HashSet<String> = cases.iter().map(Case::key).collect();
+    let left_out = left_out_of(store, old, |key| planned.contains(key))?;
+    if !left_out.is_empty() {
+        bail!(
+            "--save-baseline {name}: {}; measure them too, name another baseline, or replace it anyway with --force-baseline",
+            narrows_baseline(name, old, &left_out, "would not measure")
+        );
+    }
+    Ok(())
+}
+
 /// Each memory layout of a case holds its own message and output buffers, and a worker
 /// prepares all its layouts up front: refuse what would run the machine out of memory
 /// (the worker would die of it, with the real reason buried in its stderr).

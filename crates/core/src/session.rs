@@ -15,7 +15,10 @@ use crate::exit::Exit;
 use crate::machine::Machine;
 use crate::output::{emit, write_atomically};
 use crate::plan::Plan;
-use crate::preflight::{check_baseline, some_of, warn_of_another_machine};
+use crate::preflight::{
+    check_baseline, check_baseline_not_narrowed, left_out_of, narrows_baseline,
+    warn_of_another_machine,
+};
 use crate::record::{
     AnalysisOptions, CaseStatus, CodeRevision, MachineRecord, RunHeader, RunOptions, RunOrigin,
     RunPlace, VerdictOptions, now,
@@ -94,6 +97,11 @@ pub fn measure_plan(
         ),
         None => None,
     };
+    if let Some(name) = finish.save_baseline
+        && !finish.force_baseline
+    {
+        check_baseline_not_narrowed(store, name, &place.testbed, &plan.cases)?;
+    }
     let mut header = RunHeader::measured_now(
         &plan.name,
         counter,
@@ -408,20 +416,12 @@ fn dropped_from(store: &Store, name: &str, old: i64, run: &StoredRun) -> Result<
     if old == run.header.id {
         return Ok(Vec::new());
     }
-    let measured = |key: &str| run.cases.iter().any(|c| c.key == key);
-    let dropped: Vec<String> = store
-        .load_run_where(old, |key| !measured(key))?
-        .cases
-        .into_iter()
-        .map(|c| c.key)
-        .collect();
+    let dropped = left_out_of(store, old, |key| run.cases.iter().any(|c| c.key == key))?;
     Ok((!dropped.is_empty())
         .then(|| {
             format!(
-                "baseline `{name}` is run {old}, which has {} case{} this run did not measure ({}): saved over it, they would no longer be judged; measure them too, or name another baseline",
-                dropped.len(),
-                if dropped.len() == 1 { "" } else { "s" },
-                some_of(&dropped)
+                "{}; measure them too, or name another baseline",
+                narrows_baseline(name, old, &dropped, "did not measure")
             )
         })
         .into_iter()
