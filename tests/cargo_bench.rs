@@ -109,6 +109,29 @@ fn cargo_test_benches_runs_every_gate_and_refuses_a_planted_bug() {
         "said twice: {said}"
     );
 
+    // The gate calls an implementation at its vectors' lengths; one that dies at a length
+    // the bench measures (4000) fails here, with its case, not first under `cargo bench`.
+    let crashing = |sizes: &str| {
+        cargo(
+            &["test", "--benches", "--", "crashing/", "--sizes", sizes],
+            &[("CHACHA_BENCH_PLANT_CRASH", "1")],
+        )
+    };
+    let out = crashing("1024,2048");
+    let said = text(&out);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("test crashing/chacha20 ... verified"),
+        "{said}"
+    );
+    let out = crashing("1024,4000");
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("test crashing/chacha20 ... FAILED: xor len=4000: the call crashed (killed by signal 6 (SIGABRT)"),
+        "{said}"
+    );
+
     let out = cargo(&["test", "--benches", "--", "nothing-matches"], &[]);
     let said = text(&out);
     assert!(!out.status.success(), "{said}");
@@ -140,6 +163,10 @@ fn cargo_test_benches_runs_every_gate_and_refuses_a_planted_bug() {
             "error: this bench registers `my crate/chacha20`: its provider must be non-empty without",
         ),
         ("sizes", "error: Bench::sizes was given no length"),
+        (
+            "size-zero",
+            "error: Bench::sizes([0, 64]): a size must be at least 1 byte",
+        ),
     ] {
         let out = cargo(
             &["test", "--benches"],
@@ -198,6 +225,14 @@ fn cargo_bench_measures_stores_and_refuses_unknown_options() {
     assert_eq!(json["comparisons"].as_array().unwrap().len(), 1);
     assert!(json["results"][0]["verified"].as_bool().unwrap());
     assert!(db.exists(), "the run is stored");
+    let said = String::from_utf8_lossy(&out.stderr);
+    let db_path = db.display().to_string();
+    assert!(
+        said.contains(&format!(
+            "stored as run 1 in {db_path} (`cryptobench history --db {db_path}`, `cryptobench report 1 --db {db_path}`)"
+        )),
+        "{said}"
+    );
 
     // A store named in a directory that does not exist is refused, not made there.
     let missing = dir.path().join("no-such-dir/x.db");
@@ -260,6 +295,10 @@ fn cargo_bench_measures_stores_and_refuses_unknown_options() {
         (
             &["--html", "/proc/report.html"][..],
             "cannot create a file in `/proc`",
+        ),
+        (
+            &["--against", "rustcrypto/chacha20"][..],
+            "--against `rustcrypto/chacha20`: the filters leave it out of this run; add it to them",
         ),
     ] {
         let mut all = vec!["bench", "--", "example/toy"];

@@ -69,8 +69,9 @@ impl Bench {
         self
     }
 
-    /// Every implementation the CLI's catalog would register, added to this bench (for
-    /// a crate that depends on the `cryptobench` crate itself, to compare against them).
+    /// Whatever `register` adds to this bench's registry: another crate's set of
+    /// implementations, registered by a function it exports (`Bench::with_catalog` adds
+    /// the CLI's whole catalog).
     pub fn with(mut self, register: impl FnOnce(&mut Registry)) -> Bench {
         register(&mut self.registry);
         self
@@ -198,12 +199,20 @@ impl Bench {
                 "Bench::sizes was given no length: give it at least one (in bytes), or leave it out for 64, 1024 and 16384"
             );
         }
+        if let Some(why) = self
+            .sizes
+            .iter()
+            .find_map(|&n| parse_size(&n.to_string()).err())
+        {
+            bail!("Bench::sizes({:?}): {why}", self.sizes);
+        }
         if let Some(t) = &args.testbed {
             cryptobench_core::record::check_testbed(t)?;
         }
         let plan = self.plan(&args)?;
         if args.libtest.ignored {
             // libtest runs only the ignored tests; this harness ignores none.
+            println!("nothing checked: this bench ignores no implementation (`--ignored`)");
             return Ok(0);
         }
         if args.libtest.list {
@@ -272,13 +281,21 @@ impl Bench {
             external: Default::default(),
         };
         if let Some(base) = &args.against {
+            if self.registry.get(base).is_some()
+                && !plan.cases.iter().any(|c| &c.implementation == base)
+            {
+                bail!(
+                    "--against `{base}`: the filters leave it out of this run; add it to them (`cargo bench -- FILTER {base}`)"
+                );
+            }
             plan.compare_all_against(base)?;
         }
         Ok(plan)
     }
 
-    /// `cargo test --benches`: each implementation's correctness gate, in a worker given
-    /// `timeout`, and nothing timed.
+    /// `cargo test --benches`: each implementation's correctness gate, then one call of
+    /// each case `cargo bench` would measure, each in a worker given `timeout`, and
+    /// nothing timed.
     fn check(&self, plan: &Plan, timeout: std::time::Duration) -> Result<u8> {
         let cpu = machine::default_cpu();
         let mut seen: Vec<&str> = Vec::new();
@@ -288,13 +305,28 @@ impl Bench {
                 continue;
             }
             seen.push(&case.implementation);
-            let verdict = runner::verify(
+            let mut verdict = runner::verify(
                 &case.implementation,
                 &plan.external,
                 Some(cpu),
                 timeout,
                 false,
             )?;
+            // The gate checks the algorithm at its vectors' lengths; `cargo bench` calls
+            // it at the bench's: each of those once, so that a failure there fails here.
+            if !matches!(verdict, runner::Verdict::Unfit(..)) {
+                let measured = plan
+                    .cases
+                    .iter()
+                    .filter(|c| c.implementation == case.implementation);
+                for case in measured {
+                    let said = runner::rehearse(case, &plan.external, Some(cpu), timeout)?;
+                    if let runner::Verdict::Unfit(..) = said {
+                        verdict = said;
+                        break;
+                    }
+                }
+            }
             let (word, why, fails) = verdict.describe();
             unfit += usize::from(fails);
             // The line names the implementation already.
@@ -309,7 +341,7 @@ impl Bench {
             println!("test {} ... {said}", case.implementation);
         }
         println!(
-            "\n{} implementation{} checked; nothing timed (that is `cargo bench`)",
+            "\n{} implementation{} checked, and called once in each case `cargo bench` measures; nothing timed (that is `cargo bench`)",
             seen.len(),
             if seen.len() == 1 { "" } else { "s" }
         );
@@ -358,7 +390,7 @@ impl Bench {
         preflight::check_memory(&plan.cases, args.layouts)?;
         let mut store = cryptobench_core::store::Store::open(&db)?;
         let layouts = args.layouts as usize;
-        let (code, _) = session::measure_plan(
+        let (code, uuid) = session::measure_plan(
             &mut store,
             &plan,
             session::Measurement {
@@ -390,6 +422,13 @@ impl Bench {
             },
             &Notes,
         )?;
+        // The store is under the target directory, where its author may not look for it.
+        if let Some(id) = store.run_by_uuid(&uuid)? {
+            eprintln!(
+                "stored as run {id} in {} (`cryptobench history --db {0}`, `cryptobench report {id} --db {0}`)",
+                store.path().display()
+            );
+        }
         Ok(exit_code(code))
     }
 }

@@ -175,6 +175,7 @@ fn main() {
         Ok("compare") => bench.compare("rand_chacha/chacha20-rgn", "rustcrypto/chacha20-rng"),
         Ok("name") => bench.register(Stream::<Portable>::new("my crate")),
         Ok("sizes") => bench.sizes(&[]),
+        Ok("size-zero") => bench.sizes(&[0, 64]),
         _ => bench,
     };
     bench.main();

@@ -378,7 +378,48 @@ pub fn verify(
         task: Task::Verify,
         simulate,
     };
-    Ok(match worker::run(&request, timeout)? {
+    gate(&request, timeout, "correctness check")
+}
+
+/// One call of `case`, untimed, in a worker of its own, prepared as a measurement of it
+/// would be: whether the call a run would time works at the case's parameters, which the
+/// gate ([`verify`]) does not ask for (`cargo test --benches` at the bench's sizes).
+pub fn rehearse(
+    case: &Case,
+    external: &crate::cimpl::External,
+    cpu: Option<usize>,
+    timeout: Duration,
+) -> Result<Verdict> {
+    let c = external.get(&case.implementation);
+    if let Some(why) = c.and_then(|s| s.not_built.clone()) {
+        return Ok(Verdict::Unfit(CaseStatus::Failed, why));
+    }
+    let request = Request {
+        implementation: case.implementation.clone(),
+        c: c.cloned(),
+        cpu,
+        task: Task::Rehearse {
+            operation: case.operation.clone(),
+            params: case.params.clone(),
+        },
+        simulate: false,
+    };
+    let at = if case.params.is_empty() {
+        case.operation.clone()
+    } else {
+        format!("{} {}", case.operation, case.params)
+    };
+    Ok(match gate(&request, timeout, "the call")? {
+        Verdict::Unfit(status, why) => Verdict::Unfit(status, format!("{at}: {why}")),
+        checked => checked,
+    })
+}
+
+/// The verdict of a worker given a gate's `request` (the gate, or a rehearsal):
+/// `what` names it where it ended without a reply.
+fn gate(request: &Request, timeout: Duration, what: &str) -> Result<Verdict> {
+    let simulate = request.simulate;
+    Ok(match worker::run(request, timeout)? {
         Outcome::Crashed(why) if simulate && simulator_refused(&why) => {
             Verdict::Unfit(CaseStatus::Unsupported, not_countable(&why))
         }
@@ -393,10 +434,7 @@ pub fn verify(
         Outcome::Replied(other) => {
             Verdict::Unfit(CaseStatus::Failed, describe(&Outcome::Replied(other)))
         }
-        other => Verdict::Unfit(
-            CaseStatus::Failed,
-            format!("correctness check {}", describe(&other)),
-        ),
+        other => Verdict::Unfit(CaseStatus::Failed, format!("{what} {}", describe(&other))),
     })
 }
 

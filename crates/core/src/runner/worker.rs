@@ -28,6 +28,15 @@ pub enum Task {
     Verify,
     /// Say which crypto features CPUID shows here (under the simulator, its CPU's).
     Features,
+    /// Make one call of one operation at its parameters, untimed, prepared as a
+    /// measurement prepares it, and check it as after timing: that the call a run would
+    /// time works at every size planned (a gate checks the algorithm at its own vectors').
+    Rehearse {
+        /// The operation to call.
+        operation: String,
+        /// Its parameters.
+        params: Params,
+    },
     /// Time one operation.
     Measure {
         /// The operation to time.
@@ -417,6 +426,21 @@ fn handle(request: &Request, registry: &Registry) -> Result<Reply> {
             Ok(()) => Reply::Verified(imp.caveats()),
             Err(m) => Reply::Wrong(m.to_string()),
         }),
+        Task::Rehearse { operation, params } => {
+            let mut call = match imp.prepare(operation, params) {
+                Ok(call) => call,
+                Err(e @ PrepareError::Unsupported(_)) => {
+                    return Ok(Reply::Unsupported(e.to_string()));
+                }
+                Err(e) => return Err(e.into()),
+            };
+            call.call();
+            Ok(match call.after_timing() {
+                None => Reply::Verified(Vec::new()),
+                Some(AfterTiming::Failed(why)) => bail!("{why}"),
+                Some(AfterTiming::Wrong(why)) => Reply::Wrong(why),
+            })
+        }
         Task::Measure {
             operation,
             params,
