@@ -183,8 +183,8 @@ pub enum ImportSource {
 }
 
 impl Cli {
-    /// The command line, parsed; a bad one ends the process with clap's message (status
-    /// 2). A value that starts with `-` (`--sizes -1`) reaches its option's parser,
+    /// The command line, parsed; a bad one ends the process with clap's message on one
+    /// line (status 2). A value that starts with `-` (`--sizes -1`) reaches its option's parser,
     /// which says what is wrong with it, instead of being taken for an option.
     pub fn parse_args() -> Cli {
         use clap::{CommandFactory, FromArgMatches};
@@ -192,8 +192,19 @@ impl Cli {
             c.allow_negative_numbers(true).mut_subcommands(negatives)
         }
         let command = crate::record::unset_empty_env(negatives(Cli::command()));
-        let matches = command.get_matches();
-        let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        let refuse = |e: clap::Error| -> ! {
+            use clap::error::ErrorKind::*;
+            if !e.use_stderr() || e.kind() == DisplayHelpOnMissingArgumentOrSubcommand {
+                e.exit() // --help, --version, or no command at all: the help
+            }
+            eprintln!(
+                "{}",
+                crate::record::clap_error_line(&e.render().to_string())
+            );
+            std::process::exit(crate::exit::Exit::Error.code().into())
+        };
+        let matches = command.try_get_matches().unwrap_or_else(|e| refuse(e));
+        let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| refuse(e));
         cli.forget_testbed_filters_from_the_environment(&matches);
         cli
     }

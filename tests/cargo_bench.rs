@@ -249,7 +249,9 @@ fn cargo_bench_measures_stores_and_refuses_unknown_options() {
     let said = text(&out);
     assert!(!out.status.success(), "{said}");
     assert!(
-        said.contains("error: unexpected argument '--bogus' found\n"),
+        said.contains(
+            "error: unexpected argument '--bogus' found; usage: cargo bench -- [OPTIONS]"
+        ),
         "{said}"
     );
     assert!(said.contains("(exit status: 2)"), "{said}");

@@ -708,6 +708,25 @@ fn bad_input_gets_one_clear_line_and_status_2() {
         "`no-such-experiment` matches no experiment",
     );
     assert_bad_input(&env.cmd(&["run", "--sizes", "0"]), "at least 1 byte");
+    // clap's own refusals too: what it lists on lines of their own joins the first.
+    assert_bad_input(
+        &env.cmd(&["compare", "1"]),
+        "error: the following required arguments were not provided: <RUN_B>; usage: cryptobench compare ",
+    );
+    assert_bad_input(
+        &env.cmd(&["report", "--format", "xml"]),
+        "error: invalid value 'xml' for '--format <FORMAT>' [possible values: table, md, json,",
+    );
+    assert_bad_input(
+        &env.cmd(&["export"]),
+        "error: unrecognized subcommand 'export'; tip: some similar subcommands exist: 'import', 'report'",
+    );
+    let bare = env.cmd(&[]);
+    assert_eq!(bare.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&bare.stderr).contains("\nCommands:\n"),
+        "no command: the help, as it is"
+    );
     assert_bad_input(
         &env.cmd(&[
             "run",

@@ -130,16 +130,18 @@ impl Bench {
             .and_then(|m| BenchArgs::from_arg_matches(&m))
         {
             Ok(parsed) => parsed,
-            Err(e) if !e.use_stderr() => e.exit(),
-            // One line, as the harness's own errors: clap's usage and its tip to pass the
-            // option as a value after `--` (a filter, here) would mislead under cargo.
+            Err(e)
+                if !e.use_stderr()
+                    || e.kind()
+                        == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+            {
+                e.exit()
+            }
+            // One line, as the harness's own errors; without clap's tip to pass the option
+            // as a value after `--` (a filter, here), which would mislead under cargo.
             Err(e) => {
-                let rendered = e.render().to_string();
-                let first = rendered
-                    .lines()
-                    .find(|l| !l.trim().is_empty())
-                    .unwrap_or("error: bad arguments");
-                eprintln!("{first}");
+                let said = cryptobench_core::record::clap_error_line(&e.render().to_string());
+                eprintln!("{said}");
                 std::process::exit(Exit::Error.code() as i32);
             }
         };

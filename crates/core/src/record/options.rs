@@ -195,6 +195,37 @@ pub fn unset_empty_env(command: clap::Command) -> clap::Command {
         .mut_subcommands(unset_empty_env)
 }
 
+/// clap's message for a bad command line, on one line as every other refusal is: what
+/// it lists on lines of their own (the arguments missing, the possible values, the
+/// usage, a similar name) joined onto the first. Its tip to pass an option as a value
+/// after `--` is left out: there the option would become a target (a filter, under
+/// `cargo bench`), which is never what was meant.
+pub fn clap_error_line(rendered: &str) -> String {
+    let mut line = String::new();
+    for part in rendered.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if part.starts_with("For more information") || part.starts_with("tip: to pass") {
+            continue;
+        }
+        if line.is_empty() {
+            line.push_str(part);
+        } else if line.ends_with(':') {
+            line.push(' ');
+            line.push_str(part);
+        } else if part.starts_with('[') {
+            line.push(' ');
+            line.push_str(part);
+        } else {
+            line.push_str("; ");
+            line.push_str(&part.replacen("Usage:", "usage:", 1));
+        }
+    }
+    if line.is_empty() {
+        "error: bad arguments".into()
+    } else {
+        line
+    }
+}
+
 /// How a command asks for verdicts: `--significance`, `--noise-threshold` and `--test`,
 /// the same options for `run`, `compare` and a crate's `cargo bench`.
 #[derive(clap::Args, Debug, Clone, Copy)]
@@ -359,6 +390,27 @@ mod tests {
     use super::*;
     use crate::counter::CounterKind;
     use crate::record::{ImportedCounter, RunCounter};
+
+    #[test]
+    fn clap_errors_are_told_in_one_line() {
+        for (rendered, line) in [
+            (
+                "error: the following required arguments were not provided:\n  <RUN_B>\n\nUsage: cryptobench compare <RUN_A> <RUN_B>\n\nFor more information, try '--help'.\n",
+                "error: the following required arguments were not provided: <RUN_B>; usage: cryptobench compare <RUN_A> <RUN_B>",
+            ),
+            (
+                "error: invalid value 'xml' for '--format <FORMAT>'\n  [possible values: table, md, json]\n\n  tip: a similar value exists: 'html'\n\nFor more information, try '--help'.\n",
+                "error: invalid value 'xml' for '--format <FORMAT>' [possible values: table, md, json]; tip: a similar value exists: 'html'",
+            ),
+            (
+                "error: unexpected argument '--bogus' found\n\n  tip: to pass '--bogus' as a value, use '-- --bogus'\n\nUsage: cargo bench -- [OPTIONS] [FILTERS]...\n\nFor more information, try '--help'.\n",
+                "error: unexpected argument '--bogus' found; usage: cargo bench -- [OPTIONS] [FILTERS]...",
+            ),
+            ("", "error: bad arguments"),
+        ] {
+            assert_eq!(clap_error_line(rendered), line);
+        }
+    }
 
     #[test]
     fn verdict_parameters_are_validated() {
