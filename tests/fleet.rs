@@ -829,6 +829,33 @@ fn a_server_restarted_mid_push_or_mid_run_is_connected_to_again_and_nothing_is_l
 }
 
 #[test]
+fn a_server_back_from_a_restart_is_connected_to_again_within_a_second_or_so() {
+    let env = Env::new();
+    let server = PgServer::start();
+    let url = server.new_database("back");
+    let (child, file) = run_paused_at_samples(&env, &url, "1", &[]);
+    server.stop();
+    std::fs::remove_file(&file).unwrap();
+    let lost = Instant::now();
+    std::thread::sleep(Duration::from_secs(6));
+    server.start_again();
+    let up = lost.elapsed().as_secs_f64();
+    let out = ended_within(child, Duration::from_secs(60));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let after: f64 = err
+        .split_once("connected again to ")
+        .and_then(|(_, rest)| rest.split_once(" after "))
+        .and_then(|(_, rest)| rest.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    // Tries that back off to several seconds apart would find it seconds after it is up.
+    assert!(
+        after < up + 2.0,
+        "up again after {up:.1} s, connected again after {after:.1} s: {err}"
+    );
+    ok(out);
+}
+
+#[test]
 fn a_server_gone_for_longer_than_the_reconnect_window_keeps_what_was_stored() {
     let env = Env::new();
     let server = PgServer::start();
@@ -861,6 +888,91 @@ fn a_server_gone_for_longer_than_the_reconnect_window_keeps_what_was_stored() {
     assert_bad_input(
         &out,
         "CRYPTOBENCH_RECONNECT_SECS `soon` is not a whole number",
+    );
+}
+
+/// The pid of the server process serving the cryptobench connection to `db`.
+fn backend_of(server: &PgServer, db: &str) -> i32 {
+    server
+        .psql(
+            "postgres",
+            &format!(
+                "SELECT pid FROM pg_stat_activity WHERE datname = '{db}' AND application_name = 'cryptobench'"
+            ),
+        )
+        .parse()
+        .expect("one cryptobench connection")
+}
+
+/// `child`'s output once it has ended, which it must within `limit`.
+fn ended_within(mut child: std::process::Child, limit: Duration) -> Output {
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            panic!("still waiting after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_server_process_that_stops_answering_mid_run_is_given_up_on() {
+    let env = Env::new();
+    let server = PgServer::start();
+    let url = server.new_database("frozen");
+    let signal = |pid: i32, sig: i32| assert_eq!(unsafe { libc::kill(pid, sig) }, 0);
+
+    // Frozen for good (its socket stays open, and the kernel still acknowledges what is
+    // sent): the statement waits its limit, the retries wait on the rows the frozen
+    // transaction holds, and the command ends, unreachable, keeping what was stored.
+    let limits = [
+        ("CRYPTOBENCH_STATEMENT_SECS", "1"),
+        ("CRYPTOBENCH_RECONNECT_SECS", "2"),
+    ];
+    let (child, file) = run_paused_at_samples(&env, &url, "1", &limits);
+    let backend = backend_of(&server, "frozen");
+    signal(backend, libc::SIGSTOP);
+    std::fs::remove_file(&file).unwrap();
+    let out = ended_within(child, Duration::from_secs(20));
+    signal(backend, libc::SIGCONT);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{err}");
+    assert!(
+        err.contains("lost the connection to the PostgreSQL server")
+            && err.contains("no answer within 1 s"),
+        "{err}"
+    );
+    assert!(err.contains("the cases measured before are kept"), "{err}");
+    assert_eq!(
+        server.psql(
+            "frozen",
+            "SELECT count(*) FROM runs WHERE status = 'running'"
+        ),
+        "1"
+    );
+
+    // Frozen for a moment: the run connects again and ends complete.
+    let (child, file) = run_paused_at_samples(&env, &url, "1", &limits[..1]);
+    let backend = backend_of(&server, "frozen");
+    signal(backend, libc::SIGSTOP);
+    std::fs::remove_file(&file).unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    signal(backend, libc::SIGCONT);
+    let out = ended_within(child, Duration::from_secs(20));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        err.contains("no answer within 1 s") && err.contains("connected again"),
+        "{err}"
+    );
+    ok(out);
+    assert_eq!(
+        server.psql(
+            "frozen",
+            "SELECT status FROM runs WHERE id = (SELECT max(id) FROM runs)"
+        ),
+        "complete"
     );
 }
 

@@ -118,7 +118,11 @@ pub fn execute(
     let mut tallies: Vec<Tally> = vec![Tally::default(); cases.len()];
     // Case `i` in a fresh worker, as process `round` of it; false once Ctrl-C stopped it.
     // A case that fails is marked in its tally and measured no more.
-    let mut measure = |i: usize, round: usize, tallies: &mut Vec<Tally>| -> Result<bool> {
+    let measure = |store: &mut Store,
+                   i: usize,
+                   round: usize,
+                   tallies: &mut Vec<Tally>|
+     -> Result<bool> {
         let case = &cases[i];
         progress.step(&case.key());
         let request = Request {
@@ -170,10 +174,11 @@ pub fn execute(
         Ok(true)
     };
     let first_pass = std::time::Instant::now();
+    let interrupted_before = store.interrupted();
     for round in 0..opts.processes {
         shuffle(&mut live, &mut rng);
         for &i in &live {
-            if !measure(i, round, &mut tallies)? {
+            if !measure(store, i, round, &mut tallies)? {
                 return Ok(Ended::Interrupted);
             }
         }
@@ -186,8 +191,20 @@ pub fn execute(
     if remeasure.is_off() {
         return Ok(Ended::Finished);
     }
-    let budget = remeasure.budget.unwrap_or_else(|| first_pass.elapsed());
-    let deadline = std::time::Instant::now() + budget;
+    // Time lost to the store's server (its connection lost and made again) is neither the
+    // first pass's measuring nor re-measuring's.
+    let interrupted_at_start = store.interrupted();
+    let budget = remeasure.budget.unwrap_or_else(|| {
+        first_pass
+            .elapsed()
+            .saturating_sub(interrupted_at_start - interrupted_before)
+    });
+    let remeasure_start = std::time::Instant::now();
+    let spent = |store: &Store| {
+        remeasure_start
+            .elapsed()
+            .saturating_sub(store.interrupted() - interrupted_at_start)
+    };
     let most = opts.processes * remeasure.most_processes_factor;
     let mut round = opts.processes;
     loop {
@@ -211,7 +228,7 @@ pub fn execute(
                 )
             })
             .collect();
-        if wanting.is_empty() || std::time::Instant::now() >= deadline {
+        if wanting.is_empty() || spent(store) >= budget {
             break;
         }
         if round == opts.processes {
@@ -227,10 +244,10 @@ pub fn execute(
         }
         shuffle(&mut wanting, &mut rng);
         for &i in &wanting {
-            if std::time::Instant::now() >= deadline {
+            if spent(store) >= budget {
                 break;
             }
-            if !measure(i, round, &mut tallies)? {
+            if !measure(store, i, round, &mut tallies)? {
                 return Ok(Ended::Interrupted);
             }
         }

@@ -114,20 +114,33 @@ pub(super) enum Engine {
 /// a statement of thousands of parameters each time.
 #[cfg(feature = "postgres")]
 pub(super) struct PgConnection {
-    pub(super) client: postgres::Client,
-    statements: std::collections::HashMap<String, postgres::Statement>,
+    /// Carries the connection's messages while a statement waits, and bounds that wait:
+    /// one thread's, as the store is used from one thread at a time.
+    runtime: tokio::runtime::Runtime,
+    link: super::postgres::Link,
+    statements: std::collections::HashMap<String, tokio_postgres::Statement>,
     /// Where to connect again when the connection is lost.
     server: super::postgres::Server,
+    /// The time operations have spent on connections lost and made again, in all.
+    pub(super) interrupted: std::time::Duration,
 }
 
 #[cfg(feature = "postgres")]
 impl PgConnection {
-    pub(super) fn new(client: postgres::Client, server: super::postgres::Server) -> PgConnection {
-        PgConnection {
-            client,
+    /// A connection to `server`.
+    pub(super) fn connect(server: super::postgres::Server) -> Result<PgConnection> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the PostgreSQL client's runtime")?;
+        let link = server.connect(&runtime)?;
+        Ok(PgConnection {
+            runtime,
+            link,
             statements: Default::default(),
             server,
-        }
+            interrupted: Default::default(),
+        })
     }
 
     /// Replace a lost connection (`lost`, first seen at `since`) with a new one, trying
@@ -137,22 +150,33 @@ impl PgConnection {
         lost: &anyhow::Error,
         since: std::time::Instant,
     ) -> Result<()> {
-        self.client = self.server.reconnect(lost, since)?;
+        // One that stopped answering is still open: closed, its server ends the
+        // transaction it held once it wakes.
+        self.link.close();
+        self.link = self.server.reconnect(&self.runtime, lost, since)?;
         // Prepared statements belong to the connection that prepared them.
         self.statements.clear();
         Ok(())
     }
 
-    fn statement(&mut self, sql: &str) -> Result<postgres::Statement> {
+    fn statement(&mut self, sql: &str) -> Result<tokio_postgres::Statement> {
         if let Some(s) = self.statements.get(sql) {
             return Ok(s.clone());
         }
-        let prepared = self
-            .client
-            .prepare(&postgres_sql(sql))
-            .map_err(anyhow::Error::new)?;
+        let sql_pg = postgres_sql(sql);
+        let prepared = self.answer(self.link.client.prepare(&sql_pg))?;
         self.statements.insert(sql.to_string(), prepared.clone());
         Ok(prepared)
+    }
+
+    /// The answer to `asked` (of this connection's client), waited for as long as the
+    /// server may take to answer a statement.
+    fn answer<T>(
+        &self,
+        asked: impl Future<Output = Result<T, tokio_postgres::Error>>,
+    ) -> Result<T> {
+        self.link
+            .answer(&self.runtime, self.server.statement_limit(), asked)
     }
 }
 
@@ -167,10 +191,7 @@ impl Engine {
             Engine::Postgres(pg) => {
                 let statement = pg.statement(sql)?;
                 let refs = pg_params(params);
-                Ok(pg
-                    .client
-                    .execute(&statement, &refs)
-                    .map_err(anyhow::Error::new)?)
+                pg.answer(pg.link.client.execute(&statement, &refs))
             }
         }
     }
@@ -207,10 +228,7 @@ impl Engine {
             Engine::Postgres(pg) => {
                 let statement = pg.statement(sql)?;
                 let refs = pg_params(params);
-                let rows = pg
-                    .client
-                    .query(&statement, &refs)
-                    .map_err(anyhow::Error::new)?;
+                let rows = pg.answer(pg.link.client.query(&statement, &refs))?;
                 rows.iter()
                     .map(|r| {
                         (0..r.len())
@@ -233,10 +251,10 @@ impl Engine {
         match self {
             Engine::Sqlite(conn) => conn.execute_batch(sql).map_err(anyhow::Error::new),
             #[cfg(feature = "postgres")]
-            Engine::Postgres(pg) => pg
-                .client
-                .batch_execute(&postgres_schema(sql))
-                .map_err(anyhow::Error::new),
+            Engine::Postgres(pg) => {
+                let sql = postgres_schema(sql);
+                pg.answer(pg.link.client.batch_execute(&sql))
+            }
         }
     }
 
@@ -300,17 +318,17 @@ pub(super) fn postgres_schema(sql: &str) -> String {
 }
 
 #[cfg(feature = "postgres")]
-fn pg_params(params: &[Value]) -> Vec<&(dyn postgres::types::ToSql + Sync)> {
+fn pg_params(params: &[Value]) -> Vec<&(dyn tokio_postgres::types::ToSql + Sync)> {
     params
         .iter()
-        .map(|p| p as &(dyn postgres::types::ToSql + Sync))
+        .map(|p| p as &(dyn tokio_postgres::types::ToSql + Sync))
         .collect()
 }
 
 #[cfg(feature = "postgres")]
 mod pg_types {
     use super::Value;
-    use postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
+    use tokio_postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
 
     type BoxError = Box<dyn std::error::Error + Sync + Send>;
 
@@ -320,7 +338,7 @@ mod pg_types {
         fn to_sql(
             &self,
             ty: &Type,
-            out: &mut postgres::types::private::BytesMut,
+            out: &mut tokio_postgres::types::private::BytesMut,
         ) -> Result<IsNull, BoxError> {
             match (self, ty) {
                 (Value::Null, _) => Ok(IsNull::Yes),

@@ -74,9 +74,21 @@ impl<'a> Held<'a> {
         // Only a server's connection is lost and found again; SQLite's never is.
         #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
         let mut lost_since: Option<std::time::Instant> = None;
+        #[cfg(feature = "postgres")]
+        let started = std::time::Instant::now();
         loop {
             let e = match op(&mut self.engine, lost_since.is_some()) {
-                Ok(value) => return Ok(value),
+                Ok(value) => {
+                    // The whole operation, the wait for an answer that never came
+                    // included: time the command spent on the store, not its work.
+                    #[cfg(feature = "postgres")]
+                    if lost_since.is_some()
+                        && let Engine::Postgres(pg) = &mut *self.engine
+                    {
+                        pg.interrupted += started.elapsed();
+                    }
+                    return Ok(value);
+                }
                 Err(e) => e,
             };
             #[cfg(feature = "postgres")]

@@ -354,6 +354,16 @@ impl Store {
         Ok(store)
     }
 
+    /// The time this store's operations have spent on lost connections, waiting for an
+    /// answer that never came and connecting again: a run's time budgets leave it out.
+    pub fn interrupted(&self) -> std::time::Duration {
+        match &*self.db() {
+            #[cfg(feature = "postgres")]
+            Engine::Postgres(pg) => pg.interrupted,
+            _ => std::time::Duration::ZERO,
+        }
+    }
+
     fn db(&self) -> Held<'_> {
         // A panic while holding it leaves nothing half-written: SQL is transactional.
         Held::new(

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use postgres::config::{Host, SslMode};
+use tokio_postgres::config::{Host, SslMode};
 
 use super::engine::{Engine, values};
 use super::{INDEXES, Purpose, SCHEMA, SCHEMA_VERSION, Store};
@@ -35,6 +35,17 @@ const KEEPALIVES_IDLE: Duration = Duration::from_secs(30);
 /// How long sent data may go unacknowledged before the connection counts as lost.
 const TCP_USER_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// How long one statement may wait for the server's answer before the connection counts
+/// as lost, unless `CRYPTOBENCH_STATEMENT_SECS` says otherwise: the store's statements
+/// take milliseconds, and a server process that froze (stopped, or swapped out for good)
+/// leaves its socket open and acknowledged, which neither keepalives nor a user timeout
+/// notice.
+const STATEMENT_LIMIT: Duration = Duration::from_secs(60);
+
+/// The longest pause between two tries to connect again: a restart takes seconds, and a
+/// longer pause would keep a run waiting on a server that is back.
+const RECONNECT_PAUSE_MOST: Duration = Duration::from_secs(1);
+
 /// How long a store whose connection was lost tries to connect again before it gives up,
 /// unless `CRYPTOBENCH_RECONNECT_SECS` says otherwise: long enough for a server's restart
 /// or a fail-over, short beside a run.
@@ -42,7 +53,7 @@ const RECONNECT_FOR: Duration = Duration::from_secs(60);
 
 /// The server a URL names, its gaps filled from the environment.
 pub struct Server {
-    config: postgres::Config,
+    config: tokio_postgres::Config,
     /// `postgres://user@host:port/dbname`, without the password.
     display: String,
     /// The authority the server's certificate must chain to, beside the system's:
@@ -59,6 +70,62 @@ pub struct Server {
     client_cert: Option<(PathBuf, PathBuf)>,
     /// How long to keep trying when a connection is lost part-way.
     reconnect_for: Duration,
+    /// How long a statement may wait for its answer (zero: for ever).
+    statement_limit: Duration,
+}
+
+/// The pauses between tries to connect again: short at first, for a connection that only
+/// dropped, then every [`RECONNECT_PAUSE_MOST`], for a server that restarts.
+fn reconnect_pauses() -> impl Iterator<Item = Duration> {
+    std::iter::successors(Some(Duration::from_millis(200)), |pause| {
+        Some((*pause * 2).min(RECONNECT_PAUSE_MOST))
+    })
+}
+
+/// An open connection: its client, and the task that carries its messages.
+pub(super) struct Link {
+    pub(super) client: tokio_postgres::Client,
+    carrier: tokio::task::JoinHandle<()>,
+    /// How the connection ended, where it ended with an error: the server's or the
+    /// socket's words, where a statement waiting on it is told only "connection closed".
+    ended: std::sync::Arc<Mutex<Option<tokio_postgres::Error>>>,
+}
+
+/// A statement that had no answer within the store's limit: the connection counts as
+/// lost.
+#[derive(Debug, thiserror::Error)]
+#[error("no answer within {} s (CRYPTOBENCH_STATEMENT_SECS)", .0.as_secs())]
+pub(super) struct Unanswered(Duration);
+
+impl Link {
+    /// The answer to `asked` (of this link's client), waited for up to `limit` (zero: for
+    /// ever) on `runtime`, which carries the connection's messages meanwhile.
+    pub(super) fn answer<T>(
+        &self,
+        runtime: &tokio::runtime::Runtime,
+        limit: Duration,
+        asked: impl Future<Output = Result<T, tokio_postgres::Error>>,
+    ) -> Result<T> {
+        let answered = if limit.is_zero() {
+            Ok(runtime.block_on(asked))
+        } else {
+            // The timer belongs to the runtime: made inside it.
+            runtime.block_on(async { tokio::time::timeout(limit, asked).await })
+        };
+        match answered {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(e)) if e.is_closed() => Err(anyhow::Error::new(
+                self.ended.lock().expect("not poisoned").take().unwrap_or(e),
+            )),
+            Ok(Err(e)) => Err(anyhow::Error::new(e)),
+            Err(_) => Err(anyhow::Error::new(Unanswered(limit))),
+        }
+    }
+
+    /// Stop carrying this connection's messages: its socket is closed.
+    pub(super) fn close(&self) {
+        self.carrier.abort();
+    }
 }
 
 /// The libpq TLS parameters that the client's own URL parser does not take.
@@ -127,7 +194,7 @@ impl Server {
             );
         }
         let (parsed, tls) = take_tls_parameters(url);
-        let mut config: postgres::Config = parsed.parse().map_err(|e| {
+        let mut config: tokio_postgres::Config = parsed.parse().map_err(|e| {
             anyhow::anyhow!(
                 "{option} `{}` is not a PostgreSQL URL ({e}); write postgres://USER@HOST:PORT/DATABASE",
                 without_password(url)
@@ -269,6 +336,14 @@ impl Server {
             })?),
             None => RECONNECT_FOR,
         };
+        let statement_limit = match env("CRYPTOBENCH_STATEMENT_SECS").filter(|s| !s.is_empty()) {
+            Some(s) => Duration::from_secs(s.trim().parse().map_err(|_| {
+                anyhow::anyhow!(
+                    "CRYPTOBENCH_STATEMENT_SECS `{s}` is not a whole number of seconds (0: wait for ever)"
+                )
+            })?),
+            None => STATEMENT_LIMIT,
+        };
         let home_file = |name: &str| {
             env("HOME")
                 .map(|h| Path::new(&h).join(".postgresql").join(name))
@@ -308,6 +383,7 @@ impl Server {
             verify,
             client_cert,
             reconnect_for,
+            statement_limit,
         })
     }
 
@@ -316,7 +392,13 @@ impl Server {
         &self.display
     }
 
-    fn connect(&self) -> Result<postgres::Client> {
+    /// How long one statement may wait for its answer (zero: for ever).
+    pub(super) fn statement_limit(&self) -> Duration {
+        self.statement_limit
+    }
+
+    /// A new connection, its messages carried on `runtime`.
+    pub(super) fn connect(&self, runtime: &tokio::runtime::Runtime) -> Result<Link> {
         let mut builder = openssl::ssl::SslConnector::builder(openssl::ssl::SslMethod::tls())?;
         if let Some(ca) = &self.root_cert {
             builder.set_ca_file(ca).with_context(|| {
@@ -366,33 +448,33 @@ impl Server {
         });
         // The driver bounds only the socket's connect by `connect_timeout`: a server that
         // takes the connection and never answers (hung, or a proxy without a backend)
-        // would hold TLS, start-up and authentication for ever. The attempt runs on a
-        // thread of its own, left behind if it overstays (it ends when the server closes;
-        // the command ends sooner). `connect_timeout` applies to each host, as in libpq.
+        // would hold TLS, start-up and authentication for ever. `connect_timeout` applies
+        // to each host, as in libpq.
         let limit = self.connect_timeout() * self.config.get_hosts().len().max(1) as u32;
-        let config = self.config.clone();
-        let (sent, answer) = std::sync::mpsc::channel();
-        std::thread::Builder::new()
-            .name("postgres-connect".into())
-            .spawn(move || {
-                let _ = sent.send(config.connect(tls));
-            })
-            .context("cannot start a thread to connect to the PostgreSQL server")?;
-        match answer.recv_timeout(limit) {
-            Ok(connected) => connected.map_err(|e| self.connect_error(e)),
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                Err(anyhow::Error::new(crate::exit::Unreachable(format!(
-                    "cannot reach the PostgreSQL server {}: no answer within {} s (connect_timeout in the URL, or PGCONNECT_TIMEOUT): is it running and not overloaded, and is the address a PostgreSQL server's?",
-                    self.display,
-                    limit.as_secs()
-                ))))
+        // The timer belongs to the runtime: made inside it.
+        let connected =
+            runtime.block_on(async { tokio::time::timeout(limit, self.config.connect(tls)).await });
+        match connected {
+            Ok(Ok((client, connection))) => {
+                let ended = std::sync::Arc::new(Mutex::new(None));
+                let said = ended.clone();
+                let carrier = runtime.spawn(async move {
+                    if let Err(e) = connection.await {
+                        *said.lock().expect("not poisoned") = Some(e);
+                    }
+                });
+                Ok(Link {
+                    client,
+                    carrier,
+                    ended,
+                })
             }
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
-                bail!(
-                    "connecting to the PostgreSQL server {} failed without a word (the driver's thread stopped)",
-                    self.display
-                )
-            }
+            Ok(Err(e)) => Err(self.connect_error(e)),
+            Err(_) => Err(anyhow::Error::new(crate::exit::Unreachable(format!(
+                "cannot reach the PostgreSQL server {}: no answer within {} s (connect_timeout in the URL, or PGCONNECT_TIMEOUT): is it running and not overloaded, and is the address a PostgreSQL server's?",
+                self.display,
+                limit.as_secs()
+            )))),
         }
     }
 
@@ -405,32 +487,39 @@ impl Server {
     }
 
     /// A new connection in place of one lost part-way (`lost`, first at `since`): tried
-    /// again, less and less often, until the server answers or the reconnect window has
+    /// again, less often at first, until the server answers or the reconnect window has
     /// passed since the loss. Said on standard error, since the run waits meanwhile.
     pub(super) fn reconnect(
         &self,
+        runtime: &tokio::runtime::Runtime,
         lost: &anyhow::Error,
         since: Instant,
-    ) -> Result<postgres::Client> {
+    ) -> Result<Link> {
         let why = lost_cause(lost);
         let window = self.reconnect_for.as_secs();
         if self.reconnect_for.is_zero() {
             return Err(self.gave_up(&why, None));
         }
+        // A server that takes each new connection and then leaves its statement
+        // unanswered (a transaction it froze in holds the rows) is given up on as one
+        // that cannot be reached, within the same window.
+        if since.elapsed() >= self.reconnect_for {
+            return Err(self.gave_up(&why, Some(lost)));
+        }
         eprintln!(
             "warning: lost the connection to the PostgreSQL server {} ({why}); connecting again (for up to {window} s)",
             self.display
         );
-        let mut pause = Duration::from_millis(200);
+        let mut pauses = reconnect_pauses();
         loop {
-            match self.connect() {
-                Ok(client) => {
+            match self.connect(runtime) {
+                Ok(link) => {
                     eprintln!(
                         "connected again to {} after {:.1} s",
                         self.display,
                         since.elapsed().as_secs_f64()
                     );
-                    return Ok(client);
+                    return Ok(link);
                 }
                 // Refused for a reason of its own (a password changed, the database
                 // dropped): no wait mends that.
@@ -440,8 +529,8 @@ impl Server {
                     if left.is_zero() {
                         return Err(self.gave_up(&why, Some(&e)));
                     }
+                    let pause = pauses.next().expect("pauses never end");
                     std::thread::sleep(pause.min(left));
-                    pause = (pause * 2).min(Duration::from_secs(5));
                 }
             }
         }
@@ -465,8 +554,8 @@ impl Server {
     }
 
     /// One line for each way a connection fails.
-    fn connect_error(&self, e: postgres::Error) -> anyhow::Error {
-        use postgres::error::SqlState;
+    fn connect_error(&self, e: tokio_postgres::Error) -> anyhow::Error {
+        use tokio_postgres::error::SqlState;
         let user = self.config.get_user().unwrap_or_default();
         let db = self.config.get_dbname().unwrap_or_default();
         match e.code() {
@@ -663,11 +752,10 @@ pub fn without_password(url: &str) -> String {
 /// lock if it is empty and `purpose` writes.
 pub(super) fn open(url: &str, purpose: Purpose, option: &'static str) -> Result<Store> {
     let server = Server::from_url(url, option)?;
-    let client = server.connect()?;
     let display = server.display().to_string();
     let store = Store {
         db: Mutex::new(Engine::Postgres(Box::new(
-            super::engine::PgConnection::new(client, server),
+            super::engine::PgConnection::connect(server)?,
         ))),
         path: PathBuf::from(&display),
         option,
@@ -736,10 +824,10 @@ pub(super) fn open(url: &str, purpose: Purpose, option: &'static str) -> Result<
             )?;
             Ok(())
         })
-        .map_err(|e| match e.downcast_ref::<postgres::Error>() {
+        .map_err(|e| match e.downcast_ref::<tokio_postgres::Error>() {
             // A role without its grants: said as what it may not do and the GRANT that
             // mends it, not as a store that could not be set up.
-            Some(pg) if pg.code() == Some(&postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) => {
+            Some(pg) if pg.code() == Some(&tokio_postgres::error::SqlState::INSUFFICIENT_PRIVILEGE) => {
                 anyhow::anyhow!(
                     "{option} `{display}`: this role may not use the store ({}): as the tables' owner, GRANT SELECT (to read), or SELECT, INSERT, UPDATE, DELETE (to run and push), ON ALL TABLES IN SCHEMA of the store TO the role; a first run into an empty database needs CREATE on its schema",
                     pg_words(pg)
@@ -813,19 +901,20 @@ fn check_may_write(store: &Store, display: &str, option: &str) -> Result<()> {
 /// Whether `e` is a connection lost part-way (closed, the server shutting down, or the
 /// socket's own error), which a new connection may mend; not an error of the statement.
 pub(super) fn is_lost(e: &anyhow::Error) -> bool {
-    e.chain()
-        .filter_map(|c| c.downcast_ref::<postgres::Error>())
-        .any(|pg| {
-            pg.is_closed()
-                || pg.code().is_some_and(server_going)
-                || std::error::Error::source(pg).is_some_and(|s| s.is::<std::io::Error>())
-        })
+    e.is::<Unanswered>()
+        || e.chain()
+            .filter_map(|c| c.downcast_ref::<tokio_postgres::Error>())
+            .any(|pg| {
+                pg.is_closed()
+                    || pg.code().is_some_and(server_going)
+                    || std::error::Error::source(pg).is_some_and(|s| s.is::<std::io::Error>())
+            })
 }
 
 /// Whether the server said it is shutting down, crashed or still starting: it goes or
 /// comes, and says nothing of the statement.
-fn server_going(code: &postgres::error::SqlState) -> bool {
-    use postgres::error::SqlState;
+fn server_going(code: &tokio_postgres::error::SqlState) -> bool {
+    use tokio_postgres::error::SqlState;
     [
         SqlState::ADMIN_SHUTDOWN,
         SqlState::CRASH_SHUTDOWN,
@@ -837,7 +926,10 @@ fn server_going(code: &postgres::error::SqlState) -> bool {
 /// What a lost connection's error says, for a message (the driver's own words, or its
 /// cause's where those are only "connection closed").
 fn lost_cause(e: &anyhow::Error) -> String {
-    match e.chain().find_map(|c| c.downcast_ref::<postgres::Error>()) {
+    match e
+        .chain()
+        .find_map(|c| c.downcast_ref::<tokio_postgres::Error>())
+    {
         Some(pg) => pg_words(pg),
         None => e.to_string(),
     }
@@ -845,7 +937,7 @@ fn lost_cause(e: &anyhow::Error) -> String {
 
 /// A driver error in words: the server's message where it sent one (the error itself
 /// says only "db error"), else the error and its cause.
-fn pg_words(pg: &postgres::Error) -> String {
+fn pg_words(pg: &tokio_postgres::Error) -> String {
     if let Some(db) = pg.as_db_error() {
         return db.message().to_string();
     }
@@ -858,7 +950,13 @@ fn pg_words(pg: &postgres::Error) -> String {
 /// A connection lost mid-way (the server stopped, restarted or the network dropped), as
 /// one line naming the server.
 pub(super) fn lost_connection(e: &anyhow::Error, server: &Path) -> Option<anyhow::Error> {
-    let pg = e.downcast_ref::<postgres::Error>()?;
+    if let Some(unanswered) = e.downcast_ref::<Unanswered>() {
+        return Some(anyhow::Error::new(crate::exit::Unreachable(format!(
+            "lost the connection to the PostgreSQL server {} ({unanswered})",
+            server.display()
+        ))));
+    }
+    let pg = e.downcast_ref::<tokio_postgres::Error>()?;
     let going = pg.code().is_some_and(server_going);
     (pg.is_closed() || going || pg.as_db_error().is_none()).then(|| {
         anyhow::Error::new(crate::exit::Unreachable(format!(
@@ -1012,6 +1110,18 @@ mod tests {
             server("postgres://u@h/x?sslrootcert=system").root_cert,
             None
         );
+    }
+
+    #[test]
+    fn a_server_back_from_a_restart_is_tried_again_within_a_second() {
+        let pauses: Vec<Duration> = reconnect_pauses().take(12).collect();
+        assert_eq!(pauses[0], Duration::from_millis(200));
+        assert!(
+            pauses.iter().all(|p| *p <= Duration::from_secs(1)),
+            "{pauses:?}"
+        );
+        // ... and not hammered: every second once the first tries have failed.
+        assert_eq!(pauses[11], Duration::from_secs(1));
     }
 
     #[test]

@@ -473,8 +473,8 @@ fn is_unique_violation(e: &anyhow::Error) -> bool {
             return e.sqlite_error_code() == Some(rusqlite::ErrorCode::ConstraintViolation);
         }
         #[cfg(feature = "postgres")]
-        if let Some(e) = cause.downcast_ref::<postgres::Error>() {
-            return e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION);
+        if let Some(e) = cause.downcast_ref::<tokio_postgres::Error>() {
+            return e.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION);
         }
         false
     })
