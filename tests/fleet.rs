@@ -1160,17 +1160,68 @@ fn a_role_that_may_not_write_is_refused_before_measuring() {
     );
     assert_bad_input(
         &out,
-        "role `reader` may not write to this store (no INSERT on table ",
+        "role `reader` may not write to this store (it lacks INSERT on machines; ",
     );
     assert_bad_input(
         &out,
-        "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO reader",
+        "GRANT INSERT ON machines TO reader; GRANT INSERT, UPDATE, DELETE ON runs, cases, estimates, figures, baselines TO reader; GRANT INSERT, DELETE ON clusters, canaries TO reader",
     );
-    let measured: i64 = rusqlite::Connection::open(&local)
-        .unwrap()
-        .query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(measured, 0, "nothing measured");
+    let measured = |local: &Path| -> i64 {
+        rusqlite::Connection::open(local)
+            .unwrap()
+            .query_row("SELECT count(*) FROM runs", [], |r| r.get(0))
+            .unwrap_or(0)
+    };
+    assert_eq!(measured(&local), 0, "nothing measured");
+    // INSERT alone is not writing: a run updates its cases as they are measured, and a
+    // push replaces an incomplete copy.
+    server.psql(
+        "shared",
+        "CREATE ROLE inserter LOGIN; GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO inserter",
+    );
+    let local = env.path("inserter.db");
+    let out = small_run(
+        &env,
+        local.to_str().unwrap(),
+        "zen",
+        &["--push-to", &server.url_as("inserter", "shared")],
+    );
+    assert_bad_input(
+        &out,
+        "role `inserter` may not write to this store (it lacks UPDATE, DELETE on runs; UPDATE, DELETE on cases; DELETE on clusters; ",
+    );
+    assert_bad_input(
+        &out,
+        "GRANT UPDATE, DELETE ON runs, cases, estimates, figures, baselines TO inserter; GRANT DELETE ON clusters, canaries TO inserter",
+    );
+    assert_eq!(measured(&local), 0, "nothing measured");
+    // What the check asks for is all a run and its push need.
+    server.psql(
+        "shared",
+        "CREATE ROLE writer LOGIN; GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA public TO writer;
+         GRANT UPDATE, DELETE ON runs, cases, estimates, figures, baselines TO writer;
+         GRANT DELETE ON clusters, canaries TO writer",
+    );
+    let as_writer = server.url_as("writer", "shared");
+    ok(small_run(
+        &env,
+        &as_writer,
+        "zen",
+        &["--save-baseline", "main", "--force-baseline"],
+    ));
+    let local = env.path("writer.db");
+    ok(small_run(
+        &env,
+        local.to_str().unwrap(),
+        "zen",
+        &[
+            "--push-to",
+            &as_writer,
+            "--save-baseline",
+            "main",
+            "--force-baseline",
+        ],
+    ));
     let out = small_run(&env, &as_reader, "zen", &[]);
     assert_bad_input(&out, "role `reader` may not write to this store");
     // Reading is all it may do, and still does.

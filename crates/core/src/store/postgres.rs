@@ -843,59 +843,119 @@ pub(super) fn open(url: &str, purpose: Purpose, option: &'static str) -> Result<
     Ok(store)
 }
 
-/// The store's tables a run, a push or an import writes (a database may hold other
-/// applications' tables beside them, which are not the store's to ask about).
-const WRITTEN_TABLES: [&str; 8] = [
-    "machines",
-    "runs",
-    "cases",
-    "clusters",
-    "canaries",
-    "estimates",
-    "figures",
-    "baselines",
+/// The privileges a run, a push or an import uses on each of the store's tables (a
+/// database may hold other applications' tables beside them, which are not the store's to
+/// ask about): every write reads what it joins or finds; a run updates its run and cases
+/// as they are measured, figures, estimates and baselines are set again in place
+/// (`ON CONFLICT DO UPDATE`), and a push replaces an incomplete copy of a run, deleting
+/// it. The identity keys' sequences need no grant of their own.
+const WRITE_PRIVILEGES: [(&str, &[&str]); 8] = [
+    ("machines", &["SELECT", "INSERT"]),
+    ("runs", &["SELECT", "INSERT", "UPDATE", "DELETE"]),
+    ("cases", &["SELECT", "INSERT", "UPDATE", "DELETE"]),
+    ("clusters", &["SELECT", "INSERT", "DELETE"]),
+    ("canaries", &["SELECT", "INSERT", "DELETE"]),
+    ("estimates", &["SELECT", "INSERT", "UPDATE", "DELETE"]),
+    ("figures", &["SELECT", "INSERT", "UPDATE", "DELETE"]),
+    ("baselines", &["SELECT", "INSERT", "UPDATE", "DELETE"]),
 ];
 
-/// A role that may read the store but not write it is refused at open: found at the
-/// first write instead, `run --push-to` would have measured the whole run first.
+/// A role that may read the store but not write all it writes is refused at open: found
+/// at the first write instead, `run --push-to` would have measured the whole run first.
 fn check_may_write(store: &Store, display: &str, option: &str) -> Result<()> {
     let read = |e| {
         lost_connection(&e, Path::new(display))
             .unwrap_or_else(|| e.context(format!("cannot read the privileges in {display}")))
     };
-    let lacking: Vec<String> = store
+    let wanted = WRITE_PRIVILEGES
+        .iter()
+        .flat_map(|(table, privileges)| {
+            privileges
+                .iter()
+                .map(move |p| format!("('{table}', '{p}')"))
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let lacking: Vec<(String, String)> = store
         .db()
         .query(
             &format!(
-                "SELECT c.relname::text FROM pg_catalog.pg_class c
+                "SELECT w.tbl, w.privilege FROM (VALUES {wanted}) AS w (tbl, privilege)
+                 JOIN pg_catalog.pg_class c ON c.relname = w.tbl
                  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
                  WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p')
-                   AND c.relname IN ('{}')
-                   AND NOT has_table_privilege(c.oid, 'INSERT')
-                 ORDER BY c.relname",
-                WRITTEN_TABLES.join("', '")
+                   AND NOT has_table_privilege(c.oid, w.privilege)"
             ),
             &[],
         )
         .map_err(read)?
         .iter()
-        .map(|r| r.text(0))
+        .map(|r| Ok((r.text(0)?, r.text(1)?)))
         .collect::<Result<_>>()?;
     if lacking.is_empty() {
         return Ok(());
     }
-    let (role, schema) = match store
+    let role = match store
         .db()
-        .query_one("SELECT current_user::text, current_schema()::text", &[])
+        .query_one("SELECT current_user::text", &[])
         .map_err(read)?
     {
-        Some(r) => (r.text(0)?, r.text(1)?),
+        Some(r) => r.text(0)?,
         None => Default::default(),
     };
     bail!(
-        "{option} `{display}`: role `{role}` may not write to this store (no INSERT on table {}): as the tables' owner, GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {schema} TO {role}; or name a role that may write",
-        lacking.join(", ")
+        "{option} `{display}`: role `{role}` may not write to this store (it lacks {}): as the tables' owner, {}; or name a role that may write",
+        missing_privileges(&lacking),
+        grants(&lacking, &role)
     )
+}
+
+/// What `lacking` (table, privilege) pairs say, a table's privileges together in the
+/// store's order: `UPDATE, DELETE on runs; DELETE on clusters`.
+fn missing_privileges(lacking: &[(String, String)]) -> String {
+    by_table(lacking)
+        .iter()
+        .map(|(table, privileges)| format!("{} on {table}", privileges.join(", ")))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The GRANT statements that give `role` the `lacking` privileges, the tables that lack
+/// the same ones in one statement.
+fn grants(lacking: &[(String, String)], role: &str) -> String {
+    let mut statements: Vec<(Vec<&str>, Vec<&str>)> = Vec::new();
+    for (table, privileges) in by_table(lacking) {
+        match statements.iter_mut().find(|(p, _)| *p == privileges) {
+            Some((_, tables)) => tables.push(table),
+            None => statements.push((privileges, vec![table])),
+        }
+    }
+    statements
+        .iter()
+        .map(|(privileges, tables)| {
+            format!(
+                "GRANT {} ON {} TO {role}",
+                privileges.join(", "),
+                tables.join(", ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// `lacking` by table, tables and privileges in [`WRITE_PRIVILEGES`]' order.
+fn by_table(lacking: &[(String, String)]) -> Vec<(&'static str, Vec<&'static str>)> {
+    WRITE_PRIVILEGES
+        .iter()
+        .filter_map(|(table, privileges)| {
+            let missing: Vec<&str> = privileges
+                .iter()
+                .copied()
+                .filter(|p| lacking.iter().any(|(t, l)| t == table && l == p))
+                .collect();
+            (!missing.is_empty()).then_some((*table, missing))
+        })
+        .collect()
 }
 
 /// Whether `e` is a connection lost part-way (closed, the server shutting down, or the
@@ -1109,6 +1169,27 @@ mod tests {
         assert_eq!(
             server("postgres://u@h/x?sslrootcert=system").root_cert,
             None
+        );
+    }
+
+    #[test]
+    fn missing_write_privileges_are_said_as_the_grants_that_give_them() {
+        let lacking: Vec<(String, String)> = [
+            ("clusters", "DELETE"),
+            ("runs", "DELETE"),
+            ("runs", "UPDATE"),
+            ("canaries", "DELETE"),
+        ]
+        .iter()
+        .map(|(t, p)| (t.to_string(), p.to_string()))
+        .collect();
+        assert_eq!(
+            missing_privileges(&lacking),
+            "UPDATE, DELETE on runs; DELETE on clusters; DELETE on canaries"
+        );
+        assert_eq!(
+            grants(&lacking, "ci"),
+            "GRANT UPDATE, DELETE ON runs TO ci; GRANT DELETE ON clusters, canaries TO ci"
         );
     }
 
