@@ -993,7 +993,7 @@ fn bad_urls_wrong_passwords_servers_down_and_other_databases_are_one_line_each()
     );
     assert_bad_input(
         &out,
-        "asks user `guarded` for a password, and none was given",
+        "asks user `guarded` for a password, and none was given (PGPASSFILE names `/nonexistent`, which does not exist)",
     );
 
     let out = env.cmd(&["machines", "--db", &server.url_as("postgres", "nosuchdb")]);
@@ -1040,6 +1040,26 @@ fn bad_urls_wrong_passwords_servers_down_and_other_databases_are_one_line_each()
 
     let out = env.cmd(&["machines", "--db", "postgres://u@[::1"]);
     assert_bad_input(&out, "is not a PostgreSQL URL");
+    // The part at fault is named.
+    let socket = server.url_as("postgres", "postgres");
+    for (query, said) in [
+        ("?foo=bar", "unknown parameter `foo`"),
+        ("?sslmode=allow", "sslmode=allow is not supported"),
+        ("?sslmode=bogus", "sslmode=bogus is not supported"),
+        (
+            "?connect_timeout=soon",
+            "`connect_timeout=soon`: not a value it takes",
+        ),
+    ] {
+        let out = env.cmd(&["machines", "--db", &format!("{socket}{query}")]);
+        assert_bad_input(&out, said);
+    }
+    let out = env.cmd(&["machines", "--db", "postgres://u@db.example:notaport/r"]);
+    assert_bad_input(&out, "port `notaport` is not a number");
+    // TLS over a Unix socket, which the server never offers: what asked for it is the
+    // URL's sslmode, not the server's place.
+    let out = env.cmd(&["machines", "--db", &format!("{socket}?sslmode=require")]);
+    assert_bad_input(&out, "does not offer TLS, which the URL's sslmode");
 
     let down = server.url_as("postgres", "postgres");
     server.stop();
@@ -1325,13 +1345,35 @@ fn tls_is_used_where_asked_and_verified_against_the_given_authority() {
         &[("PGSSLROOTCERT", std::ffi::OsStr::new(ca))],
     );
     assert_eq!(pushed(&ok(out)), (1, 0, 0));
-    // A certificate no authority given vouches for: refused, in one line.
+    // A certificate no authority given vouches for: refused, in one line, in words.
     let out = env.cmd(&["machines", "--db", &url]);
     assert_bad_input(&out, "the PostgreSQL server postgres://postgres@127.0.0.1");
+    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("TLS certificate cannot be verified (error:"),
-        "the server answered: not said as one that is down"
+        err.contains("TLS certificate cannot be verified (") && !err.contains("error:0A"),
+        "the server answered: not said as one that is down, nor in OpenSSL's internals: {err}"
     );
+    // The authority given, the certificate not for the name connected to (`hostaddr`
+    // reaches the server under another name): the name is at fault, not the authority.
+    let elsewhere = server
+        .tcp_url("secured", &format!("?hostaddr=127.0.0.1&sslrootcert={ca}"))
+        .replace("@127.0.0.1:", "@db.invalid:");
+    assert_bad_input(
+        &env.cmd(&["machines", "--db", &elsewhere]),
+        "TLS certificate does not name `db.invalid` (hostname mismatch): connect by a name the certificate lists",
+    );
+    let not_pem = env.path("not-a-certificate.crt");
+    std::fs::write(&not_pem, "not a certificate\n").unwrap();
+    let out = env.cmd(&[
+        "machines",
+        "--db",
+        &server.tcp_url(
+            "secured",
+            &format!("?sslmode=verify-full&sslrootcert={}", not_pem.display()),
+        ),
+    ]);
+    assert_bad_input(&out, "holds no certificate in PEM form");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("routines"));
     // Plain text to loopback is the client's to allow; this server refuses it, and says
     // by which rule.
     let plain = server.tcp_url("secured", "?sslmode=disable");
@@ -1358,7 +1400,7 @@ fn tls_is_used_where_asked_and_verified_against_the_given_authority() {
     );
     assert_bad_input(
         &env.cmd(&["machines", "--db", &missing]),
-        "sslrootcert `/nonexistent/ca.crt` (or PGSSLROOTCERT): cannot read the certificate",
+        "sslrootcert `/nonexistent/ca.crt` (or PGSSLROOTCERT): cannot read it: No such file or directory",
     );
     // On loopback without sslmode (libpq's `prefer`) nothing is verified, as libpq does:
     // a Debian server's self-signed certificate is no obstacle there.

@@ -72,6 +72,12 @@ pub struct Server {
     reconnect_for: Duration,
     /// How long a statement may wait for its answer (zero: for ever).
     statement_limit: Duration,
+    /// Whether the server is another machine, where TLS is cryptobench's own demand
+    /// (on this one, only the URL's `sslmode` asks for it).
+    remote: bool,
+    /// `PGPASSFILE` where it names a file that does not exist: a password looked for
+    /// and not found there, which a message should name.
+    missing_password_file: Option<PathBuf>,
 }
 
 /// The pauses between tries to connect again: short at first, for a connection that only
@@ -142,6 +148,48 @@ struct TlsParameters {
     client_key: Option<String>,
 }
 
+/// The `sslmode` values taken: libpq's, but for `allow` (plain text first, which
+/// cryptobench never chooses over TLS).
+const SSL_MODES: [&str; 5] = ["disable", "prefer", "require", "verify-ca", "verify-full"];
+
+/// The `key=value` parameters after a URL's `?`.
+fn query_parameters(url: &str) -> impl Iterator<Item = (&str, &str)> {
+    url.split_once('?')
+        .map_or("", |(_, q)| q)
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+}
+
+/// The part of `url` that the driver's parser refused (`e`), in words.
+fn bad_url_part(url: &str, e: &tokio_postgres::Error) -> String {
+    // The driver's words: "unknown option `foo`", "invalid value for option `port`".
+    let said = std::error::Error::source(e).map_or_else(|| e.to_string(), |s| s.to_string());
+    let quoted = said.split('`').nth(1).unwrap_or_default();
+    if said.starts_with("unknown option") {
+        return format!("unknown parameter `{quoted}`");
+    }
+    if said.starts_with("invalid value for option") {
+        if quoted == "port" {
+            let port = raw_authority(url)
+                .and_then(|a| a.rsplit_once(':'))
+                .map_or("", |(_, p)| p);
+            return format!("port `{port}` is not a number");
+        }
+        if let Some((_, value)) = query_parameters(url).find(|(k, _)| *k == quoted) {
+            return format!("`{quoted}={value}`: not a value it takes");
+        }
+        return format!("its {quoted} is not valid");
+    }
+    said
+}
+
+/// The host and port part of a URL as written (after the credentials), where it has one.
+fn raw_authority(url: &str) -> Option<&str> {
+    let rest = url.split_once("://")?.1;
+    let rest = rest.split_once('@').map_or(rest, |(_, r)| r);
+    rest.split(['/', '?']).next()
+}
+
 /// `url` without the libpq TLS parameters its parser does not take, and those.
 fn take_tls_parameters(url: &str) -> (String, TlsParameters) {
     let mut tls = TlsParameters::default();
@@ -193,11 +241,23 @@ impl Server {
                 without_password(url)
             );
         }
+        if let Some(mode) = query_parameters(url)
+            .find(|(k, _)| *k == "sslmode")
+            .map(|(_, v)| v)
+            .filter(|m| !SSL_MODES.contains(m))
+        {
+            bail!(
+                "{option} `{}`: sslmode={mode} is not supported: cryptobench takes {} (TLS is always used to another machine, its certificate verified)",
+                without_password(url),
+                SSL_MODES.join(", ")
+            );
+        }
         let (parsed, tls) = take_tls_parameters(url);
         let mut config: tokio_postgres::Config = parsed.parse().map_err(|e| {
             anyhow::anyhow!(
-                "{option} `{}` is not a PostgreSQL URL ({e}); write postgres://USER@HOST:PORT/DATABASE",
-                without_password(url)
+                "{option} `{}` is not a PostgreSQL URL ({}); write postgres://USER@HOST:PORT/DATABASE",
+                without_password(url),
+                bad_url_part(url, &e)
             )
         })?;
         if config.get_hosts().is_empty() {
@@ -250,6 +310,10 @@ impl Server {
             ),
             Host::Unix(p) => (p.display().to_string(), true),
         };
+        let missing_password_file = env("PGPASSFILE")
+            .filter(|f| !f.is_empty())
+            .map(PathBuf::from)
+            .filter(|f| !f.exists());
         if config.get_password().is_none() {
             let password = env("PGPASSWORD").filter(|p| !p.is_empty()).or_else(|| {
                 let file = env("PGPASSFILE")
@@ -384,6 +448,8 @@ impl Server {
             client_cert,
             reconnect_for,
             statement_limit,
+            remote: !local,
+            missing_password_file,
         })
     }
 
@@ -401,12 +467,26 @@ impl Server {
     pub(super) fn connect(&self, runtime: &tokio::runtime::Runtime) -> Result<Link> {
         let mut builder = openssl::ssl::SslConnector::builder(openssl::ssl::SslMethod::tls())?;
         if let Some(ca) = &self.root_cert {
-            builder.set_ca_file(ca).with_context(|| {
-                format!(
-                    "sslrootcert `{}` (or PGSSLROOTCERT): cannot read the certificate",
+            // OpenSSL's own error is a stack of its internals' names: the file is read
+            // here first, so that what is wrong with it can be said in words.
+            let text = std::fs::read(ca).map_err(|e| {
+                anyhow::anyhow!(
+                    "sslrootcert `{}` (or PGSSLROOTCERT): cannot read it: {e}",
                     ca.display()
                 )
             })?;
+            let authorities = openssl::x509::X509::stack_from_pem(&text)
+                .ok()
+                .filter(|certs| !certs.is_empty())
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "sslrootcert `{}` (or PGSSLROOTCERT) holds no certificate in PEM form (-----BEGIN CERTIFICATE-----): name the file of the authority that signed the server's certificate",
+                        ca.display()
+                    )
+                })?;
+            for authority in authorities {
+                builder.cert_store_mut().add_cert(authority)?;
+            }
         }
         if let Some((cert, key)) = &self.client_cert {
             builder.set_certificate_chain_file(cert).with_context(|| {
@@ -600,15 +680,42 @@ impl Server {
                     std::error::Error::source(&e).map_or_else(|| e.to_string(), |s| s.to_string());
                 // The server answered: these are not an address or a server that is down.
                 if why.contains("password missing") {
+                    let file = match &self.missing_password_file {
+                        Some(f) => format!(
+                            " (PGPASSFILE names `{}`, which does not exist)",
+                            f.display()
+                        ),
+                        None => String::new(),
+                    };
                     anyhow::anyhow!(
-                        "the PostgreSQL server {} asks user `{user}` for a password, and none was given: set PGPASSWORD (in CI, from the job's secret) or ~/.pgpass",
+                        "the PostgreSQL server {} asks user `{user}` for a password, and none was given{file}: set PGPASSWORD (in CI, from the job's secret) or ~/.pgpass",
                         self.display
                     )
                 } else if why.contains("certificate verify failed") {
-                    anyhow::anyhow!(
-                        "the PostgreSQL server {}'s TLS certificate cannot be verified ({why}): give the authority that signed it with PGSSLROOTCERT, or connect over a Unix socket",
-                        self.display
-                    )
+                    // OpenSSL's reason comes last: "...:certificate verify failed:...:: IP
+                    // address mismatch".
+                    let reason = why.rsplit(": ").next().unwrap_or(&why).trim();
+                    let host = match self.config.get_hosts().first() {
+                        Some(Host::Tcp(h)) => h.clone(),
+                        _ => String::new(),
+                    };
+                    if reason.contains("mismatch") {
+                        anyhow::anyhow!(
+                            "the PostgreSQL server {}'s TLS certificate does not name `{host}` ({reason}): connect by a name the certificate lists (its subject or alternative names)",
+                            self.display
+                        )
+                    } else if let Some(ca) = &self.root_cert {
+                        anyhow::anyhow!(
+                            "the PostgreSQL server {}'s TLS certificate cannot be verified against sslrootcert `{}` ({reason}): is that the authority that signed it?",
+                            self.display,
+                            ca.display()
+                        )
+                    } else {
+                        anyhow::anyhow!(
+                            "the PostgreSQL server {}'s TLS certificate cannot be verified ({reason}): give the authority that signed it with sslrootcert=PATH in the URL or PGSSLROOTCERT, or connect over a Unix socket",
+                            self.display
+                        )
+                    }
                 } else if self.client_cert.is_some()
                     && (why.contains("alert") || why.contains("Connection reset by peer"))
                 {
@@ -619,9 +726,14 @@ impl Server {
                         "the PostgreSQL server {} refused this client's TLS certificate ({why}): is sslcert signed by an authority in the server's ssl_ca_file?",
                         self.display
                     )
-                } else if why.contains("server does not support TLS") {
+                } else if why.contains("server does not support TLS") && self.remote {
                     anyhow::anyhow!(
                         "the PostgreSQL server {} does not offer TLS, which cryptobench requires for a server that is not on this machine: turn on `ssl` in its postgresql.conf",
+                        self.display
+                    )
+                } else if why.contains("server does not support TLS") {
+                    anyhow::anyhow!(
+                        "the PostgreSQL server {} does not offer TLS, which the URL's sslmode (require, verify-ca or verify-full) asks for: turn on `ssl` in its postgresql.conf, or leave sslmode out for a server on this machine",
                         self.display
                     )
                 } else {
@@ -1191,6 +1303,38 @@ mod tests {
             grants(&lacking, "ci"),
             "GRANT UPDATE, DELETE ON runs TO ci; GRANT DELETE ON clusters, canaries TO ci"
         );
+    }
+
+    #[test]
+    fn a_bad_part_of_a_url_is_named() {
+        let refused = |url: &str| {
+            Server::from_url_with(url, "--db", &env(&[]))
+                .err()
+                .unwrap()
+                .to_string()
+        };
+        for (url, said) in [
+            (
+                "postgres://u@h:notaport/r",
+                "port `notaport` is not a number",
+            ),
+            ("postgres://u@h/r?foo=bar", "unknown parameter `foo`"),
+            (
+                "postgres://u@h/r?connect_timeout=soon",
+                "`connect_timeout=soon`",
+            ),
+            (
+                "postgres://u@h/r?sslmode=allow",
+                "sslmode=allow is not supported",
+            ),
+            (
+                "postgres://u@h/r?sslmode=bogus",
+                "sslmode=bogus is not supported",
+            ),
+        ] {
+            let err = refused(url);
+            assert!(err.contains(said), "{url}: {err}");
+        }
     }
 
     #[test]
