@@ -107,9 +107,9 @@ pub enum Command {
     History {
         /// Show only the cases whose id (`provider/algorithm/operation params`, e.g. `rustcrypto/chacha20/xor len=1024`) contains this.
         filter: Option<String>,
-        /// Only this testbed's runs (--testbed only: CRYPTOBENCH_TESTBED does not filter them). Default: every testbed's, each case's history per machine.
-        #[command(flatten)]
-        testbed: TestbedArgs,
+        /// Only this testbed's runs (CRYPTOBENCH_TESTBED, which names the machine a job runs on, does not filter them). Default: every testbed's, each case's history per machine.
+        #[arg(long, value_parser = parse_testbed)]
+        testbed: Option<String>,
         /// How to print the history.
         #[arg(long, default_value = "table", value_parser = Doc::History.parser())]
         format: Format,
@@ -192,26 +192,34 @@ impl Cli {
             c.allow_negative_numbers(true).mut_subcommands(negatives)
         }
         let command = crate::record::unset_empty_env(negatives(Cli::command()));
+        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
         let refuse = |e: clap::Error| -> ! {
             use clap::error::ErrorKind::*;
             if !e.use_stderr() || e.kind() == DisplayHelpOnMissingArgumentOrSubcommand {
                 e.exit() // --help, --version, or no command at all: the help
             }
-            eprintln!(
-                "{}",
-                crate::record::clap_error_line(&e.render().to_string())
-            );
+            eprintln!("{}", crate::record::clap_error_line(&command, &e, &args));
             std::process::exit(crate::exit::Exit::Error.code().into())
         };
-        let matches = command.try_get_matches().unwrap_or_else(|e| refuse(e));
+        let matches = command
+            .clone()
+            .try_get_matches_from(&args)
+            .unwrap_or_else(|e| refuse(e));
         let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| refuse(e));
+        if matches.subcommand().is_some_and(|(_, m)| {
+            m.try_get_raw("db").is_ok_and(|v| v.is_some())
+                && m.value_source("db") == Some(clap::parser::ValueSource::EnvVariable)
+        }) {
+            crate::store::db_from_environment();
+        }
         cli.forget_testbed_filters_from_the_environment(&matches);
         cli
     }
 
     /// CRYPTOBENCH_TESTBED names the machine a job runs on; across machines
-    /// (`report --machines`, `history`) it is no filter: a merge job that inherits it
-    /// showed one machine's column without a word. There only `--testbed` filters.
+    /// (`report --machines`) it is no filter: a merge job that inherits it showed one
+    /// machine's column without a word. There only `--testbed` filters (`history`'s
+    /// `--testbed` does not read the variable at all).
     fn forget_testbed_filters_from_the_environment(&mut self, matches: &clap::ArgMatches) {
         let from_env = |sub: &str| {
             matches.subcommand_matches(sub).is_some_and(|m| {
@@ -224,7 +232,6 @@ impl Cli {
                 testbed,
                 ..
             } if from_env("report") => testbed.clear(),
-            Command::History { testbed, .. } if from_env("history") => testbed.testbed = None,
             _ => {}
         }
     }
@@ -368,7 +375,10 @@ pub struct TestbedArgs {
     pub testbed: Option<String>,
 }
 
+/// A testbed name; the spaces around it dropped, as a list's after its commas are
+/// (`--testbed 'zen-a, zen-b'`).
 fn parse_testbed(s: &str) -> Result<String, String> {
+    let s = s.trim();
     crate::record::check_testbed(s).map_err(|e| e.to_string())?;
     Ok(s.to_string())
 }

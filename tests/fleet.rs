@@ -1077,6 +1077,48 @@ fn bad_urls_wrong_passwords_servers_down_and_other_databases_are_one_line_each()
 
     let out = env.cmd(&["run", "--testbed", "a b"]);
     assert_bad_input(&out, "testbed `a b` is not a name");
+    // A value from the environment is blamed on its variable, not on an option that was
+    // not given.
+    let out = env.cmd_with(
+        &["run", "--sizes", "64"],
+        &[("CRYPTOBENCH_TESTBED", std::ffi::OsStr::new("bad name"))],
+    );
+    assert_bad_input(
+        &out,
+        "invalid value 'bad name' for CRYPTOBENCH_TESTBED (in the environment; --testbed was not given): testbed `bad name` is not a name",
+    );
+    let out = env.cmd_with(
+        &["machines"],
+        &[(
+            "CRYPTOBENCH_DB",
+            std::ffi::OsStr::new("postgres://u@db.example:notaport/r"),
+        )],
+    );
+    assert_bad_input(
+        &out,
+        "CRYPTOBENCH_DB `postgres://u@db.example:notaport/r` is not a PostgreSQL URL (port `notaport` is not a number)",
+    );
+    // The spaces after a list's commas are no part of the names.
+    ok(env.cmd(&["history", "--testbed", " zen", "--db", a.to_str().unwrap()]));
+    let out = env.cmd(&[
+        "report",
+        "--machines",
+        "--testbed",
+        "zen, nosuch",
+        "--db",
+        a.to_str().unwrap(),
+    ]);
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("' nosuch'"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // history's --testbed does not read CRYPTOBENCH_TESTBED, and its help does not say
+    // it does; machines' CSV is described as its own.
+    let help = stdout(&env.cmd(&["history", "--help"]));
+    assert!(!help.contains("[env: CRYPTOBENCH_TESTBED"), "{help}");
+    let help = stdout(&env.cmd(&["machines", "--help"]));
+    assert!(help.contains("a row per machine"), "{help}");
 }
 
 /// A server that takes the connection and never answers (hung, overloaded, a proxy with

@@ -80,12 +80,7 @@ pub fn dispatch(command: Command) -> Result<ExitCode> {
             testbed,
             format,
             output,
-        } => stored::history(
-            filter.as_deref(),
-            testbed.testbed.as_deref(),
-            format,
-            &output,
-        ),
+        } => stored::history(filter.as_deref(), testbed.as_deref(), format, &output),
         Command::Import { source } => stored::import_run(source),
         Command::Bulk(args) => bulk::bulk(args),
         Command::Worker => unreachable!("handled in main"),

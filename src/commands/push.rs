@@ -32,7 +32,7 @@ struct Tally {
 
 pub(super) fn push(to: &Path, from: &[PathBuf], db: &Path) -> Result<ExitCode> {
     let (sources, option): (Vec<PathBuf>, _) = if from.is_empty() {
-        (vec![db.to_path_buf()], "--db")
+        (vec![db.to_path_buf()], crate::store::db_option())
     } else {
         (from.to_vec(), "--from")
     };

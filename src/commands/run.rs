@@ -25,7 +25,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
             ("--html", args.html.as_deref()),
         ],
         &[
-            ("--db", Some(&args.output.db)),
+            (crate::store::db_option(), Some(&args.output.db)),
             ("--push-to", args.push_to.as_deref()),
         ],
     )?;

@@ -126,6 +126,7 @@ impl Bench {
         }
         let command = cryptobench_core::record::unset_empty_env(BenchArgs::command());
         let parsed = match command
+            .clone()
             .try_get_matches_from(&args)
             .and_then(|m| BenchArgs::from_arg_matches(&m))
         {
@@ -140,8 +141,11 @@ impl Bench {
             // One line, as the harness's own errors; without clap's tip to pass the option
             // as a value after `--` (a filter, here), which would mislead under cargo.
             Err(e) => {
-                let said = cryptobench_core::record::clap_error_line(&e.render().to_string());
-                eprintln!("{said}");
+                let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+                eprintln!(
+                    "{}",
+                    cryptobench_core::record::clap_error_line(&command, &e, &args)
+                );
                 std::process::exit(Exit::Error.code() as i32);
             }
         };

@@ -27,7 +27,7 @@ pub fn print(text: &str) -> Result<()> {
 /// Refuse an output path that cannot be written, or that is the result store itself,
 /// before any work is done for it.
 pub fn check_writable(path: Option<&Path>, store: &Path) -> Result<()> {
-    check_outputs(&[("-o", path)], &[("--db", Some(store))])
+    check_outputs(&[("-o", path)], &[(crate::store::db_option(), Some(store))])
 }
 
 /// [`check_writable`] for every output of a command (`-o`, `--html`), against every

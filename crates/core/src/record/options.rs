@@ -195,12 +195,58 @@ pub fn unset_empty_env(command: clap::Command) -> clap::Command {
         .mut_subcommands(unset_empty_env)
 }
 
-/// clap's message for a bad command line, on one line as every other refusal is: what
-/// it lists on lines of their own (the arguments missing, the possible values, the
-/// usage, a similar name) joined onto the first. Its tip to pass an option as a value
-/// after `--` is left out: there the option would become a target (a filter, under
-/// `cargo bench`), which is never what was meant.
-pub fn clap_error_line(rendered: &str) -> String {
+/// A command-line error `e` of `command`, parsed from `args`, as one line, as every other
+/// refusal is; a bad value that came from an option's environment variable names the
+/// variable, where clap names the option, which was not given.
+pub fn clap_error_line(
+    command: &clap::Command,
+    e: &clap::Error,
+    args: &[std::ffi::OsString],
+) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let line = one_line(&e.render().to_string());
+    if !matches!(
+        e.kind(),
+        ErrorKind::ValueValidation | ErrorKind::InvalidValue
+    ) {
+        return line;
+    }
+    let Some(ContextValue::String(shown)) = e.get(ContextKind::InvalidArg) else {
+        return line;
+    };
+    // `--testbed <TESTBED>`
+    let long = shown.split_whitespace().next().unwrap_or_default();
+    let given = args.iter().any(|a| {
+        a.to_str()
+            .is_some_and(|a| a == long || a.starts_with(&format!("{long}=")))
+    });
+    match long
+        .strip_prefix("--")
+        .and_then(|name| env_of(command, name))
+    {
+        Some(var) if !given => line.replace(
+            &format!("'{shown}'"),
+            &format!("{var} (in the environment; {long} was not given)"),
+        ),
+        _ => line,
+    }
+}
+
+/// The environment variable option `--long` reads, in `command` or a subcommand.
+fn env_of(command: &clap::Command, long: &str) -> Option<String> {
+    command
+        .get_arguments()
+        .find(|a| a.get_long() == Some(long))
+        .and_then(|a| a.get_env())
+        .map(|v| v.to_string_lossy().into_owned())
+        .or_else(|| command.get_subcommands().find_map(|c| env_of(c, long)))
+}
+
+/// clap's rendered message on one line: what it lists on lines of their own (the
+/// arguments missing, the possible values, the usage, a similar name) joined onto the
+/// first. Its tip to pass an option as a value after `--` is left out: there the option
+/// would become a target (a filter, under `cargo bench`), which is never what was meant.
+fn one_line(rendered: &str) -> String {
     let mut line = String::new();
     for part in rendered.lines().map(str::trim).filter(|l| !l.is_empty()) {
         if part.starts_with("For more information") || part.starts_with("tip: to pass") {
@@ -408,7 +454,7 @@ mod tests {
             ),
             ("", "error: bad arguments"),
         ] {
-            assert_eq!(clap_error_line(rendered), line);
+            assert_eq!(one_line(rendered), line);
         }
     }
 

@@ -81,10 +81,16 @@ impl Doc {
     /// `--format`'s parser: exactly [`Doc::formats`], each with its help.
     pub fn parser(self) -> impl clap::builder::TypedValueParser<Value = Format> {
         use clap::builder::TypedValueParser;
-        let values = self
-            .formats()
-            .into_iter()
-            .map(|f| f.to_possible_value().expect("every format has a name"));
+        let values = self.formats().into_iter().map(move |f| {
+            let value = f.to_possible_value().expect("every format has a name");
+            match (f, self) {
+                // The format's own help describes a run's CSV.
+                (Format::Csv, Doc::Machines) => value.help(
+                    "Comma-separated values: a row per machine (a testbed on one hardware fingerprint)",
+                ),
+                _ => value,
+            }
+        });
         clap::builder::PossibleValuesParser::new(values)
             .map(|name| Format::from_str(&name, false).expect("one of the formats"))
     }

@@ -287,11 +287,25 @@ pub struct Store {
     option: &'static str,
 }
 
+/// The name messages give the default store: `--db`, or `CRYPTOBENCH_DB` where the
+/// path came from the environment (the user gave no `--db` to correct).
+static DB_OPTION: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// Say that `--db`'s value came from `CRYPTOBENCH_DB`, for the messages that name it.
+pub fn db_from_environment() {
+    let _ = DB_OPTION.set("CRYPTOBENCH_DB");
+}
+
+/// How messages name the default store's option: `--db`, or `CRYPTOBENCH_DB`.
+pub fn db_option() -> &'static str {
+    DB_OPTION.get().copied().unwrap_or("--db")
+}
+
 impl Store {
     /// Open (creating if needed) the store at `path`: an SQLite file, or a PostgreSQL
     /// database named by a `postgres://` URL.
     pub fn open(path: &Path) -> Result<Store> {
-        Store::open_named(path, "--db")
+        Store::open_named(path, db_option())
     }
 
     /// [`Store::open`] for a store named by another option than `--db` (`push --to`),
@@ -303,7 +317,7 @@ impl Store {
     /// Open the store at `path` to read its runs: a file that holds none (empty, or
     /// another program's database) is refused, never turned into a store.
     pub fn open_existing(path: &Path) -> Result<Store> {
-        Store::open_existing_named(path, "--db")
+        Store::open_existing_named(path, db_option())
     }
 
     /// [`Store::open_existing`] for a store named by another option than `--db`
