@@ -532,14 +532,28 @@ fn a_run_pushed_to_postgres_reads_back_as_it_was_and_a_conflict_is_refused() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("with other content: refused, neither changed"),
+        err.contains("with other content (digest ") && err.contains("): refused, neither changed"),
         "{err}"
     );
+    assert_eq!(err.matches("other content").count(), 1, "said once: {err}");
     assert!(
         err.contains("forged.db") && err.contains("roundtrip"),
         "{err}"
     );
+    assert!(
+        stdout(&out).contains("0 already there, 1 refused (other content there"),
+        "the refused run is counted: {}",
+        stdout(&out)
+    );
     assert_eq!(server.psql("roundtrip", "SELECT digest FROM runs"), before);
+
+    // A store pushed into itself: said, not "0 copied, 1 already there".
+    let out = push(&env, &url, &[Path::new(&url)]);
+    assert_bad_input(&out, "is the store --from");
+    let link = env.path("a-link.db");
+    std::os::unix::fs::symlink(&a, &link).unwrap();
+    let out = push(&env, link.to_str().unwrap(), &[&a]);
+    assert_bad_input(&out, "is the store --from");
 }
 
 #[test]
@@ -1065,14 +1079,12 @@ fn bad_urls_wrong_passwords_servers_down_and_other_databases_are_one_line_each()
     server.stop();
     let out = env.cmd(&["machines", "--db", &down]);
     assert_one_line(&out, 5, "cannot reach the PostgreSQL server");
-    // `run --push-to` a server that is down: refused before measuring, with that status.
-    let out = small_run(
-        &env,
-        env.path("kept.db").to_str().unwrap(),
-        "t",
-        &["--push-to", &down],
-    );
+    // `run --push-to` a server that is down: refused before measuring, with that status,
+    // and without leaving an empty local store behind.
+    let local = env.path("kept.db");
+    let out = small_run(&env, local.to_str().unwrap(), "t", &["--push-to", &down]);
     assert_one_line(&out, 5, "cannot reach the PostgreSQL server");
+    assert!(!local.exists(), "an empty {} left behind", local.display());
     server.start_again();
 
     let out = env.cmd(&["run", "--testbed", "a b"]);

@@ -6,7 +6,7 @@ use std::collections::hash_map::Entry;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 use crate::exit::Exit;
 use crate::output::print;
@@ -43,6 +43,15 @@ pub(super) fn push(to: &Path, from: &[PathBuf], db: &Path) -> Result<ExitCode> {
         .map(|s| Store::open_existing_named(s, option))
         .collect::<Result<Vec<Store>>>()?;
     let target = Store::open_named(to, "--to")?;
+    // Pushing a store into itself copies nothing, and says so rather than "0 copied,
+    // N already there", which reads as a push that went through.
+    if let Some(same) = sources.iter().find(|s| s.is_same_store(&target)) {
+        bail!(
+            "--to `{}` is the store {option} `{}` names: a push copies runs from one store into another; name another --to",
+            target.path().display(),
+            same.path().display()
+        );
+    }
     let mut tally = Tally::default();
     for source in &sources {
         copy_all(source, &target, &mut tally)?;
@@ -56,13 +65,17 @@ pub(super) fn push(to: &Path, from: &[PathBuf], db: &Path) -> Result<ExitCode> {
         .map(|s| format!("`{}`", s.path().display()))
         .collect();
     print(&format!(
-        "pushed {} to `{}`: {} run{} copied, {} completed (an incomplete copy replaced), {} already there{}{}\n",
+        "pushed {} to `{}`: {} run{} copied, {} completed (an incomplete copy replaced), {} already there{}{}{}\n",
         names.join(", "),
         target.path().display(),
         tally.copied,
         if tally.copied == 1 { "" } else { "s" },
         tally.completed,
         tally.already,
+        match tally.refused.len() {
+            0 => String::new(),
+            n => format!(", {n} refused (other content there under the same UUID)"),
+        },
         match tally.incomplete {
             0 => String::new(),
             n => format!(
@@ -111,7 +124,7 @@ fn copy_all(source: &Store, target: &Store, tally: &mut Tally) -> Result<()> {
             // silently joined.
             if let Some((was, cpu)) = seen.last() {
                 eprintln!(
-                    "warning: testbed `{testbed}` in `{}` was until now a {cpu} (fingerprint {was}); run {id} of `{}` is from other hardware (fingerprint {fingerprint}): kept apart as another machine of that testbed, compared only with its own",
+                    "warning: testbed `{testbed}` in `{}` was until now a machine with CPU `{cpu}` (fingerprint {was}); run {id} of `{}` is from other hardware (fingerprint {fingerprint}): kept apart as another machine of that testbed, compared only with its own",
                     target.path().display(),
                     source.path().display()
                 );
@@ -123,10 +136,13 @@ fn copy_all(source: &Store, target: &Store, tally: &mut Tally) -> Result<()> {
             Ok(Received::Completed) => tally.completed += 1,
             Ok(Received::AlreadyThere) => tally.already += 1,
             Err(e) if e.is::<Conflict>() => {
+                let conflict = e.downcast_ref::<Conflict>().expect("checked");
                 tally.conflicts.push(format!(
-                    "run {id} of `{}` ({uuid}) is also in `{}` with other content: refused, neither changed ({e})",
+                    "run {id} of `{}` ({uuid}) is also in `{}` with other content (digest {} there, {} here): refused, neither changed",
                     source.path().display(),
-                    target.path().display()
+                    target.path().display(),
+                    short(&conflict.theirs),
+                    short(&conflict.ours)
                 ));
                 tally.refused.push(uuid);
             }
@@ -174,6 +190,11 @@ fn copy_baselines(
         }
     }
     Ok(set)
+}
+
+/// A digest as messages show it: its first 12 digits.
+fn short(digest: &str) -> &str {
+    &digest[..12.min(digest.len())]
 }
 
 /// "; baseline main (zen4-ci) set", for a push's summary; nothing where none was.

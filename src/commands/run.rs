@@ -76,12 +76,13 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
         );
     }
     check_memory(&plan.cases, args.layouts)?;
-    let mut store = Store::open(&args.output.db)?;
     // A target that cannot be opened is found now, not after the whole run; one lost
-    // later keeps the run here, with the command that pushes it.
+    // later keeps the run here, with the command that pushes it. It is opened before the
+    // local store, which a refusal would otherwise leave behind empty.
     if let Some(target) = &args.push_to {
         Store::open_named(target, "--push-to")?;
     }
+    let mut store = Store::open(&args.output.db)?;
     let (exit, uuid) = crate::session::measure_plan(
         &mut store,
         &plan,

@@ -106,7 +106,7 @@ pub fn warn_of_another_machine(store: &Store, place: &RunPlace) -> Result<()> {
     if !seen.is_empty() && !seen.iter().any(|(f, _)| *f == place.fingerprint) {
         let (fingerprint, cpu) = seen.last().expect("not empty");
         eprintln!(
-            "warning: testbed `{}` was until now a {cpu} (fingerprint {fingerprint}); this machine differs (fingerprint {}): its runs are kept apart as another machine, and compared only with their own",
+            "warning: testbed `{}` was until now a machine with CPU `{cpu}` (fingerprint {fingerprint}); this machine differs (fingerprint {}): its runs are kept apart as another machine, and compared only with their own",
             place.testbed, place.fingerprint
         );
     }

@@ -187,7 +187,7 @@ pub fn run(
     // The command that prints a stored run, whole: a bench's store is not the CLI's
     // default, and its author may not have the CLI at hand.
     let report = format!(
-        "`cryptobench report {run_id} --db {}` (the cryptobench CLI)",
+        "`cryptobench report {run_id} --db {}`",
         store.path().display()
     );
     let interrupted = crate::interrupt::on_ctrl_c();

@@ -368,6 +368,43 @@ impl Store {
         Ok(store)
     }
 
+    /// Whether `other` is this very store, however each was named: a file by another
+    /// path, a database by another host name or over a socket.
+    pub fn is_same_store(&self, other: &Store) -> bool {
+        #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
+        let (mut mine, mut theirs) = (self.db(), other.db());
+        match (&*mine, &*theirs) {
+            (Engine::Sqlite(_), Engine::Sqlite(_)) => {
+                use std::os::unix::fs::MetadataExt;
+                let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+                id(&self.path).is_some_and(|a| Some(a) == id(&other.path))
+            }
+            // The other's session, seen from this one: the same server and database.
+            #[cfg(feature = "postgres")]
+            (Engine::Postgres(_), Engine::Postgres(_)) => {
+                let session = theirs.query_one(
+                    "SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()",
+                    &[],
+                );
+                let Ok(Some(session)) = session else {
+                    return false;
+                };
+                let (Ok(pid), Ok(started)) = (session.int(0), session.text(1)) else {
+                    return false;
+                };
+                mine.query_one(
+                    "SELECT count(*) FROM pg_stat_activity WHERE pid = ?1 AND backend_start::text = ?2 AND datname = current_database()",
+                    &values![pid, started],
+                )
+                .ok()
+                .flatten()
+                .and_then(|r| r.int(0).ok())
+                .is_some_and(|n| n > 0)
+            }
+            _ => false,
+        }
+    }
+
     /// The time this store's operations have spent on lost connections, waiting for an
     /// answer that never came and connecting again: a run's time budgets leave it out.
     pub fn interrupted(&self) -> std::time::Duration {
