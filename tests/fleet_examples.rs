@@ -1051,6 +1051,30 @@ fn the_workflow_measures_in_a_matrix_and_reports_after_it() {
             "{WORKFLOW}: job `{report}` has no `cryptobench {sub} ... {option}`: {in_report:#?}"
         );
     }
+    // A push to the shared server from a matrix job: that server is another machine,
+    // whose certificate is verified, against an authority a private one needs given.
+    for name in &matrix {
+        for step in jobs[*name]["steps"].as_sequence().into_iter().flatten() {
+            let run = str_of(step, "run").unwrap_or_default();
+            if !run.contains("cryptobench push") {
+                continue;
+            }
+            assert!(
+                run.contains("PGSSLROOTCERT="),
+                "{WORKFLOW}: job `{name}` pushes to the server without a way to give PGSSLROOTCERT: a server whose certificate a private authority signed cannot be verified"
+            );
+            let root = step["env"]
+                .as_mapping()
+                .into_iter()
+                .flatten()
+                .find(|(k, _)| run.contains(&format!("${}", k.as_str().unwrap_or("-"))))
+                .and_then(|(_, v)| v.as_str());
+            assert!(
+                root.is_some_and(|v| v.contains("secrets.")),
+                "{WORKFLOW}: job `{name}`: the root certificate should come from a secret"
+            );
+        }
+    }
     let summary = job["steps"]
         .as_sequence()
         .into_iter()
