@@ -823,6 +823,13 @@ fn outputs_over_a_store_or_each_other_and_a_bad_push_target_are_refused_first() 
         &run(&["--push-to", "postgres://u@127.0.0.1:99999/db"]),
         "--push-to `postgres://u@127.0.0.1:99999/db` is not a PostgreSQL URL",
     );
+    // Refused before measuring, none of these runs left an empty store behind.
+    assert!(!env.db().exists());
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/golden/store.db"),
+        env.db(),
+    )
+    .unwrap();
     assert_bad_input(
         &env.cmd(&["push", "--to", env.dir.path().to_str().unwrap()]),
         "--to names the store's file",
