@@ -254,10 +254,7 @@ fn one_line(rendered: &str) -> String {
         }
         if line.is_empty() {
             line.push_str(part);
-        } else if line.ends_with(':') {
-            line.push(' ');
-            line.push_str(part);
-        } else if part.starts_with('[') {
+        } else if line.ends_with(':') || part.starts_with('[') {
             line.push(' ');
             line.push_str(part);
         } else {
