@@ -1206,10 +1206,12 @@ fn a_target_the_compiler_does_not_know_is_one_line() {
 }
 
 /// A build named after an algorithm with known answers, whose api.h sizes are not that
-/// algorithm's (ChaCha20 with a 16-byte nonce), is checked in part, and the caveat says
-/// why the known answers were not used, with the sizes.
+/// algorithm's (ChaCha20 with a 16-byte nonce, SHA-256 with a 64-byte digest), is a
+/// misnamed build: refused when built, naming the size and the remedy, rather than
+/// measured under the name unchecked (or failing the reference, for a hash). With
+/// --keep-going, that build alone fails.
 #[test]
-fn a_known_name_at_other_sizes_says_why_its_answers_were_not_used() {
+fn a_known_name_at_other_sizes_is_refused_naming_the_size() {
     let env = Env::new();
     let manifest = "name = \"toys\"\nsources = [\"toy.c\"]\ntargets = [\"native\"]\n\n\
          [[implementation]]\nvariant = \"o2\"\nalgorithm = \"chacha20\"\nkind = \"stream\"\n";
@@ -1219,15 +1221,27 @@ fn a_known_name_at_other_sizes_says_why_its_answers_were_not_used() {
         "#define CRYPTO_KEYBYTES 32\n#define CRYPTO_NONCEBYTES 16\n",
         manifest,
     );
-    let out = env.cmd(&["check", &m]);
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert_bad_input(
+        &env.cmd(&["check", &m]),
+        "`o2` (chacha20) for target `native`: `chacha20` has CRYPTO_NONCEBYTES = 12 (or, in its \
+         other form, CRYPTO_NONCEBYTES = 8); this build's api.h says 16: name the algorithm \
+         otherwise if the build is not chacha20, else correct api.h",
+    );
+    let m = write(
+        &env,
+        TOY_HASH,
+        "#define CRYPTO_BYTES 64\n",
+        &TOY_MANIFEST.replace("toy-hash", "sha-256"),
+    );
+    let said =
+        "`sha-256` has CRYPTO_BYTES = 32; this build's api.h says 64: name the algorithm otherwise";
+    assert_bad_input(&env.cmd(&["check", &m]), said);
+    let out = env.cmd(&["check", &m, "--keep-going"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(
-        said.contains("checked in part")
-            && said.contains(
-                "cryptobench has known answers for `chacha20`, but not at this build's api.h sizes: CRYPTO_KEYBYTES = 32, CRYPTO_NONCEBYTES = 16"
-            ),
-        "{said}"
+        stdout.contains(&format!("refused for target `native`: {said}")),
+        "{stdout}"
     );
 }
 

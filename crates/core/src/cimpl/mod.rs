@@ -259,6 +259,17 @@ pub fn specs(manifest: &Manifest, options: &BuildOptions) -> Result<Vec<CSpec>> 
                     ..described(manifest, imp, t, checks)
                 });
             }
+            Err(e) if keep_going && e.is::<Misnamed>() => {
+                let misnamed = e.downcast::<Misnamed>().expect("checked");
+                eprintln!(
+                    "warning: {}\n(going on without it: --keep-going)",
+                    misnamed.said
+                );
+                specs.push(CSpec {
+                    not_built: Some(format!("refused for target `{}`: {}", t.name, misnamed.why)),
+                    ..described(manifest, imp, t, checks)
+                });
+            }
             built => specs.push(built?),
         }
     }
@@ -366,6 +377,25 @@ fn known_answers(
     })
 }
 
+/// A build named after an algorithm cryptobench knows, whose `api.h` sizes are not that
+/// algorithm's: the build's fault, not the whole manifest's, so `--keep-going` goes on
+/// without it as it does without a build that does not compile.
+#[derive(Debug)]
+struct Misnamed {
+    /// The error as a stopped run says it: the manifest, build and target, and why.
+    said: String,
+    /// Why, as the build's cases fail with it.
+    why: String,
+}
+
+impl std::fmt::Display for Misnamed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.said)
+    }
+}
+
+impl std::error::Error for Misnamed {}
+
 /// The most lanes an N-way build may declare (`CRYPTO_LANES`).
 const MAX_LANES: u64 = 64;
 
@@ -404,6 +434,13 @@ fn build(
         }
         lanes = declared.max(1) as usize;
         implementation::check_sizes(imp.kind, &imp.sizes, &sizes).map_err(refused)?;
+        if let Err(why) = implementation::check_known_sizes(imp.kind, &imp.algorithm, &sizes) {
+            return Err(Misnamed {
+                said: refused(why.clone()).to_string(),
+                why,
+            }
+            .into());
+        }
         implementation::check_vectors(imp.kind, &imp.vectors, &sizes).map_err(refused)?;
         if let Some((path, vectors)) = kat {
             kat::check_lengths(vectors, &sizes)

@@ -17,6 +17,17 @@ use crate::record::{Param, Params};
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Aead,
     known: || kinds::aead::ALL.iter().map(|a| a.name).collect(),
+    sizes_of: |name| {
+        (kinds::aead::algorithm(name).into_iter())
+            .map(|a| {
+                vec![
+                    ("CRYPTO_KEYBYTES", a.key_len),
+                    ("CRYPTO_NPUBBYTES", a.nonce_len),
+                    ("CRYPTO_ABYTES", a.tag_len),
+                ]
+            })
+            .collect()
+    },
     operations: |_| kinds::aead::OPERATIONS,
     required_sizes: &["CRYPTO_KEYBYTES", "CRYPTO_NPUBBYTES", "CRYPTO_ABYTES"],
     vector_sizes: &[],

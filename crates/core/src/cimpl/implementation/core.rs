@@ -15,6 +15,17 @@ use crate::cimpl::manifest::Vector;
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Core,
     known: || kinds::core::ALL.iter().map(|a| a.name).collect(),
+    sizes_of: |name| {
+        (kinds::core::algorithm(name).into_iter())
+            .map(|a| {
+                vec![
+                    ("CRYPTO_KEYBYTES", a.key_len),
+                    ("CRYPTO_INPUTBYTES", a.block_len),
+                    ("CRYPTO_OUTPUTBYTES", a.block_len),
+                ]
+            })
+            .collect()
+    },
     operations,
     // A `core` build may have neither key nor constant.
     required_sizes: &["CRYPTO_OUTPUTBYTES", "CRYPTO_INPUTBYTES"],

@@ -15,6 +15,11 @@ use crate::record::Param;
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Hash,
     known: || kinds::hash::ALL.iter().map(|a| a.name).collect(),
+    sizes_of: |name| {
+        (kinds::hash::algorithm(name).into_iter())
+            .map(|a| vec![("CRYPTO_BYTES", a.out_len)])
+            .collect()
+    },
     operations: |_| kinds::hash::OPERATIONS,
     required_sizes: &["CRYPTO_BYTES"],
     vector_sizes: &[("output", "CRYPTO_BYTES")],

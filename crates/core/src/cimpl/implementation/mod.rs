@@ -93,6 +93,9 @@ pub struct KindInfo {
     pub kind: Kind,
     /// The algorithms the gate has known answers for.
     known: fn() -> Vec<&'static str>,
+    /// The `api.h` sizes a known algorithm of this name has, one list per form of it
+    /// (ChaCha20 has two nonces); none for a name the gate does not know.
+    sizes_of: fn(&str) -> Vec<ApiSizes>,
     /// The Rust catalog's operations for a build, so that C and Rust implementations
     /// share rows.
     pub operations: fn(&CSpec) -> &'static [Operation],
@@ -110,6 +113,9 @@ pub struct KindInfo {
     pub params: fn(&[u64]) -> Vec<Params>,
     load: fn(&CSpec) -> Result<Box<dyn Loaded>>,
 }
+
+/// `api.h` macros and the sizes an algorithm gives them.
+type ApiSizes = Vec<(&'static str, usize)>;
 
 /// The one `match` on the kinds.
 pub fn info(kind: CKind) -> &'static KindInfo {
@@ -184,6 +190,53 @@ pub fn check_sizes(
         }
     }
     Ok(())
+}
+
+/// Whether a build named after an algorithm the gate knows has that algorithm's `api.h`
+/// sizes; if not, the sizes at fault and the remedy. A toy cipher named `aes-128-gcm`
+/// with an 8-byte tag could be checked against nothing of AES-GCM's, and would be
+/// measured in the rows of the real one: refused instead, as a misnamed build.
+pub fn check_known_sizes(
+    kind: CKind,
+    algorithm: &str,
+    sizes: &BTreeMap<&str, u64>,
+) -> Result<(), String> {
+    let forms = (info(kind).sizes_of)(algorithm);
+    let off = |form: &ApiSizes| -> Vec<(&'static str, usize, u64)> {
+        (form.iter())
+            .map(|&(name, want)| (name, want, sizes.get(name).copied().unwrap_or(0)))
+            .filter(|&(_, want, got)| want as u64 != got)
+            .collect()
+    };
+    let mut misses: Vec<_> = forms.iter().map(off).collect();
+    misses.sort_by_key(Vec::len);
+    let Some(closest) = misses.first().filter(|m| !m.is_empty()) else {
+        return Ok(());
+    };
+    let has: Vec<String> = (closest.iter())
+        .map(|(name, want, _)| format!("{name} = {want}"))
+        .collect();
+    let says: Vec<String> = (closest.iter())
+        .map(|&(_, _, got)| match got {
+            0 => "none".to_string(),
+            got => got.to_string(),
+        })
+        .collect();
+    let others: Vec<String> = (misses[1..].iter())
+        .map(|m| {
+            let sizes: Vec<String> = (m.iter())
+                .map(|(name, want, _)| format!("{name} = {want}"))
+                .collect();
+            format!(" (or, in its other form, {})", sizes.join(" and "))
+        })
+        .collect();
+    Err(format!(
+        "`{algorithm}` has {}{}; this build's api.h says {}: name the algorithm otherwise if \
+         the build is not {algorithm}, else correct api.h",
+        has.join(" and "),
+        others.concat(),
+        says.join(" and "),
+    ))
 }
 
 /// Whether the manifest's `vectors` fit a build of `kind` with these `api.h` sizes; if
@@ -266,6 +319,7 @@ impl<A: Api> Build<A> {
         }
         // Without the case's name: the runner says which case could not be loaded.
         check_sizes(spec.kind, &spec.expected_sizes, &sizes).map_err(anyhow::Error::msg)?;
+        check_known_sizes(spec.kind, &spec.algorithm, &sizes).map_err(anyhow::Error::msg)?;
         let api = A::load(&lib)?;
         let randomness = Hook::find(&lib)?;
         let peers = spec
@@ -363,14 +417,9 @@ impl<A: Api> Build<A> {
 /// else only the other variants of the manifest (checked in part).
 pub fn checked_against(kind: CKind, algorithm: &str, vectors: usize, kat: Option<&str>) -> String {
     let mut against = Vec::new();
+    // A build of this name at other sizes is refused when built ([`check_known_sizes`]).
     if known_name(kind, algorithm) {
-        // A core or stream cipher is known by its name and its sizes together.
-        let sizes = if matches!(kind, CKind::Core | CKind::Stream) {
-            " (where api.h has its sizes)"
-        } else {
-            ""
-        };
-        against.push(format!("known answers for {algorithm}{sizes}"));
+        against.push(format!("known answers for {algorithm}"));
     }
     if vectors > 0 {
         let s = if vectors == 1 { "" } else { "s" };
@@ -443,20 +492,6 @@ impl<A: Api> Loaded for Build<A> {
                     )
                 })
                 .unwrap_or_default();
-            // `chacha20` with a 16-byte nonce: the name is known, its sizes are not.
-            let sized = if known_name(self.spec.kind, &self.spec.algorithm) {
-                let sizes: Vec<String> = (self.sizes.iter())
-                    .filter(|(n, v)| **v > 0 && n.starts_with("CRYPTO_"))
-                    .map(|(n, v)| format!("{n} = {v}"))
-                    .collect();
-                format!(
-                    " (cryptobench has known answers for `{}`, but not at this build's api.h sizes: {})",
-                    self.spec.algorithm,
-                    sizes.join(", ")
-                )
-            } else {
-                String::new()
-            };
             let agrees = if self.peers.is_empty() {
                 String::new()
             } else {
@@ -464,7 +499,7 @@ impl<A: Api> Loaded for Build<A> {
                 format!("; agrees with {}", names.join(", "))
             };
             c.push(format!(
-                "{}: no known answers or independent implementation to check against{spelled}{sized}{agrees}",
+                "{}: no known answers or independent implementation to check against{spelled}{agrees}",
                 self.name
             ));
         }

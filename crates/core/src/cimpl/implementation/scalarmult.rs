@@ -15,6 +15,16 @@ use crate::cimpl::library::{Library, ScalarmultBaseFn, ScalarmultFn};
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Dh,
     known: || dh::ALL.iter().map(|a| a.name).collect(),
+    sizes_of: |name| {
+        (dh::algorithm(name).into_iter())
+            .map(|a| {
+                vec![
+                    ("CRYPTO_BYTES", a.public_len),
+                    ("CRYPTO_SCALARBYTES", a.secret_len),
+                ]
+            })
+            .collect()
+    },
     operations: |_| dh::OPERATIONS,
     required_sizes: &["CRYPTO_BYTES", "CRYPTO_SCALARBYTES"],
     vector_sizes: &[],

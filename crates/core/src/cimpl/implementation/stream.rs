@@ -15,6 +15,17 @@ use crate::record::Param;
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Stream,
     known: || kinds::stream::ALL.iter().map(|a| a.name).collect(),
+    sizes_of: |name| {
+        (kinds::stream::ALL.iter())
+            .filter(|a| a.name == name)
+            .map(|a| {
+                vec![
+                    ("CRYPTO_KEYBYTES", a.key_len),
+                    ("CRYPTO_NONCEBYTES", a.nonce_len),
+                ]
+            })
+            .collect()
+    },
     operations: |_| kinds::stream::OPERATIONS,
     required_sizes: &["CRYPTO_KEYBYTES", "CRYPTO_NONCEBYTES"],
     vector_sizes: &[("key", "CRYPTO_KEYBYTES"), ("nonce", "CRYPTO_NONCEBYTES")],
