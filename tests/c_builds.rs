@@ -303,3 +303,22 @@ fn a_write_outside_the_output_is_wrong_output_naming_how_far() {
         assert!(stdout.contains(said), "{write}: {stdout}");
     }
 }
+
+/// A function that writes to its `const` input: its second call on the "same" input read
+/// the changed one, and the gate blamed output left unwritten. Each call is given a copy
+/// of the input, compared after the call.
+#[test]
+fn a_function_that_writes_to_its_const_input_is_named_for_it() {
+    let env = Env::new();
+    let writes_input = "#include \"api.h\"\nint crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen) {\n    for (int i = 0; i < CRYPTO_BYTES; i++) out[i] = (unsigned char)(i + inlen + (inlen ? in[0] : 0));\n    if (inlen) ((unsigned char *)in)[inlen - 1] ^= 0x55;\n    return 0;\n}\n";
+    let m = write(&env, &[("h.c", writes_input)], &manifest(r#""h.c""#, ""));
+    let out = env.cmd(&["check", &m]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "WRONG OUTPUT  sha-256 of 3 bytes (FIPS 180-4 example SHA-256 (one block, \"abc\")): crypto_hash modified its input (byte 2 of 3), which the C API passes `const`"
+        ),
+        "{stdout}"
+    );
+}

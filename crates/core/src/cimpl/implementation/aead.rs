@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, Guarded, KindInfo, Wanted, bytes, declined, failed, load, refused,
+    Api, Build, Checked, Guarded, Input, KindInfo, Wanted, bytes, declined, failed, load, refused,
     refused_there, status, tried, written,
 };
 use crate::catalog::kinds::{self, aead::Case};
@@ -100,20 +100,28 @@ impl Build<AeadApi> {
             |fill| {
                 let mut c = Guarded::new(fill, m.len() + self.size("CRYPTO_ABYTES"));
                 let mut clen = 0u64;
+                let inputs = [
+                    Input::new("message", m),
+                    Input::new("associated data", ad),
+                    Input::new("nonce", npub),
+                    Input::new("key", k),
+                ];
+                let [m_in, ad_in, npub_in, k_in] = &inputs;
                 // SAFETY: c has room for the message and the tag (CRYPTO_ABYTES).
                 let r = unsafe {
                     (self.api.encrypt)(
                         c.as_mut_ptr(),
                         &mut clen,
-                        m.as_ptr(),
+                        m_in.as_ptr(),
                         m.len() as u64,
-                        ad.as_ptr(),
+                        ad_in.as_ptr(),
                         ad.len() as u64,
                         std::ptr::null(),
-                        npub.as_ptr(),
-                        k.as_ptr(),
+                        npub_in.as_ptr(),
+                        k_in.as_ptr(),
                     )
                 };
+                Input::unchanged("crypto_aead_encrypt", &[m_in, ad_in, npub_in, k_in])?;
                 status("crypto_aead_encrypt", r)?;
                 let mut c = c.checked("crypto_aead_encrypt", "ciphertext")?;
                 // Truncating to a longer length would keep the buffer and hide the lie.
@@ -138,20 +146,28 @@ impl Build<AeadApi> {
             |fill| {
                 let mut m = Guarded::new(fill, c.len());
                 let mut mlen = 0u64;
+                let inputs = [
+                    Input::new("ciphertext", c),
+                    Input::new("associated data", ad),
+                    Input::new("nonce", npub),
+                    Input::new("key", k),
+                ];
+                let [c_in, ad_in, npub_in, k_in] = &inputs;
                 // SAFETY: m has room for clen bytes, more than the plaintext.
                 let r = unsafe {
                     (self.api.decrypt)(
                         m.as_mut_ptr(),
                         &mut mlen,
                         std::ptr::null_mut(),
-                        c.as_ptr(),
+                        c_in.as_ptr(),
                         c.len() as u64,
-                        ad.as_ptr(),
+                        ad_in.as_ptr(),
                         ad.len() as u64,
-                        npub.as_ptr(),
-                        k.as_ptr(),
+                        npub_in.as_ptr(),
+                        k_in.as_ptr(),
                     )
                 };
+                Input::unchanged("crypto_aead_decrypt", &[c_in, ad_in, npub_in, k_in])?;
                 status("crypto_aead_decrypt", r)?;
                 let mut m = m.checked("crypto_aead_decrypt", "message")?;
                 if mlen > c.len() as u64 {

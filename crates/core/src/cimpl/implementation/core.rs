@@ -4,7 +4,7 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, CSpec, Checked, Guarded, KindInfo, Wanted, bytes, fixed_size, load, refused,
+    Api, Build, CSpec, Checked, Guarded, Input, KindInfo, Wanted, bytes, fixed_size, load, refused,
     refused_there, status, tried, written,
 };
 use crate::catalog::kinds;
@@ -105,10 +105,23 @@ impl Build<CoreApi> {
             format_args!("in of {} bytes", input.len()),
             |fill| {
                 let mut out = Guarded::new(fill, self.size("CRYPTO_OUTPUTBYTES"));
+                let inputs = [
+                    Input::new("input", input),
+                    Input::new("key", &k),
+                    Input::new("constant", &c),
+                ];
+                let [in_in, k_in, c_in] = &inputs;
                 // SAFETY: buffers have the api.h sizes (at least one byte, so never dangling).
-                status("crypto_core", unsafe {
-                    (self.api.core)(out.as_mut_ptr(), input.as_ptr(), k.as_ptr(), c.as_ptr())
-                })?;
+                let r = unsafe {
+                    (self.api.core)(
+                        out.as_mut_ptr(),
+                        in_in.as_ptr(),
+                        k_in.as_ptr(),
+                        c_in.as_ptr(),
+                    )
+                };
+                Input::unchanged("crypto_core", &[in_in, k_in, c_in])?;
+                status("crypto_core", r)?;
                 out.checked("crypto_core", "output")
             },
         )

@@ -3,8 +3,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, Guarded, KindInfo, Wanted, bytes, declined, load, per_length, refused,
-    refused_there, status, tried, written,
+    Api, Build, Checked, Guarded, Input, KindInfo, Wanted, bytes, declined, load, per_length,
+    refused, refused_there, status, tried, written,
 };
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -65,10 +65,13 @@ impl Build<HashApi> {
             format_args!("inlen = {}", input.len()),
             |fill| {
                 let mut out = Guarded::new(fill, self.size("CRYPTO_BYTES"));
+                let given = Input::new("input", input);
                 // SAFETY: out has CRYPTO_BYTES bytes, input its own length.
-                status("crypto_hash", unsafe {
-                    (self.api.hash)(out.as_mut_ptr(), input.as_ptr(), input.len() as u64)
-                })?;
+                let r = unsafe {
+                    (self.api.hash)(out.as_mut_ptr(), given.as_ptr(), input.len() as u64)
+                };
+                Input::unchanged("crypto_hash", &[&given])?;
+                status("crypto_hash", r)?;
                 out.checked("crypto_hash", "output")
             },
         )

@@ -10,7 +10,7 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, FILLS, Guarded, KindInfo, Wanted, bytes, failed, fixed_size, load,
+    Api, Build, Checked, FILLS, Guarded, Input, KindInfo, Wanted, bytes, failed, fixed_size, load,
     refused, status, tried, unwritten, unwritten_by_chance, written,
 };
 use crate::catalog::kinds::kem::{self as rust_kem, KemAlgorithm, accumulated};
@@ -130,8 +130,10 @@ impl Build<KemApi> {
         crash_note::set(format_args!(
             "crypto_kem_enc, called by the correctness gate"
         ));
+        let pk_in = Input::new("public key", pk);
         // SAFETY: buffers have the api.h sizes; pk has CRYPTO_PUBLICKEYBYTES.
-        let r = unsafe { (self.api.enc)(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr()) };
+        let r = unsafe { (self.api.enc)(ct.as_mut_ptr(), ss.as_mut_ptr(), pk_in.as_ptr()) };
+        Input::unchanged("crypto_kem_enc", &[&pk_in])?;
         status("crypto_kem_enc", r)?;
         Ok((ct, ss))
     }
@@ -139,8 +141,10 @@ impl Build<KemApi> {
     fn kem_dec(&self, ct: &[u8], sk: &[u8]) -> Result<Vec<u8>, String> {
         written("crypto_kem_dec", format_args!("ss, ct, sk"), |fill| {
             let mut ss = Guarded::new(fill, self.kem_lens().ss);
+            let (ct_in, sk_in) = (Input::new("ciphertext", ct), Input::new("secret key", sk));
             // SAFETY: ss has CRYPTO_BYTES; ct and sk have their api.h sizes.
-            let r = unsafe { (self.api.dec)(ss.as_mut_ptr(), ct.as_ptr(), sk.as_ptr()) };
+            let r = unsafe { (self.api.dec)(ss.as_mut_ptr(), ct_in.as_ptr(), sk_in.as_ptr()) };
+            Input::unchanged("crypto_kem_dec", &[&ct_in, &sk_in])?;
             status("crypto_kem_dec", r)?;
             ss.checked("crypto_kem_dec", "shared secret")
         })

@@ -5,8 +5,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, Guarded, KindInfo, Wanted, bytes, failed, fixed_size, load, refused,
-    refused_there, status, tried, written,
+    Api, Build, Checked, Guarded, Input, KindInfo, Wanted, bytes, failed, fixed_size, load,
+    refused, refused_there, status, tried, written,
 };
 use crate::catalog::kinds::dh;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError, pattern};
@@ -67,8 +67,10 @@ impl Build<ScalarmultApi> {
     fn scalarmult(&self, n: &[u8], p: &[u8]) -> Result<Vec<u8>, String> {
         written("crypto_scalarmult", format_args!("q, n, p"), |fill| {
             let mut q = Guarded::new(fill, self.size("CRYPTO_BYTES"));
+            let (n_in, p_in) = (Input::new("scalar", n), Input::new("point", p));
             // SAFETY: q has CRYPTO_BYTES; n and p have the api.h sizes (checked by callers).
-            let r = unsafe { (self.api.mult)(q.as_mut_ptr(), n.as_ptr(), p.as_ptr()) };
+            let r = unsafe { (self.api.mult)(q.as_mut_ptr(), n_in.as_ptr(), p_in.as_ptr()) };
+            Input::unchanged("crypto_scalarmult", &[&n_in, &p_in])?;
             status("crypto_scalarmult", r)?;
             q.checked("crypto_scalarmult", "output")
         })
@@ -77,8 +79,10 @@ impl Build<ScalarmultApi> {
     fn scalarmult_base(&self, n: &[u8]) -> Result<Vec<u8>, String> {
         written("crypto_scalarmult_base", format_args!("q, n"), |fill| {
             let mut q = Guarded::new(fill, self.size("CRYPTO_BYTES"));
+            let n_in = Input::new("scalar", n);
             // SAFETY: q has CRYPTO_BYTES, n CRYPTO_SCALARBYTES.
-            let r = unsafe { (self.api.base)(q.as_mut_ptr(), n.as_ptr()) };
+            let r = unsafe { (self.api.base)(q.as_mut_ptr(), n_in.as_ptr()) };
+            Input::unchanged("crypto_scalarmult_base", &[&n_in])?;
             status("crypto_scalarmult_base", r)?;
             q.checked("crypto_scalarmult_base", "output")
         })

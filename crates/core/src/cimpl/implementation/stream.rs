@@ -3,8 +3,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, Guarded, KindInfo, Wanted, bytes, declined, load, per_length, refused,
-    refused_there, status, tried, written,
+    Api, Build, Checked, Guarded, Input, KindInfo, Wanted, bytes, declined, load, per_length,
+    refused, refused_there, status, tried, written,
 };
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -73,16 +73,24 @@ impl Build<StreamApi> {
             format_args!("mlen = {}", m.len()),
             |fill| {
                 let mut c = Guarded::new(fill, m.len());
+                let inputs = [
+                    Input::new("message", m),
+                    Input::new("nonce", n),
+                    Input::new("key", k),
+                ];
+                let [m_in, n_in, k_in] = &inputs;
                 // SAFETY: c and m have mlen bytes; n and k have the api.h sizes.
-                status("crypto_stream_xor", unsafe {
+                let r = unsafe {
                     (self.api.xor)(
                         c.as_mut_ptr(),
-                        m.as_ptr(),
+                        m_in.as_ptr(),
                         m.len() as u64,
-                        n.as_ptr(),
-                        k.as_ptr(),
+                        n_in.as_ptr(),
+                        k_in.as_ptr(),
                     )
-                })?;
+                };
+                Input::unchanged("crypto_stream_xor", &[m_in, n_in, k_in])?;
+                status("crypto_stream_xor", r)?;
                 c.checked("crypto_stream_xor", "output")
             },
         )

@@ -4,8 +4,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, KindInfo, Wanted, bytes, declined, load, refused, refused_there, status,
-    tried, written,
+    Api, Build, Checked, Input, KindInfo, Wanted, bytes, declined, load, refused, refused_there,
+    status, tried, written,
 };
 use crate::catalog::kinds::{self, xof};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -87,10 +87,13 @@ impl Build<XofApi> {
             format_args!("outlen = {out_len}, inlen = {len}"),
             |fill| {
                 let mut out = vec![fill; messages.len() * out_len];
+                let given = Input::new("input", &input);
                 // SAFETY: input holds lanes x len bytes, out lanes x out_len, as the API says.
-                status("crypto_xof", unsafe {
-                    (self.api.xof)(out.as_mut_ptr(), out_len as u64, input.as_ptr(), len as u64)
-                })?;
+                let r = unsafe {
+                    (self.api.xof)(out.as_mut_ptr(), out_len as u64, given.as_ptr(), len as u64)
+                };
+                Input::unchanged("crypto_xof", &[&given])?;
+                status("crypto_xof", r)?;
                 Ok(out)
             },
         )?;
