@@ -322,3 +322,56 @@ fn a_function_that_writes_to_its_const_input_is_named_for_it() {
         "{stdout}"
     );
 }
+
+/// A KEM's key pair and ciphertext lie between guards too: one byte written past either
+/// once passed (the gate checked them only by their fills).
+#[test]
+fn a_kem_that_writes_past_its_key_or_ciphertext_is_wrong() {
+    let env = Env::new();
+    for f in ["api.h", "toy.c"] {
+        std::fs::copy(
+            format!("{}/tests/c/asymmetric/{f}", env!("CARGO_MANIFEST_DIR")),
+            env.path(f),
+        )
+        .unwrap();
+    }
+    std::fs::write(
+        env.path("manifest.toml"),
+        r#"name = "past"
+sources = ["toy.c"]
+targets = ["native"]
+
+[[implementation]]
+variant = "pk-past"
+algorithm = "toy-kem-pk"
+kind = "kem"
+flags = ["-O1", "-DFAULT_PK_PAST"]
+
+[[implementation]]
+variant = "ct-past"
+algorithm = "toy-kem-ct"
+kind = "kem"
+flags = ["-O1", "-DFAULT_CT_PAST"]
+"#,
+    )
+    .unwrap();
+    let out = env.cmd(&["check", "manifest.toml"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    for (variant, wrote) in [
+        (
+            "past/toy-kem-pk/pk-past@native",
+            "crypto_kem_keypair wrote 1 byte past the end of its 1184-byte public key",
+        ),
+        (
+            "past/toy-kem-ct/ct-past@native",
+            "crypto_kem_enc wrote 1 byte past the end of its 1088-byte ciphertext",
+        ),
+    ] {
+        let line = said.lines().find(|l| l.contains(variant));
+        assert!(
+            line.is_some_and(|l| l.contains("WRONG OUTPUT") && l.contains(wrote)),
+            "{said}"
+        );
+    }
+}

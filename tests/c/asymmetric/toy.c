@@ -5,7 +5,8 @@
  * refuses a ciphertext that is not exactly enc(m). Round trips hold, so a build claiming
  * to be "toy-kem" passes; one claiming ML-KEM fails the known answers; FAULT_DECAPS
  * breaks the round trip; FAULT_SK_TAIL leaves the secret key past its 32 bytes unwritten
- * (round trips hold: only buffers filled two ways show it).
+ * (round trips hold: only buffers filled two ways show it); FAULT_PK_PAST and FAULT_CT_PAST
+ * write one byte past the public key and the ciphertext (only guards around them show it).
  * The scalar multiplication: q = n xor p, which a build claiming X25519 must fail on. */
 #include <string.h>
 
@@ -24,6 +25,9 @@ int crypto_kem_keypair(unsigned char *pk, unsigned char *sk) {
     sk[i] = seed[i];
     pk[i] = seed[i] ^ 0x5c;
   }
+#ifdef FAULT_PK_PAST
+  pk[CRYPTO_PUBLICKEYBYTES] = 0x41;
+#endif
   return 0;
 }
 
@@ -35,6 +39,9 @@ int crypto_kem_enc(unsigned char *ct, unsigned char *ss, const unsigned char *pk
     ct[i] = m[i] ^ pk[i];
     ss[i] = m[i];
   }
+#ifdef FAULT_CT_PAST
+  ct[CRYPTO_CIPHERTEXTBYTES] = 0x41;
+#endif
   return 0;
 }
 

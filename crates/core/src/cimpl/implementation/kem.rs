@@ -110,23 +110,26 @@ impl Build<KemApi> {
         }
     }
 
-    /// A key pair, into buffers that start as `fill` bytes.
+    /// A key pair, into guarded buffers that start as `fill` bytes.
     fn kem_keypair(&self, fill: u8) -> Result<Pair, String> {
         let l = self.kem_lens();
-        let (mut pk, mut sk) = (vec![fill; l.pk], vec![fill; l.sk]);
+        let (mut pk, mut sk) = (Guarded::new(fill, l.pk), Guarded::new(fill, l.sk));
         crash_note::set(format_args!(
             "crypto_kem_keypair, called by the correctness gate"
         ));
         // SAFETY: buffers have the api.h sizes.
         let r = unsafe { (self.api.keypair)(pk.as_mut_ptr(), sk.as_mut_ptr()) };
         status("crypto_kem_keypair", r)?;
-        Ok((pk, sk))
+        Ok((
+            pk.checked("crypto_kem_keypair", "public key")?,
+            sk.checked("crypto_kem_keypair", "secret key")?,
+        ))
     }
 
-    /// An encapsulation to `pk`, into buffers that start as `fill` bytes.
+    /// An encapsulation to `pk`, into guarded buffers that start as `fill` bytes.
     fn kem_enc(&self, pk: &[u8], fill: u8) -> Result<Pair, String> {
         let l = self.kem_lens();
-        let (mut ct, mut ss) = (vec![fill; l.ct], vec![fill; l.ss]);
+        let (mut ct, mut ss) = (Guarded::new(fill, l.ct), Guarded::new(fill, l.ss));
         crash_note::set(format_args!(
             "crypto_kem_enc, called by the correctness gate"
         ));
@@ -135,7 +138,10 @@ impl Build<KemApi> {
         let r = unsafe { (self.api.enc)(ct.as_mut_ptr(), ss.as_mut_ptr(), pk_in.as_ptr()) };
         Input::unchanged("crypto_kem_enc", &[&pk_in])?;
         status("crypto_kem_enc", r)?;
-        Ok((ct, ss))
+        Ok((
+            ct.checked("crypto_kem_enc", "ciphertext")?,
+            ss.checked("crypto_kem_enc", "shared secret")?,
+        ))
     }
 
     fn kem_dec(&self, ct: &[u8], sk: &[u8]) -> Result<Vec<u8>, String> {
