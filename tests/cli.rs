@@ -1295,6 +1295,11 @@ fn c_implementations_crash_hang_and_wrong_output_fail_alone() {
     // Gone without a reply: the case fails alone, named, and the run goes on.
     let exit = result(&run, "faulty/sha-256/exit@native");
     assert_case(exit, "failed", "before replying");
+    assert_case(
+        exit,
+        "failed",
+        "exited in faulty/sha-256/exit@native hash at len=20000, the case's call (the implementation called exit())",
+    );
     // A worker that exits with an error status, or aborts, fails its case alone too.
     let exit1 = result(&run, "faulty/sha-256/exit1@native");
     assert_case(exit1, "failed", "exited with status 1");

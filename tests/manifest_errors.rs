@@ -920,8 +920,35 @@ int crypto_hash(unsigned char *out, unsigned long long inlen, const unsigned cha
     assert!(
         said.contains("SIGSEGV")
             && said.contains(
-                "died in crypto_hash(inlen = 0), called by the correctness gate (is its prototype docs/c-api.md's? does it write past a buffer?)"
+                "died in crypto_hash(inlen = 0), called by the correctness gate (a prototype other than docs/c-api.md's, or memory written out of bounds)"
             ),
+        "{said}"
+    );
+}
+
+/// A call that ends the worker with exit() leaves no signal: the note is written on the
+/// way out, so the failure names the call and its length as a crash's does (it once said
+/// only "exited with status 0 before replying").
+#[test]
+fn an_exit_in_the_gate_names_the_call_it_exited_in() {
+    let env = Env::new();
+    let exits = TOY_HASH.replace(
+        "    return 0;\n}",
+        "    if (inlen == 7) exit(0);\n    return 0;\n}",
+    );
+    let m = write(
+        &env,
+        &format!("#include <stdlib.h>\n{exits}"),
+        "#define CRYPTO_BYTES 32\n",
+        TOY_MANIFEST,
+    );
+    let out = env.cmd(&["check", &m]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(
+            "exited with status 0 before replying: cryptobench: exited in crypto_hash(inlen = 7), called by the correctness gate (the implementation called exit())"
+        ),
         "{said}"
     );
 }

@@ -1,8 +1,9 @@
 //! What a C build was doing when it killed its worker. The gate and the timed calls note
 //! the call they are about to make (function, lengths, case); a handler of the fatal
-//! signals writes that note to stderr, where the parent reads a dead worker's last words.
-//! A build whose functions do not have the prototypes the API fixes (docs/c-api.md)
-//! usually crashes in its first call, and "killed by signal 11" alone does not say which.
+//! signals, and one of `exit`, write that note to stderr, where the parent reads a dead
+//! worker's last words, and [`cause`] says what the way it died points at. A build whose
+//! functions do not have the prototypes the API fixes (docs/c-api.md) usually crashes in
+//! its first call, and "killed by signal 11" alone does not say which.
 
 use std::fmt::{self, Write as _};
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
@@ -34,6 +35,11 @@ pub fn set(args: fmt::Arguments) {
     LEN.store(note.0, Ordering::Release);
 }
 
+/// No call under way: the worker has its answer, and exits of its own accord.
+pub fn clear() {
+    LEN.store(0, Ordering::Release);
+}
+
 /// The note as it stands, if any.
 pub fn current() -> Option<String> {
     let len = LEN.load(Ordering::Acquire);
@@ -62,6 +68,42 @@ static mut PREVIOUS: [std::mem::MaybeUninit<libc::sigaction>; 5] =
 pub const ASK: libc::c_int = libc::SIGUSR1;
 /// What a worker asked by [`ASK`] writes before its note.
 pub const HUNG_IN: &str = "cryptobench: hung in ";
+/// What a worker killed by a fatal signal writes before its note.
+pub const DIED_IN: &str = "cryptobench: died in ";
+/// What a worker that a call ended with `exit` writes before its note.
+pub const EXITED_IN: &str = "cryptobench: exited in ";
+
+/// What a worker's end points at, given the signal that killed it (`None`: it exited)
+/// and its stderr; `None` where it left no note, so that no C call was under way.
+/// A heap or stack that glibc found corrupted aborts, and the last words are glibc's:
+/// memory written out of bounds, not a prototype.
+pub fn cause(signal: Option<libc::c_int>, stderr: &str) -> Option<&'static str> {
+    // A panic of cryptobench's own unwinds through `exit` too: not the implementation's.
+    let noted = stderr.contains(DIED_IN) || stderr.contains(EXITED_IN);
+    if !noted || (signal.is_none() && stderr.contains("panicked at")) {
+        return None;
+    }
+    const GLIBC_CORRUPTION: [&str; 6] = [
+        "malloc",
+        "free()",
+        "double free",
+        "corrupted",
+        "munmap_chunk",
+        "stack smashing detected",
+    ];
+    Some(match signal {
+        None => "the implementation called exit()",
+        Some(libc::SIGABRT) if GLIBC_CORRUPTION.iter().any(|m| stderr.contains(m)) => {
+            "memory written out of bounds: glibc found its heap or stack corrupted"
+        }
+        Some(libc::SIGABRT) => "the implementation called abort(), or an assert() failed",
+        Some(libc::SIGFPE) => "an integer division by zero?",
+        Some(libc::SIGILL) => {
+            "an instruction this CPU lacks, a prototype other than docs/c-api.md's, or memory written out of bounds"
+        }
+        Some(_) => "a prototype other than docs/c-api.md's, or memory written out of bounds",
+    })
+}
 
 /// In a worker, before it loads anything: a fatal signal first writes the note (if any)
 /// to stderr, then meets the handler it had before (Rust's, which still reports a stack
@@ -75,6 +117,9 @@ pub fn install() {
         action.sa_flags = libc::SA_ONSTACK | libc::SA_RESTART;
         libc::sigemptyset(&mut action.sa_mask);
         libc::sigaction(ASK, &action, std::ptr::null_mut());
+        // A call that ends the process with exit() (SUPERCOP's code does, on an error)
+        // leaves no signal to handle: the note is written on the way out instead.
+        libc::atexit(on_exit);
     }
     for (i, &sig) in FATAL.iter().enumerate() {
         // SAFETY: sigaction(2) with a zeroed struct whose handler is an extern "C" fn;
@@ -114,8 +159,12 @@ extern "C" fn on_asked(_: libc::c_int) {
     write_note(HUNG_IN.as_bytes());
 }
 
+extern "C" fn on_exit() {
+    write_note(EXITED_IN.as_bytes());
+}
+
 extern "C" fn on_fatal(sig: libc::c_int) {
-    write_note(b"cryptobench: died in ");
+    write_note(DIED_IN.as_bytes());
     if let Some(i) = FATAL.iter().position(|&s| s == sig) {
         // SAFETY: sigaction(2) is async-signal-safe; PREVIOUS[i] was filled by `install`,
         // the only way this handler is reached.
@@ -141,5 +190,30 @@ mod tests {
         );
         set(format_args!("{}", "x".repeat(1000)));
         assert_eq!(current().map(|n| n.len()), Some(ROOM));
+    }
+
+    #[test]
+    fn a_crash_is_said_by_its_cause() {
+        let note = "cryptobench: died in crypto_hash(inlen = 3), called by the correctness gate";
+        let heap = format!("malloc(): invalid size (unsorted)\n{note}\n");
+        assert_eq!(
+            cause(Some(libc::SIGABRT), &heap),
+            Some("memory written out of bounds: glibc found its heap or stack corrupted")
+        );
+        assert_eq!(
+            cause(Some(libc::SIGABRT), note),
+            Some("the implementation called abort(), or an assert() failed")
+        );
+        assert_eq!(
+            cause(Some(libc::SIGSEGV), note),
+            Some("a prototype other than docs/c-api.md's, or memory written out of bounds")
+        );
+        let exited =
+            "cryptobench: exited in crypto_hash(inlen = 7), called by the correctness gate";
+        assert_eq!(
+            cause(None, exited),
+            Some("the implementation called exit()")
+        );
+        assert_eq!(cause(Some(libc::SIGSEGV), "no note"), None, "no C call");
     }
 }

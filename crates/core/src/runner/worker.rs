@@ -253,9 +253,7 @@ pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
         (Some(sig), _) => format!("killed by signal {sig} ({})", signal_name(sig)),
         // The worker always replies before it exits; without a reply, the measured code
         // ended the process itself.
-        (None, Some(0)) if out.is_empty() => {
-            "exited with status 0 before replying (the implementation called exit()?)".into()
-        }
+        (None, Some(0)) if out.is_empty() => "exited with status 0 before replying".into(),
         (None, Some(0)) => match serde_json::from_slice(&out) {
             Ok(reply) => return Ok(Outcome::Replied(reply)),
             Err(e) => format!("sent a reply that cannot be read ({e})"),
@@ -263,10 +261,17 @@ pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
         (None, code) => format!("exited with status {}", code.unwrap_or(-1)),
     };
     let said = last_words(&err);
+    // The note, where a C call left one, says which call; what the way it died points
+    // at follows it (a prototype, memory written out of bounds, exit()).
+    let cause = match crate::cimpl::crash_note::cause(status.signal(), &err) {
+        Some(cause) => format!(" ({cause})"),
+        None if status.code() == Some(0) => " (the implementation called exit()?)".into(),
+        None => String::new(),
+    };
     Ok(Outcome::Crashed(if said.is_empty() {
-        why
+        format!("{why}{cause}")
     } else {
-        format!("{why}: {said}")
+        format!("{why}: {said}{cause}")
     }))
 }
 
@@ -375,6 +380,7 @@ pub fn serve(registry: &Registry) -> Result<()> {
     std::io::stdin().read_to_string(&mut input)?;
     let request: Request = serde_json::from_str(&input).context("malformed worker request")?;
     let reply = handle(&request, registry).unwrap_or_else(|e| Reply::Refused(format!("{e:#}")));
+    crate::cimpl::crash_note::clear();
     serde_json::to_writer(&mut replies, &reply)?;
     replies.flush()?;
     Ok(())

@@ -603,7 +603,7 @@ fn written(
     mut call: impl FnMut(u8) -> Result<Vec<u8>, String>,
 ) -> Result<Vec<u8>, String> {
     crash_note::set(format_args!(
-        "{function}({args}), called by the correctness gate (is its prototype docs/c-api.md's? does it write past a buffer?)"
+        "{function}({args}), called by the correctness gate"
     ));
     let zeros = call(0x00)?;
     let ones = call(0xff)?;
