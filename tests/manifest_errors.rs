@@ -953,6 +953,24 @@ fn an_exit_in_the_gate_names_the_call_it_exited_in() {
     );
 }
 
+/// `list` of a manifest narrowed by filters suggests `check` and `run` of what it listed,
+/// filters and all: it once named the bare manifest, which checks every build of it.
+#[test]
+fn list_suggests_commands_for_what_it_listed() {
+    let env = Env::new();
+    let m = write(&env, TOY_HASH, "#define CRYPTO_BYTES 32\n", TOY_MANIFEST);
+    let named = format!("{m}:variant=o2");
+    let out = env.cmd(&["list", &named]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains(&format!(
+            "`cryptobench check {named}` builds and checks them without timing; `cryptobench run {named}` measures them."
+        )),
+        "{said}"
+    );
+}
+
 /// A toy stream cipher: each byte XORed with the key's and the nonce's, cyclically.
 const TOY_STREAM: &str = r#"#include "api.h"
 int crypto_stream_xor(unsigned char *c, const unsigned char *m, unsigned long long mlen,
@@ -1102,6 +1120,12 @@ fn a_vector_that_does_not_fit_its_kind_is_refused_naming_it() {
             "",
             r#"{ input = "0g", output = "00" }"#,
             "`vectors[0]`: `input` is not hex: `0g`",
+        ),
+        (
+            "xof",
+            "",
+            r#"{ input = "61626", output = "00" }"#,
+            "`vectors[0]`: `input` has an odd number of hex digits (5): `61626`; each byte is two",
         ),
         (
             "aead",

@@ -15,7 +15,7 @@ pub(super) fn list(filter: Option<&str>) -> Result<ExitCode> {
     }
     if let Some(arg) = filter.and_then(crate::cimpl::manifest_arg) {
         let (path, selection) = arg?;
-        return list_manifest(&path, &selection);
+        return list_manifest(filter.unwrap_or_default(), &path, &selection);
     }
     let registry = crate::providers::builtin();
     let mut table = report::text_table(&["implementation", "kind", "operation", "parameters"]);
@@ -65,8 +65,11 @@ pub(super) fn list(filter: Option<&str>) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Every implementation x target of a manifest, read from it: nothing is built.
+/// Every implementation x target of a manifest, read from it: nothing is built. `named`
+/// is the argument as given, filters and all, so that the commands it suggests act on
+/// what was listed, not on the whole manifest.
 pub(super) fn list_manifest(
+    named: &str,
     path: &std::path::Path,
     selection: &crate::cimpl::Selection,
 ) -> Result<ExitCode> {
@@ -98,9 +101,7 @@ pub(super) fn list_manifest(
         format!("{}: {}\n\n", listing.provider, listing.description.trim())
     };
     print(&format!(
-        "{about}{table}\n\n`cryptobench check {}` builds and checks them without timing; `cryptobench run {}` measures them.\n",
-        path.display(),
-        path.display()
+        "{about}{table}\n\n`cryptobench check {named}` builds and checks them without timing; `cryptobench run {named}` measures them.\n"
     ))?;
     Ok(ExitCode::SUCCESS)
 }

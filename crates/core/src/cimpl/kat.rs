@@ -107,7 +107,13 @@ pub fn parse(text: &str) -> Result<Vec<AeadVector>> {
         let mut hex_field = |name: &'static str| -> Result<Vec<u8>> {
             let (line, v) = get(name)?;
             lines.insert(name, line);
-            hex::decode(v).with_context(|| format!("line {line}: `{name}` is not hex"))
+            hex::decode(v).map_err(|e| match e {
+                hex::FromHexError::OddLength => anyhow::anyhow!(
+                    "line {line}: `{name}` has an odd number of hex digits ({}); each byte is two",
+                    v.len()
+                ),
+                _ => anyhow::anyhow!("line {line}: `{name}` is not hex"),
+            })
         };
         let (key, nonce) = (hex_field("Key")?, hex_field("Nonce")?);
         let (plaintext, ad, ciphertext) = (hex_field("PT")?, hex_field("AD")?, hex_field("CT")?);
@@ -174,6 +180,14 @@ mod tests {
             parse("Count = 1\nKey = zz\nNonce = 00\nPT =\nAD =\nCT = 00\n").unwrap_err()
         );
         assert!(err.contains("line 2: `Key` is not hex"), "{err}");
+        let err = format!(
+            "{:#}",
+            parse("Count = 1\nKey = 000\nNonce = 00\nPT =\nAD =\nCT = 00\n").unwrap_err()
+        );
+        assert!(
+            err.contains("line 2: `Key` has an odd number of hex digits (3); each byte is two"),
+            "{err}"
+        );
         let err = format!("{:#}", parse("Count = 1\nKey = 00\n").unwrap_err());
         assert!(err.contains("has no `Nonce`"), "{err}");
         let err = format!(

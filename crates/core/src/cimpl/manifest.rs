@@ -85,8 +85,15 @@ impl Vector {
     pub fn fits(&self, kind: CKind) -> Result<(), String> {
         let fields = Vector::FIELDS.map(|f| (f, self.field(f)));
         for (field, h) in fields {
-            if hex::decode(h).is_err() {
-                return Err(format!("`{field}` is not hex: `{h}`"));
+            match hex::decode(h) {
+                Err(hex::FromHexError::OddLength) => {
+                    return Err(format!(
+                        "`{field}` has an odd number of hex digits ({}): `{h}`; each byte is two",
+                        h.len()
+                    ));
+                }
+                Err(_) => return Err(format!("`{field}` is not hex: `{h}`")),
+                Ok(_) => {}
             }
         }
         let takes: &[&str] = match kind {
