@@ -1784,6 +1784,7 @@ fn a_c_aead_is_checked_against_its_kat_file() {
     // Entry 10 (a 1-byte message, 1 byte of AD): its CT's first byte changed.
     let good = std::fs::read_to_string(repo("tests/c/aead/toy_aead_kat.txt")).unwrap();
     let entry = good.find("Count = 10\n").expect("entry 10");
+    let count_line = good[..entry].lines().count() + 1;
     let ct = entry + good[entry..].find("CT = ").unwrap() + "CT = ".len();
     let flipped = if &good[ct..ct + 1] == "0" { "1" } else { "0" };
     let corrupt = format!("{}{flipped}{}", &good[..ct], &good[ct + 1..]);
@@ -1793,7 +1794,11 @@ fn a_c_aead_is_checked_against_its_kat_file() {
     let args_corrupt = with_kat_dir(&dir);
     let run = env.json_with_failures(&args_corrupt.iter().map(String::as_str).collect::<Vec<_>>());
     for r in results(&run) {
-        assert_case(r, "wrong", "toy_aead_kat.txt entry 10 (encrypt)");
+        assert_case(
+            r,
+            "wrong",
+            &format!("toy_aead_kat.txt line {count_line}, Count = 10 (encrypt)"),
+        );
         assert!(r["median_cycles"].is_null(), "timed: {r}");
     }
 

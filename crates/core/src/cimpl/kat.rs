@@ -103,7 +103,7 @@ pub fn parse(text: &str) -> Result<Vec<AeadVector>> {
         let count = count
             .parse()
             .with_context(|| format!("line {line}: `Count` is not a number"))?;
-        let mut lines = BTreeMap::new();
+        let mut lines = BTreeMap::from([("Count", line)]);
         let mut hex_field = |name: &'static str| -> Result<Vec<u8>> {
             let (line, v) = get(name)?;
             lines.insert(name, line);

@@ -290,9 +290,11 @@ impl Build<AeadApi> {
         kat::check_lengths(&vectors, &self.sizes)
             .map_err(|why| Mismatch::new(format!("KAT file `{}`", path.display()), why))?;
         for v in &vectors {
+            // By the line an editor jumps to and the Count a genkat file numbers by.
             let src = format!(
-                "{} entry {}",
+                "{} line {}, Count = {}",
                 path.file_name().unwrap_or_default().to_string_lossy(),
+                v.lines["Count"],
                 v.count
             );
             let what = format!("{src} (encrypt)");
