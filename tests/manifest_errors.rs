@@ -953,6 +953,20 @@ fn an_exit_in_the_gate_names_the_call_it_exited_in() {
     );
 }
 
+/// A manifest vector for an algorithm cryptobench knows, whose output is wrong (a typo),
+/// is said to be wrong before any build is blamed for it: every build once failed it.
+#[test]
+fn a_wrong_vector_for_a_known_algorithm_is_said_to_be_the_vectors_fault() {
+    let env = Env::new();
+    let manifest = TOY_MANIFEST.replace("toy-hash", "sha-256")
+        + "vectors = [{ input = \"616263\", output = \"ca7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\", source = \"my typo\" }]\n";
+    let m = write(&env, TOY_HASH, "#define CRYPTO_BYTES 32\n", &manifest);
+    assert_bad_input(
+        &env.cmd(&["check", &m]),
+        "`o2` (sha-256) for target `native`: `vectors[0]` (my typo): its `output` is not sha-256's: cryptobench's reference gives ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad for its fields; correct the vector",
+    );
+}
+
 /// `list` of a manifest narrowed by filters suggests `check` and `run` of what it listed,
 /// filters and all: it once named the bare manifest, which checks every build of it.
 #[test]

@@ -442,6 +442,8 @@ fn build(
             .into());
         }
         implementation::check_vectors(imp.kind, &imp.vectors, &sizes).map_err(refused)?;
+        implementation::check_vectors_against_reference(imp.kind, &imp.algorithm, &imp.vectors)
+            .map_err(refused)?;
         if let Some((path, vectors)) = kat {
             kat::check_lengths(vectors, &sizes)
                 .map_err(|why| refused(format!("KAT file `{}`: {why}", path.display())))?;

@@ -15,6 +15,12 @@ use crate::cimpl::manifest::Vector;
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Core,
     known: || kinds::core::ALL.iter().map(|a| a.name).collect(),
+    reference: |name, v| {
+        let (key, input) = (Vector::bytes(&v.key), Vector::bytes(&v.input));
+        let alg = kinds::core::algorithm(name)?;
+        (alg.key_len == key.len() && alg.block_len == input.len())
+            .then(|| (alg.reference)(&key, &input))
+    },
     sizes_of: |name| {
         (kinds::core::algorithm(name).into_iter())
             .map(|a| {

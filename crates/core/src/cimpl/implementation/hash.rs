@@ -15,6 +15,10 @@ use crate::record::Param;
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Hash,
     known: || kinds::hash::ALL.iter().map(|a| a.name).collect(),
+    reference: |name, v| {
+        let digest = kinds::hash::algorithm(name)?.reference?;
+        Some(digest(&Vector::bytes(&v.input)))
+    },
     sizes_of: |name| {
         (kinds::hash::algorithm(name).into_iter())
             .map(|a| vec![("CRYPTO_BYTES", a.out_len)])

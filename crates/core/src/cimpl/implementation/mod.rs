@@ -96,6 +96,9 @@ pub struct KindInfo {
     /// The `api.h` sizes a known algorithm of this name has, one list per form of it
     /// (ChaCha20 has two nonces); none for a name the gate does not know.
     sizes_of: fn(&str) -> Vec<ApiSizes>,
+    /// What cryptobench's own reference of a known algorithm of this name outputs for a
+    /// manifest vector's fields; `None` where it has none for them.
+    reference: fn(&str, &Vector) -> Option<Vec<u8>>,
     /// The Rust catalog's operations for a build, so that C and Rust implementations
     /// share rows.
     pub operations: fn(&CSpec) -> &'static [Operation],
@@ -237,6 +240,32 @@ pub fn check_known_sizes(
         others.concat(),
         says.join(" and "),
     ))
+}
+
+/// Whether the manifest's `vectors` for a known algorithm agree with cryptobench's own
+/// reference of it: a wrong vector would fail every build, each blamed for it.
+pub fn check_vectors_against_reference(
+    kind: CKind,
+    algorithm: &str,
+    vectors: &[Vector],
+) -> Result<(), String> {
+    for (i, v) in vectors.iter().enumerate() {
+        let Some(want) = (info(kind).reference)(algorithm, v) else {
+            continue;
+        };
+        if want != Vector::bytes(&v.output) {
+            let which = match &v.origin {
+                Some(origin) => format!("[[vector]] at {origin}"),
+                None => format!("`vectors[{i}]`"),
+            };
+            return Err(format!(
+                "{which} ({}): its `output` is not {algorithm}'s: cryptobench's reference gives {} for its fields; correct the vector",
+                v.source(),
+                hex::encode(&want)
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether the manifest's `vectors` fit a build of `kind` with these `api.h` sizes; if

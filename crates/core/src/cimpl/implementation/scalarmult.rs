@@ -15,6 +15,8 @@ use crate::cimpl::library::{Library, ScalarmultBaseFn, ScalarmultFn};
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Dh,
     known: || dh::ALL.iter().map(|a| a.name).collect(),
+    // Known answers of these kinds are not manifest `vectors`.
+    reference: |_, _| None,
     sizes_of: |name| {
         (dh::algorithm(name).into_iter())
             .map(|a| {

@@ -15,6 +15,16 @@ use crate::record::Param;
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Stream,
     known: || kinds::stream::ALL.iter().map(|a| a.name).collect(),
+    reference: |name, v| {
+        let (key, nonce, input) = (
+            Vector::bytes(&v.key),
+            Vector::bytes(&v.nonce),
+            Vector::bytes(&v.input),
+        );
+        let keystream = kinds::stream::algorithm(name, key.len(), nonce.len())?.reference?;
+        let stream = keystream(&key, &nonce, input.len());
+        Some(input.iter().zip(stream).map(|(m, k)| m ^ k).collect())
+    },
     sizes_of: |name| {
         (kinds::stream::ALL.iter())
             .filter(|a| a.name == name)

@@ -18,6 +18,13 @@ pub(super) static INFO: KindInfo = KindInfo {
     known: || kinds::xof::ALL.iter().map(|a| a.name).collect(),
     // An XOF's output is as long as it is asked for: its api.h fixes nothing of it.
     sizes_of: |_| Vec::new(),
+    reference: |name, v| {
+        let alg = kinds::xof::algorithm(name)?;
+        Some((alg.reference)(
+            &Vector::bytes(&v.input),
+            Vector::bytes(&v.output).len(),
+        ))
+    },
     operations: |_| xof::OPERATIONS,
     required_sizes: &[],
     vector_sizes: &[],
