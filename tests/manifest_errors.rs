@@ -967,6 +967,28 @@ fn a_wrong_vector_for_a_known_algorithm_is_said_to_be_the_vectors_fault() {
     );
 }
 
+/// Errors the TOML reader cannot place (a build declared twice, an inline vector that is
+/// not hex) name the line, as its own errors do.
+#[test]
+fn a_duplicate_build_and_a_bad_inline_vector_are_named_by_line() {
+    let env = Env::new();
+    let twice = format!(
+        "{TOY_MANIFEST}\n{}",
+        &TOY_MANIFEST[TOY_MANIFEST.find("[[").unwrap()..]
+    );
+    let m = write(&env, TOY_HASH, "#define CRYPTO_BYTES 32\n", &twice);
+    assert_bad_input(
+        &env.cmd(&["check", &m]),
+        "manifest.toml: line 11: implementation `o2` of `toy-hash` is declared twice (first at line 5)",
+    );
+    let odd = format!("{TOY_MANIFEST}vectors = [{{ input = \"61626\", output = \"00\" }}]\n");
+    let m = write(&env, TOY_HASH, "#define CRYPTO_BYTES 32\n", &odd);
+    assert_bad_input(
+        &env.cmd(&["check", &m]),
+        "manifest.toml: line 10: implementation `o2`: `vectors[0]`: `input` has an odd number of hex digits (5)",
+    );
+}
+
 /// `list` of a manifest narrowed by filters suggests `check` and `run` of what it listed,
 /// filters and all: it once named the bare manifest, which checks every build of it.
 #[test]

@@ -229,6 +229,13 @@ pub struct Manifest {
     /// The file it was read from, which errors name; not part of the TOML.
     #[serde(skip)]
     pub path: PathBuf,
+    /// The line of each `[[implementation]]` header, in order, which errors name (none
+    /// where the implementations are not written as such tables).
+    #[serde(skip)]
+    implementation_lines: Vec<usize>,
+    /// The line of each implementation's inline `vectors` key, where it has one.
+    #[serde(skip)]
+    vectors_lines: Vec<Option<usize>>,
 }
 
 /// Which builds of a manifest to keep, from `PATH.toml:KEY=VALUE,...` on the command
@@ -368,6 +375,7 @@ impl Manifest {
         let mut m: Manifest =
             toml::from_str(text).map_err(|e| anyhow::anyhow!("{}", toml_error(path, text, &e)))?;
         m.path = path.to_path_buf();
+        m.find_lines(text);
         m.read_vector_files()?;
         m.validate()?;
         m.share_vectors();
@@ -395,6 +403,50 @@ impl Manifest {
             {
                 self.implementations[i].vectors = shared;
             }
+        }
+    }
+
+    /// Where each `[[implementation]]` table and its `vectors` key begin in `text`, for
+    /// errors that the TOML reader, which knows nothing of them, cannot place.
+    fn find_lines(&mut self, text: &str) {
+        let mut headers = Vec::new();
+        let mut vectors = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.starts_with("[[")
+                && line
+                    .trim_start_matches("[[")
+                    .trim_start()
+                    .starts_with("implementation")
+            {
+                headers.push(n + 1);
+                vectors.push(None);
+            } else if line.starts_with('[') {
+                // Another table: what follows is not the implementation's.
+                vectors.push(None);
+                headers.push(0);
+            } else if (line.starts_with("vectors ") || line.starts_with("vectors="))
+                && let Some(last) = vectors.last_mut()
+                && headers.last().is_some_and(|&h| h > 0)
+            {
+                *last = Some(n + 1);
+            }
+        }
+        let (headers, vectors): (Vec<usize>, Vec<Option<usize>>) = (headers.into_iter())
+            .zip(vectors)
+            .filter(|&(h, _)| h > 0)
+            .unzip();
+        if headers.len() == self.implementations.len() {
+            self.implementation_lines = headers;
+            self.vectors_lines = vectors;
+        }
+    }
+
+    /// `FILE: line N` of the `n`th implementation's header, or `FILE` where not known.
+    fn at_implementation(&self, n: usize) -> String {
+        match self.implementation_lines.get(n) {
+            Some(line) => format!("{}: line {line}", self.path.display()),
+            None => self.path.display().to_string(),
         }
     }
 
@@ -542,7 +594,7 @@ impl Manifest {
         if self.implementations.is_empty() {
             bail!("{}: no [[implementation]] declared", file.display());
         }
-        let mut seen = std::collections::BTreeSet::new();
+        let mut seen = std::collections::BTreeMap::new();
         let host = target::host_flags();
         for (n, i) in self.implementations.iter().enumerate() {
             let owner = format!("implementation `{}`", i.variant);
@@ -556,13 +608,18 @@ impl Manifest {
                     );
                 }
             }
-            if !seen.insert((i.algorithm.clone(), i.variant.clone())) {
+            if let Some(&first) = seen.get(&(i.algorithm.clone(), i.variant.clone())) {
+                let first = match self.implementation_lines.get(first) {
+                    Some(line) => format!(" (first at line {line})"),
+                    None => String::new(),
+                };
                 bail!(
-                    "{}: {owner} of `{}` is declared twice",
-                    file.display(),
+                    "{}: {owner} of `{}` is declared twice{first}",
+                    self.at_implementation(n),
                     i.algorithm
                 );
             }
+            seen.insert((i.algorithm.clone(), i.variant.clone()), n);
             check_flags(file, &owner, &i.flags)?;
             if let Some(f) = i.requires.iter().find(|f| !target::known_feature(f, &host)) {
                 bail!(
@@ -584,10 +641,16 @@ impl Manifest {
                     file.display()
                 );
             }
-            for (n, v) in i.vectors.iter().enumerate() {
+            for (j, v) in i.vectors.iter().enumerate() {
                 v.fits(i.kind).map_err(|why| match &v.origin {
                     Some(origin) => anyhow::anyhow!("{origin}: [[vector]] of {owner}: {why}"),
-                    None => anyhow::anyhow!("{}: {owner}: `vectors[{n}]`: {why}", file.display()),
+                    None => {
+                        let at = match self.vectors_lines.get(n).copied().flatten() {
+                            Some(line) => format!("{}: line {line}", file.display()),
+                            None => file.display().to_string(),
+                        };
+                        anyhow::anyhow!("{at}: {owner}: `vectors[{j}]`: {why}")
+                    }
                 })?;
             }
         }
