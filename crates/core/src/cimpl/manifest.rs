@@ -406,40 +406,32 @@ impl Manifest {
         }
     }
 
-    /// Where each `[[implementation]]` table and its `vectors` key begin in `text`, for
-    /// errors that the TOML reader, which knows nothing of them, cannot place.
+    /// Where each `[[implementation]]` table and its `vectors` begin in `text`, for errors
+    /// found after reading, which the TOML reader's own places do not cover.
     fn find_lines(&mut self, text: &str) {
-        let mut headers = Vec::new();
-        let mut vectors = Vec::new();
-        for (n, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.starts_with("[[")
-                && line
-                    .trim_start_matches("[[")
-                    .trim_start()
-                    .starts_with("implementation")
-            {
-                headers.push(n + 1);
-                vectors.push(None);
-            } else if line.starts_with('[') {
-                // Another table: what follows is not the implementation's.
-                vectors.push(None);
-                headers.push(0);
-            } else if (line.starts_with("vectors ") || line.starts_with("vectors="))
-                && let Some(last) = vectors.last_mut()
-                && headers.last().is_some_and(|&h| h > 0)
-            {
-                *last = Some(n + 1);
-            }
+        #[derive(serde::Deserialize)]
+        struct Lines {
+            #[serde(default)]
+            implementation: Vec<toml::Spanned<Entry>>,
         }
-        let (headers, vectors): (Vec<usize>, Vec<Option<usize>>) = (headers.into_iter())
-            .zip(vectors)
-            .filter(|&(h, _)| h > 0)
+        #[derive(serde::Deserialize)]
+        struct Entry {
+            vectors: Option<toml::Spanned<toml::Value>>,
+        }
+        let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
+        // Read once already: a second reading fails only where the first did.
+        let Ok(lines) = toml::from_str::<Lines>(text) else {
+            return;
+        };
+        (self.implementation_lines, self.vectors_lines) = (lines.implementation.iter())
+            .map(|entry| {
+                let vectors = entry.get_ref().vectors.as_ref();
+                (
+                    line_of(entry.span().start),
+                    vectors.map(|v| line_of(v.span().start)),
+                )
+            })
             .unzip();
-        if headers.len() == self.implementations.len() {
-            self.implementation_lines = headers;
-            self.vectors_lines = vectors;
-        }
     }
 
     /// `FILE: line N` of the `n`th implementation's header, or `FILE` where not known.
