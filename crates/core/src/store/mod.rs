@@ -401,6 +401,8 @@ impl Store {
                 .and_then(|r| r.int(0).ok())
                 .is_some_and(|n| n > 0)
             }
+            // A file and a server; without the client, every store is a file.
+            #[cfg(feature = "postgres")]
             _ => false,
         }
     }
