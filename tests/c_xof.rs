@@ -103,6 +103,32 @@ fn a_lane_that_reads_its_neighbours_message_is_wrong_output() {
     assert!(r.get("median_cycles").is_none(), "{r}");
 }
 
+/// The gate's output buffer lies between guards for an XOF too: one that writes a byte
+/// past its output (a squeeze rounded up to the rate) is wrong output, said so.
+#[test]
+fn an_xof_that_writes_past_its_output_is_wrong_output() {
+    let env = Env::new();
+    let manifest = shake256_manifest(
+        &env,
+        "past",
+        "",
+        "#include \"fips202.h\"\n\
+         int crypto_xof(unsigned char *out, unsigned long long outlen,\n\
+                        const unsigned char *in, unsigned long long inlen) {\n\
+           shake256(out, outlen, in, inlen);\n\
+           out[outlen] = 0x5a;\n\
+           return 0;\n}\n",
+    );
+    let out = env.cmd(&["check", manifest.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("WRONG OUTPUT"), "{said}");
+    assert!(
+        said.contains("crypto_xof wrote 1 byte past the end of its"),
+        "{said}"
+    );
+}
+
 /// A SHAKE256 wrong for 4096-byte messages only, a length the gate's own leave out:
 /// refused where a run times that length (at every length of that run, for the one
 /// reason), measured where it does not.

@@ -4,8 +4,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, Input, KindInfo, Wanted, bytes, declined, load, refused, refused_there,
-    status, tried, written,
+    Api, Build, Checked, Guarded, Input, KindInfo, Wanted, bytes, declined, load, refused,
+    refused_there, status, tried, written,
 };
 use crate::catalog::kinds::{self, xof};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -93,7 +93,7 @@ impl Build<XofApi> {
             "crypto_xof",
             format_args!("outlen = {out_len}, inlen = {len}"),
             |fill| {
-                let mut out = vec![fill; messages.len() * out_len];
+                let mut out = Guarded::new(fill, messages.len() * out_len);
                 let given = Input::new("input", &input);
                 // SAFETY: input holds lanes x len bytes, out lanes x out_len, as the API says.
                 let r = unsafe {
@@ -101,7 +101,7 @@ impl Build<XofApi> {
                 };
                 Input::unchanged("crypto_xof", &[&given])?;
                 status("crypto_xof", r)?;
-                Ok(out)
+                out.checked("crypto_xof", "output")
             },
         )?;
         Ok(out.chunks(out_len.max(1)).map(<[u8]>::to_vec).collect())
