@@ -133,6 +133,20 @@ fn a_build_without_its_kinds_functions_is_refused_before_anything_runs() {
         &env.cmd(&["run", &m]),
         "`o2` (sha-256) for target `native`: the build does not export `crypto_hash`, which a `hash` build must (docs/c-api.md); it exports `crypto_hash_sha256`: if that is the function, name it `crypto_hash` (e.g. `-Dcrypto_hash_sha256=crypto_hash` in `flags`)",
     );
+    // The build's fault, not the manifest's: with --keep-going, that build alone fails,
+    // as one that does not compile.
+    let out = env.cmd(&["check", &m, "--keep-going"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("refused for target `native`: the build does not export `crypto_hash`"),
+        "{said}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("(going on without it: --keep-going)"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

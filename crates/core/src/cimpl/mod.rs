@@ -259,14 +259,14 @@ pub fn specs(manifest: &Manifest, options: &BuildOptions) -> Result<Vec<CSpec>> 
                     ..described(manifest, imp, t, checks)
                 });
             }
-            Err(e) if keep_going && e.is::<Misnamed>() => {
-                let misnamed = e.downcast::<Misnamed>().expect("checked");
+            Err(e) if keep_going && e.is::<BuildRefused>() => {
+                let refused = e.downcast::<BuildRefused>().expect("checked");
                 eprintln!(
                     "warning: {}\n(going on without it: --keep-going)",
-                    misnamed.said
+                    refused.said
                 );
                 specs.push(CSpec {
-                    not_built: Some(format!("refused for target `{}`: {}", t.name, misnamed.why)),
+                    not_built: Some(format!("refused for target `{}`: {}", t.name, refused.why)),
                     ..described(manifest, imp, t, checks)
                 });
             }
@@ -377,24 +377,25 @@ fn known_answers(
     })
 }
 
-/// A build named after an algorithm cryptobench knows, whose `api.h` sizes are not that
-/// algorithm's: the build's fault, not the whole manifest's, so `--keep-going` goes on
-/// without it as it does without a build that does not compile.
+/// A build that compiled but is not what its manifest entry, or its kind, asks for (sizes
+/// its `api.h` gives that its vectors, KAT file or algorithm's name do not fit, a function
+/// it does not export): that build's fault, not the whole manifest's, so `--keep-going`
+/// goes on without it as it does without a build that does not compile.
 #[derive(Debug)]
-struct Misnamed {
+struct BuildRefused {
     /// The error as a stopped run says it: the manifest, build and target, and why.
     said: String,
     /// Why, as the build's cases fail with it.
     why: String,
 }
 
-impl std::fmt::Display for Misnamed {
+impl std::fmt::Display for BuildRefused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.said)
     }
 }
 
-impl std::error::Error for Misnamed {}
+impl std::error::Error for BuildRefused {}
 
 /// The most lanes an N-way build may declare (`CRYPTO_LANES`).
 const MAX_LANES: u64 = 64;
@@ -412,13 +413,16 @@ fn build(
     let (kat, _) = checks;
     let library = compile::shared_object(manifest, imp, t)?;
     let refused = |why: String| {
-        anyhow::anyhow!(
-            "{}: `{}` ({}) for target `{}`: {why}",
-            manifest.path.display(),
-            imp.variant,
-            imp.algorithm,
-            t.name
-        )
+        anyhow::Error::new(BuildRefused {
+            said: format!(
+                "{}: `{}` ({}) for target `{}`: {why}",
+                manifest.path.display(),
+                imp.variant,
+                imp.algorithm,
+                t.name
+            ),
+            why,
+        })
     };
     let mut lanes = 1;
     // A manifest error, found before anything runs (the worker checks again).
@@ -434,13 +438,7 @@ fn build(
         }
         lanes = declared.max(1) as usize;
         implementation::check_sizes(imp.kind, &imp.sizes, &sizes).map_err(refused)?;
-        if let Err(why) = implementation::check_known_sizes(imp.kind, &imp.algorithm, &sizes) {
-            return Err(Misnamed {
-                said: refused(why.clone()).to_string(),
-                why,
-            }
-            .into());
-        }
+        implementation::check_known_sizes(imp.kind, &imp.algorithm, &sizes).map_err(refused)?;
         implementation::check_vectors(imp.kind, &imp.vectors, &sizes).map_err(refused)?;
         implementation::check_vectors_against_reference(imp.kind, &imp.algorithm, &imp.vectors)
             .map_err(refused)?;
