@@ -29,12 +29,9 @@ pub fn left_out_of(
     old: i64,
     measured: impl Fn(&str) -> bool,
 ) -> Result<Vec<String>> {
-    Ok(store
-        .load_run_where(old, |key| !measured(key))?
-        .cases
-        .into_iter()
-        .map(|c| c.key)
-        .collect())
+    let mut keys = store.case_keys(old)?;
+    keys.retain(|key| !measured(key));
+    Ok(keys)
 }
 
 /// Why saving over baseline `name` (run `old`) would narrow it: `left_out` are its cases

@@ -1105,6 +1105,18 @@ impl Store {
         self.load_run_where(run_id, |_| true)
     }
 
+    /// The keys of run `run_id`'s cases, in the order they were planned (no samples read).
+    pub fn case_keys(&self, run_id: i64) -> Result<Vec<String>> {
+        let rows = self
+            .db()
+            .query(
+                "SELECT case_key FROM cases WHERE run_id = ?1 ORDER BY seq",
+                &values![run_id],
+            )
+            .map_err(|e| self.cannot_read(e))?;
+        rows.iter().map(|r| r.text(0)).collect()
+    }
+
     /// A run with only the cases whose key `keep` accepts; the others' samples are not read.
     pub fn load_run_where(&self, run_id: i64, keep: impl Fn(&str) -> bool) -> Result<StoredRun> {
         let mut db = self.db();
