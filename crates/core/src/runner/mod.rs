@@ -383,19 +383,19 @@ pub fn verify(
     timeout: Duration,
     simulate: bool,
 ) -> Result<Verdict> {
-    let c = external.get(implementation);
-    // A build that did not compile (`--keep-going`) has nothing to load.
-    if let Some(why) = c.and_then(|s| s.not_built.clone()) {
-        return Ok(Verdict::Unfit(CaseStatus::Failed, why));
-    }
-    let request = Request {
+    let request = |c| Request {
         implementation: implementation.to_string(),
-        c: c.cloned(),
+        c,
         cpu,
         task: Task::Verify,
         simulate,
     };
-    gate(&request, timeout, "correctness check")
+    gate(
+        external.get(implementation),
+        request,
+        timeout,
+        "correctness check",
+    )
 }
 
 /// One call of `case`, untimed, in a worker of its own, prepared as a measurement of it
@@ -407,13 +407,9 @@ pub fn rehearse(
     cpu: Option<usize>,
     timeout: Duration,
 ) -> Result<Verdict> {
-    let c = external.get(&case.implementation);
-    if let Some(why) = c.and_then(|s| s.not_built.clone()) {
-        return Ok(Verdict::Unfit(CaseStatus::Failed, why));
-    }
-    let request = Request {
+    let request = |c| Request {
         implementation: case.implementation.clone(),
-        c: c.cloned(),
+        c,
         cpu,
         task: Task::Rehearse {
             operation: case.operation.clone(),
@@ -426,17 +422,35 @@ pub fn rehearse(
     } else {
         format!("{} {}", case.operation, case.params)
     };
-    Ok(match gate(&request, timeout, "the call")? {
-        Verdict::Unfit(status, why) => Verdict::Unfit(status, format!("{at}: {why}")),
-        checked => checked,
-    })
+    Ok(
+        match gate(
+            external.get(&case.implementation),
+            request,
+            timeout,
+            "the call",
+        )? {
+            Verdict::Unfit(status, why) => Verdict::Unfit(status, format!("{at}: {why}")),
+            checked => checked,
+        },
+    )
 }
 
-/// The verdict of a worker given a gate's `request` (the gate, or a rehearsal):
-/// `what` names it where it ended without a reply.
-fn gate(request: &Request, timeout: Duration, what: &str) -> Result<Verdict> {
+/// The verdict of a worker given the `request` of a gate (or a rehearsal) of an
+/// implementation, built from `c` where it is a C build: `what` names the task where the
+/// worker ended without a reply.
+fn gate(
+    c: Option<&crate::cimpl::CSpec>,
+    request: impl FnOnce(Option<crate::cimpl::CSpec>) -> Request,
+    timeout: Duration,
+    what: &str,
+) -> Result<Verdict> {
+    // A build that did not compile (`--keep-going`) has nothing to load.
+    if let Some(why) = c.and_then(|s| s.not_built.clone()) {
+        return Ok(Verdict::Unfit(CaseStatus::Failed, why));
+    }
+    let request = request(c.cloned());
     let simulate = request.simulate;
-    Ok(match worker::run(request, timeout)? {
+    Ok(match worker::run(&request, timeout)? {
         Outcome::Crashed(why) if simulate && simulator_refused(&why) => {
             Verdict::Unfit(CaseStatus::Unsupported, not_countable(&why))
         }

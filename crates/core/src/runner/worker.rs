@@ -433,19 +433,14 @@ fn handle(request: &Request, registry: &Registry) -> Result<Reply> {
             Err(m) => Reply::Wrong(m.to_string()),
         }),
         Task::Rehearse { operation, params } => {
-            let mut call = match imp.prepare(operation, params) {
-                Ok(call) => call,
-                Err(e @ PrepareError::Unsupported(_)) => {
-                    return Ok(Reply::Unsupported(e.to_string()));
-                }
-                Err(e) => return Err(e.into()),
+            let mut calls = match prepared(imp, operation, params, 1, 1)? {
+                Ok(calls) => calls,
+                Err(reply) => return Ok(reply),
             };
-            call.call();
-            Ok(match call.after_timing() {
-                None => Reply::Verified(Vec::new()),
-                Some(AfterTiming::Failed(why)) => bail!("{why}"),
-                Some(AfterTiming::Wrong(why)) => Reply::Wrong(why),
-            })
+            for call in &mut calls.calls {
+                call.call();
+            }
+            Ok(refused_after_timing(&mut calls.calls)?.unwrap_or(Reply::Verified(Vec::new())))
         }
         Task::Measure {
             operation,
@@ -459,22 +454,39 @@ fn handle(request: &Request, registry: &Registry) -> Result<Reply> {
             // Before the layouts, so that its buffer (mapped apart from the heap) is in
             // place, and warm, in every process alike.
             let mut canary = canary.then(crate::canary::Canary::new);
-            let mut calls = match prepare_layouts(imp, operation, params, *layouts, *seed) {
+            let mut calls = match prepared(imp, operation, params, *layouts, *seed)? {
                 Ok(calls) => calls,
-                Err(e @ PrepareError::Unsupported(_)) => {
-                    return Ok(Reply::Unsupported(e.to_string()));
-                }
-                Err(e) => return Err(e.into()),
+                Err(reply) => return Ok(reply),
             };
             let samples = sample::collect_with(*counter, &mut calls.calls, plan, canary.as_mut())
                 .map_err(anyhow::Error::msg)?;
-            match calls.calls.iter_mut().find_map(|c| c.after_timing()) {
-                None => {}
-                Some(AfterTiming::Failed(why)) => bail!("{why}"),
-                Some(AfterTiming::Wrong(why)) => return Ok(Reply::Wrong(why)),
-            }
-            Ok(Reply::Measured(samples))
+            Ok(refused_after_timing(&mut calls.calls)?.unwrap_or(Reply::Measured(samples)))
         }
+    }
+}
+
+/// [`prepare_layouts`], or the reply where this CPU cannot run the call.
+fn prepared(
+    imp: &dyn crate::catalog::Implementation,
+    operation: &str,
+    params: &Params,
+    n: usize,
+    seed: u64,
+) -> Result<Result<Layouts, Reply>> {
+    match prepare_layouts(imp, operation, params, n, seed) {
+        Ok(calls) => Ok(Ok(calls)),
+        Err(e @ PrepareError::Unsupported(_)) => Ok(Err(Reply::Unsupported(e.to_string()))),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// What the calls, made once more after timing, showed: the reply where one's output went
+/// wrong, an error where one failed, `None` where all is well.
+fn refused_after_timing(calls: &mut [Box<dyn Call>]) -> Result<Option<Reply>> {
+    match calls.iter_mut().find_map(|c| c.after_timing()) {
+        None => Ok(None),
+        Some(AfterTiming::Failed(why)) => bail!("{why}"),
+        Some(AfterTiming::Wrong(why)) => Ok(Some(Reply::Wrong(why))),
     }
 }
 
