@@ -963,7 +963,7 @@ fn a_wrong_vector_for_a_known_algorithm_is_said_to_be_the_vectors_fault() {
     let m = write(&env, TOY_HASH, "#define CRYPTO_BYTES 32\n", &manifest);
     assert_bad_input(
         &env.cmd(&["check", &m]),
-        "`o2` (sha-256) for target `native`: `vectors[0]` (my typo): its `output` is not sha-256's: cryptobench's reference gives ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad for its fields; correct the vector",
+        "`o2` (sha-256): `vectors[0]` (my typo): its `output` is not sha-256's: cryptobench's reference gives ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad for its fields; correct the vector",
     );
 }
 

@@ -342,12 +342,23 @@ fn described(
 /// the caveats where there is none.
 type KnownAnswers = (Option<(PathBuf, Vec<kat::AeadVector>)>, Vec<String>);
 
-/// A variant's KAT file, read now (a malformed one is the manifest's error).
+/// A variant's KAT file, read now (a malformed one is the manifest's error), after its
+/// `vectors` are checked against cryptobench's reference of a known algorithm (a wrong one
+/// is the manifest's error too: once for the variant, not each build's wrong output).
 fn known_answers(
     manifest: &Manifest,
     imp: &ManifestImplementation,
     kat_dir: Option<&Path>,
 ) -> Result<KnownAnswers> {
+    implementation::check_vectors_against_reference(imp.kind, &imp.algorithm, &imp.vectors)
+        .map_err(|why| {
+            anyhow::anyhow!(
+                "{}: `{}` ({}): {why}",
+                manifest.path.display(),
+                imp.variant,
+                imp.algorithm
+            )
+        })?;
     Ok(match &imp.kat {
         Some(name) => {
             let p = manifest.kat_path(name, kat_dir);
@@ -440,8 +451,6 @@ fn build(
         implementation::check_sizes(imp.kind, &imp.sizes, &sizes).map_err(refused)?;
         implementation::check_known_sizes(imp.kind, &imp.algorithm, &sizes).map_err(refused)?;
         implementation::check_vectors(imp.kind, &imp.vectors, &sizes).map_err(refused)?;
-        implementation::check_vectors_against_reference(imp.kind, &imp.algorithm, &imp.vectors)
-            .map_err(refused)?;
         if let Some((path, vectors)) = kat {
             kat::check_lengths(vectors, &sizes)
                 .map_err(|why| refused(format!("KAT file `{}`: {why}", path.display())))?;
