@@ -304,7 +304,7 @@ fn cargo_bench_measures_stores_and_refuses_unknown_options() {
         ),
         (
             &["--against", "rustcrypto/chacha20"][..],
-            "--against `rustcrypto/chacha20`: that implementation is not part of this run; name it too (a target of `cryptobench run`, a filter of `cargo bench`)",
+            "--against `rustcrypto/chacha20`: that implementation is not part of this run; name it too (a target of `run`, a filter of `cargo bench`)",
         ),
     ] {
         let mut all = vec!["bench", "--", "example/toy"];

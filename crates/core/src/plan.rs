@@ -46,7 +46,7 @@ impl Plan {
                 .collect();
             match near.as_slice() {
                 [] => bail!(
-                    "--against `{base}`: that implementation is not part of this run; name it too (a target of `cryptobench run`, a filter of `cargo bench`)"
+                    "--against `{base}`: that implementation is not part of this run; name it too (a target of `run`, a filter of `cargo bench`)"
                 ),
                 _ => bail!(
                     "--against `{base}` names no implementation of this run exactly; did you mean {}?",
