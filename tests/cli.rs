@@ -837,6 +837,27 @@ fn outputs_over_a_store_or_each_other_and_a_bad_push_target_are_refused_first() 
     assert!(!Path::new(report).exists());
 }
 
+/// A run refused after its store was opened (a baseline that is not there) leaves no
+/// store it created behind, and keeps one that was there before.
+#[test]
+fn a_run_refused_in_its_session_leaves_no_store_it_created() {
+    let env = Env::new();
+    let run = || env.cmd(&["run", "rustcrypto/sha-256", "--baseline", "nope"]);
+    let refused = "--baseline nope: `nope` is neither a run id";
+    assert_bad_input(&run(), refused);
+    assert!(!env.db().exists(), "an empty store was left behind");
+    let mut journal = env.db().into_os_string();
+    journal.push("-journal");
+    assert!(!Path::new(&journal).exists());
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/golden/store.db"),
+        env.db(),
+    )
+    .unwrap();
+    assert_bad_input(&run(), refused);
+    assert!(env.db().exists(), "a store that was there was removed");
+}
+
 /// The gate's intervals are at 1 - significance: 4 processes a side reach 95 %, not 99 %,
 /// and 3 a side reach 80 % (refused here only for the baseline it lacks).
 #[test]

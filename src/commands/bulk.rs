@@ -22,7 +22,7 @@ pub(super) fn bulk(args: BulkArgs) -> Result<ExitCode> {
         testbed: args.testbed.testbed,
     })?;
     let mut store = Store::open(&args.output.db)?;
-    session::run(
+    let measured = session::run(
         &mut store,
         &prepared.header(),
         Finish {
@@ -34,5 +34,9 @@ pub(super) fn bulk(args: BulkArgs) -> Result<ExitCode> {
             fail_on_regression: false,
         },
         |store, run_id, interrupted| prepared.measure(store, run_id, interrupted),
-    )
+    );
+    if measured.is_err() {
+        store.discard_if_unused();
+    }
+    measured
 }

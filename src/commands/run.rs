@@ -83,7 +83,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
         Store::open_named(target, "--push-to")?;
     }
     let mut store = Store::open(&args.output.db)?;
-    let (exit, uuid) = crate::session::measure_plan(
+    let measured = crate::session::measure_plan(
         &mut store,
         &plan,
         Measurement {
@@ -116,7 +116,14 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
             fail_on_regression: args.fail_on_regression,
         },
         &Bar::new(),
-    )?;
+    );
+    let (exit, uuid) = match measured {
+        Ok(measured) => measured,
+        Err(refused) => {
+            store.discard_if_unused();
+            return Err(refused);
+        }
+    };
     match &args.push_to {
         Some(target) => super::push::push_finished_run(&store, &uuid, target, exit),
         None => Ok(exit),

@@ -385,7 +385,7 @@ impl Bench {
         preflight::check_memory(&plan.cases, args.layouts)?;
         let mut store = cryptobench_core::store::Store::open(&db)?;
         let layouts = args.layouts as usize;
-        let (code, uuid) = session::measure_plan(
+        let measured = session::measure_plan(
             &mut store,
             &plan,
             session::Measurement {
@@ -416,7 +416,14 @@ impl Bench {
                 fail_on_regression: args.fail_on_regression,
             },
             &Notes,
-        )?;
+        );
+        let (code, uuid) = match measured {
+            Ok(measured) => measured,
+            Err(refused) => {
+                store.discard_if_unused();
+                return Err(refused);
+            }
+        };
         // The store is under the target directory, where its author may not look for it.
         if let Some(id) = store.run_by_uuid(&uuid)? {
             eprintln!(

@@ -285,6 +285,9 @@ pub struct Store {
     /// The option that named it (`--db`, `--to`, `--from`, `--push-to`): what messages
     /// tell the user to change.
     option: &'static str,
+    /// Whether opening it created its file: a command refused before it stored anything
+    /// removes the file again ([`Store::discard_if_unused`]).
+    created: bool,
 }
 
 /// The name messages give the default store: `--db`, or `CRYPTOBENCH_DB` where the
@@ -351,6 +354,7 @@ impl Store {
                 path.join("cryptobench.db").display()
             );
         }
+        let created = !path.exists();
         let conn = rusqlite::Connection::open(path).with_context(|| {
             format!(
                 "cannot open the result store `{}`: check that the directory exists and is writable, or choose another with {option}",
@@ -363,9 +367,27 @@ impl Store {
             db: Mutex::new(Engine::Sqlite(conn)),
             path: path.to_path_buf(),
             option,
+            created,
         };
         store.migrate_sqlite(purpose)?;
         Ok(store)
+    }
+
+    /// Remove the file opening this store created, if no run was begun in it: a command
+    /// refused after opening its store (a baseline it names is missing, the server it
+    /// pushes to is down) leaves nothing behind. A store that existed before, a server's,
+    /// or one holding a run, even an incomplete one, is kept.
+    pub fn discard_if_unused(self) {
+        let unused = self.created && self.runs().is_ok_and(|runs| runs.is_empty());
+        let path = self.path.clone();
+        drop(self);
+        if unused {
+            for suffix in ["", "-journal", "-wal", "-shm"] {
+                let mut file = path.clone().into_os_string();
+                file.push(suffix);
+                let _ = std::fs::remove_file(file);
+            }
+        }
     }
 
     /// Whether `other` is this very store, however each was named: a file by another

@@ -871,6 +871,7 @@ pub(super) fn open(url: &str, purpose: Purpose, option: &'static str) -> Result<
         ))),
         path: PathBuf::from(&display),
         option,
+        created: false,
     };
     store
         .db()
