@@ -436,7 +436,11 @@ fn slower_than_known(store: &Store, a: &Analysis) -> Result<Vec<String>> {
     let Some(host) = a.host.as_ref().filter(|h| h.settled()) else {
         return Ok(Vec::new());
     };
-    let stored = store.canary_readings(&host.canary, &a.header.cpu_model)?;
+    let stored = store.canary_readings(
+        &host.canary,
+        &a.header.cpu_model,
+        &a.header.counter.to_string(),
+    )?;
     Ok(analysis::best_known_state(host, a.header.id, &stored)
         .filter(|(_, best)| 100.0 * (host.reference / best - 1.0) > host.threshold_pct)
         .map(|(run, best)| {

@@ -912,19 +912,22 @@ impl Store {
     }
 
     /// Every stored process's canary readings of canary `kind` in complete runs on CPU
-    /// `cpu_model`, by run: what the host's states have looked like on this machine.
+    /// `cpu_model` that counted with `counter`, by run: what the host's states have looked
+    /// like on this machine. Readings are in their run's counter: a `tsc` run's reference
+    /// cycles and a `tsc-core` run's core cycles of one state differ by the core's clock.
     pub fn canary_readings(
         &self,
         kind: &str,
         cpu_model: &str,
+        counter: &str,
     ) -> Result<std::collections::BTreeMap<i64, Vec<Vec<f64>>>> {
         let rows = self
             .db()
             .query(
                 "SELECT c.run_id, k.readings FROM canaries k
                  JOIN cases c ON c.id = k.case_id JOIN runs r ON r.id = c.run_id
-                 WHERE k.kind = ?1 AND r.cpu_model = ?2 AND r.status = 'complete'",
-                &values![kind, cpu_model],
+                 WHERE k.kind = ?1 AND r.cpu_model = ?2 AND r.counter = ?3 AND r.status = 'complete'",
+                &values![kind, cpu_model, counter],
             )
             .map_err(|e| self.cannot_read(e))?;
         let mut by_run: std::collections::BTreeMap<i64, Vec<Vec<f64>>> = Default::default();
@@ -1719,6 +1722,51 @@ CREATE TABLE IF NOT EXISTS baselines (
             Some("2026-11-22T11:00:00Z")
         );
         assert_eq!(store.resolve_run_on("latest", Some("a")).unwrap(), a_new);
+    }
+
+    /// A canary's readings are in their run's counter: a `tsc` run's reference cycles are
+    /// no state of the host to hold a `tsc-core` run's core cycles against (they once
+    /// called every later `tsc-core` run's host 41 % slower).
+    #[test]
+    fn canary_readings_are_those_of_runs_that_counted_alike() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let mut run = |counter: crate::counter::CounterKind, reading: f64| {
+            let id = store
+                .begin_run(&RunHeader {
+                    counter: RunCounter::Measured(counter),
+                    ..header()
+                })
+                .unwrap();
+            let row = store.add_case(id, 0, &case()).unwrap();
+            let canary = crate::record::CanaryReadings {
+                kind: "canary v1".into(),
+                readings: vec![reading; 3],
+            };
+            store
+                .add_samples(
+                    row,
+                    0,
+                    &Samples {
+                        canary: Some(canary),
+                        ..samples(None)
+                    },
+                )
+                .unwrap();
+            store.finish_run(id, "2026-11-22T00:01:00Z").unwrap();
+            id
+        };
+        let reference = run(crate::counter::CounterKind::Tsc, 100.0);
+        let core = run(crate::counter::CounterKind::TscCore, 141.0);
+        let readings = |counter: &str| store.canary_readings("canary v1", "test", counter).unwrap();
+        let core_only = readings("tsc-core");
+        assert_eq!(core_only.keys().copied().collect::<Vec<_>>(), vec![core]);
+        assert_eq!(core_only[&core], vec![vec![141.0; 3]]);
+        assert_eq!(
+            readings("tsc").keys().copied().collect::<Vec<_>>(),
+            vec![reference]
+        );
+        assert!(readings("ns").is_empty());
     }
 
     #[test]
