@@ -1080,6 +1080,16 @@ fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
         &env.cmd(&["compare", "nsb", "latest"]),
         "runs 3 and 4 share no case, so there is nothing to compare",
     );
+    // Reference cycles are not core cycles: their ratio is the core's clock over the TSC's.
+    if counter != "tsc" {
+        env.run_ok(&quick_run(&["rustcrypto/sha-256", "--counter", "tsc"]));
+        assert_bad_input(
+            &env.cmd(&["compare", "1", "latest", "--force"]),
+            &format!(
+                "run 1 counts cycles ({counter}) and run 5 counts ref-cycles (tsc), which no --force makes comparable"
+            ),
+        );
+    }
 }
 
 #[test]

@@ -57,10 +57,14 @@ impl CounterKind {
         }
     }
 
-    /// Short unit for table headers: "cycles", "ns" or "instructions".
+    /// Short unit for table headers: "cycles" (core cycles), "ref-cycles" (TSC reference
+    /// cycles, which tick at a fixed rate whatever the core's clock), "ns" or
+    /// "instructions". The two kinds of cycles differ by the core's clock over the TSC's
+    /// (a third or more): counts in one are no figure in the other.
     pub fn short_unit(self) -> &'static str {
         match self {
-            CounterKind::Tsc | CounterKind::Perf | CounterKind::TscCore => "cycles",
+            CounterKind::Perf | CounterKind::TscCore => "cycles",
+            CounterKind::Tsc => "ref-cycles",
             CounterKind::Ns => "ns",
             CounterKind::Instructions => "instructions",
         }

@@ -191,11 +191,12 @@ impl ImportedCounter {
 }
 
 impl RunCounter {
-    /// Short unit for table headers: "cycles" or "ns".
+    /// Short unit for table headers, exports and every check that two runs count alike
+    /// ([`CounterKind::short_unit`]).
     pub fn short_unit(self) -> &'static str {
         match self {
             RunCounter::Measured(kind) => kind.short_unit(),
-            RunCounter::Imported(ImportedCounter::CriterionCycles) => "cycles",
+            RunCounter::Imported(ImportedCounter::CriterionCycles) => "ref-cycles",
             RunCounter::Imported(ImportedCounter::CriterionNs | ImportedCounter::OpensslSpeed) => {
                 "ns"
             }

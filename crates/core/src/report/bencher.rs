@@ -12,26 +12,15 @@ use serde_json::{Map, Value, json};
 use super::Doc;
 use super::export::Exporter;
 use crate::analysis::Analysis;
-use crate::counter::CounterKind;
-use crate::record::{ImportedCounter, RunCounter};
+use crate::record::RunCounter;
 use crate::stats::Interval;
 
-/// The unit the exports name a run's counts in: `cycles` (core cycles), `ref-cycles`
-/// (TSC reference cycles, which tick at a fixed rate whatever the core's clock) or `ns`.
-/// Bencher and github-action-benchmark compare series by measure and unit name only, so
-/// the two kinds of cycles must not share one: a run moved from one counter to the other
-/// would read as a change of speed of a third or more.
+/// The unit the exports name a run's counts in ([`RunCounter::short_unit`]). Bencher
+/// and github-action-benchmark compare series by measure and unit name only, so the two
+/// kinds of cycles must not share one: a run moved from one counter to the other would
+/// read as a change of speed of a third or more.
 pub(crate) fn measure_unit(counter: RunCounter) -> &'static str {
-    match counter {
-        RunCounter::Measured(CounterKind::Perf | CounterKind::TscCore) => "cycles",
-        RunCounter::Measured(CounterKind::Tsc)
-        | RunCounter::Imported(ImportedCounter::CriterionCycles) => "ref-cycles",
-        RunCounter::Measured(CounterKind::Ns)
-        | RunCounter::Imported(ImportedCounter::CriterionNs | ImportedCounter::OpensslSpeed) => {
-            "ns"
-        }
-        RunCounter::Measured(CounterKind::Instructions) => "instructions",
-    }
+    counter.short_unit()
 }
 
 /// A measure, with its interval's ends where it has one: a single measurement (or a run of
@@ -85,6 +74,8 @@ impl Exporter for Bencher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::counter::CounterKind;
+    use crate::record::ImportedCounter;
 
     #[test]
     fn each_kind_of_count_has_a_unit_of_its_own() {

@@ -43,6 +43,7 @@ fn comparison(c: &Comparison) -> Value {
 pub fn render(a: &Analysis) -> String {
     let (median_key, per_byte_key, ci_key) = match a.short_unit.as_str() {
         "cycles" => ("median_cycles", "cpb", "cpb_ci95"),
+        "ref-cycles" => ("median_ref_cycles", "ref_cpb", "ref_cpb_ci95"),
         "instructions" => (
             "median_instructions",
             "instructions_per_byte",
