@@ -41,6 +41,33 @@ fn main() {
         revision
     };
     println!("cargo:rustc-env=CRYPTOBENCH_GIT_REVISION={revision}");
-    println!("cargo:rerun-if-changed=../../.git/HEAD");
-    println!("cargo:rerun-if-changed=../../.git/index");
+    // A commit or checkout moves HEAD or the index (found through git: a worktree's are
+    // not under ../../.git); an edit moves neither, so the sources that make the binary
+    // are watched too, or a table would name a clean commit for code changed since.
+    for watched in ["HEAD", "index"] {
+        if let Some(path) = git_path(watched) {
+            println!("cargo:rerun-if-changed={path}");
+        }
+    }
+    for sources in [
+        "../../src",
+        "../../crates",
+        "../../implementations",
+        "../../vendor",
+        "../../Cargo.toml",
+        "../../Cargo.lock",
+    ] {
+        println!("cargo:rerun-if-changed={sources}");
+    }
+}
+
+/// Where git keeps `name` (`HEAD`, `index`) for this checkout, absolute.
+fn git_path(name: &str) -> Option<String> {
+    Command::new("git")
+        .args(["rev-parse", "--path-format=absolute", "--git-path", name])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
 }
