@@ -87,7 +87,7 @@ pub enum Command {
     Compare {
         /// The baseline: a run id, `latest`, or the name of a saved baseline.
         run_a: String,
-        /// The candidate, named the same ways.
+        /// The candidate, named the same ways. `latest` beside a run or baseline is the newest run of that run's testbed (`compare main latest`); with --testbed, of that testbed.
         run_b: String,
         #[command(flatten)]
         verdict: VerdictArgs,

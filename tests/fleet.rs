@@ -400,6 +400,34 @@ fn a_baseline_of_another_machine_is_refused_as_compare_refuses_it() {
     }
 }
 
+/// `compare main latest` on a store other machines push to: `latest` is the newest run of
+/// main's machine, not the run stored last (another machine's, which compare refuses).
+#[test]
+fn compare_main_latest_takes_the_newest_run_of_the_baseline_s_machine() {
+    let env = Env::new();
+    let db = env.path("shared.db");
+    let db_s = db.to_str().unwrap();
+    ok(small_run(
+        &env,
+        db_s,
+        "alpha",
+        &["--save-baseline", "main", "--force-baseline"],
+    ));
+    ok(small_run(&env, db_s, "alpha", &[]));
+    ok(small_run(&env, db_s, "beta", &[]));
+    let runs_of = |args: &[&str]| {
+        let out = env.cmd(&[&["compare", "--db", db_s, "--format", "json"][..], args].concat());
+        let v: serde_json::Value = serde_json::from_str(&ok(out)).unwrap();
+        (v["run_a"].as_i64().unwrap(), v["run_b"].as_i64().unwrap())
+    };
+    assert_eq!(runs_of(&["main", "latest"]), (1, 2));
+    assert_eq!(runs_of(&["latest", "1"]), (2, 1));
+    // Named outright, the testbed decides.
+    assert_eq!(runs_of(&["main", "latest", "--testbed", "alpha"]), (1, 2));
+    let out = env.cmd(&["compare", "3", "latest", "--db", db_s]);
+    assert_bad_input(&out, "`3` and `latest` are the same run (3)");
+}
+
 /// A store damaged in one run: the push copies the runs before it, then stops naming the
 /// run it could not read and what was kept.
 #[test]

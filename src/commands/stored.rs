@@ -70,10 +70,26 @@ pub(super) fn compare(
 ) -> Result<ExitCode> {
     check_writable(output.file.as_deref(), &output.db)?;
     let store = Store::open_existing(&output.db)?;
-    let (id_a, id_b) = (
-        store.resolve_run_on(run_a, testbed)?,
-        store.resolve_run_on(run_b, testbed)?,
-    );
+    // `compare main latest`: the newest run of the machine the other was measured on,
+    // not the run stored last, on a shared store mostly another machine's.
+    let latest_beside = |other: i64| -> Result<i64> {
+        let place = store.load_run_where(other, |_| false)?.header.place;
+        store.resolve_run_on("latest", Some(&place.testbed))
+    };
+    let (id_a, id_b) = match (testbed, run_a == "latest", run_b == "latest") {
+        (None, false, true) => {
+            let a = store.resolve_run(run_a)?;
+            (a, latest_beside(a)?)
+        }
+        (None, true, false) => {
+            let b = store.resolve_run(run_b)?;
+            (latest_beside(b)?, b)
+        }
+        _ => (
+            store.resolve_run_on(run_a, testbed)?,
+            store.resolve_run_on(run_b, testbed)?,
+        ),
+    };
     if id_a == id_b {
         bail!("`{run_a}` and `{run_b}` are the same run ({id_a}): compare two different runs");
     }
