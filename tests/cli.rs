@@ -2399,6 +2399,24 @@ fn any_run_can_ask_for_ratios_and_slopes_and_an_experiment_takes_extra_manifests
     );
 
     let sha = ["run", "rustcrypto/sha-256", "--sizes", "64,1024"];
+    // Too few processes for the slope's interval: said before measuring, not left to
+    // a report without the table.
+    let few = env.cmd(
+        &[
+            sha.as_slice(),
+            &["--slope", "64,1024", "--processes", "3", "--samples", "8"],
+            &["--layouts", "1", "--format", "json"],
+        ]
+        .concat(),
+    );
+    let said = String::from_utf8_lossy(&few.stderr);
+    assert!(few.status.success(), "{said}");
+    assert!(
+        said.contains("warning: --processes 3: the slope table this run asks for needs 4 or more worker processes per case"),
+        "{said}"
+    );
+    let few: Value = serde_json::from_slice(&few.stdout).unwrap();
+    assert_eq!(few["slopes"], serde_json::json!([]), "{few}");
     assert_bad_input(
         &env.cmd(&[sha.as_slice(), &["--slope", "1024,64"]].concat()),
         "the first length must be the shorter",

@@ -110,6 +110,36 @@ pub fn warn_of_another_machine(store: &Store, place: &RunPlace) -> Result<()> {
     Ok(())
 }
 
+/// The derived tables a run asks for (its experiment's, or `--ratio-to`, `--slope`) that
+/// `processes` worker processes per case cannot give, said before measuring: each figure
+/// in them is an interval between process medians, and the report leaves out a table
+/// with none. Comparisons say so in the report themselves ("Not compared").
+pub fn tables_left_out(spec: &AnalysisSpec, processes: usize) -> Option<String> {
+    let reachable = |n: usize| crate::stats::interval_reachable(n, n, analysis::LEVEL);
+    if reachable(processes) {
+        return None;
+    }
+    let tables: Vec<&str> = [
+        (!spec.ratios.is_empty(), "ratio"),
+        (spec.slope.is_some(), "slope"),
+        (spec.lane_speedups, "lane speed-up"),
+    ]
+    .into_iter()
+    .filter_map(|(asked, table)| asked.then_some(table))
+    .collect();
+    if tables.is_empty() {
+        return None;
+    }
+    let fewest = (1..=64).find(|&n| reachable(n)).unwrap_or(64);
+    Some(format!(
+        "--processes {processes}: the {} table{} this run asks for need{} {fewest} or more worker processes per case (each figure is a {} % interval between their medians), and will be left out",
+        tables.join(" and "),
+        if tables.len() == 1 { "" } else { "s" },
+        if tables.len() == 1 { "s" } else { "" },
+        analysis::fmt_level(analysis::LEVEL),
+    ))
+}
+
 /// A regression gate that could not fail must not be offered: refuse, before measuring,
 /// one whose run compares nothing or has too few processes for any interval.
 pub fn check_gate_can_decide(
@@ -254,4 +284,36 @@ pub fn check_baseline_name(name: &str) -> Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derived_tables_too_few_processes_cannot_give_are_named() {
+        let spec = AnalysisSpec {
+            ratios: vec![("a/x".into(), "b/x".into())],
+            slope: Some((1024, 4096)),
+            ..AnalysisSpec::default()
+        };
+        let said = tables_left_out(&spec, 3).expect("3 processes give no interval");
+        assert!(
+            said.starts_with(
+                "--processes 3: the ratio and slope tables this run asks for need 4 or more worker processes per case"
+            ),
+            "{said}"
+        );
+        assert_eq!(tables_left_out(&spec, 4), None);
+        assert_eq!(tables_left_out(&AnalysisSpec::default(), 1), None);
+        let lanes = AnalysisSpec {
+            lane_speedups: true,
+            ..AnalysisSpec::default()
+        };
+        assert!(
+            tables_left_out(&lanes, 2)
+                .unwrap()
+                .contains("the lane speed-up table this run asks for needs 4")
+        );
+    }
 }
