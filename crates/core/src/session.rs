@@ -79,8 +79,7 @@ pub fn measure_plan(
     let counter = how.options.counter;
     let mut machine = Machine::detect();
     if counter.simulated() {
-        machine.simulated_crypto_flags =
-            Some(crate::runner::simulated_crypto_flags(how.options.timeout)?);
+        machine.simulated_with(crate::runner::simulated_crypto_flags(how.options.timeout)?);
     }
     let place = RunPlace::new_run(
         &MachineRecord::Measured(Box::new(machine.clone())),
