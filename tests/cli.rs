@@ -2730,7 +2730,15 @@ fn a_second_run_on_a_cpu_in_use_is_warned() {
         err.contains("another cryptobench run is measuring on CPU 0 now"),
         "{err}"
     );
+    // The run's record says so too, for every later report of it.
+    let stored = env.run_ok(&["report", "1", "--format", "md"]);
+    assert!(
+        stored.contains("Warning: another cryptobench run is measuring on CPU 0 now"),
+        "{stored}"
+    );
     // Alone on the CPU: no such warning.
     let out = env.cmd(&args);
     assert!(!String::from_utf8_lossy(&out.stderr).contains("another cryptobench run"));
+    let stored = env.run_ok(&["report", "2", "--format", "md"]);
+    assert!(!stored.contains("another cryptobench run"), "{stored}");
 }

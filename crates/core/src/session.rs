@@ -78,6 +78,13 @@ pub fn measure_plan(
 ) -> Result<(ExitCode, String)> {
     let counter = how.options.counter;
     let mut machine = Machine::detect();
+    // Held until the run ends; a run already measuring on the CPU is said in this run's
+    // record, which every report of it repeats, not only on this terminal.
+    let (_claim, shared) = how.options.cpu.map(crate::machine::claim_cpu).unzip();
+    if let Some(warning) = shared.flatten() {
+        eprintln!("warning: {warning}");
+        machine.warnings.push(warning);
+    }
     if counter.simulated() {
         machine.simulated_with(crate::runner::simulated_crypto_flags(how.options.timeout)?);
     }
@@ -126,17 +133,12 @@ pub fn measure_plan(
             .then_some((how.verdict, how.options.processes));
         check_baseline(store, id, name, &header, &plan.cases, how.force, gate)?;
     }
-    let cpu = how.options.cpu;
     let uuid = header.place.uuid.clone();
     run(store, &header, finish, |store, run_id, interrupted| {
         for (name, spec) in &plan.external {
             if let Some(e) = &spec.estimate {
                 store.add_estimate(run_id, name, e)?;
             }
-        }
-        let (_claim, shared) = cpu.map(crate::machine::claim_cpu).unzip();
-        if let Some(warning) = shared.flatten() {
-            eprintln!("warning: {warning}");
         }
         let ended = crate::runner::execute(
             &plan.cases,
