@@ -286,7 +286,7 @@ pub struct RunArgs {
     /// Compare every other implementation in this run against this one, case by case at the same operation and parameters (faster or slower: a finding, not a regression); named in full as `list` shows it (e.g. `rustcrypto/chacha20`); measured interleaved, as every comparison is. One of another operation is listed as not compared.
     #[arg(long, value_name = "IMPLEMENTATION")]
     pub against: Option<String>,
-    /// Add a table of every other implementation's median over this one's, at the same operation and parameters, with intervals (the seed's RNG-over-cipher table, for any run).
+    /// Add a table of every other implementation's median over this one's at the same parameters (sizes), with intervals: of the same operation where this one has it, else of its own (an RNG's fill_bytes over a cipher's xor) (the seed's RNG-over-cipher table, for any run).
     #[arg(long, value_name = "IMPLEMENTATION")]
     pub ratio_to: Option<String>,
     /// Add a table of each implementation's cost per byte at maximum throughput: the slope of its median from the SHORT to the LONG message length (both among the run's sizes), so that fixed per-call costs drop out.

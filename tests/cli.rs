@@ -2398,6 +2398,21 @@ fn any_run_can_ask_for_ratios_and_slopes_and_an_experiment_takes_extra_manifests
         "{run}"
     );
 
+    // Across operations, as the experiment's own table: an RNG over the cipher it runs.
+    let rng = env.json(&with_quick(&[
+        "run",
+        "rand_chacha/chacha20-rng",
+        "rustcrypto/chacha20/xor",
+        "--sizes",
+        "1024",
+        "--ratio-to",
+        "rustcrypto/chacha20",
+        "--format",
+        "json",
+    ]));
+    let ratios = rng["ratios"].as_array().unwrap();
+    assert_eq!(ratios.len(), 1, "{rng}");
+    assert_eq!(ratios[0]["implementation"], "rand_chacha/chacha20-rng");
     let sha = ["run", "rustcrypto/sha-256", "--sizes", "64,1024"];
     // Too few processes for the slope's interval: said before measuring, not left to
     // a report without the table.

@@ -243,8 +243,14 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
                 .iter()
                 .filter(|c| &c.implementation == member && c.status == CaseStatus::Ok)
             {
-                let Some(r) =
-                    find(run, reference, &m.params).filter(|r| r.status == CaseStatus::Ok)
+                // The reference's case at the member's parameters, of the member's own
+                // operation where it has that one too (encrypt over encrypt).
+                let Some(r) = run
+                    .cases
+                    .iter()
+                    .filter(|r| &r.implementation == reference && r.params == m.params)
+                    .min_by_key(|r| r.operation != m.operation)
+                    .filter(|r| r.status == CaseStatus::Ok)
                 else {
                     continue;
                 };
