@@ -69,6 +69,8 @@ fn json_holds_every_run_and_figures_that_add_up() {
         let (min, median, max) = (m["min"].as_f64(), m["median"].as_f64(), m["max"].as_f64());
         assert!(min <= median && median <= max, "{s}");
         assert_eq!(s["runs"], 2);
+        // Two runs reach no 95 % interval of a median: none is claimed.
+        assert!(m["median_ci95"].is_null(), "{s}");
     }
     let scaling = array(&v, "scaling");
     let best_copy = scaling
@@ -212,6 +214,25 @@ fn our_code_paths_can_be_measured_one_by_one() {
         "json",
     ]);
     assert_eq!(v["verified"], true);
+    // Six runs: the median's 95 % interval is the order statistics', here the extremes.
+    let six = env.json(&[
+        "bulk",
+        "--sizes",
+        "64KiB",
+        "--runs",
+        "6",
+        "--threads",
+        "1",
+        "--impl",
+        "rustcrypto/aes-128-ctr",
+        "--format",
+        "json",
+    ]);
+    for s in array(&six, "summary") {
+        let m = &s["mb_per_s"];
+        assert_eq!(m["median_ci95"][0], m["min"], "{s}");
+        assert_eq!(m["median_ci95"][1], m["max"], "{s}");
+    }
     let names: Vec<&str> = array(&v, "summary")
         .iter()
         .filter_map(|s| s["implementation"].as_str())

@@ -65,6 +65,9 @@ pub struct SummaryRow<'a> {
     pub series: &'a Series<'a>,
     /// Statistics of the rates of its runs, in MB/s.
     pub rate: Summary,
+    /// The median rate's distribution-free 95 % interval (order statistics), in MB/s;
+    /// `None` for fewer than 6 runs, which cannot reach 95 %.
+    pub median_ci: Option<stats::Interval>,
     /// The median nanoseconds of one run.
     pub median_ns: f64,
 }
@@ -178,9 +181,12 @@ impl<'a> BulkAnalysis<'a> {
                 }
             }
             if let (Some(rate), Some(median_ns)) = (Summary::of(&s.rates()), stats::median(&s.ns)) {
+                let mut sorted = s.rates();
+                sorted.sort_by(f64::total_cmp);
                 t.summary.push(SummaryRow {
                     series: s,
                     rate,
+                    median_ci: stats::median_ci(&sorted, crate::analysis::LEVEL),
                     median_ns,
                 });
             }

@@ -125,7 +125,7 @@ pub(super) fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
     ));
 
     blocks.push(Block::Heading(
-        "Summary: MB/s over the runs (statistics of each run's rate)".into(),
+        "Summary: MB/s over the runs (statistics of each run's rate; the median's 95 % interval from order statistics, none below 6 runs)".into(),
     ));
     blocks.push(Block::Table {
         headers: [
@@ -135,6 +135,7 @@ pub(super) fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
             "Threads",
             "Runs",
             "Median (MB/s)",
+            "95 % CI",
             "Mean",
             "Min",
             "Max",
@@ -156,6 +157,9 @@ pub(super) fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
                     s.threads.to_string(),
                     r.rate.n.to_string(),
                     rate(r.rate.median),
+                    r.median_ci.map_or("—".into(), |i| {
+                        format!("[{}, {}]", rate(i.lo), rate(i.hi))
+                    }),
                     rate(r.rate.mean),
                     rate(r.rate.min),
                     rate(r.rate.max),
@@ -312,6 +316,7 @@ pub(super) fn json(run: &StoredRun, t: &BulkAnalysis) -> String {
             v["runs"] = json!(r.rate.n);
             v["mb_per_s"] = json!({
                 "median": r.rate.median,
+                "median_ci95": r.median_ci.map(|i| [i.lo, i.hi]),
                 "mean": r.rate.mean,
                 "min": r.rate.min,
                 "max": r.rate.max,
@@ -388,6 +393,8 @@ struct RunColumns {
 struct SummaryColumns {
     runs: usize,
     median_mb_per_s: Num,
+    median_ci95_lo_mb_per_s: Num,
+    median_ci95_hi_mb_per_s: Num,
     mean_mb_per_s: Num,
     min_mb_per_s: Num,
     max_mb_per_s: Num,
@@ -426,6 +433,8 @@ pub(super) fn csv(t: &BulkAnalysis) -> String {
             SummaryColumns {
                 runs: r.rate.n,
                 median_mb_per_s: Num::of(r.rate.median),
+                median_ci95_lo_mb_per_s: Num(r.median_ci.map(|i| i.lo)),
+                median_ci95_hi_mb_per_s: Num(r.median_ci.map(|i| i.hi)),
                 mean_mb_per_s: Num::of(r.rate.mean),
                 min_mb_per_s: Num::of(r.rate.min),
                 max_mb_per_s: Num::of(r.rate.max),
