@@ -578,6 +578,10 @@ fn a_run_pushed_to_postgres_reads_back_as_it_was_and_a_conflict_is_refused() {
     // A store pushed into itself: said, not "0 copied, 1 already there".
     let out = push(&env, &url, &[Path::new(&url)]);
     assert_bad_input(&out, "is the store --from");
+    // Another database of the same server is another store.
+    let copy = server.new_database("roundtrip_copy");
+    let copied = ok(push(&env, &copy, &[Path::new(&url)]));
+    assert!(pushed(&copied).0 >= 1, "{copied}");
     let link = env.path("a-link.db");
     std::os::unix::fs::symlink(&a, &link).unwrap();
     let out = push(&env, link.to_str().unwrap(), &[&a]);

@@ -401,27 +401,21 @@ impl Store {
                 let id = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
                 id(&self.path).is_some_and(|a| Some(a) == id(&other.path))
             }
-            // The other's session, seen from this one: the same server and database.
+            // The same server (its postmaster started at one instant, to the microsecond)
+            // and the same database in it: what any role may read, where another role's
+            // session in pg_stat_activity may be hidden from this one.
             #[cfg(feature = "postgres")]
             (Engine::Postgres(_), Engine::Postgres(_)) => {
-                let session = theirs.query_one(
-                    "SELECT pid, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()",
-                    &[],
-                );
-                let Ok(Some(session)) = session else {
-                    return false;
+                let identity = |db: &mut Held<'_>| -> Option<(String, i64)> {
+                    let row = db
+                        .query_one(
+                            "SELECT pg_postmaster_start_time()::text, oid::bigint FROM pg_database WHERE datname = current_database()",
+                            &[],
+                        )
+                        .ok()??;
+                    Some((row.text(0).ok()?, row.int(1).ok()?))
                 };
-                let (Ok(pid), Ok(started)) = (session.int(0), session.text(1)) else {
-                    return false;
-                };
-                mine.query_one(
-                    "SELECT count(*) FROM pg_stat_activity WHERE pid = ?1 AND backend_start::text = ?2 AND datname = current_database()",
-                    &values![pid, started],
-                )
-                .ok()
-                .flatten()
-                .and_then(|r| r.int(0).ok())
-                .is_some_and(|n| n > 0)
+                identity(&mut mine).is_some_and(|a| Some(a) == identity(&mut theirs))
             }
             // A file and a server; without the client, every store is a file.
             #[cfg(feature = "postgres")]
