@@ -291,16 +291,6 @@ pub fn fmt_level(level: f64) -> String {
     pct.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-pub(super) fn find<'a>(
-    run: &'a StoredRun,
-    implementation: &str,
-    params: &Params,
-) -> Option<&'a StoredCase> {
-    run.cases
-        .iter()
-        .find(|c| c.implementation == implementation && &c.params == params)
-}
-
 /// A pair asked to be compared (`--against`) of which no case does what a case of the
 /// other does: said once, rather than left out in silence. Not a gate matter: nothing
 /// that could regress went unchecked.
