@@ -47,8 +47,51 @@ pub(super) fn fmt_per_byte(x: f64) -> String {
     }
 }
 
-pub(super) fn fmt_interval(i: &Interval, f: fn(f64) -> String) -> String {
-    format!("{} [{} {}]", f(i.estimate), f(i.lo), f(i.hi))
+/// An estimate and its interval, `1.1340 [1.1334 1.1346]`, all three to the decimals
+/// [`interval_decimals`] chooses from the interval's width; `fixed` writes them where the
+/// interval has no width (or is not finite), as it writes a figure without one.
+pub(super) fn fmt_interval(i: &Interval, fixed: fn(f64) -> String) -> String {
+    match interval_decimals(i) {
+        Some(d) => format!(
+            "{} [{} {}]",
+            unsigned_zero(format!("{:.d$}", i.estimate)),
+            unsigned_zero(format!("{:.d$}", i.lo)),
+            unsigned_zero(format!("{:.d$}", i.hi))
+        ),
+        None => format!("{} [{} {}]", fixed(i.estimate), fixed(i.lo), fixed(i.hi)),
+    }
+}
+
+/// The most significant digits an estimate is printed to, however narrow its interval:
+/// beyond six, the digits are the counter's, not the code's.
+const MOST_SIGNIFICANT: i32 = 6;
+
+/// How many decimals show an estimate with its interval: enough that the half-width
+/// shows in two significant digits (`±0.00027` as `1.13401 [1.13375 1.13430]`, where
+/// fixed decimals printed `1.134 [1.134 1.134]`), one more where a bound that differs from the
+/// estimate would still print as it does, and never so many that the estimate has more
+/// than [`MOST_SIGNIFICANT`] significant digits. `None` for an interval without width (or
+/// not finite), where the width says nothing.
+pub(super) fn interval_decimals(i: &Interval) -> Option<usize> {
+    let half = (i.hi - i.lo) / 2.0;
+    if !(half > 0.0 && half.is_finite() && i.estimate.is_finite()) {
+        return None;
+    }
+    let magnitude = |x: f64| x.abs().log10().floor() as i32;
+    let largest = i.estimate.abs().max(i.lo.abs()).max(i.hi.abs());
+    let most = (MOST_SIGNIFICANT - 1 - magnitude(largest)).max(0);
+    let two_digits = (1 - magnitude(half)).clamp(0, most);
+    let apart = |d: usize| {
+        let at = |x: f64| format!("{x:.d$}");
+        (i.lo == i.estimate || at(i.lo) != at(i.estimate))
+            && (i.hi == i.estimate || at(i.hi) != at(i.estimate))
+    };
+    let d = two_digits as usize;
+    Some(if apart(d) || two_digits == most {
+        d
+    } else {
+        d + 1
+    })
 }
 
 pub(super) fn fmt_rel(i: &Interval) -> String {
@@ -136,6 +179,48 @@ mod tests {
             level: 0.95,
         };
         assert_eq!(fmt_pct(&up), "+2.00 % [+1.00, +3.00]");
+    }
+
+    fn interval(estimate: f64, lo: f64, hi: f64) -> Interval {
+        Interval {
+            estimate,
+            lo,
+            hi,
+            level: 0.95,
+        }
+    }
+
+    #[test]
+    fn an_interval_is_printed_to_the_digits_its_width_supports() {
+        let per_byte = |e, lo, hi| fmt_interval(&interval(e, lo, hi), fmt_per_byte);
+        // The audit's: ±0.05 % that fixed decimals printed as `1.134 [1.134 1.134]`.
+        assert_eq!(
+            per_byte(1.13401, 1.13375, 1.13430),
+            "1.13401 [1.13375 1.13430]"
+        );
+        assert_eq!(
+            per_byte(1.13401, 1.13345, 1.13459),
+            "1.13401 [1.13345 1.13459]"
+        );
+        assert_eq!(
+            per_byte(0.214003, 0.213896, 0.214110),
+            "0.21400 [0.21390 0.21411]"
+        );
+        // A half-width of 0.04 shows in two digits, as it did.
+        assert_eq!(per_byte(5.761, 5.719, 5.800), "5.761 [5.719 5.800]");
+        // A wide interval does not claim digits it cannot back.
+        assert_eq!(per_byte(2.173, 1.851, 2.226), "2.17 [1.85 2.23]");
+        assert_eq!(per_byte(1655.3, 1000.0, 3000.0), "1655 [1000 3000]");
+        // A bound closer to the estimate than the last digit gets one more.
+        assert_eq!(per_byte(5.7610, 5.7606, 5.800), "5.7610 [5.7606 5.8000]");
+        // No width: the fixed decimals, as for a figure without an interval.
+        assert_eq!(per_byte(1.5, 1.5, 1.5), "1.500 [1.500 1.500]");
+        // However narrow, no more than six significant digits.
+        assert_eq!(
+            per_byte(1.0, 1.0 - 1e-12, 1.0 + 1e-12),
+            "1.00000 [1.00000 1.00000]"
+        );
+        assert_eq!(interval_decimals(&interval(1.0, f64::NAN, 2.0)), None);
     }
 
     #[test]

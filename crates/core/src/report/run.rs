@@ -411,10 +411,7 @@ pub(super) fn ratio_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                     r.member.clone(),
                     r.reference.clone(),
                     r.params.to_string(),
-                    format!(
-                        "{:.4} [{:.4} {:.4}]",
-                        r.ratio.estimate, r.ratio.lo, r.ratio.hi
-                    ),
+                    fmt_interval(&r.ratio, |x| format!("{x:.4}")),
                     format!("{} %", fmt_signed(100.0 * (r.ratio.estimate - 1.0))),
                 ]
             })
