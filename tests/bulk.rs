@@ -335,7 +335,7 @@ fn ctrl_c_keeps_and_prints_the_runs_made() {
     );
     let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
-        printed["status"], "running",
+        printed["status"], "incomplete",
         "an interrupted run stays incomplete"
     );
     let runs = array(&printed, "runs").len();

@@ -298,3 +298,51 @@ fn history_gives_the_median_per_run_and_marks_what_is_not_comparable() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("`no-such-case`"));
 }
+
+/// An incomplete run (the golden store's run 9, stopped while a case hung) is marked as
+/// one in every export, not passed off as a whole run: JSON's status, a CSV column, and
+/// the names (and tooltip) of the continuous-benchmarking entries, so that its figures
+/// never join the series of whole runs.
+#[test]
+fn an_incomplete_run_is_marked_in_every_export() {
+    let env = Env::new();
+    let store = format!("{}/tests/data/golden/store.db", env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(store, env.db()).expect("copy the fixture store");
+
+    let run = env.json(&["report", "9", "--format", "json"]);
+    assert_eq!(run["status"], "incomplete", "not `running`: {run}");
+    assert_eq!(
+        env.json(&["report", "1", "--format", "json"])["status"],
+        "complete"
+    );
+
+    let csv = env.run_ok(&["report", "9", "--format", "csv"]);
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = header
+        .iter()
+        .position(|&c| c == "run_status")
+        .unwrap_or_else(|| panic!("no run_status column: {header:?}"));
+    for line in lines {
+        assert_eq!(line.split(',').nth(column), Some("incomplete"), "{line}");
+    }
+
+    let bmf = env.json(&["report", "9", "--format", "bencher"]);
+    let names: Vec<&String> = bmf.as_object().unwrap().keys().collect();
+    assert!(!names.is_empty());
+    for name in names {
+        assert!(name.ends_with(" (incomplete run)"), "{name}");
+    }
+    let gab = env.json(&["report", "9", "--format", "github-action-benchmark"]);
+    for e in gab.as_array().unwrap() {
+        assert!(
+            e["name"].as_str().unwrap().ends_with(" (incomplete run)"),
+            "{e}"
+        );
+        assert!(e["extra"].as_str().unwrap().contains("INCOMPLETE"), "{e}");
+    }
+    let whole = env.json(&["report", "1", "--format", "github-action-benchmark"]);
+    for e in whole.as_array().unwrap() {
+        assert!(!e["name"].as_str().unwrap().contains("incomplete"), "{e}");
+    }
+}

@@ -145,6 +145,15 @@ impl RunStatus {
             RunStatus::Complete => "complete",
         }
     }
+    /// The word reports and exports give it: `complete`, or `incomplete` for a run that
+    /// is not. The store cannot tell one still measuring from one stopped (Ctrl-C, a
+    /// signal, a crash): both stay `running` in it, so neither word is claimed.
+    pub fn reported(self) -> &'static str {
+        match self {
+            RunStatus::Running => "incomplete",
+            RunStatus::Complete => "complete",
+        }
+    }
     pub(crate) fn parse(s: &str) -> Result<Self> {
         Ok(match s {
             "running" => RunStatus::Running,

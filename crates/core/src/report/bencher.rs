@@ -5,7 +5,8 @@
 //! [`measure_unit`]), per byte where the case has a length (`cycles-per-byte`...), and
 //! `bytes-per-second` where the counter ticks at a known rate (not Bencher's built-in
 //! `throughput`, which is operations per second; Bencher creates a measure it does not
-//! know on first sight). Bounds are our 95 % intervals.
+//! know on first sight). Bounds are our 95 % intervals. An incomplete run's cases are
+//! named `CASE (incomplete run)`, apart from the whole runs' series.
 
 use serde_json::{Map, Value, json};
 
@@ -23,6 +24,15 @@ pub(crate) fn measure_unit(counter: RunCounter) -> &'static str {
     counter.short_unit()
 }
 
+/// What the exports append to a case's name where its run is incomplete (interrupted, or
+/// still measuring): nothing for a complete run.
+pub(crate) fn incomplete_suffix(a: &Analysis) -> &'static str {
+    match a.header.status {
+        crate::record::RunStatus::Complete => "",
+        crate::record::RunStatus::Running => " (incomplete run)",
+    }
+}
+
 /// A measure, with its interval's ends where it has one: a single measurement (or a run of
 /// fewer than 6 processes) has none, and bounds equal to the value would claim a precision
 /// nobody measured.
@@ -36,6 +46,10 @@ fn metric(i: &Interval, has_interval: bool) -> Value {
 
 pub fn render(a: &Analysis) -> String {
     let u = measure_unit(a.counter);
+    // An incomplete run's figures (fewer processes than asked) get names of their own,
+    // so that Bencher never joins them to the series of whole runs; BMF has no other
+    // place to say so.
+    let suffix = incomplete_suffix(a);
     let mut out = Map::new();
     for c in &a.cases {
         let Some(m) = &c.measured else { continue };
@@ -54,7 +68,7 @@ pub fn render(a: &Analysis) -> String {
             };
             measures.insert("bytes-per-second".into(), metric);
         }
-        out.insert(c.key.clone(), Value::Object(measures));
+        out.insert(format!("{}{suffix}", c.key), Value::Object(measures));
     }
     serde_json::to_string_pretty(&Value::Object(out)).expect("JSON values serialise") + "\n"
 }

@@ -343,7 +343,7 @@ pub(super) fn json(run: &StoredRun, t: &BulkAnalysis) -> String {
         "run_id": h.id,
         "experiment": h.experiment,
         "started_at": h.started_at,
-        "status": h.status,
+        "status": h.status.reported(),
         "tool_version": h.tool_version,
         "git_revision": h.git_revision,
         "machine": h.machine.untagged(),

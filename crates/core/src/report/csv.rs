@@ -62,6 +62,9 @@ pub(crate) fn table<R: Serialize + Default>(records: impl IntoIterator<Item = R>
 #[derive(Default, Serialize)]
 struct CaseColumns<'a> {
     run_id: i64,
+    /// `complete`, or `incomplete` (interrupted, or still measuring): an incomplete run's
+    /// cases may have fewer processes than asked, or none.
+    run_status: &'a str,
     id: &'a str,
     implementation: &'a str,
     operation: &'a str,
@@ -83,6 +86,8 @@ struct CaseColumns<'a> {
     per_byte_hi: Num,
     throughput_bytes_per_s: Num,
     samples: Option<usize>,
+    /// Worker processes in the figures (JSON's `clusters`).
+    processes: Option<usize>,
     outliers: Option<usize>,
     core_clock_hz: Num,
     /// What the canary said of the host while the case ran (empty without a canary).
@@ -98,6 +103,7 @@ impl<'a> CaseColumns<'a> {
         let pb_ci = ci.and_then(|m| m.per_byte);
         CaseColumns {
             run_id: a.header.id,
+            run_status: a.header.status.reported(),
             id: &c.key,
             implementation: &c.implementation,
             operation: &c.operation,
@@ -116,6 +122,7 @@ impl<'a> CaseColumns<'a> {
             per_byte_hi: Num(pb_ci.map(|p| p.hi)),
             throughput_bytes_per_s: Num(m.and_then(|m| m.throughput_bytes_per_s)),
             samples: m.map(|m| m.samples),
+            processes: m.map(|m| m.processes),
             outliers: m.map(|m| m.outliers.total()),
             core_clock_hz: Num(m.and_then(|m| m.core_clock_hz)),
             host: host_cell(a, c),

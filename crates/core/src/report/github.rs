@@ -4,6 +4,7 @@
 //! The value is the median per byte where the case has a length (comparable across
 //! lengths) and per call otherwise; `range` is the larger half-width of its 95 %
 //! interval, left out where the case has none (a single measurement, fewer than 6 processes); `extra` (shown in the action's tooltips) names the machine and counter, and what the canary said of the host where it was not steady.
+//! An incomplete run's entries are named `CASE (incomplete run)` and say so in `extra`.
 //! The unit names the kind of count (`cycles/byte`, `ref-cycles/byte`, `ns/byte`), as the
 //! action compares entries by name and unit.
 
@@ -16,9 +17,15 @@ use crate::analysis::Analysis;
 pub fn render(a: &Analysis) -> String {
     let u = super::bencher::measure_unit(a.counter);
     let h = &a.header;
+    let suffix = super::bencher::incomplete_suffix(a);
     let extra = format!(
-        "run {}; {}; counter {} ({}){}",
+        "run {}{}; {}; counter {} ({}){}",
         h.id,
+        if suffix.is_empty() {
+            ""
+        } else {
+            " INCOMPLETE: stopped before every case was measured, or still measuring"
+        },
         h.cpu_model,
         a.counter,
         a.unit,
@@ -61,7 +68,8 @@ pub fn render(a: &Analysis) -> String {
                 false => "; checked in part",
             };
             let mut entry = json!({
-                "name": c.key,
+                // The action joins entries by name: an incomplete run's are kept apart.
+                "name": format!("{}{suffix}", c.key),
                 "unit": unit,
                 "value": interval.estimate,
                 "extra": format!("{extra}{checked}{host}{shift}"),

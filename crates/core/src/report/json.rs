@@ -111,7 +111,8 @@ pub fn render(a: &Analysis) -> String {
         "run_id": a.header.id,
         "experiment": a.header.experiment,
         "started_at": a.header.started_at,
-        "status": a.header.status,
+        // `incomplete` (interrupted, or still measuring), not the store's `running`.
+        "status": a.header.status.reported(),
         "tool_version": a.header.tool_version,
         "git_revision": a.header.git_revision,
         "machine": a.header.machine.untagged(),

@@ -104,16 +104,43 @@ pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
         ))),
         RunOrigin::Measured { run, .. } => {
             let least = crate::stats::min_clusters(LEVEL);
-            let intervals = if run.processes >= least {
-                "intervals 95 % (processes resampled)".to_string()
-            } else {
+            let measured: Vec<&crate::analysis::Measured> =
+                a.cases.iter().filter_map(|c| c.measured.as_ref()).collect();
+            let complete = h.status == crate::record::RunStatus::Complete;
+            let intervals = if run.processes < least {
                 format!(
                     "no intervals of the medians: a 95 % interval of a median needs {least} or more worker processes (--processes), whose medians vary (ratios, slopes and comparisons need 4)"
                 )
+            } else if complete || measured.iter().all(|m| m.has_interval()) {
+                "intervals 95 % (processes resampled)".to_string()
+            } else if measured.iter().any(|m| m.has_interval()) {
+                format!(
+                    "intervals 95 % (processes resampled) for the cases measured in {least} or more processes, none for the others"
+                )
+            } else {
+                format!("no intervals of the medians: no case got the {least} processes one needs")
+            };
+            // An incomplete run's cases got fewer processes than asked: the header says
+            // how many they got, not what was asked alone.
+            let asked = counted(run.processes, "worker process", "worker processes");
+            let fewest = measured.iter().map(|m| m.processes).min();
+            let most = measured.iter().map(|m| m.processes).max();
+            let processes = match (fewest, most) {
+                (Some(lo), Some(hi)) if !complete && lo < run.processes => format!(
+                    "up to {asked} (the run stopped with {} in a case)",
+                    if lo == hi {
+                        lo.to_string()
+                    } else {
+                        format!("{lo} to {hi}")
+                    }
+                ),
+                (None, _) if !complete => {
+                    format!("up to {asked} (the run stopped before any case was measured)")
+                }
+                _ => asked,
             };
             blocks.push(Block::Line(format!(
-                "Each case: {} x {}, {}; figures are medians per call, {intervals}.",
-                counted(run.processes, "worker process", "worker processes"),
+                "Each case: {processes} x {}, {}; figures are medians per call, {intervals}.",
                 counted(run.layouts, "memory layout", "memory layouts"),
                 run.cpu
                     .map_or("not pinned".to_string(), |c| format!("pinned to CPU {c}"))
@@ -185,10 +212,11 @@ pub(crate) fn provenance(h: &RunHeader, cpus: &str) -> Vec<Block> {
         .git_revision
         .as_deref()
         .map_or(String::new(), |r| format!("; code at {r}"));
+    // The store cannot tell a run stopped from one still measuring.
     let incomplete = if h.status == crate::record::RunStatus::Complete {
         ""
     } else {
-        "; INCOMPLETE (interrupted?)"
+        "; INCOMPLETE: stopped before every case was measured, or still measuring"
     };
     // The testbed is what `--testbed`, `machines` and a shared store's reports name it by.
     let testbed = match h.place.testbed.as_str() {
