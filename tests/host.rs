@@ -72,9 +72,39 @@ fn the_canary_is_read_beside_every_process_and_reported() {
     let csv = env.run_ok(&["report", "latest", "--format", "csv"]);
     assert!(csv.lines().next().unwrap().contains(",host,"), "{csv}");
 
-    // Without it, nothing is said of the host.
+    // Without it, every format says that the host was not checked, from what is stored,
+    // rather than look like a checked run.
     let json = env.json(&args(&run(&["--no-canary", "--format", "json"])));
     assert!(json.get("host").is_none(), "{json}");
+    assert!(
+        json["host_not_checked"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("not checked (--no-canary)")),
+        "{json}"
+    );
+    for format in ["table", "md", "html"] {
+        let text = env.run_ok(&["report", "latest", "--format", format]);
+        assert!(
+            text.contains("Host: not checked (--no-canary)"),
+            "{format}: {text}"
+        );
+    }
+    let csv = env.run_ok(&["report", "latest", "--format", "csv"]);
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert!(!rows.is_empty());
+    for row in rows {
+        assert!(row.contains(",not checked (--no-canary)"), "{row}");
+    }
+    let gab = env.json(&["report", "latest", "--format", "github-action-benchmark"]);
+    for e in gab.as_array().unwrap() {
+        assert!(
+            e["extra"]
+                .as_str()
+                .unwrap()
+                .contains("host not checked (--no-canary)"),
+            "{e}"
+        );
+    }
 }
 
 #[test]

@@ -132,7 +132,11 @@ impl<'a> CaseColumns<'a> {
 
 fn host_cell(a: &Analysis, c: &CaseStats) -> String {
     let Some(host) = &a.host else {
-        return String::new();
+        return if super::run::host_not_checked(a) {
+            super::run::NOT_CHECKED.to_string()
+        } else {
+            String::new()
+        };
     };
     let mut cell = if c.unsteady {
         "unsteady: the canary moved in most of its processes".to_string()

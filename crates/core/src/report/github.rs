@@ -51,6 +51,11 @@ pub fn render(a: &Analysis) -> String {
             } else {
                 ""
             };
+            let unchecked = if super::run::host_not_checked(a) {
+                "; host not checked (--no-canary)"
+            } else {
+                ""
+            };
             let shift = a
                 .against_baseline
                 .as_ref()
@@ -72,7 +77,7 @@ pub fn render(a: &Analysis) -> String {
                 "name": format!("{}{suffix}", c.key),
                 "unit": unit,
                 "value": interval.estimate,
-                "extra": format!("{extra}{checked}{host}{shift}"),
+                "extra": format!("{extra}{checked}{host}{unchecked}{shift}"),
             });
             // A single measurement has no interval: `± 0` would claim a precision
             // nobody measured. The action takes an entry without a range.

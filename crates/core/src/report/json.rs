@@ -144,6 +144,8 @@ pub fn render(a: &Analysis) -> String {
     }
     if let Some(host) = &a.host {
         doc["host"] = json!(host);
+    } else if super::run::host_not_checked(a) {
+        doc["host_not_checked"] = json!(super::run::NOT_CHECKED);
     }
     serde_json::to_string_pretty(&doc).expect("JSON values serialise") + "\n"
 }

@@ -150,6 +150,8 @@ pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
     }
     if let Some(host) = &a.host {
         blocks.push(host_block(host));
+    } else if host_not_checked(a) {
+        blocks.push(Block::Warning(format!("Host: {NOT_CHECKED}.")));
     }
     let added: Vec<&CaseStats> = a.cases.iter().filter(|c| c.processes_added > 0).collect();
     if let (RunOrigin::Measured { run, .. }, false) = (&h.options, added.is_empty()) {
@@ -164,6 +166,16 @@ pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
     }
 
     blocks
+}
+
+/// What every format says of a run measured with `--no-canary`.
+pub(crate) const NOT_CHECKED: &str = "not checked (--no-canary): without a canary beside the processes nothing says whether the host stayed steady";
+
+/// Whether `a` was measured with `--no-canary`, as its stored options say: the host was
+/// not checked, and its reports say so rather than look like those of a checked run.
+pub(crate) fn host_not_checked(a: &Analysis) -> bool {
+    matches!(&a.header.options, RunOrigin::Measured { run, .. } if run.no_canary)
+        && a.host.is_none()
 }
 
 /// What the canary said of the host: a line where it held steady, a warning where not.
