@@ -346,3 +346,44 @@ fn an_incomplete_run_is_marked_in_every_export() {
         assert!(!e["name"].as_str().unwrap().contains("incomplete"), "{e}");
     }
 }
+
+/// Every interval in a CSV row says its level: a case's at 95 %, a change's at
+/// 1 - significance, which may differ within one row.
+#[test]
+fn csv_says_the_level_of_every_interval() {
+    let env = Env::new();
+    let store = format!("{}/tests/data/golden/store.db", env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(store, env.db()).expect("copy the fixture store");
+    let column = |csv: &str, name: &str| -> Vec<String> {
+        let mut lines = csv.lines();
+        let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+        let at = header
+            .iter()
+            .position(|&c| c == name)
+            .unwrap_or_else(|| panic!("no {name} column: {header:?}"));
+        lines
+            .map(|l| l.split(',').nth(at).unwrap_or_default().to_string())
+            .collect()
+    };
+    let run = env.run_ok(&["report", "1", "--format", "csv"]);
+    assert!(
+        column(&run, "ci_level").iter().all(|l| l == "0.95"),
+        "{run}"
+    );
+    let changes = column(&run, "change_ci_level");
+    assert!(changes.iter().any(|l| l == "0.95"), "{run}");
+    let pair = env.run_ok(&[
+        "compare",
+        "1",
+        "2",
+        "--significance",
+        "0.01",
+        "--format",
+        "csv",
+    ]);
+    let levels = column(&pair, "change_ci_level");
+    assert!(
+        !levels.is_empty() && levels.iter().all(|l| l == "0.99"),
+        "{pair}"
+    );
+}

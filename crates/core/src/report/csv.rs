@@ -84,6 +84,8 @@ struct CaseColumns<'a> {
     per_byte: Num,
     per_byte_lo: Num,
     per_byte_hi: Num,
+    /// The level of `median_lo/hi` and `per_byte_lo/hi` (0.95); empty without them.
+    ci_level: Num,
     throughput_bytes_per_s: Num,
     samples: Option<usize>,
     /// Worker processes in the figures (JSON's `clusters`).
@@ -120,6 +122,7 @@ impl<'a> CaseColumns<'a> {
             per_byte: Num(pb.map(|p| p.estimate)),
             per_byte_lo: Num(pb_ci.map(|p| p.lo)),
             per_byte_hi: Num(pb_ci.map(|p| p.hi)),
+            ci_level: Num(ci.map(|m| m.median.level)),
             throughput_bytes_per_s: Num(m.and_then(|m| m.throughput_bytes_per_s)),
             samples: m.map(|m| m.samples),
             processes: m.map(|m| m.processes),
@@ -171,6 +174,8 @@ struct VerdictColumns {
     change_pct: Num,
     change_lo: Num,
     change_hi: Num,
+    /// The level of `change_lo/hi`: 1 - significance, which need not be `ci_level`.
+    change_ci_level: Num,
     p_value: Num,
     verdict: String,
     clock_change_pct: Num,
@@ -183,6 +188,7 @@ impl VerdictColumns {
             change_pct: Num::of(c.change_pct.estimate),
             change_lo: Num::of(c.change_pct.lo),
             change_hi: Num::of(c.change_pct.hi),
+            change_ci_level: Num::of(c.change_pct.level),
             p_value: Num::of(c.p_value),
             verdict: c.verdict_said(),
             clock_change_pct: Num(c.clock_change_pct),
