@@ -387,3 +387,28 @@ fn csv_says_the_level_of_every_interval() {
         "{pair}"
     );
 }
+
+/// `compare --format csv` names both runs by their ids and the case by its id, each in a
+/// column of its own, and says what the medians are in, as a run's CSV does.
+#[test]
+fn compare_csv_names_both_runs_and_what_the_medians_are_in() {
+    let env = Env::new();
+    let store = format!("{}/tests/data/golden/store.db", env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(store, env.db()).expect("copy the fixture store");
+    let csv = env.run_ok(&["compare", "1", "2", "--format", "csv"]);
+    let mut lines = csv.lines();
+    assert!(
+        lines.next().unwrap().starts_with(
+            "baseline_run,candidate_run,id,operation,params,unit,counter,median_baseline,median_candidate,"
+        ),
+        "{csv}"
+    );
+    let first = lines.next().unwrap();
+    assert!(
+        first.starts_with("1,2,rustcrypto/chacha20/xor len=64,xor,len=64,cycles,tsc-core,"),
+        "{first}"
+    );
+    let json = env.json(&["compare", "1", "2", "--format", "json"]);
+    assert_eq!(json["counter"]["kind"], "tsc-core", "{json}");
+    assert_eq!(json["counter"]["unit"], "cycles", "{json}");
+}

@@ -122,10 +122,13 @@ pub(super) fn compare(
             some_of(&cmp.only_in_b)
         );
     }
-    let unit = b.header.counter.short_unit();
+    let pair = report::Pair {
+        unit: b.header.counter.short_unit(),
+        counter: b.header.counter,
+    };
     emit(
         output.file.as_deref(),
-        &report::render_comparison(&cmp, unit, &opts, format)?,
+        &report::render_comparison(&cmp, &pair, &opts, format)?,
     )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -244,43 +244,49 @@ pub fn render(a: &Analysis) -> String {
     table(rows)
 }
 
-/// The columns of a comparison of two runs, before its verdict.
+/// The columns of a comparison of two runs, before its verdict: the same case in each,
+/// named by its id, and both runs by theirs, with what the medians are in (as a run's
+/// CSV says).
 #[derive(Default, Serialize)]
 struct PairColumns<'a> {
-    baseline: &'a str,
-    candidate: &'a str,
+    baseline_run: i64,
+    candidate_run: i64,
+    id: &'a str,
     operation: &'a str,
     params: String,
+    unit: &'a str,
+    counter: String,
     median_baseline: Num,
     median_candidate: Num,
     difference: Num,
 }
 
 /// `compare RUN_A RUN_B`: one row per comparison, then one per comparison not made.
-pub fn render_comparisons(rc: &RunComparison) -> String {
+pub fn render_comparisons(rc: &RunComparison, pair: &super::Pair) -> String {
+    let columns = |id, operation, params: &Params| PairColumns {
+        baseline_run: rc.run_a,
+        candidate_run: rc.run_b,
+        id,
+        operation,
+        params: params.to_string(),
+        unit: pair.unit,
+        counter: pair.counter.to_string(),
+        ..PairColumns::default()
+    };
     let compared = rc.comparisons.iter().map(|c| {
         (
             PairColumns {
-                baseline: &c.baseline,
-                candidate: &c.candidate,
-                operation: &c.operation,
-                params: c.params.to_string(),
                 median_baseline: Num::of(c.median_baseline),
                 median_candidate: Num::of(c.median_candidate),
                 difference: Num::of(c.difference),
+                ..columns(&c.candidate, &c.operation, &c.params)
             },
             VerdictColumns::of(c),
         )
     });
     let not_compared = rc.not_compared.iter().map(|n| {
         (
-            PairColumns {
-                baseline: &n.baseline,
-                candidate: &n.candidate,
-                operation: &n.operation,
-                params: n.params.to_string(),
-                ..PairColumns::default()
-            },
+            columns(&n.candidate, &n.operation, &n.params),
             VerdictColumns::not_compared(n),
         )
     });
@@ -306,8 +312,13 @@ impl Exporter for Csv {
     fn bulk(&self, _: &StoredRun, t: &BulkAnalysis) -> Option<String> {
         Some(super::bulk::csv(t))
     }
-    fn comparison(&self, c: &RunComparison, _: &str, _: &VerdictOptions) -> Option<String> {
-        Some(render_comparisons(c))
+    fn comparison(
+        &self,
+        c: &RunComparison,
+        pair: &super::Pair,
+        _: &VerdictOptions,
+    ) -> Option<String> {
+        Some(render_comparisons(c, pair))
     }
     fn history(&self, h: &History) -> Option<String> {
         Some(super::history::csv(h))

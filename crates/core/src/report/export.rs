@@ -30,12 +30,12 @@ pub trait Exporter: Sync {
         None
     }
 
-    /// Two runs case by case (`compare`), `unit` the short unit of their counts and
-    /// `opts` the verdicts' options.
+    /// Two runs case by case (`compare`), `pair` what their counts are in and `opts` the
+    /// verdicts' options.
     fn comparison(
         &self,
         _c: &RunComparison,
-        _unit: &str,
+        _pair: &super::Pair,
         _opts: &VerdictOptions,
     ) -> Option<String> {
         None

@@ -434,11 +434,16 @@ impl Exporter for Html {
             &super::bulk::scaling_charts(t),
         ))
     }
-    fn comparison(&self, c: &RunComparison, unit: &str, opts: &VerdictOptions) -> Option<String> {
+    fn comparison(
+        &self,
+        c: &RunComparison,
+        pair: &super::Pair,
+        opts: &VerdictOptions,
+    ) -> Option<String> {
         Some(comparison_page(
             c,
             opts,
-            &super::comparison_document(c, unit, opts),
+            &super::comparison_document(c, pair, opts),
         ))
     }
     fn history(&self, h: &History) -> Option<String> {

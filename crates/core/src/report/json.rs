@@ -167,10 +167,6 @@ fn run_comparison_value(c: &RunComparison) -> Value {
     v
 }
 
-pub fn render_run_comparison(c: &RunComparison) -> String {
-    serde_json::to_string_pretty(&run_comparison_value(c)).expect("JSON values serialise") + "\n"
-}
-
 /// One JSON value per document.
 pub(super) struct Json;
 
@@ -190,8 +186,16 @@ impl Exporter for Json {
     fn bulk(&self, run: &StoredRun, t: &BulkAnalysis) -> Option<String> {
         Some(super::bulk::json(run, t))
     }
-    fn comparison(&self, c: &RunComparison, _: &str, _: &VerdictOptions) -> Option<String> {
-        Some(render_run_comparison(c))
+    fn comparison(
+        &self,
+        c: &RunComparison,
+        pair: &super::Pair,
+        _: &VerdictOptions,
+    ) -> Option<String> {
+        let mut v = run_comparison_value(c);
+        // What the medians and differences are in, as a run's `counter` says.
+        v["counter"] = json!({ "kind": pair.counter, "unit": pair.unit });
+        Some(serde_json::to_string_pretty(&v).expect("JSON values serialise") + "\n")
     }
     fn history(&self, h: &History) -> Option<String> {
         Some(super::history::json(h))

@@ -26,7 +26,7 @@ use anyhow::Result;
 use comfy_table::Table;
 
 use crate::analysis::{Analysis, RunComparison};
-use crate::record::VerdictOptions;
+use crate::record::{RunCounter, VerdictOptions};
 
 pub use document::{Doc, Format};
 pub use export::Exporter;
@@ -99,26 +99,35 @@ pub fn render(a: &Analysis, format: Format) -> String {
     format.exporter().run(a)
 }
 
-/// Two runs case by case (`compare`) in `format`, with `unit` the short unit of their
-/// counts and `opts` the verdicts' options (for the HTML chart's noise band). Errs for the
+/// What a comparison of two runs is in, beside its figures: what every format of
+/// `compare` says of the counts it compares.
+pub struct Pair<'a> {
+    /// The short unit of their counts (`cycles`, `ns`, ...).
+    pub unit: &'a str,
+    /// The candidate's counter (the baseline's too, unless forced).
+    pub counter: RunCounter,
+}
+
+/// Two runs case by case (`compare`) in `format`, with `pair` what their counts are in
+/// and `opts` the verdicts' options (for the HTML chart's noise band). Errs for the
 /// formats that carry one run's figures only (Bencher, github-action-benchmark).
 pub fn render_comparison(
     c: &RunComparison,
-    unit: &str,
+    pair: &Pair,
     opts: &VerdictOptions,
     format: Format,
 ) -> Result<String> {
     Doc::Comparison.check(format)?;
     Ok(format
         .exporter()
-        .comparison(c, unit, opts)
+        .comparison(c, pair, opts)
         .expect("the exporters of the formats Doc::Comparison lists write it"))
 }
 
 /// Two runs case by case as titled tables: what `table` and `md` print and `html` shows.
-fn comparison_document(c: &RunComparison, unit: &str, opts: &VerdictOptions) -> Document {
+fn comparison_document(c: &RunComparison, pair: &Pair, opts: &VerdictOptions) -> Document {
     let mut doc = Document { blocks: Vec::new() };
-    run_comparison_blocks(&mut doc, c, unit, opts);
+    run_comparison_blocks(&mut doc, c, pair.unit, opts);
     doc
 }
 

@@ -122,9 +122,14 @@ impl Exporter for Text {
     fn bulk(&self, run: &StoredRun, t: &BulkAnalysis) -> Option<String> {
         Some(render(&super::bulk::document(run, t), self.markdown))
     }
-    fn comparison(&self, c: &RunComparison, unit: &str, opts: &VerdictOptions) -> Option<String> {
+    fn comparison(
+        &self,
+        c: &RunComparison,
+        pair: &super::Pair,
+        opts: &VerdictOptions,
+    ) -> Option<String> {
         Some(render(
-            &super::comparison_document(c, unit, opts),
+            &super::comparison_document(c, pair, opts),
             self.markdown,
         ))
     }
