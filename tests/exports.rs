@@ -412,3 +412,64 @@ fn compare_csv_names_both_runs_and_what_the_medians_are_in() {
     assert_eq!(json["counter"]["kind"], "tsc-core", "{json}");
     assert_eq!(json["counter"]["unit"], "cycles", "{json}");
 }
+
+/// One notation across a report: every interval `[lo, hi]` (cases, ratios and
+/// comparisons alike), the CPU's signature in parentheses wherever it is printed, the
+/// Bencher export in the run's order, and `compare` naming a baseline by the name it
+/// was given as well as its id.
+#[test]
+fn a_report_keeps_one_notation_and_order() {
+    let env = Env::new();
+    let store = format!("{}/tests/data/golden/store.db", env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(store, env.db()).expect("copy the fixture store");
+
+    // An interval with a space between its bounds: `[1.589 1.595]`.
+    let spaced = |text: &str| -> Vec<String> {
+        text.split('[')
+            .skip(1)
+            .filter_map(|rest| rest.split_once(']').map(|(inside, _)| inside))
+            .filter(|inside| {
+                inside.contains(' ')
+                    && !inside.contains(',')
+                    && inside
+                        .chars()
+                        .all(|c| c.is_ascii_digit() || " .+-".contains(c))
+            })
+            .map(str::to_string)
+            .collect()
+    };
+    for run in ["1", "2", "3", "4"] {
+        let table = env.run_ok(&["report", run]);
+        assert!(table.contains(", "), "{table}");
+        assert_eq!(spaced(&table), Vec::<String>::new(), "run {run}:\n{table}");
+    }
+
+    let html = env.run_ok(&["report", "1", "--format", "html"]);
+    assert!(!html.contains("[25/17/1]"), "{html}");
+    assert!(html.contains("AMD EPYC (25/17/1)"), "{html}");
+    let info = env.run_ok(&["info"]);
+    let cpu = info.lines().find(|l| l.starts_with("CPU:")).unwrap();
+    assert!(!cpu.contains('['), "{cpu}");
+
+    let run = env.json(&["report", "1", "--format", "json"]);
+    let ids: Vec<&str> = run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    let bmf = env.run_ok(&["report", "1", "--format", "bencher"]);
+    let mut at = 0;
+    for id in &ids {
+        let found = bmf[at..]
+            .find(&format!("\"{id}\": {{"))
+            .unwrap_or_else(|| panic!("{id} not after the one before it in:\n{bmf}"));
+        at += found + 1;
+    }
+
+    let compared = env.run_ok(&["compare", "golden", "2"]);
+    assert!(
+        compared.contains("Run 2 against baseline run 1 (`golden`)"),
+        "{compared}"
+    );
+}

@@ -122,9 +122,14 @@ pub(super) fn compare(
             some_of(&cmp.only_in_b)
         );
     }
+    // The names the user gave (`main`, `latest`), beside the ids they resolved to.
+    fn named(given: &str, id: i64) -> Option<&str> {
+        (given != id.to_string()).then_some(given)
+    }
     let pair = report::Pair {
         unit: b.header.counter.short_unit(),
         counter: b.header.counter,
+        named: (named(run_a, id_a), named(run_b, id_b)),
     };
     emit(
         output.file.as_deref(),

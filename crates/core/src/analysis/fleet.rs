@@ -97,7 +97,8 @@ pub struct Fleet {
     pub experiment: String,
     /// One per machine, each showing its newest complete run of the experiment.
     pub columns: Vec<FleetColumn>,
-    /// One per case measured on any of the machines, in the order first seen.
+    /// One per case measured on any of the machines: each implementation and operation
+    /// where first seen, its parameters in order.
     pub rows: Vec<FleetRow>,
     /// One per within-run ratio computed on any of the machines.
     pub ratios: Vec<FleetRatio>,
@@ -247,6 +248,16 @@ impl RunFigures {
     }
 }
 
+/// Where a new row goes among `rows`: before the first of its group (`same`) that comes
+/// after it (`after`), else after the group's last, else at the end; so that the rows of
+/// one implementation stay in size order whichever machine measured which sizes.
+fn in_order<R>(rows: &[R], same: impl Fn(&R) -> bool, after: impl Fn(&R) -> bool) -> usize {
+    rows.iter()
+        .position(|r| same(r) && after(r))
+        .or_else(|| rows.iter().rposition(&same).map(|i| i + 1))
+        .unwrap_or(rows.len())
+}
+
 /// `what` on every machine of the store, or on `testbeds` only; only runs at git
 /// revision `revision` (a prefix) where one is given. `what` is an experiment stored
 /// (default: the newest run's), or else a filter over the case ids of the newest run's
@@ -332,13 +343,22 @@ pub fn collect(
             }) {
                 Some(i) => i,
                 None => {
-                    fleet.rows.push(FleetRow {
-                        implementation: case.implementation.clone(),
-                        operation: case.operation.clone(),
-                        params: case.params.clone(),
-                        cells: Vec::new(),
-                    });
-                    fleet.rows.len() - 1
+                    // A size another machine did not measure goes among its
+                    // implementation's rows in size order, not after them all.
+                    let same = |r: &FleetRow| {
+                        r.implementation == case.implementation && r.operation == case.operation
+                    };
+                    let at = in_order(&fleet.rows, same, |r| r.params > case.params);
+                    fleet.rows.insert(
+                        at,
+                        FleetRow {
+                            implementation: case.implementation.clone(),
+                            operation: case.operation.clone(),
+                            params: case.params.clone(),
+                            cells: Vec::new(),
+                        },
+                    );
+                    at
                 }
             };
             let cells = &mut fleet.rows[row].cells;
@@ -363,13 +383,19 @@ pub fn collect(
             }) {
                 Some(i) => i,
                 None => {
-                    fleet.ratios.push(FleetRatio {
-                        member: ratio.member.clone(),
-                        reference: ratio.reference.clone(),
-                        params: ratio.params.clone(),
-                        cells: Vec::new(),
-                    });
-                    fleet.ratios.len() - 1
+                    let same =
+                        |r: &FleetRatio| r.member == ratio.member && r.reference == ratio.reference;
+                    let at = in_order(&fleet.ratios, same, |r| r.params > ratio.params);
+                    fleet.ratios.insert(
+                        at,
+                        FleetRatio {
+                            member: ratio.member.clone(),
+                            reference: ratio.reference.clone(),
+                            params: ratio.params.clone(),
+                            cells: Vec::new(),
+                        },
+                    );
+                    at
                 }
             };
             let cells = &mut fleet.ratios[i].cells;
@@ -394,4 +420,34 @@ pub fn collect(
         ratio.cells.resize(width, None);
     }
     Ok(fleet)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_order;
+
+    /// `report --machines` listed `len=1024, 4096, 2048, 8192, 16384` where a second
+    /// machine measured sizes the first had not: each new size goes among its
+    /// implementation's rows in size order.
+    #[test]
+    fn a_size_another_machine_adds_goes_in_size_order() {
+        let mut rows: Vec<(&str, u64)> = vec![("a", 1024), ("a", 4096), ("b", 1024)];
+        for new in [("a", 2048), ("a", 8192), ("a", 16384), ("b", 64), ("c", 1)] {
+            let at = in_order(&rows, |r| r.0 == new.0, |r| r.1 > new.1);
+            rows.insert(at, new);
+        }
+        assert_eq!(
+            rows,
+            [
+                ("a", 1024),
+                ("a", 2048),
+                ("a", 4096),
+                ("a", 8192),
+                ("a", 16384),
+                ("b", 64),
+                ("b", 1024),
+                ("c", 1)
+            ]
+        );
+    }
 }

@@ -50,7 +50,7 @@ pub fn render(a: &Analysis) -> String {
     // so that Bencher never joins them to the series of whole runs; BMF has no other
     // place to say so.
     let suffix = incomplete_suffix(a);
-    let mut out = Map::new();
+    let mut out: Vec<(String, Value)> = Vec::new();
     for c in &a.cases {
         let Some(m) = &c.measured else { continue };
         let mut measures = Map::new();
@@ -68,9 +68,29 @@ pub fn render(a: &Analysis) -> String {
             };
             measures.insert("bytes-per-second".into(), metric);
         }
-        out.insert(format!("{}{suffix}", c.key), Value::Object(measures));
+        out.push((format!("{}{suffix}", c.key), Value::Object(measures)));
     }
-    serde_json::to_string_pretty(&Value::Object(out)).expect("JSON values serialise") + "\n"
+    in_order(&out)
+}
+
+/// A pretty JSON object of `entries` in their order (the run's, as every other format
+/// lists its cases), where a `serde_json::Map` would sort them by name.
+fn in_order(entries: &[(String, Value)]) -> String {
+    if entries.is_empty() {
+        return "{}\n".into();
+    }
+    let pretty = |v: &Value| serde_json::to_string_pretty(v).expect("JSON values serialise");
+    let fields: Vec<String> = entries
+        .iter()
+        .map(|(name, value)| {
+            format!(
+                "  {}: {}",
+                pretty(&Value::String(name.clone())),
+                pretty(value).replace('\n', "\n  ")
+            )
+        })
+        .collect();
+    format!("{{\n{}\n}}\n", fields.join(",\n"))
 }
 
 /// Bencher Metric Format: one run's figures only.
@@ -90,6 +110,33 @@ mod tests {
     use super::*;
     use crate::counter::CounterKind;
     use crate::record::ImportedCounter;
+
+    #[test]
+    fn entries_keep_their_order_and_read_back_as_json() {
+        let entries = vec![
+            ("b/x len=64".to_string(), json!({ "ns": { "value": 1.5 } })),
+            ("a/\"y\"".to_string(), json!({})),
+        ];
+        let text = in_order(&entries);
+        assert!(
+            text.find("b/x").unwrap() < text.find("a/").unwrap(),
+            "{text}"
+        );
+        let back: serde_json::Map<String, Value> = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.len(), 2);
+        assert_eq!(back["b/x len=64"]["ns"]["value"], 1.5);
+        // As serde_json writes a map, so that only the order changes.
+        let sorted: Map<String, Value> = entries.into_iter().collect();
+        let mut reversed = vec![];
+        for (k, v) in sorted.iter() {
+            reversed.push((k.clone(), v.clone()));
+        }
+        assert_eq!(
+            in_order(&reversed),
+            serde_json::to_string_pretty(&Value::Object(sorted)).unwrap() + "\n"
+        );
+        assert_eq!(in_order(&[]), "{}\n");
+    }
 
     #[test]
     fn each_kind_of_count_has_a_unit_of_its_own() {

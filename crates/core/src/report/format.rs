@@ -47,18 +47,18 @@ pub(super) fn fmt_per_byte(x: f64) -> String {
     }
 }
 
-/// An estimate and its interval, `1.1340 [1.1334 1.1346]`, all three to the decimals
+/// An estimate and its interval, `1.13401 [1.13375, 1.13430]`, all three to the decimals
 /// [`interval_decimals`] chooses from the interval's width; `fixed` writes them where the
 /// interval has no width (or is not finite), as it writes a figure without one.
 pub(super) fn fmt_interval(i: &Interval, fixed: fn(f64) -> String) -> String {
     match interval_decimals(i) {
         Some(d) => format!(
-            "{} [{} {}]",
+            "{} [{}, {}]",
             unsigned_zero(format!("{:.d$}", i.estimate)),
             unsigned_zero(format!("{:.d$}", i.lo)),
             unsigned_zero(format!("{:.d$}", i.hi))
         ),
-        None => format!("{} [{} {}]", fixed(i.estimate), fixed(i.lo), fixed(i.hi)),
+        None => format!("{} [{}, {}]", fixed(i.estimate), fixed(i.lo), fixed(i.hi)),
     }
 }
 
@@ -67,7 +67,7 @@ pub(super) fn fmt_interval(i: &Interval, fixed: fn(f64) -> String) -> String {
 const MOST_SIGNIFICANT: i32 = 6;
 
 /// How many decimals show an estimate with its interval: enough that the half-width
-/// shows in two significant digits (`±0.00027` as `1.13401 [1.13375 1.13430]`, where
+/// shows in two significant digits (`±0.00027` as `1.13401 [1.13375, 1.13430]`, where
 /// fixed decimals printed `1.134 [1.134 1.134]`), one more where a bound that differs from the
 /// estimate would still print as it does, and never so many that the estimate has more
 /// than [`MOST_SIGNIFICANT`] significant digits. `None` for an interval without width (or
@@ -196,29 +196,29 @@ mod tests {
         // The audit's: ±0.05 % that fixed decimals printed as `1.134 [1.134 1.134]`.
         assert_eq!(
             per_byte(1.13401, 1.13375, 1.13430),
-            "1.13401 [1.13375 1.13430]"
+            "1.13401 [1.13375, 1.13430]"
         );
         assert_eq!(
             per_byte(1.13401, 1.13345, 1.13459),
-            "1.13401 [1.13345 1.13459]"
+            "1.13401 [1.13345, 1.13459]"
         );
         assert_eq!(
             per_byte(0.214003, 0.213896, 0.214110),
-            "0.21400 [0.21390 0.21411]"
+            "0.21400 [0.21390, 0.21411]"
         );
         // A half-width of 0.04 shows in two digits, as it did.
-        assert_eq!(per_byte(5.761, 5.719, 5.800), "5.761 [5.719 5.800]");
+        assert_eq!(per_byte(5.761, 5.719, 5.800), "5.761 [5.719, 5.800]");
         // A wide interval does not claim digits it cannot back.
-        assert_eq!(per_byte(2.173, 1.851, 2.226), "2.17 [1.85 2.23]");
-        assert_eq!(per_byte(1655.3, 1000.0, 3000.0), "1655 [1000 3000]");
+        assert_eq!(per_byte(2.173, 1.851, 2.226), "2.17 [1.85, 2.23]");
+        assert_eq!(per_byte(1655.3, 1000.0, 3000.0), "1655 [1000, 3000]");
         // A bound closer to the estimate than the last digit gets one more.
-        assert_eq!(per_byte(5.7610, 5.7606, 5.800), "5.7610 [5.7606 5.8000]");
+        assert_eq!(per_byte(5.7610, 5.7606, 5.800), "5.7610 [5.7606, 5.8000]");
         // No width: the fixed decimals, as for a figure without an interval.
-        assert_eq!(per_byte(1.5, 1.5, 1.5), "1.500 [1.500 1.500]");
+        assert_eq!(per_byte(1.5, 1.5, 1.5), "1.500 [1.500, 1.500]");
         // However narrow, no more than six significant digits.
         assert_eq!(
             per_byte(1.0, 1.0 - 1e-12, 1.0 + 1e-12),
-            "1.00000 [1.00000 1.00000]"
+            "1.00000 [1.00000, 1.00000]"
         );
         assert_eq!(interval_decimals(&interval(1.0, f64::NAN, 2.0)), None);
     }

@@ -113,7 +113,7 @@ fn measured_machine_rows(m: &Machine) -> Vec<(&'static str, Option<String>)> {
             non_empty(&m.cpu_model).map(|model| {
                 let mut s = model;
                 if let Some(sig) = non_empty(&m.cpu_signature) {
-                    s += &format!(" [{sig}]");
+                    s += &format!(" ({sig})");
                 }
                 if let Some(arch) = non_empty(&m.arch) {
                     s += &format!(", {arch}");

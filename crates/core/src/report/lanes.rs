@@ -41,7 +41,7 @@ pub(super) fn lane_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                         l.single
                     ),
                     format!(
-                        "{:.2}x [{:.2} {:.2}]",
+                        "{:.2}x [{:.2}, {:.2}]",
                         l.speedup.estimate, l.speedup.lo, l.speedup.hi
                     ),
                     l.per_byte_per_lane.map_or(String::new(), fmt_per_byte),

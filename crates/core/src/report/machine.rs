@@ -12,7 +12,7 @@ pub fn machine_text(m: &Machine, chosen: CounterKind) -> String {
         format!("{:.1} MHz (measured against CLOCK_MONOTONIC_RAW)", hz / 1e6)
     });
     s += &format!(
-        "CPU:        {} [{}], {}\n",
+        "CPU:        {} ({}), {}\n",
         m.cpu_model, m.cpu_signature, m.arch
     );
     s += &format!("CPUs:       {} available to this process\n", m.online_cpus);

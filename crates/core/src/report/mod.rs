@@ -106,6 +106,9 @@ pub struct Pair<'a> {
     pub unit: &'a str,
     /// The candidate's counter (the baseline's too, unless forced).
     pub counter: RunCounter,
+    /// How the user named the baseline and the candidate (`main`, `latest`), where not
+    /// by their ids: the intro says both.
+    pub named: (Option<&'a str>, Option<&'a str>),
 }
 
 /// Two runs case by case (`compare`) in `format`, with `pair` what their counts are in
@@ -127,7 +130,7 @@ pub fn render_comparison(
 /// Two runs case by case as titled tables: what `table` and `md` print and `html` shows.
 fn comparison_document(c: &RunComparison, pair: &Pair, opts: &VerdictOptions) -> Document {
     let mut doc = Document { blocks: Vec::new() };
-    run_comparison_blocks(&mut doc, c, pair.unit, opts);
+    run_comparison_blocks(&mut doc, c, pair.unit, opts, pair.named);
     doc
 }
 
@@ -158,7 +161,13 @@ pub fn document(a: &Analysis) -> Document {
     lane_blocks(&mut blocks, a);
     let mut doc = Document { blocks };
     if let Some(rc) = &a.against_baseline {
-        run_comparison_blocks(&mut doc, rc, &a.short_unit, &a.verdict_options);
+        run_comparison_blocks(
+            &mut doc,
+            rc,
+            &a.short_unit,
+            &a.verdict_options,
+            (None, None),
+        );
     }
     doc
 }

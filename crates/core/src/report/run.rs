@@ -502,11 +502,15 @@ pub(super) fn run_comparison_blocks(
     rc: &RunComparison,
     unit: &str,
     opts: &crate::record::VerdictOptions,
+    named: (Option<&str>, Option<&str>),
 ) {
+    let name = |n: Option<&str>| n.map_or(String::new(), |n| format!(" (`{n}`)"));
     doc.blocks.push(Block::Heading(format!(
-        "Run {} against baseline run {} (the same case in each; {})",
+        "Run {}{} against baseline run {}{} (the same case in each; {})",
         rc.run_b,
+        name(named.1),
         rc.run_a,
+        name(named.0),
         judged_by(opts)
     )));
     for c in &rc.caveats {
