@@ -149,6 +149,150 @@ fn a_build_without_its_kinds_functions_is_refused_before_anything_runs() {
     );
 }
 
+/// The prototype docs/c-api.md gives `crypto_hash`, as a refusal quotes it.
+const HASH_PROTOTYPE: &str =
+    "int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen)";
+
+/// A function declared otherwise than the C API declares it (a 32-bit length, a `const`
+/// left out, `unsigned long` for `unsigned long long`, arguments swapped) once compiled,
+/// and crashed or gave wrong output when called. Every source is now compiled with the
+/// API's prototypes declared: the declaration at odds with them is refused in one line,
+/// naming its file and line, with the prototype it must have.
+#[test]
+fn a_function_declared_otherwise_than_the_api_is_refused_naming_its_line() {
+    let differs = |at: &str| {
+        format!(
+            "manifest.toml: `o2` (sha-256) for target `native`: {at}: the prototype of `crypto_hash` differs from docs/c-api.md's, `{HASH_PROTOTYPE}`, which cryptobench calls it by (the compiler: "
+        )
+    };
+    let narrow = "#include \"api.h\"\n/* a 32-bit length */\nint crypto_hash(unsigned char *out, const unsigned char *in, unsigned int inlen) {\n    for (unsigned int j = 0; j < 32; j++) out[j] = j < inlen ? in[j] : 0;\n    return 0;\n}\n";
+    let swapped = "#include \"api.h\"\nint crypto_hash(unsigned char *out, unsigned long long inlen, const unsigned char *in) {\n    for (unsigned long long j = 0; j < inlen; j++) out[j % 32] += in[j];\n    return 0;\n}\n";
+    let plain = "#include \"api.h\"\nint crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen) {\n    for (unsigned long long j = 0; j < 32; j++) out[j] = j < inlen ? in[j] : 0;\n    return 0;\n}\n";
+    // Renamed by a flag, as docs/c-api.md suggests for SUPERCOP's names: checked as named.
+    let renamed = "#include \"api.h\"\nint crypto_hash_blake2b(unsigned char *out, const unsigned char *in, unsigned long inlen) {\n    for (unsigned long j = 0; j < 32; j++) out[j] = j < inlen ? in[j] : 0;\n    return 0;\n}\n";
+    for (source, api, flags, at) in [
+        (narrow, "", "", "`h.c` line 3"),
+        (swapped, "", "", "`h.c` line 2"),
+        (
+            plain,
+            "int crypto_hash(unsigned char *out, unsigned char *in, unsigned long long inlen);\n",
+            "",
+            "`api.h` line 2",
+        ),
+        (
+            renamed,
+            "",
+            r#", "-Dcrypto_hash_blake2b=crypto_hash""#,
+            "`h.c` line 2",
+        ),
+    ] {
+        let env = Env::new();
+        let m = write(&env, &[("h.c", source)], &manifest(r#""h.c""#, flags));
+        std::fs::write(env.path("api.h"), format!("#define CRYPTO_BYTES 32\n{api}")).unwrap();
+        assert_bad_input(&env.cmd(&["check", &m]), &differs(at));
+    }
+    // The build's fault: with --keep-going it fails alone, with that line.
+    let env = Env::new();
+    let m = write(&env, &[("h.c", narrow)], &manifest(r#""h.c""#, ""));
+    let out = env.cmd(&["check", &m, "--keep-going"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(&format!(
+            "did not compile for target `native`: `h.c` line 3: the prototype of `crypto_hash` differs from docs/c-api.md's, `{HASH_PROTOTYPE}`"
+        )),
+        "{said}"
+    );
+}
+
+/// A toy hash of 32 bytes (byte sums), no known algorithm: checked in part, and passed.
+const TOY_HASH: &str = "int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen) {\n    for (int i = 0; i < 32; i++) out[i] = (unsigned char)(i + toy_zero());\n    for (unsigned long long j = 0; j < inlen; j++) out[j % 32] += in[j];\n    return 0;\n}\n";
+
+/// `toy_zero`, returning 0, in assembly for x86-64 and AArch64: preprocessed (`.S`), so
+/// the generated header is included in it too, and must say nothing there.
+const ZERO_S: &str = "#if defined(__x86_64__)\n    .text\n    .globl toy_zero\n    .type toy_zero, @function\ntoy_zero:\n    xorl %eax, %eax\n    ret\n#elif defined(__aarch64__)\n    .text\n    .globl toy_zero\n    .type toy_zero, %function\ntoy_zero:\n    mov w0, #0\n    ret\n#endif\n    .section .note.GNU-stack,\"\",%progbits\n";
+
+/// What the prototypes must not refuse: an `api.h` that declares them itself, in its own
+/// words; SUPERCOP's names mapped in a header of the build's own (`#define crypto_hash
+/// crypto_hash_toy_ref`, with `-Dcrypto_hash_toy_ref=crypto_hash` in `flags` to export the
+/// plain name); an assembly source beside them.
+#[test]
+fn sources_that_declare_or_map_the_prototypes_themselves_still_build() {
+    let env = Env::new();
+    let supercop = "#ifndef crypto_hash_H\n#define crypto_hash_H\n#define crypto_hash crypto_hash_toy_ref\n\
+                    extern int crypto_hash_toy_ref(unsigned char *, const unsigned char *, unsigned long long);\n#endif\n";
+    let source =
+        format!("#include \"api.h\"\n#include \"crypto_hash.h\"\nint toy_zero(void);\n{TOY_HASH}");
+    let m = write(
+        &env,
+        &[
+            ("crypto_hash.h", supercop),
+            ("h.c", &source),
+            ("zero.S", ZERO_S),
+        ],
+        &manifest(
+            r#""h.c", "zero.S""#,
+            r#", "-Dcrypto_hash_toy_ref=crypto_hash""#,
+        )
+        .replace("sha-256", "toy-hash"),
+    );
+    std::fs::write(
+        env.path("api.h"),
+        "#define CRYPTO_BYTES 32\n#include <stdint.h>\nint crypto_hash(uint8_t *digest, const uint8_t *message, unsigned long long int length);\n",
+    )
+    .unwrap();
+    let out = env.cmd(&["check", &m]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("checked in part"), "{said}");
+}
+
+/// C++ sources see the prototypes `extern "C"`: a definition with the API's prototype is
+/// exported by its C name without `extern "C"` of its own (it was exported mangled, and
+/// refused as missing), and one with another prototype is refused as a C source's is.
+#[test]
+fn a_cpp_source_is_held_to_the_prototypes_too() {
+    let env = Env::new();
+    let probe = env.path("probe.cpp");
+    std::fs::write(&probe, "int main() { return 0; }\n").unwrap();
+    let cpp = Command::new("cc")
+        .args(["-fsyntax-only"])
+        .arg(&probe)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !cpp {
+        eprintln!("skipped: `cc` compiles no C++ here");
+        return;
+    }
+    let source = format!("#include \"api.h\"\nstatic int toy_zero() {{ return 0; }}\n{TOY_HASH}");
+    let m = write(
+        &env,
+        &[("h.cpp", &source)],
+        &manifest(r#""h.cpp""#, "").replace("sha-256", "toy-hash"),
+    );
+    let out = env.cmd(&["check", &m]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let long = source.replace("unsigned long long inlen", "unsigned long inlen");
+    std::fs::write(env.path("h.cpp"), format!("extern \"C\" {{\n{long}}}\n")).unwrap();
+    assert_bad_input(
+        &env.cmd(&["check", &m]),
+        &format!(
+            "manifest.toml: `o2` (toy-hash) for target `native`: `h.cpp` line 4: the prototype of `crypto_hash` differs from docs/c-api.md's, `{HASH_PROTOTYPE}`"
+        ),
+    );
+}
+
 #[test]
 fn a_negative_or_absurd_size_in_api_h_is_refused_by_name() {
     let env = Env::new();

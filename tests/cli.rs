@@ -2012,7 +2012,7 @@ fn manifest_errors_name_the_file_and_exit_2() {
     let dir = env.dir.path();
     std::fs::write(
         dir.join("x.c"),
-        "int crypto_hash(void) { return 0; }\nthis does not compile;\n",
+        "int crypto_hash(unsigned char *o, const unsigned char *i, unsigned long long n) { (void)o; (void)i; (void)n; return 0; }\nthis does not compile;\n",
     )
     .unwrap();
     std::fs::write(dir.join("api.h"), "#define CRYPTO_BYTES 32\n").unwrap();

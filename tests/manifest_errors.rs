@@ -334,9 +334,32 @@ fn a_size_that_is_no_api_h_macro_is_refused_with_the_known_ones() {
 /// without (it crashed in the gate, as if the C code were at fault).
 #[test]
 fn a_macro_missing_from_api_h_is_named_for_every_kind() {
-    let stubs = "int crypto_hash() { return 0; }\nint crypto_stream_xor() { return 0; }\n\
-                 int crypto_aead_encrypt() { return 0; }\nint crypto_aead_decrypt() { return 0; }\n\
-                 int crypto_core() { return 0; }\n";
+    // With the API's prototypes: every source is compiled with them declared.
+    let stubs = r#"#define UNUSED(x) (void)(x)
+int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen) {
+    UNUSED(out); UNUSED(in); UNUSED(inlen); return 0;
+}
+int crypto_stream_xor(unsigned char *c, const unsigned char *m, unsigned long long mlen,
+                      const unsigned char *n, const unsigned char *k) {
+    UNUSED(c); UNUSED(m); UNUSED(mlen); UNUSED(n); UNUSED(k); return 0;
+}
+int crypto_aead_encrypt(unsigned char *c, unsigned long long *clen, const unsigned char *m,
+                        unsigned long long mlen, const unsigned char *ad, unsigned long long adlen,
+                        const unsigned char *nsec, const unsigned char *npub, const unsigned char *k) {
+    UNUSED(c); UNUSED(clen); UNUSED(m); UNUSED(mlen); UNUSED(ad); UNUSED(adlen);
+    UNUSED(nsec); UNUSED(npub); UNUSED(k); return 0;
+}
+int crypto_aead_decrypt(unsigned char *m, unsigned long long *mlen, unsigned char *nsec,
+                        const unsigned char *c, unsigned long long clen, const unsigned char *ad,
+                        unsigned long long adlen, const unsigned char *npub, const unsigned char *k) {
+    UNUSED(m); UNUSED(mlen); UNUSED(nsec); UNUSED(c); UNUSED(clen); UNUSED(ad);
+    UNUSED(adlen); UNUSED(npub); UNUSED(k); return 0;
+}
+int crypto_core(unsigned char *out, const unsigned char *in, const unsigned char *k,
+                const unsigned char *c) {
+    UNUSED(out); UNUSED(in); UNUSED(k); UNUSED(c); return 0;
+}
+"#;
     for (kind, api, missing) in [
         ("hash", "", "CRYPTO_BYTES"),
         (
@@ -901,19 +924,44 @@ fn core_vectors_come_from_a_file_too() {
     );
 }
 
-/// A function whose prototype is not the API's (here `in` and `inlen` swapped) crashes in
-/// the gate's first call: the failure names that call and where the prototypes are, not
-/// only the signal.
+/// `crypto_hash` in assembly, for x86-64 and AArch64: a jump to `swapped_hash`, whose
+/// prototype the compiler cannot hold to the API's.
+const JUMP_S: &str = r#"#if defined(__x86_64__)
+    .text
+    .globl crypto_hash
+    .type crypto_hash, @function
+crypto_hash:
+    jmp swapped_hash@PLT
+#elif defined(__aarch64__)
+    .text
+    .globl crypto_hash
+    .type crypto_hash, %function
+crypto_hash:
+    b swapped_hash
+#endif
+    .section .note.GNU-stack,"",%progbits
+"#;
+
+/// A function whose prototype is not the API's (here `in` and `inlen` swapped), out of the
+/// compiler's sight (behind assembly: in C it is refused when built), crashes in the
+/// gate's first call: the failure names that call and where the prototypes are, not only
+/// the signal.
 #[test]
 fn a_crash_in_the_gate_names_the_call_it_died_in() {
     let env = Env::new();
     let swapped = r#"#include "api.h"
-int crypto_hash(unsigned char *out, unsigned long long inlen, const unsigned char *in) {
+int swapped_hash(unsigned char *out, unsigned long long inlen, const unsigned char *in) {
     for (unsigned long long j = 0; j < inlen; j++) out[j % CRYPTO_BYTES] += in[j];
     return 0;
 }
 "#;
-    let m = write(&env, swapped, "#define CRYPTO_BYTES 32\n", TOY_MANIFEST);
+    std::fs::write(env.path("jump.S"), JUMP_S).unwrap();
+    let m = write(
+        &env,
+        swapped,
+        "#define CRYPTO_BYTES 32\n",
+        &TOY_MANIFEST.replace(r#"sources = ["toy.c"]"#, r#"sources = ["toy.c", "jump.S"]"#),
+    );
     let out = env.cmd(&["check", &m]);
     let said = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{said}");

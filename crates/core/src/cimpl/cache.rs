@@ -3,7 +3,8 @@
 //!
 //! Only the files cryptobench writes there are counted or removed (a build's shared
 //! object `NAME-VARIANT-TARGET-HASH.so` and its assembly `.s`, the generated
-//! `cryptobench-*.c` sources, and what a build left half-written, `*.PID.tmp`), so that a
+//! `cryptobench-*.c` sources and `cryptobench-*.h` headers, and what a build left
+//! half-written, `*.PID.tmp`), so that a
 //! `CRYPTOBENCH_CACHE` pointed at a directory shared with other files loses none of them.
 
 use std::path::{Path, PathBuf};
@@ -18,7 +19,7 @@ const IN_FLIGHT: Duration = Duration::from_secs(3600);
 enum Kind {
     /// A build's shared object: what is counted as a build.
     Build,
-    /// A build's assembly (for `--estimate`), or a generated source.
+    /// A build's assembly (for `--estimate`), or a generated source or header.
     Beside,
     /// Written aside by a build or a generated source, not yet renamed.
     Partial,
@@ -42,8 +43,8 @@ fn kind(name: &str) -> Option<Kind> {
             .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
             .then_some(Kind::Partial);
     }
-    (name.starts_with("cryptobench-") && name.ends_with(".c") && hashed(&name[..name.len() - 2]))
-        .then_some(Kind::Beside)
+    let generated = name.strip_suffix(".c").or_else(|| name.strip_suffix(".h"));
+    (name.starts_with("cryptobench-") && generated.is_some_and(hashed)).then_some(Kind::Beside)
 }
 
 struct Entry {
@@ -169,7 +170,7 @@ pub fn clean(older_than: Option<Duration>) -> Result<Cleaned> {
             && !e.path.with_extension("so").exists()
             && stale(e);
         let generated = e.kind == Kind::Beside
-            && e.path.extension().is_some_and(|x| x == "c")
+            && e.path.extension().is_some_and(|x| x == "c" || x == "h")
             && cleaned.kept_builds == 0;
         let partial = e.kind == Kind::Partial && age(e) > IN_FLIGHT;
         if orphan_asm || generated || partial {
@@ -224,6 +225,10 @@ mod tests {
             Some(Kind::Beside)
         );
         assert_eq!(
+            kind("cryptobench-prototypes-0123456789abcdef.h"),
+            Some(Kind::Beside)
+        );
+        assert_eq!(
             kind("toys-o2-native-0123456789abcdef.4242.tmp"),
             Some(Kind::Partial)
         );
@@ -236,6 +241,7 @@ mod tests {
             "notes.txt",
             "x.s",
             "main.c",
+            "api.h",
             "a.tmp",
             "x.y.tmp",
         ] {

@@ -510,6 +510,21 @@ impl Manifest {
         }
     }
 
+    /// `path` as a message names it: from the manifest's directory where it lies in it
+    /// (`avx2/api.h`), else as it is.
+    pub fn shown(&self, path: &Path) -> String {
+        let dir = self.dir();
+        if let Ok(inside) = path.strip_prefix(&dir) {
+            return inside.display().to_string();
+        }
+        if let (Ok(dir), Ok(path)) = (std::fs::canonicalize(&dir), std::fs::canonicalize(path))
+            && let Ok(inside) = path.strip_prefix(&dir)
+        {
+            return inside.display().to_string();
+        }
+        path.display().to_string()
+    }
+
     /// The sources `imp` compiles, as paths: its own, or the manifest's.
     pub fn sources_of(&self, imp: &ManifestImplementation) -> Vec<PathBuf> {
         let listed = imp.sources.as_ref().unwrap_or(&self.sources);

@@ -34,6 +34,10 @@ pub(super) static INFO: KindInfo = KindInfo {
     required_sizes: &["CRYPTO_KEYBYTES", "CRYPTO_NPUBBYTES", "CRYPTO_ABYTES"],
     vector_sizes: &[],
     functions: &["crypto_aead_encrypt", "crypto_aead_decrypt"],
+    prototypes: &[
+        "int crypto_aead_encrypt(unsigned char *c, unsigned long long *clen, const unsigned char *m, unsigned long long mlen, const unsigned char *ad, unsigned long long adlen, const unsigned char *nsec, const unsigned char *npub, const unsigned char *k)",
+        "int crypto_aead_decrypt(unsigned char *m, unsigned long long *mlen, unsigned char *nsec, const unsigned char *c, unsigned long long clen, const unsigned char *ad, unsigned long long adlen, const unsigned char *npub, const unsigned char *k)",
+    ],
     estimated: "crypto_aead_encrypt",
     params: |lengths| {
         lengths

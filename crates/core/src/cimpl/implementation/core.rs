@@ -41,6 +41,9 @@ pub(super) static INFO: KindInfo = KindInfo {
         ("output", "CRYPTO_OUTPUTBYTES"),
     ],
     functions: &["crypto_core"],
+    prototypes: &[
+        "int crypto_core(unsigned char *out, const unsigned char *in, const unsigned char *k, const unsigned char *c)",
+    ],
     estimated: "crypto_core",
     params: fixed_size,
     load: load::<CoreApi>,

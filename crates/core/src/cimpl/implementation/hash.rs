@@ -28,6 +28,9 @@ pub(super) static INFO: KindInfo = KindInfo {
     required_sizes: &["CRYPTO_BYTES"],
     vector_sizes: &[("output", "CRYPTO_BYTES")],
     functions: &["crypto_hash"],
+    prototypes: &[
+        "int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen)",
+    ],
     estimated: "crypto_hash",
     params: per_length,
     load: load::<HashApi>,

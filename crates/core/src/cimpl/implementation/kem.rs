@@ -44,6 +44,11 @@ pub(super) static INFO: KindInfo = KindInfo {
     ],
     vector_sizes: &[],
     functions: &["crypto_kem_keypair", "crypto_kem_enc", "crypto_kem_dec"],
+    prototypes: &[
+        "int crypto_kem_keypair(unsigned char *pk, unsigned char *sk)",
+        "int crypto_kem_enc(unsigned char *ct, unsigned char *ss, const unsigned char *pk)",
+        "int crypto_kem_dec(unsigned char *ss, const unsigned char *ct, const unsigned char *sk)",
+    ],
     estimated: "crypto_kem_enc",
     params: fixed_size,
     load: load::<KemApi>,

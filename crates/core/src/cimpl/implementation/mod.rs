@@ -110,6 +110,10 @@ pub struct KindInfo {
     vector_sizes: &'static [(&'static str, &'static str)],
     /// The functions a build of the kind must export.
     pub functions: &'static [&'static str],
+    /// Their prototypes, as docs/c-api.md gives them and cryptobench calls them, in the
+    /// order of [`KindInfo::functions`]: every source of a build is compiled with them
+    /// declared, so that one declared otherwise does not compile.
+    pub prototypes: &'static [&'static str],
     /// The function whose code a static estimate reads.
     pub estimated: &'static str,
     /// The parameters of its cases, given the lengths asked for.
@@ -968,6 +972,36 @@ mod tests {
             "crypto_hash left 16 of its 32 output bytes (from byte 16 to 31) as the buffer held them"
         ));
         assert!(!declined("crypto_hash returned -1 in that variant"));
+    }
+
+    /// The prototypes every build is compiled with are those the C API's page gives, one
+    /// for each function the kind must export, in its order.
+    #[test]
+    fn the_prototypes_are_the_documented_ones() {
+        let doc =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/c-api.md"))
+                .expect("docs/c-api.md");
+        let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let doc = words(&doc);
+        for kind in [
+            CKind::Hash,
+            CKind::Stream,
+            CKind::Aead,
+            CKind::Core,
+            CKind::Kem,
+            CKind::Scalarmult,
+            CKind::Xof,
+        ] {
+            let info = info(kind);
+            assert_eq!(info.prototypes.len(), info.functions.len(), "{kind:?}");
+            for (p, f) in info.prototypes.iter().zip(info.functions) {
+                assert!(p.starts_with(&format!("int {f}(")), "{p} is not {f}'s");
+                assert!(
+                    doc.contains(&format!("{};", words(p))),
+                    "{p} is not in docs/c-api.md"
+                );
+            }
+        }
     }
 
     #[test]

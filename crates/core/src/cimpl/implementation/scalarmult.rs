@@ -31,6 +31,10 @@ pub(super) static INFO: KindInfo = KindInfo {
     required_sizes: &["CRYPTO_BYTES", "CRYPTO_SCALARBYTES"],
     vector_sizes: &[],
     functions: &["crypto_scalarmult", "crypto_scalarmult_base"],
+    prototypes: &[
+        "int crypto_scalarmult(unsigned char *q, const unsigned char *n, const unsigned char *p)",
+        "int crypto_scalarmult_base(unsigned char *q, const unsigned char *n)",
+    ],
     estimated: "crypto_scalarmult",
     params: fixed_size,
     load: load::<ScalarmultApi>,

@@ -40,6 +40,9 @@ pub(super) static INFO: KindInfo = KindInfo {
     required_sizes: &["CRYPTO_KEYBYTES", "CRYPTO_NONCEBYTES"],
     vector_sizes: &[("key", "CRYPTO_KEYBYTES"), ("nonce", "CRYPTO_NONCEBYTES")],
     functions: &["crypto_stream_xor"],
+    prototypes: &[
+        "int crypto_stream_xor(unsigned char *c, const unsigned char *m, unsigned long long mlen, const unsigned char *n, const unsigned char *k)",
+    ],
     estimated: "crypto_stream_xor",
     params: per_length,
     load: load::<StreamApi>,

@@ -29,6 +29,9 @@ pub(super) static INFO: KindInfo = KindInfo {
     required_sizes: &[],
     vector_sizes: &[],
     functions: &["crypto_xof"],
+    prototypes: &[
+        "int crypto_xof(unsigned char *out, unsigned long long outlen, const unsigned char *in, unsigned long long inlen)",
+    ],
     estimated: "crypto_xof",
     params: |lengths| {
         lengths
