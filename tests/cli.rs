@@ -1310,18 +1310,19 @@ fn c_implementations_crash_hang_and_wrong_output_fail_alone() {
     let crash = result(&run, "faulty/sha-256/crash@native");
     assert_case(crash, "failed", "SIGSEGV");
     // Which call it died in, from the note the worker left.
+    // What it points at: not a prototype, which the compiler checked in C.
     assert_case(
         crash,
         "failed",
-        "died in faulty/sha-256/crash@native hash at len=20000, the case's call",
+        "died in faulty/sha-256/crash@native hash at len=20000, the case's call (memory read or written out of bounds)",
     );
     let hang = result(&run, "faulty/sha-256/hang@native");
     assert_case(hang, "failed", "timed out");
-    // Which call it hung in, as for a crash.
+    // Which call it hung in, as for a crash, and what that points at.
     assert_case(
         hang,
         "failed",
-        "(hang?) in faulty/sha-256/hang@native hash at len=20000, the case's call",
+        "(hang?) in faulty/sha-256/hang@native hash at len=20000, the case's call (a loop that does not end at this length, or code slower than --timeout allows)",
     );
     // Gone without a reply: the case fails alone, named, and the run goes on.
     let exit = result(&run, "faulty/sha-256/exit@native");
@@ -1364,7 +1365,7 @@ fn a_c_function_that_hangs_in_the_gate_is_named_with_its_call() {
     let said = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{said}");
     assert!(
-        said.contains("timed out after 2.0 s (hang?) in crypto_hash(inlen = 3), called by the correctness gate"),
+        said.contains("timed out after 2.0 s (hang?) in crypto_hash(inlen = 3), called by the correctness gate (a loop that does not end at this length, or code slower than --timeout allows)"),
         "{said}"
     );
     // Off a terminal (a CI log), what it waits on is said as it starts, not only at the end.

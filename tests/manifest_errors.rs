@@ -974,6 +974,41 @@ int swapped_hash(unsigned char *out, unsigned long long inlen, const unsigned ch
     );
 }
 
+/// A call that does not return, behind assembly whose prototype the compiler could not
+/// check (here a length swapped with a pointer, read as a count of about 2^46): the hang
+/// names a prototype among what it points at, as it did before the causes were split by
+/// signal. (In C the prototype is checked, and the hint says what is left:
+/// cli.rs's `a_c_function_that_hangs_in_the_gate_is_named_with_its_call`.)
+#[test]
+fn a_hang_out_of_the_compilers_sight_points_at_a_prototype() {
+    let env = Env::new();
+    let swapped = r#"#include "api.h"
+int swapped_hash(unsigned char *out, unsigned long long inlen, const unsigned char *in) {
+    (void)in;
+    for (int i = 0; i < CRYPTO_BYTES; i++) out[i] = 0;
+    for (unsigned long long j = 0; j < inlen; j++) out[j % CRYPTO_BYTES] ^= (unsigned char)(j >> 3);
+    return 0;
+}
+"#;
+    std::fs::write(env.path("jump.S"), JUMP_S).unwrap();
+    let m = write(
+        &env,
+        swapped,
+        "#define CRYPTO_BYTES 32\n",
+        &TOY_MANIFEST.replace(r#"sources = ["toy.c"]"#, r#"sources = ["toy.c", "jump.S"]"#),
+    );
+    let out = env.cmd(&["check", &m, "--timeout", "2"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("timed out after 2.0 s (hang?) in crypto_hash(inlen = ")
+            && said.contains(
+                "called by the correctness gate (a prototype other than docs/c-api.md's, whose length a loop reads as a huge count, or a loop that does not end at this length)"
+            ),
+        "{said}"
+    );
+}
+
 /// A call that ends the worker with exit() leaves no signal: the note is written on the
 /// way out, so the failure names the call and its length as a crash's does (it once said
 /// only "exited with status 0 before replying").

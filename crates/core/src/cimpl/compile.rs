@@ -352,6 +352,22 @@ fn is_library(flag: &str) -> bool {
     flag.starts_with("-l")
 }
 
+/// Whether every function of a build went through the compiler with the API's prototypes
+/// declared ([`prototypes_source`]): each source is C or C++ (not assembly, not an object
+/// or an archive, nor made another language by `-x`), and no flag links a library (`-l`,
+/// `-Wl,`) that could define one of them instead.
+pub fn prototypes_checked(m: &Manifest, imp: &ManifestImplementation) -> bool {
+    const C_OR_CPP: [&str; 8] = ["c", "cc", "cp", "cpp", "cxx", "c++", "C", "CPP"];
+    let sources = m.sources_of(imp);
+    let compiled = sources.iter().all(|s| {
+        s.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| C_OR_CPP.contains(&e))
+    });
+    let mut flags = m.flags.iter().chain(&imp.flags);
+    compiled && !flags.any(|f| is_library(f) || f.starts_with("-Wl,") || f.starts_with("-x"))
+}
+
 /// How every build is linked: a shared object whose every symbol is defined in its own
 /// sources or in a library it names. Without `-z defs` a function it calls but does not
 /// define would be found when it is loaded, in whatever the worker's process holds: a

@@ -1,9 +1,12 @@
 //! What a C build was doing when it killed its worker. The gate and the timed calls note
 //! the call they are about to make (function, lengths, case); a handler of the fatal
 //! signals, and one of `exit`, write that note to stderr, where the parent reads a dead
-//! worker's last words, and [`cause`] says what the way it died points at. A build whose
-//! functions do not have the prototypes the API fixes (docs/c-api.md) usually crashes in
-//! its first call, and "killed by signal 11" alone does not say which.
+//! worker's last words, and [`cause`] says what the way it died points at ([`hang_cause`],
+//! what a call that never returned does). A build whose functions do not have the
+//! prototypes the API fixes (docs/c-api.md) usually crashes in its first call, or loops
+//! on a length read at another width, and "killed by signal 11" alone does not say which;
+//! but where the compiler held them to those prototypes (every source C or C++: see
+//! `compile::prototypes_checked`), a prototype is no cause to point at.
 
 use std::fmt::{self, Write as _};
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
@@ -76,8 +79,13 @@ pub const EXITED_IN: &str = "cryptobench: exited in ";
 /// What a worker's end points at, given the signal that killed it (`None`: it exited)
 /// and its stderr; `None` where it left no note, so that no C call was under way.
 /// A heap or stack that glibc found corrupted aborts, and the last words are glibc's:
-/// memory written out of bounds, not a prototype.
-pub fn cause(signal: Option<libc::c_int>, stderr: &str) -> Option<&'static str> {
+/// memory written out of bounds, not a prototype; nor is a prototype where the compiler
+/// checked them (`prototypes_checked`).
+pub fn cause(
+    signal: Option<libc::c_int>,
+    stderr: &str,
+    prototypes_checked: bool,
+) -> Option<&'static str> {
     // A panic of cryptobench's own unwinds through `exit` too: not the implementation's.
     let noted = stderr.contains(DIED_IN) || stderr.contains(EXITED_IN);
     if !noted || (signal.is_none() && stderr.contains("panicked at")) {
@@ -98,11 +106,29 @@ pub fn cause(signal: Option<libc::c_int>, stderr: &str) -> Option<&'static str> 
         }
         Some(libc::SIGABRT) => "the implementation called abort(), or an assert() failed",
         Some(libc::SIGFPE) => "an integer division by zero?",
+        Some(libc::SIGILL) if prototypes_checked => {
+            "an instruction this CPU lacks, or memory written out of bounds"
+        }
         Some(libc::SIGILL) => {
             "an instruction this CPU lacks, a prototype other than docs/c-api.md's, or memory written out of bounds"
         }
+        Some(_) if prototypes_checked => "memory read or written out of bounds",
         Some(_) => "a prototype other than docs/c-api.md's, or memory written out of bounds",
     })
+}
+
+/// What a C call that did not return before the timeout points at: a length parameter of
+/// another width than the API's `unsigned long long` (a 32-bit `inlen` read from a
+/// register whose upper half is not the length, or a swapped pointer) can run a loop
+/// about forever; where the compiler held the functions to the API's prototypes
+/// (`prototypes_checked`), that cannot be, and what is left is the code's own loop, or a
+/// call slower than the timeout.
+pub fn hang_cause(prototypes_checked: bool) -> &'static str {
+    if prototypes_checked {
+        "a loop that does not end at this length, or code slower than --timeout allows"
+    } else {
+        "a prototype other than docs/c-api.md's, whose length a loop reads as a huge count, or a loop that does not end at this length"
+    }
 }
 
 /// In a worker, before it loads anything: a fatal signal first writes the note (if any)
@@ -196,24 +222,41 @@ mod tests {
     fn a_crash_is_said_by_its_cause() {
         let note = "cryptobench: died in crypto_hash(inlen = 3), called by the correctness gate";
         let heap = format!("malloc(): invalid size (unsorted)\n{note}\n");
+        for checked in [false, true] {
+            assert_eq!(
+                cause(Some(libc::SIGABRT), &heap, checked),
+                Some("memory written out of bounds: glibc found its heap or stack corrupted")
+            );
+            assert_eq!(
+                cause(Some(libc::SIGABRT), note, checked),
+                Some("the implementation called abort(), or an assert() failed")
+            );
+            let exited =
+                "cryptobench: exited in crypto_hash(inlen = 7), called by the correctness gate";
+            assert_eq!(
+                cause(None, exited, checked),
+                Some("the implementation called exit()")
+            );
+            assert_eq!(
+                cause(Some(libc::SIGSEGV), "no note", checked),
+                None,
+                "no C call"
+            );
+        }
+        // A prototype is a cause only where the compiler could not check it.
         assert_eq!(
-            cause(Some(libc::SIGABRT), &heap),
-            Some("memory written out of bounds: glibc found its heap or stack corrupted")
-        );
-        assert_eq!(
-            cause(Some(libc::SIGABRT), note),
-            Some("the implementation called abort(), or an assert() failed")
-        );
-        assert_eq!(
-            cause(Some(libc::SIGSEGV), note),
+            cause(Some(libc::SIGSEGV), note, false),
             Some("a prototype other than docs/c-api.md's, or memory written out of bounds")
         );
-        let exited =
-            "cryptobench: exited in crypto_hash(inlen = 7), called by the correctness gate";
         assert_eq!(
-            cause(None, exited),
-            Some("the implementation called exit()")
+            cause(Some(libc::SIGSEGV), note, true),
+            Some("memory read or written out of bounds")
         );
-        assert_eq!(cause(Some(libc::SIGSEGV), "no note"), None, "no C call");
+        assert_eq!(
+            cause(Some(libc::SIGILL), note, true),
+            Some("an instruction this CPU lacks, or memory written out of bounds")
+        );
+        assert!(hang_cause(false).starts_with("a prototype other than docs/c-api.md's"));
+        assert!(!hang_cause(true).contains("prototype"));
     }
 }

@@ -89,6 +89,7 @@ pub fn operations_of(
         estimate: None,
         lanes: 1,
         timed_lengths: Vec::new(),
+        prototypes_checked: compile::prototypes_checked(manifest, imp),
     };
     (implementation::info(imp.kind).operations)(&spec)
 }
@@ -335,6 +336,7 @@ fn described(
         peers: Vec::new(),
         lanes: 1,
         timed_lengths: Vec::new(),
+        prototypes_checked: compile::prototypes_checked(manifest, imp),
     }
 }
 

@@ -99,7 +99,7 @@ pub enum Outcome {
     /// of its stderr where it said anything.
     Crashed(String),
     /// It was killed when the timeout, held here, ran out; the call it was in, where a C
-    /// build noted it ([`crate::cimpl::crash_note`]).
+    /// build noted it ([`crate::cimpl::crash_note`]), with what a hang there points at.
     TimedOut(Duration, Option<String>),
 }
 
@@ -242,10 +242,13 @@ pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
     let out = out.recv_timeout(PIPE_GRACE).unwrap_or_default();
     let err =
         String::from_utf8_lossy(&err.recv_timeout(PIPE_GRACE).unwrap_or_default()).into_owned();
+    // Whether the compiler held a C build's functions to the API's prototypes: where it
+    // did, a prototype is not what a crash or a hang points at.
+    let checked = request.c.as_ref().is_some_and(|c| c.prototypes_checked);
     if timed_out {
         let hung_in = (err.lines())
             .find_map(|l| l.strip_prefix(crate::cimpl::crash_note::HUNG_IN))
-            .map(str::to_string);
+            .map(|call| format!("{call} ({})", crate::cimpl::crash_note::hang_cause(checked)));
         return Ok(Outcome::TimedOut(timeout, hung_in));
     }
     use std::os::unix::process::ExitStatusExt;
@@ -263,7 +266,7 @@ pub fn run(request: &Request, timeout: Duration) -> Result<Outcome> {
     let said = last_words(&err);
     // The note, where a C call left one, says which call; what the way it died points
     // at follows it (a prototype, memory written out of bounds, exit()).
-    let cause = match crate::cimpl::crash_note::cause(status.signal(), &err) {
+    let cause = match crate::cimpl::crash_note::cause(status.signal(), &err, checked) {
         Some(cause) => format!(" ({cause})"),
         None if status.code() == Some(0) => " (the implementation called exit()?)".into(),
         None => String::new(),

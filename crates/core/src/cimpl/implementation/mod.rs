@@ -70,6 +70,11 @@ pub struct CSpec {
     /// output was not compared.
     #[serde(default)]
     pub timed_lengths: Vec<usize>,
+    /// Whether the compiler held the build's functions to the API's prototypes: every
+    /// source is C or C++, compiled with them declared, and no library its flags link
+    /// could define one instead. A crash or a hang then points at something else.
+    #[serde(default)]
+    pub prototypes_checked: bool,
 }
 
 fn one_lane() -> usize {
@@ -1072,6 +1077,7 @@ mod tests {
             estimate: None,
             lanes: 1,
             timed_lengths: Vec::new(),
+            prototypes_checked: true,
         };
         let Err(e) = CImplementation::load(&spec) else {
             panic!("a disagreeing size was loaded")
