@@ -89,7 +89,7 @@ pub fn kat(data: &[u8]) {
                 ("CRYPTO_ABYTES", abytes),
             ]
             .into();
-            let _ = kat::check_lengths(&vectors, &sizes);
+            let _ = kat::check_lengths(&vectors, &sizes, "api.h");
         }
     }
 }

@@ -301,11 +301,11 @@ fn a_negative_or_absurd_size_in_api_h_is_refused_by_name() {
     for (define, said) in [
         (
             "-1",
-            "api.h gives CRYPTO_BYTES = -1: no size of the C API is negative or above 64 MiB",
+            "`api.h` gives CRYPTO_BYTES = -1: no size of the C API is negative or above 64 MiB",
         ),
         (
             "4000000000",
-            "api.h gives CRYPTO_BYTES = 4000000000: no size of the C API is negative or above 64 MiB",
+            "`api.h` gives CRYPTO_BYTES = 4000000000: no size of the C API is negative or above 64 MiB",
         ),
     ] {
         std::fs::write(
@@ -423,6 +423,64 @@ sizes = { CRYPTO_BYTES = 64 }
     assert!(
         err.contains("wide/api.h`") && err.contains("glue.c` reads `"),
         "{err}"
+    );
+}
+
+/// A refusal of a build's `api.h` sizes names the `api.h` it read: a NIST tree has one per
+/// variant (`ref/api.h`, `avx2/api.h`), and "api.h" alone did not say which. From the
+/// manifest's directory where it lies there, else by its full path.
+#[test]
+fn a_refusal_of_api_h_sizes_names_the_api_h_it_read() {
+    let env = Env::new();
+    for dir in ["m/ref", "common"] {
+        std::fs::create_dir_all(env.path(dir)).unwrap();
+    }
+    std::fs::write(env.path("m/ref/h.c"), WIDE_HASH).unwrap();
+    let m = env.path("m/manifest.toml");
+    let m = m.to_str().unwrap();
+    let manifest = |algorithm: &str, more: &str| {
+        format!(
+            "name = \"paths\"\ntargets = [\"native\"]\n\n[[implementation]]\nvariant = \"ref\"\n\
+             algorithm = \"{algorithm}\"\nkind = \"hash\"\n{more}"
+        )
+    };
+    let own = r#"sources = ["ref/h.c"]"#;
+    for (api_h, algorithm, more, said) in [
+        (
+            "m/ref/api.h",
+            "toy-hash",
+            format!("{own}\nsizes = {{ CRYPTO_BYTES = 32 }}\n"),
+            "`ref/api.h` gives CRYPTO_BYTES = 64, the manifest says 32; make them agree",
+        ),
+        (
+            "m/ref/api.h",
+            "sha-256",
+            format!("{own}\n"),
+            "`sha-256` has CRYPTO_BYTES = 32; this build's `ref/api.h` says 64",
+        ),
+        (
+            "m/ref/api.h",
+            "toy-hash",
+            format!("{own}\nvectors = [{{ input = \"\", output = \"00\", source = \"short\" }}]\n"),
+            "`vectors[0]`: `output` has 1 byte, `ref/api.h` gives CRYPTO_BYTES = 64",
+        ),
+        // Found on the search path, outside the manifest's directory: its whole path.
+        (
+            "common/api.h",
+            "sha-256",
+            "sources = [\"ref/h.c\"]\ninclude_dirs = [\"../common\"]\n".to_string(),
+            "this build's `",
+        ),
+    ] {
+        let _ = std::fs::remove_file(env.path("m/ref/api.h"));
+        std::fs::write(env.path(api_h), "#define CRYPTO_BYTES 64\n").unwrap();
+        std::fs::write(m, manifest(algorithm, &more)).unwrap();
+        assert_bad_input(&env.cmd(&["check", m]), said);
+    }
+    let full = std::fs::canonicalize(env.path("common/api.h")).unwrap();
+    assert_bad_input(
+        &env.cmd(&["check", m]),
+        &format!("this build's `{}` says 64", full.display()),
     );
 }
 

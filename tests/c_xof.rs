@@ -178,8 +178,8 @@ fn an_xof_wrong_only_at_a_timed_length_is_refused_before_it_is_timed() {
 fn a_lane_count_out_of_range_is_refused_naming_it() {
     let env = Env::new();
     for (lanes, said) in [
-        ("-1", "`CRYPTO_LANES` is -1"),
-        ("65", "`CRYPTO_LANES` is 65"),
+        ("-1", "`CRYPTO_LANES` is -1 in `api.h`"),
+        ("65", "`CRYPTO_LANES` is 65 in `api.h`"),
     ] {
         let dir = env.path(&format!("lanes{lanes}"));
         std::fs::create_dir_all(&dir).unwrap();

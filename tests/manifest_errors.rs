@@ -292,7 +292,7 @@ fn a_size_that_disagrees_with_api_h_is_refused_before_measuring() {
     );
     assert_bad_input(
         &run(&env, &m),
-        "manifest.toml: `o2` (toy-hash) for target `native`: api.h gives CRYPTO_BYTES = 32, \
+        "manifest.toml: `o2` (toy-hash) for target `native`: `api.h` gives CRYPTO_BYTES = 32, \
          the manifest says 64; make them agree",
     );
     // A size api.h does not define is not said to be 0.
@@ -305,7 +305,7 @@ fn a_size_that_disagrees_with_api_h_is_refused_before_measuring() {
     );
     assert_bad_input(
         &run(&env, &m),
-        "api.h defines no CRYPTO_KEYBYTES (or defines it as 0), the manifest says 16",
+        "`api.h` defines no CRYPTO_KEYBYTES (or defines it as 0), the manifest says 16",
     );
 }
 
@@ -394,7 +394,7 @@ int crypto_core(unsigned char *out, const unsigned char *in, const unsigned char
         assert_bad_input(
             &run(&env, &m),
             &format!(
-                "manifest.toml: `o2` (toy-hash) for target `native`: api.h defines no {missing} \
+                "manifest.toml: `o2` (toy-hash) for target `native`: `api.h` defines no {missing} \
                  (or defines it as 0); {article} {kind} build needs it (or is `kind = \"{kind}\"` \
                  not what this code is?)"
             ),
@@ -492,15 +492,15 @@ fn a_core_vector_that_does_not_fit_api_h_is_refused_before_measuring() {
     for (vector, expect) in [
         (
             r#"{ input = "", key = "aabb", output = "" }"#,
-            "`vectors[1]`: `input` has 0 bytes, api.h gives CRYPTO_INPUTBYTES = 4; give it as 8 hex digits",
+            "`vectors[1]`: `input` has 0 bytes, `api.h` gives CRYPTO_INPUTBYTES = 4; give it as 8 hex digits",
         ),
         (
             r#"{ input = "00010203", key = "aabb", output = "00" }"#,
-            "`vectors[1]`: `output` has 1 byte, api.h gives CRYPTO_OUTPUTBYTES = 4",
+            "`vectors[1]`: `output` has 1 byte, `api.h` gives CRYPTO_OUTPUTBYTES = 4",
         ),
         (
             r#"{ input = "00010203", output = "00010203" }"#,
-            "`vectors[1]`: `key` has 0 bytes, api.h gives CRYPTO_KEYBYTES = 2",
+            "`vectors[1]`: `key` has 0 bytes, `api.h` gives CRYPTO_KEYBYTES = 2",
         ),
     ] {
         let env = Env::new();
@@ -550,15 +550,15 @@ kat = "LWC_AEAD_KAT.txt"
     for (second, expect) in [
         (
             entry("00", nonce, &format!("01{tag}")),
-            "LWC_AEAD_KAT.txt`: line 9: `Key` has 1 byte, api.h gives CRYPTO_KEYBYTES = 16",
+            "LWC_AEAD_KAT.txt`: line 9: `Key` has 1 byte, `api.h` gives CRYPTO_KEYBYTES = 16",
         ),
         (
             entry(key, "0001", &format!("01{tag}")),
-            "LWC_AEAD_KAT.txt`: line 10: `Nonce` has 2 bytes, api.h gives CRYPTO_NPUBBYTES = 12",
+            "LWC_AEAD_KAT.txt`: line 10: `Nonce` has 2 bytes, `api.h` gives CRYPTO_NPUBBYTES = 12",
         ),
         (
             entry(key, nonce, tag),
-            "LWC_AEAD_KAT.txt`: line 13: `CT` has 16 bytes, but `PT` has 1 byte and api.h gives CRYPTO_ABYTES = 16",
+            "LWC_AEAD_KAT.txt`: line 13: `CT` has 16 bytes, but `PT` has 1 byte and `api.h` gives CRYPTO_ABYTES = 16",
         ),
         (
             entry("zz", nonce, &format!("01{tag}")),
@@ -907,7 +907,7 @@ fn core_vectors_come_from_a_file_too() {
     assert_bad_input(
         &run(&env, &manifest("short.toml")),
         &format!(
-            "[[vector]] at {}: `output` has 2 bytes, api.h gives CRYPTO_OUTPUTBYTES = 8",
+            "[[vector]] at {}: `output` has 2 bytes, `api.h` gives CRYPTO_OUTPUTBYTES = 8",
             at("short.toml")
         ),
     );
@@ -1226,7 +1226,7 @@ fn a_vector_that_does_not_fit_its_kind_is_refused_naming_it() {
             "hash",
             "#define CRYPTO_BYTES 4\n",
             r#"{ input = "00", output = "0000" }"#,
-            "`o2` (toy) for target `native`: `vectors[0]`: `output` has 2 bytes, api.h gives CRYPTO_BYTES = 4",
+            "`o2` (toy) for target `native`: `vectors[0]`: `output` has 2 bytes, `api.h` gives CRYPTO_BYTES = 4",
         ),
         (
             "stream",
@@ -1394,8 +1394,8 @@ fn a_known_name_at_other_sizes_is_refused_naming_the_size() {
     assert_bad_input(
         &env.cmd(&["check", &m]),
         "`o2` (chacha20) for target `native`: `chacha20` has CRYPTO_NONCEBYTES = 12 (or, in its \
-         other form, CRYPTO_NONCEBYTES = 8); this build's api.h says 16: name the algorithm \
-         otherwise if the build is not chacha20, else correct api.h",
+         other form, CRYPTO_NONCEBYTES = 8); this build's `api.h` says 16: name the algorithm \
+         otherwise if the build is not chacha20, else correct `api.h`",
     );
     let m = write(
         &env,
@@ -1403,8 +1403,7 @@ fn a_known_name_at_other_sizes_is_refused_naming_the_size() {
         "#define CRYPTO_BYTES 64\n",
         &TOY_MANIFEST.replace("toy-hash", "sha-256"),
     );
-    let said =
-        "`sha-256` has CRYPTO_BYTES = 32; this build's api.h says 64: name the algorithm otherwise";
+    let said = "`sha-256` has CRYPTO_BYTES = 32; this build's `api.h` says 64: name the algorithm otherwise";
     assert_bad_input(&env.cmd(&["check", &m]), said);
     let out = env.cmd(&["check", &m, "--keep-going"]);
     let stdout = String::from_utf8_lossy(&out.stdout);

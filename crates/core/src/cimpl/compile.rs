@@ -561,7 +561,18 @@ impl std::fmt::Display for DidNotCompile {
 
 impl std::error::Error for DidNotCompile {}
 
-/// Build (or find in the cache) the shared object of `imp` for `target`.
+/// A build in the cache: its shared object, and the `api.h` its sizes were read from.
+#[derive(Debug)]
+pub struct Built {
+    /// The shared object.
+    pub library: PathBuf,
+    /// The `api.h` its sources read, or else the one its size probe found on the search
+    /// path; `None` where the compiler named none (what a refusal of its sizes names).
+    pub api_h: Option<PathBuf>,
+}
+
+/// Build (or find in the cache) the shared object of `imp` for `target`, and say which
+/// `api.h` it read.
 ///
 /// The cache key holds the content of every listed source and of every file the
 /// compiler reports reading for this build (`-M`), wherever it lies: an edit to a source
@@ -569,11 +580,7 @@ impl std::error::Error for DidNotCompile {}
 /// makes a new build. Sources and headers beside the manifest and in `include_dirs` are
 /// hashed too, so that a new header that would shadow one found further along the search
 /// path counts; other files there (a result store) are not.
-pub fn shared_object(
-    m: &Manifest,
-    imp: &ManifestImplementation,
-    target: &Target,
-) -> Result<PathBuf> {
+pub fn shared_object(m: &Manifest, imp: &ManifestImplementation, target: &Target) -> Result<Built> {
     let cache = cache_dir()?;
     std::fs::create_dir_all(&cache).with_context(|| {
         unwritable(format!(
@@ -704,15 +711,17 @@ pub fn shared_object(
     let probe = generated(&cache, "api", "c", &api_probe_source(api_h.as_deref()))?;
     let mut read: Vec<PathBuf> = rules.into_iter().flatten().collect();
     // A probe of the sources' api.h reads nothing they do not; one of the search path's
-    // is asked what it reads.
-    if api_h.is_none() {
-        read.extend(
-            dependencies(m, &args, std::slice::from_ref(&probe))?
-                .map_err(|said| failed(&said))?
-                .into_iter()
-                .flatten(),
-        );
-    }
+    // is asked what it reads, and which api.h that is (what its refusals name).
+    let api_h = match api_h {
+        Some(api_h) => Some(api_h),
+        None => {
+            let probed = dependencies(m, &args, std::slice::from_ref(&probe))?
+                .map_err(|said| failed(&said))?;
+            let found = api_h_read(&probed).ok().flatten();
+            read.extend(probed.into_iter().flatten());
+            found
+        }
+    };
     sources.push(probe);
     // Assembly (`.s`) is not preprocessed, so -M does not name it.
     read.extend(sources.iter().cloned());
@@ -734,9 +743,10 @@ pub fn shared_object(
         h.finish()
     );
     let so = cache.join(format!("{stem}.so"));
+    let built = |library| Built { library, api_h };
     if so.is_file() {
         super::cache::touch(&so);
-        return Ok(so);
+        return Ok(built(so));
     }
     let tmp = aside(&cache, &stem);
     let out = Command::new(&m.compiler)
@@ -768,7 +778,7 @@ pub fn shared_object(
             so.display()
         ))
     })?;
-    Ok(so)
+    Ok(built(so))
 }
 
 /// The `api.h` sizes a build exports ([`API_SYMBOL`]), by name, read from the shared

@@ -28,8 +28,13 @@ pub struct AeadVector {
 /// Whether every entry fits a build of these `api.h` sizes; if not, the first that does
 /// not, by line, field and lengths. The C functions read CRYPTO_KEYBYTES of key and
 /// CRYPTO_NPUBBYTES of nonce whatever the file gives, so a shorter field would be read
-/// past its end and the file's mistake blamed on the build.
-pub fn check_lengths(vectors: &[AeadVector], sizes: &BTreeMap<&str, u64>) -> Result<(), String> {
+/// past its end and the file's mistake blamed on the build. `api_h` names the file the
+/// sizes were read from.
+pub fn check_lengths(
+    vectors: &[AeadVector],
+    sizes: &BTreeMap<&str, u64>,
+    api_h: &str,
+) -> Result<(), String> {
     let size = |n: &str| sizes.get(n).copied().unwrap_or(0) as usize;
     let abytes = size("CRYPTO_ABYTES");
     for v in vectors {
@@ -39,7 +44,7 @@ pub fn check_lengths(vectors: &[AeadVector], sizes: &BTreeMap<&str, u64>) -> Res
         ] {
             if got != size(name) {
                 return Err(format!(
-                    "line {}: `{field}` has {}, api.h gives {name} = {}; this file is not for \
+                    "line {}: `{field}` has {}, `{api_h}` gives {name} = {}; this file is not for \
                      this build, or the line is wrong",
                     v.lines[field],
                     bytes(got),
@@ -51,7 +56,7 @@ pub fn check_lengths(vectors: &[AeadVector], sizes: &BTreeMap<&str, u64>) -> Res
         // 2^64 - 1), and the sum would overflow, into a length the file can match.
         if v.ciphertext.len().checked_sub(v.plaintext.len()) != Some(abytes) {
             return Err(format!(
-                "line {}: `CT` has {}, but `PT` has {} and api.h gives CRYPTO_ABYTES = {abytes} \
+                "line {}: `CT` has {}, but `PT` has {} and `{api_h}` gives CRYPTO_ABYTES = {abytes} \
                  (the ciphertext is the message's length plus the tag's); this file is not for \
                  this build, or the line is wrong",
                 v.lines["CT"],
@@ -228,10 +233,13 @@ mod tests {
             ))
             .unwrap()
         };
-        assert_eq!(check_lengths(&entry("0001", "AABB"), &sizes), Ok(()));
-        let err = check_lengths(&entry("00", "AABB"), &sizes).unwrap_err();
+        assert_eq!(
+            check_lengths(&entry("0001", "AABB"), &sizes, "api.h"),
+            Ok(())
+        );
+        let err = check_lengths(&entry("00", "AABB"), &sizes, "ref/api.h").unwrap_err();
         assert!(
-            err.starts_with("line 9: `Key` has 1 byte, api.h gives CRYPTO_KEYBYTES = 2;"),
+            err.starts_with("line 9: `Key` has 1 byte, `ref/api.h` gives CRYPTO_KEYBYTES = 2;"),
             "{err}"
         );
         // A tag of 2^64 - 1 bytes, with a message of 1: no ciphertext is that long, and
@@ -239,15 +247,15 @@ mod tests {
         let mut huge = sizes.clone();
         huge.insert("CRYPTO_ABYTES", u64::MAX);
         let one = parse("Count = 1\nKey = 0001\nNonce = 02\nPT = 03\nAD =\nCT =\n").unwrap();
-        let err = check_lengths(&one, &huge).unwrap_err();
+        let err = check_lengths(&one, &huge, "api.h").unwrap_err();
         assert!(
-            err.starts_with("line 6: `CT` has 0 bytes, but `PT` has 1 byte and api.h gives CRYPTO_ABYTES = 18446744073709551615"),
+            err.starts_with("line 6: `CT` has 0 bytes, but `PT` has 1 byte and `api.h` gives CRYPTO_ABYTES = 18446744073709551615"),
             "{err}"
         );
-        let err = check_lengths(&entry("0001", "AA"), &sizes).unwrap_err();
+        let err = check_lengths(&entry("0001", "AA"), &sizes, "api.h").unwrap_err();
         assert!(
             err.starts_with(
-                "line 13: `CT` has 1 byte, but `PT` has 1 byte and api.h gives CRYPTO_ABYTES = 1"
+                "line 13: `CT` has 1 byte, but `PT` has 1 byte and `api.h` gives CRYPTO_ABYTES = 1"
             ),
             "{err}"
         );

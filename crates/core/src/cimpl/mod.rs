@@ -90,6 +90,7 @@ pub fn operations_of(
         lanes: 1,
         timed_lengths: Vec::new(),
         prototypes_checked: compile::prototypes_checked(manifest, imp),
+        api_h: implementation::API_H.to_string(),
     };
     (implementation::info(imp.kind).operations)(&spec)
 }
@@ -337,6 +338,7 @@ fn described(
         lanes: 1,
         timed_lengths: Vec::new(),
         prototypes_checked: compile::prototypes_checked(manifest, imp),
+        api_h: implementation::API_H.to_string(),
     }
 }
 
@@ -424,7 +426,9 @@ fn build(
     with_estimates: bool,
 ) -> Result<CSpec> {
     let (kat, _) = checks;
-    let library = compile::shared_object(manifest, imp, t)?;
+    let compile::Built { library, api_h } = compile::shared_object(manifest, imp, t)?;
+    // What a refusal of its sizes names: the api.h it read, from the manifest's directory.
+    let api_h = api_h.map_or_else(|| "api.h".to_string(), |p| manifest.shown(&p));
     let refused = |why: String| {
         anyhow::Error::new(BuildRefused {
             said: format!(
@@ -445,16 +449,17 @@ fn build(
         // would overflow them, and no SIMD register holds more than 64 states.
         if declared > MAX_LANES {
             return Err(refused(format!(
-                "`CRYPTO_LANES` is {} in api.h; an N-way function takes 1 to {MAX_LANES} lanes (0 or undefined: one)",
+                "`CRYPTO_LANES` is {} in `{api_h}`; an N-way function takes 1 to {MAX_LANES} lanes (0 or undefined: one)",
                 declared as i64
             )));
         }
         lanes = declared.max(1) as usize;
-        implementation::check_sizes(imp.kind, &imp.sizes, &sizes).map_err(refused)?;
-        implementation::check_known_sizes(imp.kind, &imp.algorithm, &sizes).map_err(refused)?;
-        implementation::check_vectors(imp.kind, &imp.vectors, &sizes).map_err(refused)?;
+        implementation::check_sizes(imp.kind, &imp.sizes, &sizes, &api_h).map_err(refused)?;
+        implementation::check_known_sizes(imp.kind, &imp.algorithm, &sizes, &api_h)
+            .map_err(refused)?;
+        implementation::check_vectors(imp.kind, &imp.vectors, &sizes, &api_h).map_err(refused)?;
         if let Some((path, vectors)) = kat {
-            kat::check_lengths(vectors, &sizes)
+            kat::check_lengths(vectors, &sizes, &api_h)
                 .map_err(|why| refused(format!("KAT file `{}`: {why}", path.display())))?;
         }
     }
@@ -487,6 +492,7 @@ fn build(
         library,
         unsupported: t.runnable_on(host).err(),
         lanes,
+        api_h,
         ..described(manifest, imp, t, checks)
     })
 }

@@ -293,7 +293,7 @@ impl Build<AeadApi> {
     /// Every entry of a NIST LWC known-answer file, encrypted and decrypted.
     fn check_kat(&self, path: &std::path::Path) -> Result<(), Mismatch> {
         let vectors = kat::read(path).map_err(|e| Mismatch::new("KAT file", format!("{e:#}")))?;
-        kat::check_lengths(&vectors, &self.sizes)
+        kat::check_lengths(&vectors, &self.sizes, &self.spec.api_h)
             .map_err(|why| Mismatch::new(format!("KAT file `{}`", path.display()), why))?;
         for v in &vectors {
             // By the line an editor jumps to and the Count a genkat file numbers by.

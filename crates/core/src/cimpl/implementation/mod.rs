@@ -75,6 +75,17 @@ pub struct CSpec {
     /// could define one instead. A crash or a hang then points at something else.
     #[serde(default)]
     pub prototypes_checked: bool,
+    /// The `api.h` the build's sizes were read from, as its refusals name it (from the
+    /// manifest's directory where it lies in it: `avx2/api.h`).
+    #[serde(default = "api_h")]
+    pub api_h: String,
+}
+
+/// What a build's `api.h` is called before it is built, or where the compiler named none.
+pub const API_H: &str = "api.h";
+
+fn api_h() -> String {
+    API_H.to_string()
 }
 
 fn one_lane() -> usize {
@@ -160,17 +171,19 @@ fn fixed_size(_: &[u64]) -> Vec<Params> {
 const MAX_API_SIZE: u64 = 64 << 20;
 
 /// Whether a build's `api.h` sizes (0 where a macro is undefined) give what its kind
-/// needs and what the manifest expects; if not, why, naming the macro and the values.
+/// needs and what the manifest expects; if not, why, naming `api_h` (the file they were
+/// read from), the macro and the values.
 pub fn check_sizes(
     kind: CKind,
     expected: &BTreeMap<String, u64>,
     sizes: &BTreeMap<&str, u64>,
+    api_h: &str,
 ) -> Result<(), String> {
     // A negative define reads as a huge one: the buffers made from it could not be
     // allocated, and the worker would die in the allocator, not say why.
     if let Some((k, v)) = sizes.iter().find(|&(_, &v)| v > MAX_API_SIZE) {
         return Err(format!(
-            "api.h gives {k} = {}: no size of the C API is negative or above {} MiB",
+            "`{api_h}` gives {k} = {}: no size of the C API is negative or above {} MiB",
             *v as i64,
             MAX_API_SIZE >> 20
         ));
@@ -180,10 +193,10 @@ pub fn check_sizes(
         if got != Some(*want) {
             return Err(match got {
                 None | Some(0) => format!(
-                    "api.h defines no {k} (or defines it as 0), the manifest says {want}; make them agree"
+                    "`{api_h}` defines no {k} (or defines it as 0), the manifest says {want}; make them agree"
                 ),
                 Some(g) => {
-                    format!("api.h gives {k} = {g}, the manifest says {want}; make them agree")
+                    format!("`{api_h}` gives {k} = {g}, the manifest says {want}; make them agree")
                 }
             });
         }
@@ -197,7 +210,7 @@ pub fn check_sizes(
                 "a"
             };
             return Err(format!(
-                "api.h defines no {k} (or defines it as 0); {article} {kind} build needs it (or is `kind = \"{kind}\"` not what this code is?)"
+                "`{api_h}` defines no {k} (or defines it as 0); {article} {kind} build needs it (or is `kind = \"{kind}\"` not what this code is?)"
             ));
         }
     }
@@ -207,11 +220,13 @@ pub fn check_sizes(
 /// Whether a build named after an algorithm the gate knows has that algorithm's `api.h`
 /// sizes; if not, the sizes at fault and the remedy. A toy cipher named `aes-128-gcm`
 /// with an 8-byte tag could be checked against nothing of AES-GCM's, and would be
-/// measured in the rows of the real one: refused instead, as a misnamed build.
+/// measured in the rows of the real one: refused instead, as a misnamed build. `api_h`
+/// names the file the sizes were read from.
 pub fn check_known_sizes(
     kind: CKind,
     algorithm: &str,
     sizes: &BTreeMap<&str, u64>,
+    api_h: &str,
 ) -> Result<(), String> {
     let forms = (info(kind).sizes_of)(algorithm);
     let off = |form: &ApiSizes| -> Vec<(&'static str, usize, u64)> {
@@ -243,8 +258,8 @@ pub fn check_known_sizes(
         })
         .collect();
     Err(format!(
-        "`{algorithm}` has {}{}; this build's api.h says {}: name the algorithm otherwise if \
-         the build is not {algorithm}, else correct api.h",
+        "`{algorithm}` has {}{}; this build's `{api_h}` says {}: name the algorithm otherwise \
+         if the build is not {algorithm}, else correct `{api_h}`",
         has.join(" and "),
         others.concat(),
         says.join(" and "),
@@ -281,10 +296,12 @@ pub fn check_vectors_against_reference(
 /// not, the first field that does not, by index and lengths. The C functions read and
 /// write the api.h sizes whatever a vector gives, so a shorter field would be read past
 /// its end (a crash, or wrong output) and the manifest's mistake blamed on the build.
+/// `api_h` names the file the sizes were read from.
 pub fn check_vectors(
     kind: CKind,
     vectors: &[Vector],
     sizes: &BTreeMap<&str, u64>,
+    api_h: &str,
 ) -> Result<(), String> {
     for (i, v) in vectors.iter().enumerate() {
         for &(field, name) in info(kind).vector_sizes {
@@ -297,7 +314,7 @@ pub fn check_vectors(
                     None => format!("`vectors[{i}]`"),
                 };
                 return Err(format!(
-                    "{which}: `{field}` has {got} byte{}, api.h gives {name} = {want}; \
+                    "{which}: `{field}` has {got} byte{}, `{api_h}` gives {name} = {want}; \
                      give it as {} hex digits",
                     if got == 1 { "" } else { "s" },
                     2 * want
@@ -356,8 +373,10 @@ impl<A: Api> Build<A> {
             sizes.insert(*n, unsafe { *table.add(i) });
         }
         // Without the case's name: the runner says which case could not be loaded.
-        check_sizes(spec.kind, &spec.expected_sizes, &sizes).map_err(anyhow::Error::msg)?;
-        check_known_sizes(spec.kind, &spec.algorithm, &sizes).map_err(anyhow::Error::msg)?;
+        check_sizes(spec.kind, &spec.expected_sizes, &sizes, &spec.api_h)
+            .map_err(anyhow::Error::msg)?;
+        check_known_sizes(spec.kind, &spec.algorithm, &sizes, &spec.api_h)
+            .map_err(anyhow::Error::msg)?;
         let api = A::load(&lib)?;
         let randomness = Hook::find(&lib)?;
         let peers = spec
@@ -389,8 +408,13 @@ impl<A> Build<A> {
         &self,
         mut output: impl FnMut(&Vector) -> Result<Vec<u8>, String>,
     ) -> Result<(), Mismatch> {
-        check_vectors(self.spec.kind, &self.spec.vectors, &self.sizes)
-            .map_err(|why| Mismatch::new("manifest vectors", why))?;
+        check_vectors(
+            self.spec.kind,
+            &self.spec.vectors,
+            &self.sizes,
+            &self.spec.api_h,
+        )
+        .map_err(|why| Mismatch::new("manifest vectors", why))?;
         for v in &self.spec.vectors {
             let got = output(v).map_err(refused(v.source()))?;
             Mismatch::check_bytes(v.source(), &got, &Vector::bytes(&v.output))?;
@@ -1078,13 +1102,14 @@ mod tests {
             lanes: 1,
             timed_lengths: Vec::new(),
             prototypes_checked: true,
+            api_h: "avx2/api.h".into(),
         };
         let Err(e) = CImplementation::load(&spec) else {
             panic!("a disagreeing size was loaded")
         };
         assert_eq!(
             format!("{e:#}"),
-            "api.h gives CRYPTO_BYTES = 32, the manifest says 64; make them agree"
+            "`avx2/api.h` gives CRYPTO_BYTES = 32, the manifest says 64; make them agree"
         );
     }
 }

@@ -99,9 +99,10 @@ impl Build<ScalarmultApi> {
             return Err(Mismatch::new(
                 what,
                 format!(
-                    "the test has a {}-byte scalar and a {}-byte point; api.h says {} and {}",
+                    "the test has a {}-byte scalar and a {}-byte point; `{}` says {} and {}",
                     n.len(),
                     p.len(),
+                    self.spec.api_h,
                     self.size("CRYPTO_SCALARBYTES"),
                     self.size("CRYPTO_BYTES")
                 ),
