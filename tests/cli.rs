@@ -2426,7 +2426,8 @@ fn any_run_can_ask_for_ratios_and_slopes_and_an_experiment_takes_extra_manifests
         &[
             sha.as_slice(),
             &["--slope", "64,1024", "--processes", "3", "--samples", "8"],
-            &["--layouts", "1", "--format", "json"],
+            &["--remeasure-budget", "0", "--layouts", "1"],
+            &["--format", "json"],
         ]
         .concat(),
     );
@@ -2436,6 +2437,7 @@ fn any_run_can_ask_for_ratios_and_slopes_and_an_experiment_takes_extra_manifests
         said.contains("warning: --processes 3: the slope table this run asks for needs 4 or more worker processes per case"),
         "{said}"
     );
+    assert!(said.contains("and will be left out"), "{said}");
     let few: Value = serde_json::from_slice(&few.stdout).unwrap();
     assert_eq!(few["slopes"], serde_json::json!([]), "{few}");
     assert_bad_input(

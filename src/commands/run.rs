@@ -12,7 +12,7 @@ use crate::output::check_outputs;
 use crate::record::{RunOptions, SamplePlan};
 
 use super::progress::Bar;
-use crate::preflight::{check_baseline_name, check_gate_can_decide, check_memory, tables_left_out};
+use crate::preflight::{check_baseline_name, check_gate_can_decide, check_memory};
 use crate::session::{Finish, Measurement};
 use crate::store::Store;
 
@@ -76,9 +76,6 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
         );
     }
     check_memory(&plan.cases, args.layouts)?;
-    if let Some(left_out) = tables_left_out(&plan.analysis, processes) {
-        eprintln!("warning: {left_out}");
-    }
     // A target that cannot be opened is found now, not after the whole run; one lost
     // later keeps the run here, with the command that pushes it. It is opened before the
     // local store, which a refusal would otherwise leave behind empty.

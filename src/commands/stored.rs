@@ -127,7 +127,6 @@ pub(super) fn compare(
         (given != id.to_string()).then_some(given)
     }
     let pair = report::Pair {
-        unit: b.header.counter.short_unit(),
         counter: b.header.counter,
         named: (named(run_a, id_a), named(run_b, id_b)),
     };

@@ -383,9 +383,6 @@ impl Bench {
             )?;
         }
         preflight::check_memory(&plan.cases, args.layouts)?;
-        if let Some(left_out) = preflight::tables_left_out(&plan.analysis, processes) {
-            eprintln!("warning: {left_out}");
-        }
         let mut store = cryptobench_core::store::Store::open(&db)?;
         let layouts = args.layouts as usize;
         let measured = session::measure_plan(

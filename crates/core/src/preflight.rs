@@ -8,7 +8,7 @@
 use anyhow::{Result, bail};
 
 use crate::analysis;
-use crate::record::{AnalysisSpec, Case, RunHeader, RunPlace, Test, VerdictOptions};
+use crate::record::{AnalysisSpec, Case, Remeasure, RunHeader, RunPlace, Test, VerdictOptions};
 use crate::store::Store;
 
 /// The first few of `keys`, quoted, for a message about many cases.
@@ -114,7 +114,11 @@ pub fn warn_of_another_machine(store: &Store, place: &RunPlace) -> Result<()> {
 /// `processes` worker processes per case cannot give, said before measuring: each figure
 /// in them is an interval between process medians, and the report leaves out a table
 /// with none. Comparisons say so in the report themselves ("Not compared").
-pub fn tables_left_out(spec: &AnalysisSpec, processes: usize) -> Option<String> {
+pub fn tables_left_out(
+    spec: &AnalysisSpec,
+    processes: usize,
+    remeasure: &Remeasure,
+) -> Option<String> {
     let reachable = |n: usize| crate::stats::interval_reachable(n, n, analysis::LEVEL);
     if reachable(processes) {
         return None;
@@ -131,8 +135,18 @@ pub fn tables_left_out(spec: &AnalysisSpec, processes: usize) -> Option<String> 
         return None;
     }
     let fewest = (1..=64).find(|&n| reachable(n)).unwrap_or(64);
+    // Re-measuring may give a noisy case enough processes, and a steady one none: the
+    // tables may then hold some rows and not others, so nothing is promised either way.
+    let most = processes * remeasure.most_processes_factor;
+    let fate = if !remeasure.is_off() && reachable(most) {
+        format!(
+            "are left out where re-measuring (up to {most} processes, for a case that misses --precision or whose host moved) does not add enough"
+        )
+    } else {
+        "will be left out".to_string()
+    };
     Some(format!(
-        "--processes {processes}: the {} table{} this run asks for need{} {fewest} or more worker processes per case (each figure is a {} % interval between their medians), and will be left out",
+        "--processes {processes}: the {} table{} this run asks for need{} {fewest} or more worker processes per case (each figure is a {} % interval between their medians), and {fate}",
         tables.join(" and "),
         if tables.len() == 1 { "" } else { "s" },
         if tables.len() == 1 { "s" } else { "" },
@@ -297,21 +311,36 @@ mod tests {
             slope: Some((1024, 4096)),
             ..AnalysisSpec::default()
         };
-        let said = tables_left_out(&spec, 3).expect("3 processes give no interval");
+        let off = Remeasure::OFF;
+        let said = tables_left_out(&spec, 3, &off).expect("3 processes give no interval");
         assert!(
             said.starts_with(
                 "--processes 3: the ratio and slope tables this run asks for need 4 or more worker processes per case"
             ),
             "{said}"
         );
-        assert_eq!(tables_left_out(&spec, 4), None);
-        assert_eq!(tables_left_out(&AnalysisSpec::default(), 1), None);
+        assert!(said.ends_with("and will be left out"), "{said}");
+        assert_eq!(tables_left_out(&spec, 4, &off), None);
+        assert_eq!(tables_left_out(&AnalysisSpec::default(), 1, &off), None);
+        // Re-measuring may reach the processes, so the tables are not promised gone.
+        let remeasure = Remeasure::to_precision(0.5, None);
+        let said = tables_left_out(&spec, 3, &remeasure).unwrap();
+        assert!(
+            said.ends_with("are left out where re-measuring (up to 9 processes, for a case that misses --precision or whose host moved) does not add enough"),
+            "{said}"
+        );
+        // One process re-measured thrice is still three.
+        assert!(
+            tables_left_out(&spec, 1, &remeasure)
+                .unwrap()
+                .ends_with("will be left out")
+        );
         let lanes = AnalysisSpec {
             lane_speedups: true,
             ..AnalysisSpec::default()
         };
         assert!(
-            tables_left_out(&lanes, 2)
+            tables_left_out(&lanes, 2, &off)
                 .unwrap()
                 .contains("the lane speed-up table this run asks for needs 4")
         );

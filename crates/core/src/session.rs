@@ -77,6 +77,13 @@ pub fn measure_plan(
     progress: &dyn Progress,
 ) -> Result<(ExitCode, String)> {
     let counter = how.options.counter;
+    if let Some(left_out) = crate::preflight::tables_left_out(
+        &plan.analysis,
+        how.options.processes,
+        &how.options.remeasure,
+    ) {
+        eprintln!("warning: {left_out}");
+    }
     let mut machine = Machine::detect();
     // Held until the run ends; a run already measuring on the CPU is said in this run's
     // record, which every report of it repeats, not only on this terminal.

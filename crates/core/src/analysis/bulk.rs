@@ -180,9 +180,9 @@ impl<'a> BulkAnalysis<'a> {
                     });
                 }
             }
-            if let (Some(rate), Some(median_ns)) = (Summary::of(&s.rates()), stats::median(&s.ns)) {
-                let mut sorted = s.rates();
-                sorted.sort_by(f64::total_cmp);
+            let mut sorted = s.rates();
+            sorted.sort_by(f64::total_cmp);
+            if let (Some(rate), Some(median_ns)) = (Summary::of(&sorted), stats::median(&s.ns)) {
                 t.summary.push(SummaryRow {
                     series: s,
                     rate,

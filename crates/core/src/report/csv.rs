@@ -269,7 +269,7 @@ pub fn render_comparisons(rc: &RunComparison, pair: &super::Pair) -> String {
         id,
         operation,
         params: params.to_string(),
-        unit: pair.unit,
+        unit: pair.counter.short_unit(),
         counter: pair.counter.to_string(),
         ..PairColumns::default()
     };

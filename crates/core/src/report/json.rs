@@ -194,7 +194,7 @@ impl Exporter for Json {
     ) -> Option<String> {
         let mut v = run_comparison_value(c);
         // What the medians and differences are in, as a run's `counter` says.
-        v["counter"] = json!({ "kind": pair.counter, "unit": pair.unit });
+        v["counter"] = json!({ "kind": pair.counter, "unit": pair.counter.short_unit() });
         Some(serde_json::to_string_pretty(&v).expect("JSON values serialise") + "\n")
     }
     fn history(&self, h: &History) -> Option<String> {

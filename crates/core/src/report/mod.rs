@@ -102,9 +102,8 @@ pub fn render(a: &Analysis, format: Format) -> String {
 /// What a comparison of two runs is in, beside its figures: what every format of
 /// `compare` says of the counts it compares.
 pub struct Pair<'a> {
-    /// The short unit of their counts (`cycles`, `ns`, ...).
-    pub unit: &'a str,
-    /// The candidate's counter (the baseline's too, unless forced).
+    /// The candidate's counter, whose short unit the counts are in: the baseline's unit
+    /// too, as not even --force compares counts in two units.
     pub counter: RunCounter,
     /// How the user named the baseline and the candidate (`main`, `latest`), where not
     /// by their ids: the intro says both.
@@ -130,7 +129,7 @@ pub fn render_comparison(
 /// Two runs case by case as titled tables: what `table` and `md` print and `html` shows.
 fn comparison_document(c: &RunComparison, pair: &Pair, opts: &VerdictOptions) -> Document {
     let mut doc = Document { blocks: Vec::new() };
-    run_comparison_blocks(&mut doc, c, pair.unit, opts, pair.named);
+    run_comparison_blocks(&mut doc, c, pair.counter.short_unit(), opts, pair.named);
     doc
 }
 
