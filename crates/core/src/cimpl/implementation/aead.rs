@@ -5,8 +5,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, Guarded, Input, KindInfo, Wanted, bytes, declined, failed, load, refused,
-    refused_there, status, tried, written,
+    Api, Build, Checked, Guarded, Input, KindInfo, KnownAlgorithm, Wanted, bytes, declined, failed,
+    load, refused, refused_there, status, tried, written,
 };
 use crate::catalog::kinds::{self, aead::Case};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -16,17 +16,17 @@ use crate::record::{Param, Params};
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Aead,
-    known: || kinds::aead::ALL.iter().map(|a| a.name).collect(),
-    // Known answers of these kinds are not manifest `vectors`.
-    reference: |_, _| None,
-    sizes_of: |name| {
-        (kinds::aead::algorithm(name).into_iter())
-            .map(|a| {
-                vec![
+    known: || {
+        (kinds::aead::ALL.iter())
+            .map(|a| KnownAlgorithm {
+                name: a.name,
+                sizes: vec![vec![
                     ("CRYPTO_KEYBYTES", a.key_len),
                     ("CRYPTO_NPUBBYTES", a.nonce_len),
                     ("CRYPTO_ABYTES", a.tag_len),
-                ]
+                ]],
+                // Known answers of these kinds are not manifest `vectors`.
+                reference: None,
             })
             .collect()
     },

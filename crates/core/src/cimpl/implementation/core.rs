@@ -4,8 +4,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, CSpec, Checked, Guarded, Input, KindInfo, Wanted, bytes, fixed_size, load, refused,
-    refused_there, status, tried, written,
+    Api, Build, CSpec, Checked, Guarded, Input, KindInfo, KnownAlgorithm, Wanted, bytes,
+    fixed_size, load, refused, refused_there, status, tried, written,
 };
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, Operation, PrepareError};
@@ -14,21 +14,20 @@ use crate::cimpl::manifest::Vector;
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Core,
-    known: || kinds::core::ALL.iter().map(|a| a.name).collect(),
-    reference: |name, v| {
-        let (key, input) = (Vector::bytes(&v.key), Vector::bytes(&v.input));
-        let alg = kinds::core::algorithm(name)?;
-        (alg.key_len == key.len() && alg.block_len == input.len())
-            .then(|| (alg.reference)(&key, &input))
-    },
-    sizes_of: |name| {
-        (kinds::core::algorithm(name).into_iter())
-            .map(|a| {
-                vec![
+    known: || {
+        (kinds::core::ALL.iter())
+            .map(|a| KnownAlgorithm {
+                name: a.name,
+                sizes: vec![vec![
                     ("CRYPTO_KEYBYTES", a.key_len),
                     ("CRYPTO_INPUTBYTES", a.block_len),
                     ("CRYPTO_OUTPUTBYTES", a.block_len),
-                ]
+                ]],
+                reference: Some(Box::new(move |v: &Vector| {
+                    let (key, input) = (Vector::bytes(&v.key), Vector::bytes(&v.input));
+                    (a.key_len == key.len() && a.block_len == input.len())
+                        .then(|| (a.reference)(&key, &input))
+                })),
             })
             .collect()
     },

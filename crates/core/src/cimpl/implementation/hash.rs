@@ -3,8 +3,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, Guarded, Input, KindInfo, Wanted, bytes, declined, load, per_length,
-    refused, refused_there, status, tried, written,
+    Api, Build, Checked, Guarded, Input, KindInfo, KnownAlgorithm, Wanted, bytes, declined, load,
+    per_length, refused, refused_there, status, tried, written,
 };
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -14,14 +14,16 @@ use crate::record::Param;
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Hash,
-    known: || kinds::hash::ALL.iter().map(|a| a.name).collect(),
-    reference: |name, v| {
-        let digest = kinds::hash::algorithm(name)?.reference?;
-        Some(digest(&Vector::bytes(&v.input)))
-    },
-    sizes_of: |name| {
-        (kinds::hash::algorithm(name).into_iter())
-            .map(|a| vec![("CRYPTO_BYTES", a.out_len)])
+    known: || {
+        (kinds::hash::ALL.iter())
+            .map(|a| KnownAlgorithm {
+                name: a.name,
+                sizes: vec![vec![("CRYPTO_BYTES", a.out_len)]],
+                reference: Some(Box::new(move |v: &Vector| {
+                    let digest = a.reference?;
+                    Some(digest(&Vector::bytes(&v.input)))
+                })),
+            })
             .collect()
     },
     operations: |_| kinds::hash::OPERATIONS,

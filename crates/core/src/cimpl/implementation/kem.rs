@@ -10,8 +10,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, FILLS, Guarded, Input, KindInfo, Wanted, bytes, failed, fixed_size, load,
-    refused, status, tried, unwritten, unwritten_by_chance, written,
+    Api, Build, Checked, FILLS, Guarded, Input, KindInfo, KnownAlgorithm, Wanted, bytes, failed,
+    fixed_size, load, refused, status, tried, unwritten, unwritten_by_chance, written,
 };
 use crate::catalog::kinds::kem::{self as rust_kem, KemAlgorithm, accumulated};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -20,18 +20,18 @@ use crate::cimpl::library::{KemDecFn, KemEncFn, KemKeypairFn, Library};
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Kem,
-    known: || rust_kem::ALL.iter().map(|a| a.name).collect(),
-    // Known answers of these kinds are not manifest `vectors`.
-    reference: |_, _| None,
-    sizes_of: |name| {
-        (rust_kem::algorithm(name).into_iter())
-            .map(|a| {
-                vec![
+    known: || {
+        (rust_kem::ALL.iter())
+            .map(|a| KnownAlgorithm {
+                name: a.name,
+                sizes: vec![vec![
                     ("CRYPTO_PUBLICKEYBYTES", a.params.ek_len()),
                     ("CRYPTO_SECRETKEYBYTES", a.params.dk_len()),
                     ("CRYPTO_CIPHERTEXTBYTES", a.params.ct_len()),
                     ("CRYPTO_BYTES", 32),
-                ]
+                ]],
+                // Known answers of these kinds are not manifest `vectors`.
+                reference: None,
             })
             .collect()
     },

@@ -107,14 +107,8 @@ impl CSpec {
 pub struct KindInfo {
     /// The catalog's kind, which C and Rust implementations share.
     pub kind: Kind,
-    /// The algorithms the gate has known answers for.
-    known: fn() -> Vec<&'static str>,
-    /// The `api.h` sizes a known algorithm of this name has, one list per form of it
-    /// (ChaCha20 has two nonces); none for a name the gate does not know.
-    sizes_of: fn(&str) -> Vec<ApiSizes>,
-    /// What cryptobench's own reference of a known algorithm of this name outputs for a
-    /// manifest vector's fields; `None` where it has none for them.
-    reference: fn(&str, &Vector) -> Option<Vec<u8>>,
+    /// The algorithms the gate has known answers for, each with what is known of it.
+    known: fn() -> Vec<KnownAlgorithm>,
     /// The Rust catalog's operations for a build, so that C and Rust implementations
     /// share rows.
     pub operations: fn(&CSpec) -> &'static [Operation],
@@ -139,6 +133,27 @@ pub struct KindInfo {
 
 /// `api.h` macros and the sizes an algorithm gives them.
 type ApiSizes = Vec<(&'static str, usize)>;
+
+/// What cryptobench's own reference of an algorithm outputs for a manifest vector's
+/// fields; `None` where it has none for them.
+type Reference = Box<dyn Fn(&Vector) -> Option<Vec<u8>>>;
+
+/// An algorithm the gate has known answers for ([`KindInfo::known`]).
+struct KnownAlgorithm {
+    /// Its name, as a manifest's `algorithm` must spell it.
+    name: &'static str,
+    /// The `api.h` sizes it has, one list per form of it (ChaCha20 has two nonces).
+    sizes: Vec<ApiSizes>,
+    /// Its reference, where the kind's known answers are manifest `vectors`.
+    reference: Option<Reference>,
+}
+
+/// The algorithm of `kind` the gate knows by the name `algorithm`, if any.
+fn known(kind: CKind, algorithm: &str) -> Option<KnownAlgorithm> {
+    (info(kind).known)()
+        .into_iter()
+        .find(|k| k.name == algorithm)
+}
 
 /// The one `match` on the kinds.
 pub fn info(kind: CKind) -> &'static KindInfo {
@@ -228,7 +243,7 @@ pub fn check_known_sizes(
     sizes: &BTreeMap<&str, u64>,
     api_h: &str,
 ) -> Result<(), String> {
-    let forms = (info(kind).sizes_of)(algorithm);
+    let forms = known(kind, algorithm).map_or_else(Vec::new, |k| k.sizes);
     let off = |form: &ApiSizes| -> Vec<(&'static str, usize, u64)> {
         (form.iter())
             .map(|&(name, want)| (name, want, sizes.get(name).copied().unwrap_or(0)))
@@ -273,8 +288,11 @@ pub fn check_vectors_against_reference(
     algorithm: &str,
     vectors: &[Vector],
 ) -> Result<(), String> {
+    let Some(reference) = known(kind, algorithm).and_then(|k| k.reference) else {
+        return Ok(());
+    };
     for (i, v) in vectors.iter().enumerate() {
-        let Some(want) = (info(kind).reference)(algorithm, v) else {
+        let Some(want) = reference(v) else {
             continue;
         };
         if want != Vector::bytes(&v.output) {
@@ -502,7 +520,7 @@ pub fn checked_against(kind: CKind, algorithm: &str, vectors: usize, kat: Option
 /// Whether the catalog has known answers for an algorithm of `kind` called `algorithm`
 /// (a core or stream cipher's also need its sizes to fit).
 fn known_name(kind: CKind, algorithm: &str) -> bool {
-    (info(kind).known)().contains(&algorithm)
+    known(kind, algorithm).is_some()
 }
 
 /// Whether the gate has answers to check `spec` against beyond its other variants:
@@ -522,6 +540,7 @@ fn near_miss(kind: CKind, name: &str) -> Option<&'static str> {
     };
     (info(kind).known)()
         .into_iter()
+        .map(|known| known.name)
         .find(|known| *known != name && plain(known) == plain(name))
 }
 
@@ -1031,6 +1050,92 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// What is known of an algorithm the gate knows, found by its name alone: the sizes of
+    /// each of its forms, its reference for manifest vectors where its kind takes them, and
+    /// nothing for a name it does not know.
+    #[test]
+    fn a_known_algorithm_is_found_by_name_with_its_sizes_and_reference() {
+        let sizes = |s: &[(&'static str, u64)]| s.iter().copied().collect::<BTreeMap<_, _>>();
+        let chacha = |nonce| sizes(&[("CRYPTO_KEYBYTES", 32), ("CRYPTO_NONCEBYTES", nonce)]);
+        for nonce in [12, 8] {
+            assert_eq!(
+                check_known_sizes(CKind::Stream, "chacha20", &chacha(nonce), "api.h"),
+                Ok(())
+            );
+        }
+        let err = check_known_sizes(CKind::Stream, "chacha20", &chacha(16), "api.h").unwrap_err();
+        assert!(
+            err.starts_with(
+                "`chacha20` has CRYPTO_NONCEBYTES = 12 (or, in its other form, CRYPTO_NONCEBYTES = 8)"
+            ),
+            "{err}"
+        );
+        let digest = |n| sizes(&[("CRYPTO_BYTES", n)]);
+        assert!(check_known_sizes(CKind::Hash, "sha-512", &digest(32), "api.h").is_err());
+        assert_eq!(
+            check_known_sizes(CKind::Hash, "blake2b", &digest(7), "api.h"),
+            Ok(())
+        );
+        assert_eq!(
+            check_known_sizes(CKind::Xof, "shake128", &digest(0), "api.h"),
+            Ok(())
+        );
+        let kem = |ct| {
+            sizes(&[
+                ("CRYPTO_PUBLICKEYBYTES", 1184),
+                ("CRYPTO_SECRETKEYBYTES", 2400),
+                ("CRYPTO_CIPHERTEXTBYTES", ct),
+                ("CRYPTO_BYTES", 32),
+            ])
+        };
+        assert_eq!(
+            check_known_sizes(CKind::Kem, "ml-kem-768", &kem(1088), "api.h"),
+            Ok(())
+        );
+        assert!(check_known_sizes(CKind::Kem, "ml-kem-768", &kem(1000), "api.h").is_err());
+
+        let vector = |input: &str, key: &str, output: &str| Vector {
+            input: input.into(),
+            key: key.into(),
+            nonce: String::new(),
+            output: output.into(),
+            source: String::new(),
+            origin: None,
+        };
+        let abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        let typo = abc.replace("ba78", "ba79");
+        let check = check_vectors_against_reference;
+        assert_eq!(
+            check(CKind::Hash, "sha-256", &[vector("616263", "", abc)]),
+            Ok(())
+        );
+        assert!(check(CKind::Hash, "sha-256", &[vector("616263", "", &typo)]).is_err());
+        // No reference for an unknown name, nor for fields of another algorithm's sizes.
+        assert_eq!(
+            check(CKind::Hash, "toy", &[vector("616263", "", &typo)]),
+            Ok(())
+        );
+        assert_eq!(
+            check(CKind::Core, "aes-128", &[vector("00", "00", "00")]),
+            Ok(())
+        );
+        let shake = "7f9c2ba4e88f827d616045507605853ed73b8093f6efbc88eb1a6eacfa66ef26";
+        assert_eq!(
+            check(CKind::Xof, "shake128", &[vector("", "", shake)]),
+            Ok(())
+        );
+        assert!(check(CKind::Xof, "shake128", &[vector("", "", &shake[2..])]).is_err());
+
+        assert_eq!(
+            checked_against(CKind::Scalarmult, "x25519", 0, None),
+            "known answers for x25519"
+        );
+        assert_eq!(
+            checked_against(CKind::Aead, "AES-128-GCM", 0, None),
+            "its variants only (known answers exist for `aes-128-gcm`)"
+        );
     }
 
     #[test]

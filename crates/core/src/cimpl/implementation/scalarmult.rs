@@ -5,8 +5,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, Guarded, Input, KindInfo, Wanted, bytes, failed, fixed_size, load,
-    refused, refused_there, status, tried, written,
+    Api, Build, Checked, Guarded, Input, KindInfo, KnownAlgorithm, Wanted, bytes, failed,
+    fixed_size, load, refused, refused_there, status, tried, written,
 };
 use crate::catalog::kinds::dh;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError, pattern};
@@ -14,16 +14,16 @@ use crate::cimpl::library::{Library, ScalarmultBaseFn, ScalarmultFn};
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Dh,
-    known: || dh::ALL.iter().map(|a| a.name).collect(),
-    // Known answers of these kinds are not manifest `vectors`.
-    reference: |_, _| None,
-    sizes_of: |name| {
-        (dh::algorithm(name).into_iter())
-            .map(|a| {
-                vec![
+    known: || {
+        (dh::ALL.iter())
+            .map(|a| KnownAlgorithm {
+                name: a.name,
+                sizes: vec![vec![
                     ("CRYPTO_BYTES", a.public_len),
                     ("CRYPTO_SCALARBYTES", a.secret_len),
-                ]
+                ]],
+                // Known answers of these kinds are not manifest `vectors`.
+                reference: None,
             })
             .collect()
     },

@@ -3,8 +3,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, Guarded, Input, KindInfo, Wanted, bytes, declined, load, per_length,
-    refused, refused_there, status, tried, written,
+    Api, Build, Checked, Guarded, Input, KindInfo, KnownAlgorithm, Wanted, bytes, declined, load,
+    per_length, refused, refused_there, status, tried, written,
 };
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -14,27 +14,24 @@ use crate::record::Param;
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Stream,
-    known: || kinds::stream::ALL.iter().map(|a| a.name).collect(),
-    reference: |name, v| {
-        let (key, nonce, input) = (
-            Vector::bytes(&v.key),
-            Vector::bytes(&v.nonce),
-            Vector::bytes(&v.input),
-        );
-        let keystream = kinds::stream::algorithm(name, key.len(), nonce.len())?.reference?;
-        let stream = keystream(&key, &nonce, input.len());
-        Some(input.iter().zip(stream).map(|(m, k)| m ^ k).collect())
-    },
-    sizes_of: |name| {
-        (kinds::stream::ALL.iter())
-            .filter(|a| a.name == name)
-            .map(|a| {
-                vec![
-                    ("CRYPTO_KEYBYTES", a.key_len),
-                    ("CRYPTO_NONCEBYTES", a.nonce_len),
-                ]
-            })
-            .collect()
+    // One algorithm a name, in as many forms as the catalog has sizes for it.
+    known: || {
+        let mut known: Vec<KnownAlgorithm> = Vec::new();
+        for a in kinds::stream::ALL {
+            let form = vec![
+                ("CRYPTO_KEYBYTES", a.key_len),
+                ("CRYPTO_NONCEBYTES", a.nonce_len),
+            ];
+            match known.iter_mut().find(|k| k.name == a.name) {
+                Some(k) => k.sizes.push(form),
+                None => known.push(KnownAlgorithm {
+                    name: a.name,
+                    sizes: vec![form],
+                    reference: Some(Box::new(move |v: &Vector| reference(a.name, v))),
+                }),
+            }
+        }
+        known
     },
     operations: |_| kinds::stream::OPERATIONS,
     required_sizes: &["CRYPTO_KEYBYTES", "CRYPTO_NONCEBYTES"],
@@ -47,6 +44,19 @@ pub(super) static INFO: KindInfo = KindInfo {
     params: per_length,
     load: load::<StreamApi>,
 };
+
+/// What the reference of the stream cipher `name`, in the form of the vector's key and
+/// nonce lengths, gives for the vector's fields.
+fn reference(name: &str, v: &Vector) -> Option<Vec<u8>> {
+    let (key, nonce, input) = (
+        Vector::bytes(&v.key),
+        Vector::bytes(&v.nonce),
+        Vector::bytes(&v.input),
+    );
+    let keystream = kinds::stream::algorithm(name, key.len(), nonce.len())?.reference?;
+    let stream = keystream(&key, &nonce, input.len());
+    Some(input.iter().zip(stream).map(|(m, k)| m ^ k).collect())
+}
 
 pub(super) struct StreamApi {
     xor: StreamXorFn,

@@ -4,8 +4,8 @@
 use anyhow::Result;
 
 use super::{
-    Api, Build, Checked, Guarded, Input, KindInfo, Wanted, bytes, declined, load, refused,
-    refused_there, status, tried, written,
+    Api, Build, Checked, Guarded, Input, KindInfo, KnownAlgorithm, Wanted, bytes, declined, load,
+    refused, refused_there, status, tried, written,
 };
 use crate::catalog::kinds::{self, xof};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -15,15 +15,21 @@ use crate::record::{Param, Params};
 
 pub(super) static INFO: KindInfo = KindInfo {
     kind: Kind::Xof,
-    known: || kinds::xof::ALL.iter().map(|a| a.name).collect(),
-    // An XOF's output is as long as it is asked for: its api.h fixes nothing of it.
-    sizes_of: |_| Vec::new(),
-    reference: |name, v| {
-        let alg = kinds::xof::algorithm(name)?;
-        Some((alg.reference)(
-            &Vector::bytes(&v.input),
-            Vector::bytes(&v.output).len(),
-        ))
+    known: || {
+        (kinds::xof::ALL.iter())
+            .map(|a| KnownAlgorithm {
+                name: a.name,
+                // An XOF's output is as long as it is asked for: its api.h fixes nothing
+                // of it.
+                sizes: Vec::new(),
+                reference: Some(Box::new(move |v: &Vector| {
+                    Some((a.reference)(
+                        &Vector::bytes(&v.input),
+                        Vector::bytes(&v.output).len(),
+                    ))
+                })),
+            })
+            .collect()
     },
     operations: |_| xof::OPERATIONS,
     required_sizes: &[],
