@@ -756,12 +756,35 @@ impl Store {
     /// Resolve `latest` (of `testbed`, where one is given), a run id, a run's UUID, or the
     /// baseline `spec` of `testbed` (of the only testbed that has one of that name, when
     /// `testbed` is `None`).
+    /// A run named by its id or UUID must be `testbed`'s, where one is given: the two
+    /// would otherwise say different things and one of them be silently dropped.
     pub fn resolve_run_on(&self, spec: &str, testbed: Option<&str>) -> Result<i64> {
-        self.resolve(
+        let id = self.resolve(
             spec,
             testbed,
             "save one here, or name that testbed with --testbed",
-        )
+        )?;
+        if let Some(wanted) = testbed {
+            let measured_on = self.testbed_of(id)?;
+            if measured_on != wanted {
+                bail!(
+                    "run `{spec}` (run {id}) was measured on testbed `{measured_on}`, not `{wanted}` as --testbed says: drop --testbed, or name a run of `{wanted}`"
+                );
+            }
+        }
+        Ok(id)
+    }
+
+    /// The testbed that run `id` was measured on.
+    fn testbed_of(&self, id: i64) -> Result<String> {
+        self.db()
+            .query_one(
+                "SELECT m.testbed FROM runs r JOIN machines m ON m.id = r.machine_id WHERE r.id = ?1",
+                &values![id],
+            )
+            .and_then(|r| r.map(|r| r.text(0)).transpose())
+            .map_err(|e| self.cannot_read(e))?
+            .with_context(|| format!("no run {id} in `{}`", self.path.display()))
     }
 
     /// [`Store::resolve_run_on`] for `run --baseline`, whose `testbed` is the machine
@@ -1716,6 +1739,18 @@ CREATE TABLE IF NOT EXISTS baselines (
             Some("2026-11-22T11:00:00Z")
         );
         assert_eq!(store.resolve_run_on("latest", Some("a")).unwrap(), a_new);
+        // A run named by id is taken on its own testbed, and refused on another.
+        assert_eq!(store.resolve_run_on(&b.to_string(), Some("b")).unwrap(), b);
+        let said = store
+            .resolve_run_on(&b.to_string(), Some("a"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            said.starts_with(&format!(
+                "run `{b}` (run {b}) was measured on testbed `b`, not `a` as --testbed says"
+            )),
+            "{said}"
+        );
     }
 
     /// A canary's readings are in their run's counter: a `tsc` run's reference cycles are
