@@ -168,7 +168,16 @@ fn csv_markdown_and_files_carry_the_same_tables() {
     ]));
     let sections: Vec<&str> = csv.split("\n\n").collect();
     assert_eq!(sections.len(), 3, "{csv}");
-    assert!(sections[0].starts_with("implementation,operation,size_bytes,threads,run,ns"));
+    assert!(
+        sections[0].starts_with("run_status,implementation,operation,size_bytes,threads,run,ns"),
+        "{csv}"
+    );
+    assert!(
+        sections
+            .iter()
+            .all(|s| s.lines().skip(1).all(|l| l.starts_with("complete,"))),
+        "{csv}"
+    );
     assert_eq!(sections[0].lines().count(), 1 + 2 * 2 * 2);
     assert!(sections[1].contains("median_mb_per_s"));
     assert!(sections[2].contains("fraction_of_memcpy"));
@@ -341,4 +350,12 @@ fn ctrl_c_keeps_and_prints_the_runs_made() {
     let runs = array(&printed, "runs").len();
     assert!((1..1000).contains(&runs), "{runs} runs printed");
     assert_eq!(env.json(&["report", "1", "--format", "json"]), printed);
+    // Every CSV row says so too: a spreadsheet of it never reads as a finished run.
+    let csv = env.run_ok(&["report", "1", "--format", "csv"]);
+    assert!(
+        csv.lines()
+            .filter(|l| !l.is_empty() && !l.starts_with("run_status"))
+            .all(|l| l.starts_with("incomplete,")),
+        "{csv}"
+    );
 }

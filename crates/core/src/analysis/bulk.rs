@@ -78,15 +78,53 @@ pub struct ScalingRow<'a> {
     pub series: &'a Series<'a>,
     /// The median rate of its runs, in MB/s.
     pub median: f64,
-    /// `median` over the same implementation's on one thread (same operation and size);
+    /// Its rate over the same implementation's on one thread (same operation and size);
     /// `None` without that case.
-    pub speedup: Option<f64>,
-    /// `median` over OpenSSL's for the same algorithm on one thread (same operation and
+    pub speedup: Option<RateRatio>,
+    /// Its rate over OpenSSL's for the same algorithm on one thread (same operation and
     /// size); `None` for memcpy, or without that case.
-    pub vs_openssl: Option<f64>,
+    pub vs_openssl: Option<RateRatio>,
     /// `median` over memcpy's fastest median rate at the same size, at any thread count;
     /// `None` without a memcpy case of that size.
     pub of_memcpy: Option<f64>,
+}
+
+/// One case's rate over another's: the Hodges-Lehmann ratio of their runs' rates with its
+/// 95 % interval, as lane speed-ups are given, so that a speed-up says how sure it is.
+/// Where too few runs reach 95 % (fewer than 4 each), the ratio of their median rates
+/// and no interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateRatio {
+    /// The ratio.
+    pub estimate: f64,
+    /// Its interval; `None` where the runs cannot reach 95 %.
+    pub ci: Option<stats::Interval>,
+}
+
+impl RateRatio {
+    /// `of`'s rate over `to`'s: exactly 1 for a case against itself (one thread's own
+    /// row), whose runs are not two samples.
+    fn of(of: &Series, to: &Series) -> Option<RateRatio> {
+        if std::ptr::eq(of, to) {
+            return Some(RateRatio {
+                estimate: 1.0,
+                ci: None,
+            });
+        }
+        if let Some(ci) =
+            stats::hodges_lehmann_ratio(&to.rates(), &of.rates(), crate::analysis::LEVEL)
+        {
+            return Some(RateRatio {
+                estimate: ci.estimate,
+                ci: Some(ci),
+            });
+        }
+        let ratio = of.median_rate()? / to.median_rate()?;
+        Some(RateRatio {
+            estimate: ratio,
+            ci: None,
+        })
+    }
 }
 
 /// The rows of the three tables, over the series of a run.
@@ -193,9 +231,8 @@ impl<'a> BulkAnalysis<'a> {
             let Some(median) = s.median_rate() else {
                 continue;
             };
-            let one_thread = |implementation: &str| {
-                find(all, implementation, &s.case.operation, s.len, 1).and_then(Series::median_rate)
-            };
+            let one_thread =
+                |implementation: &str| find(all, implementation, &s.case.operation, s.len, 1);
             let memcpy = all
                 .iter()
                 .filter(|m| m.ok() && m.case.implementation == MEMCPY && m.len == s.len)
@@ -204,10 +241,10 @@ impl<'a> BulkAnalysis<'a> {
             t.scaling.push(ScalingRow {
                 series: s,
                 median,
-                speedup: one_thread(&s.case.implementation).map(|one| median / one),
+                speedup: one_thread(&s.case.implementation).and_then(|one| RateRatio::of(s, one)),
                 vs_openssl: openssl_twin(&s.case.implementation)
                     .and_then(|o| one_thread(&o))
-                    .map(|o| median / o),
+                    .and_then(|o| RateRatio::of(s, o)),
                 of_memcpy: memcpy.map(|c| median / c),
             });
         }
@@ -248,5 +285,78 @@ mod tests {
             Some("openssl/aes-256-ecb")
         );
         assert_eq!(openssl_twin(MEMCPY), None);
+    }
+
+    fn case(threads: u64, runs_ns: &[f64]) -> StoredCase {
+        StoredCase {
+            row: 0,
+            key: String::new(),
+            implementation: "cryptobench/aes-128-ctr@aesni".into(),
+            operation: "encrypt".into(),
+            params: crate::record::Params::new()
+                .with(Param::Len, 1_000_000)
+                .with(Param::Threads, threads),
+            bytes: Some(1_000_000),
+            lanes: 1,
+            status: CaseStatus::Ok,
+            message: None,
+            calls_per_sample: Some(1),
+            overhead: None,
+            per_process: runs_ns.iter().map(|&ns| vec![ns]).collect(),
+            core_clocks: Vec::new(),
+            canary: Vec::new(),
+        }
+    }
+
+    fn of_cases(cases: &[StoredCase]) -> Vec<Series<'_>> {
+        (cases.iter())
+            .map(|case| Series {
+                case,
+                len: case.params.get(Param::Len).unwrap_or(0),
+                threads: case.params.get(Param::Threads).unwrap_or(0),
+                ns: case.per_process.iter().map(|c| c[0]).collect(),
+            })
+            .collect()
+    }
+
+    /// A speed-up is the Hodges-Lehmann ratio of the runs' rates with its interval, as
+    /// lane speed-ups are; a ratio of medians without one where runs are too few.
+    #[test]
+    fn a_speed_up_says_how_sure_it_is() {
+        // One thread: 1000 MB/s give or take; four threads: exactly four times each.
+        let one_ns = [1000.0, 1010.0, 990.0, 1020.0, 980.0, 1005.0].map(|x| x * 1e3);
+        let cases = [case(1, &one_ns), case(4, &one_ns.map(|ns| ns / 4.0))];
+        let all = of_cases(&cases);
+        let t = BulkAnalysis::of(&all);
+        let four = t.scaling.iter().find(|r| r.series.threads == 4).unwrap();
+        let speedup = four.speedup.unwrap();
+        let ci = speedup.ci.expect("6 runs each reach 95 %");
+        assert!((speedup.estimate - 4.0).abs() < 1e-9, "{speedup:?}");
+        let one = t.scaling.iter().find(|r| r.series.threads == 1).unwrap();
+        assert_eq!(
+            one.speedup,
+            Some(RateRatio {
+                estimate: 1.0,
+                ci: None
+            })
+        );
+        // The pairs of rates differ by up to 1020/980: the interval is that wide, and
+        // holds the estimate.
+        assert!(ci.lo < 4.0 && 4.0 < ci.hi, "{ci:?}");
+        assert!(
+            ci.lo > 4.0 * 980.0 / 1020.0 && ci.hi < 4.0 * 1020.0 / 980.0,
+            "{ci:?}"
+        );
+        // Three runs each cannot reach 95 %: the ratio of the medians, and no interval.
+        let cases = [case(1, &one_ns[..3]), case(4, &[250e3, 260e3, 240e3])];
+        let all = of_cases(&cases);
+        let t = BulkAnalysis::of(&all);
+        let four = t.scaling.iter().find(|r| r.series.threads == 4).unwrap();
+        let speedup = four.speedup.unwrap();
+        assert_eq!(speedup.ci, None);
+        assert!(
+            (speedup.estimate - 1000.0 / 250.0).abs() < 1e-9,
+            "{speedup:?}"
+        );
     }
 }

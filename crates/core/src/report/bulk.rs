@@ -5,8 +5,9 @@ use serde_json::{Value, json};
 
 use super::Format;
 use super::csv::{Num, table};
+use super::format::interval_decimals;
 use super::{Block, Document, provenance};
-use crate::analysis::bulk::{self as analysis, BulkAnalysis, MB, MIB, Series, mb_per_s};
+use crate::analysis::bulk::{self as analysis, BulkAnalysis, MB, MIB, RateRatio, Series, mb_per_s};
 use crate::name::ImplName;
 use crate::record::{MEMCPY, RunOrigin};
 use crate::size::format_size;
@@ -90,8 +91,19 @@ fn rate(x: f64) -> String {
     format!("{x:.1}")
 }
 
-fn ratio(x: Option<f64>) -> String {
-    x.map_or(String::new(), |x| format!("{x:.2}x"))
+/// `3.91x [3.85, 3.97]`: to the decimals the interval's width supports, two without one.
+fn ratio(x: Option<RateRatio>) -> String {
+    let Some(x) = x else {
+        return String::new();
+    };
+    match x
+        .ci
+        .as_ref()
+        .and_then(|i| interval_decimals(i).map(|d| (i, d)))
+    {
+        Some((i, d)) => format!("{:.d$}x [{:.d$}, {:.d$}]", i.estimate, i.lo, i.hi),
+        None => format!("{:.2}x", x.estimate),
+    }
 }
 
 fn percent(x: Option<f64>) -> String {
@@ -172,7 +184,7 @@ pub(super) fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
     });
 
     blocks.push(Block::Heading(
-        "Scaling: median MB/s against one thread, OpenSSL on one thread, and memcpy's rate".into(),
+        "Scaling: median MB/s against one thread, OpenSSL on one thread, and memcpy's rate (the ratios of the runs' rates: Hodges-Lehmann with a 95 % interval, a ratio of medians without one below 4 runs)".into(),
     ));
     blocks.push(Block::Line(MEMCPY_REFERENCE.into()));
     let cache = h.machine.measured().and_then(|m| m.last_level_cache_bytes);
@@ -186,8 +198,8 @@ pub(super) fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
             "Size",
             "Threads",
             "Median (MB/s)",
-            "Speed-up vs 1 thread",
-            "vs OpenSSL 1 thread",
+            "Speed-up vs 1 thread [95 % CI]",
+            "vs OpenSSL 1 thread [95 % CI]",
             "% of memcpy's rate",
         ]
         .map(String::from)
@@ -289,6 +301,11 @@ fn series_json(s: &Series) -> Value {
     })
 }
 
+/// A ratio's 95 % interval as `[lo, hi]`, where it has one.
+fn ci95(x: Option<RateRatio>) -> Option<[f64; 2]> {
+    x.and_then(|x| x.ci).map(|i| [i.lo, i.hi])
+}
+
 /// A bulk run as one JSON object.
 pub(super) fn json(run: &StoredRun, t: &BulkAnalysis) -> String {
     let h = &run.header;
@@ -333,8 +350,10 @@ pub(super) fn json(run: &StoredRun, t: &BulkAnalysis) -> String {
         .map(|r| {
             let mut v = series_json(r.series);
             v["median_mb_per_s"] = json!(r.median);
-            v["speedup_vs_1_thread"] = json!(r.speedup);
-            v["vs_openssl_1_thread"] = json!(r.vs_openssl);
+            v["speedup_vs_1_thread"] = json!(r.speedup.map(|x| x.estimate));
+            v["speedup_vs_1_thread_ci95"] = json!(ci95(r.speedup));
+            v["vs_openssl_1_thread"] = json!(r.vs_openssl.map(|x| x.estimate));
+            v["vs_openssl_1_thread_ci95"] = json!(ci95(r.vs_openssl));
             v["fraction_of_memcpy"] = json!(r.of_memcpy);
             v
         })
@@ -363,6 +382,9 @@ pub(super) fn json(run: &StoredRun, t: &BulkAnalysis) -> String {
 /// The columns that name a series: the same in all three tables.
 #[derive(Default, serde::Serialize)]
 struct SeriesColumns<'a> {
+    /// `complete`, or `incomplete` for a run stopped before its end, whose rows are
+    /// fewer than asked: as every run's CSV says it.
+    run_status: &'a str,
     implementation: &'a str,
     operation: &'a str,
     size_bytes: u64,
@@ -370,8 +392,9 @@ struct SeriesColumns<'a> {
 }
 
 impl<'a> SeriesColumns<'a> {
-    fn of(s: &'a Series) -> SeriesColumns<'a> {
+    fn of(s: &'a Series, run_status: &'a str) -> SeriesColumns<'a> {
         SeriesColumns {
+            run_status,
             implementation: &s.case.implementation,
             operation: &s.case.operation,
             size_bytes: s.len,
@@ -407,17 +430,22 @@ struct SummaryColumns {
 struct ScalingColumns {
     median_mb_per_s: Num,
     speedup_vs_1_thread: Num,
+    speedup_vs_1_thread_ci95_lo: Num,
+    speedup_vs_1_thread_ci95_hi: Num,
     vs_openssl_1_thread: Num,
+    vs_openssl_1_thread_ci95_lo: Num,
+    vs_openssl_1_thread_ci95_hi: Num,
     fraction_of_memcpy: Num,
 }
 
 /// The three tables, per run, summary and scaling, one after another with a blank line
 /// between them.
-pub(super) fn csv(t: &BulkAnalysis) -> String {
+pub(super) fn csv(run: &StoredRun, t: &BulkAnalysis) -> String {
+    let status = run.header.status.reported();
     let runs = table(t.runs.iter().map(|r| {
         let s = r.series;
         (
-            SeriesColumns::of(s),
+            SeriesColumns::of(s, status),
             RunColumns {
                 run: r.run + 1,
                 ns: Num::of(r.first_ns),
@@ -429,7 +457,7 @@ pub(super) fn csv(t: &BulkAnalysis) -> String {
     }));
     let summary = table(t.summary.iter().map(|r| {
         (
-            SeriesColumns::of(r.series),
+            SeriesColumns::of(r.series, status),
             SummaryColumns {
                 runs: r.rate.n,
                 median_mb_per_s: Num::of(r.rate.median),
@@ -446,11 +474,15 @@ pub(super) fn csv(t: &BulkAnalysis) -> String {
     }));
     let scaling = table(t.scaling.iter().map(|r| {
         (
-            SeriesColumns::of(r.series),
+            SeriesColumns::of(r.series, status),
             ScalingColumns {
                 median_mb_per_s: Num::of(r.median),
-                speedup_vs_1_thread: Num(r.speedup),
-                vs_openssl_1_thread: Num(r.vs_openssl),
+                speedup_vs_1_thread: Num(r.speedup.map(|x| x.estimate)),
+                speedup_vs_1_thread_ci95_lo: Num(ci95(r.speedup).map(|[lo, _]| lo)),
+                speedup_vs_1_thread_ci95_hi: Num(ci95(r.speedup).map(|[_, hi]| hi)),
+                vs_openssl_1_thread: Num(r.vs_openssl.map(|x| x.estimate)),
+                vs_openssl_1_thread_ci95_lo: Num(ci95(r.vs_openssl).map(|[lo, _]| lo)),
+                vs_openssl_1_thread_ci95_hi: Num(ci95(r.vs_openssl).map(|[_, hi]| hi)),
                 fraction_of_memcpy: Num(r.of_memcpy),
             },
         )

@@ -309,8 +309,8 @@ impl Exporter for Csv {
     fn run(&self, a: &Analysis) -> String {
         render(a)
     }
-    fn bulk(&self, _: &StoredRun, t: &BulkAnalysis) -> Option<String> {
-        Some(super::bulk::csv(t))
+    fn bulk(&self, run: &StoredRun, t: &BulkAnalysis) -> Option<String> {
+        Some(super::bulk::csv(run, t))
     }
     fn comparison(
         &self,
