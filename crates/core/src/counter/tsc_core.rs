@@ -301,23 +301,27 @@ mod tests {
         let r = c.ratio();
         assert!((0.2..5.0).contains(&r), "{r}");
         assert_eq!(c.last_clock(), None, "no region measured yet");
-        // The fewest cycles of several tries: one try preempted or interrupted counts the
-        // time it was away as well.
-        let fewest = (0..5)
+        // The median of several tries: a try whose region was preempted counts the time
+        // it was away as well and reads high, and one whose clock probes were both
+        // interrupted reads the clock, and so the region, low. The fewest, taken before,
+        // is the try a low clock reading made: in 40 runs beside two busy loops it came
+        // down to 74 813 (the median of 9: 79 420 at the lowest).
+        let mut tries: Vec<u64> = (0..9)
             .map(|_| {
                 let a = c.start();
                 add_chain(10_000);
                 c.stop() - a
             })
-            .min()
-            .unwrap();
+            .collect();
+        tries.sort_unstable();
+        let typical = tries[tries.len() / 2];
         // 80 000 dependent adds take at least 80 000 core cycles. The figure is an
         // estimate, from a clock read beside the region: a clock that moved between the
         // two reads it a few percent low (77 540 was seen under load). Reference cycles
         // counted instead would be below 60 000 on every host seen (TSC 2.2-2.6 GHz,
         // cores at 3.5-3.7 GHz).
-        assert!(fewest >= 72_000, "{fewest}");
-        assert!(fewest < 400_000, "{fewest}");
+        assert!(typical >= 72_000, "{tries:?}");
+        assert!(typical < 400_000, "{tries:?}");
         let clock = c.last_clock().expect("the clock beside the region");
         assert!((0.2..5.0).contains(&clock), "{clock}");
     }
