@@ -10,6 +10,11 @@ use common::{Env, WITH_INTERVALS, assert_refused};
 /// rand_chacha at two lengths, small and quick, with the fewest processes that give
 /// intervals (the exports carry them).
 fn quick_run(env: &Env, counter: &str) {
+    quick_run_with(env, counter, &[]);
+}
+
+/// [`quick_run`] with `extra` arguments.
+fn quick_run_with(env: &Env, counter: &str, extra: &[&str]) {
     env.run_ok(
         &[
             &[
@@ -23,6 +28,7 @@ fn quick_run(env: &Env, counter: &str) {
                 "csv",
             ],
             WITH_INTERVALS,
+            extra,
         ]
         .concat(),
     );
@@ -237,9 +243,11 @@ fn each_command_offers_exactly_the_formats_it_prints() {
 #[test]
 fn history_gives_the_median_per_run_and_marks_what_is_not_comparable() {
     let env = Env::new();
-    quick_run(&env, "auto");
-    quick_run(&env, "ns");
-    quick_run(&env, "auto");
+    // Without the canary: on a loaded host it may rightly find a case unsteady, and mark
+    // it not comparable; what is tested here is the counter.
+    for counter in ["auto", "ns", "auto"] {
+        quick_run_with(&env, counter, &["--no-canary"]);
+    }
     let h = env.json(&["history", "len=1024", "--format", "json"]);
     let runs = h["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 3);
@@ -257,6 +265,15 @@ fn history_gives_the_median_per_run_and_marks_what_is_not_comparable() {
     );
     let points = cases[0]["points"].as_array().unwrap();
     assert_eq!(points.len(), 3);
+    for p in points {
+        assert_eq!(p["host"], "not checked", "--no-canary: {h}");
+        let (lo, hi) = (
+            number(&p["interval"]["lo"], "lo"),
+            number(&p["interval"]["hi"], "hi"),
+        );
+        let median = number(&p["median"], "median");
+        assert!(lo <= median && median <= hi, "{h}");
+    }
     let latest = env.json(&["report", "latest", "--format", "json"]);
     let median = latest["results"][0]["median_cycles"]
         .as_f64()
@@ -267,6 +284,16 @@ fn history_gives_the_median_per_run_and_marks_what_is_not_comparable() {
         median,
         "the report's median"
     );
+    let ci = &latest["results"][0]["median_ci95"];
+    assert_eq!(
+        (
+            points[2]["interval"]["lo"].as_f64(),
+            points[2]["interval"]["hi"].as_f64()
+        ),
+        (ci[0].as_f64(), ci[1].as_f64()),
+        "the report's interval: {latest}"
+    );
+    assert!(ci[0].is_f64(), "{latest}");
     // A tsc-core run keeps the clock its case ran at; other counters have none.
     let clocked = latest["counter"]["kind"] == "tsc-core";
     assert_eq!(points[2]["core_clock_hz"].is_f64(), clocked, "{h}");

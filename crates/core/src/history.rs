@@ -5,12 +5,19 @@
 //! each case, the latest run that measured it is the reference, and every other point
 //! says whether it is comparable with it, so that reports mark the others instead of
 //! joining figures in different units or from different machines.
+//!
+//! Each point carries its 95 % interval and what the canary said of the host while it
+//! ran, as `report` gives them; a point whose processes mixed the host's states is not
+//! comparable. The change from one comparable point to the next is judged as `compare`
+//! judges a case ([`analysis::compare_case_across_runs`]): only a change the test tells
+//! from noise, on a host that was steady, is a step.
 
 use anyhow::{Result, bail};
 
-use crate::record::{CaseStatus, RunCounter, RunHeader};
-use crate::stats;
-use crate::store::Store;
+use crate::analysis::{self, HostCheck, RunSide};
+use crate::record::{CaseStatus, RunCounter, RunHeader, VerdictArgs, VerdictOptions};
+use crate::stats::{Interval, Verdict};
+use crate::store::{Store, StoredCase};
 
 /// One stored run that holds at least one matching measured case.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -75,6 +82,77 @@ impl RunInfo {
     }
 }
 
+/// What the canary said of the host while a case's processes ran, as the case's row of
+/// the run's report says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HostState {
+    /// The run read no canary (`--no-canary`, imported, bulk, or stored before the
+    /// canary existed): nothing says whether the host stayed steady.
+    NotChecked,
+    /// Every process's canary stayed within its noise.
+    Steady,
+    /// This many processes whose canary moved were left out of the figure; enough
+    /// steady ones remained.
+    SetAside(usize),
+    /// The canary moved in too many of its processes to leave them out: the figure
+    /// mixes the host's states.
+    Unsteady,
+}
+
+impl HostState {
+    /// The state in a word or three, as every format of `history` names it.
+    pub fn words(self) -> &'static str {
+        match self {
+            HostState::NotChecked => "not checked",
+            HostState::Steady => "steady",
+            HostState::SetAside(_) => "processes set aside",
+            HostState::Unsteady => "unsteady",
+        }
+    }
+
+    /// The state as a table cell: with how many processes were set aside.
+    pub fn cell(self) -> String {
+        match self {
+            HostState::SetAside(n) => format!("{n} processes set aside"),
+            state => state.words().to_string(),
+        }
+    }
+
+    fn of(host: Option<&HostCheck>, key: &str) -> HostState {
+        match host {
+            None => HostState::NotChecked,
+            Some(h) if h.unsteady.iter().any(|k| k == key) => HostState::Unsteady,
+            Some(h) => h
+                .set_aside
+                .get(key)
+                .map_or(HostState::Steady, |&n| HostState::SetAside(n)),
+        }
+    }
+}
+
+/// A point against the case's previous comparable point.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Change {
+    /// Index into [`History::runs`] of the previous comparable point's run.
+    pub previous: usize,
+    /// The change in %: the test's estimate where it could be made (as `compare` gives
+    /// it), else the ratio of the two medians.
+    pub change_pct: f64,
+    /// The test's 95 % interval of the change, where it could be made.
+    pub interval: Option<Interval>,
+    /// What the interval says against the noise threshold, where the test was made.
+    pub verdict: Option<Verdict>,
+    /// Whether it is a step to read: tested, beyond the noise, with the host steady in
+    /// both runs; `caveat` says why not.
+    pub comparable: bool,
+    /// Why it is no step, in a few words a table's cell holds: `host unsteady`,
+    /// `within noise`, `host in another state`, `untested`.
+    pub said: Option<&'static str>,
+    /// Why it is no step, in a sentence.
+    pub caveat: Option<String>,
+}
+
 /// One measured value of a case.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Point {
@@ -82,13 +160,22 @@ pub struct Point {
     pub run: usize,
     /// Median counts per call over all samples, as the run's report gives it.
     pub median: f64,
+    /// The median's 95 % interval, as the run's report gives it; `None` where the run
+    /// has too few processes for one (or a single figure).
+    pub interval: Option<Interval>,
+    /// What the canary said of the host while the case ran.
+    pub host: HostState,
     /// The core clock beside the samples (tsc-core runs that kept it).
     pub core_clock_hz: Option<f64>,
     /// Whether it can stand beside the case's latest run: a complete run with the same
-    /// counter, machine (testbed and fingerprint) and environment; `caveats` say why not.
+    /// counter, machine (testbed and fingerprint) and environment, on a host that did not
+    /// mix its states; `caveats` say why not.
     pub comparable: bool,
     /// Why not, when not.
     pub caveats: Vec<String>,
+    /// Against the previous comparable point; `None` for the first, and for a point not
+    /// comparable for another reason than its host.
+    pub change: Option<Change>,
 }
 
 /// One case's medians over the runs that measured it.
@@ -147,10 +234,14 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
     let mut runs: Vec<RunInfo> = Vec::new();
     let mut cases: Vec<CaseHistory> = Vec::new();
     let mut unreadable = Vec::new();
+    // Beside the runs and the cases' points, index for index: what each run's canary
+    // said, and each point's case as its figures were computed, to test the changes on.
+    let mut hosts: Vec<Option<HostCheck>> = Vec::new();
+    let mut steady_cases: Vec<Vec<StoredCase>> = Vec::new();
     for id in store.runs()? {
         // The whole run, so that the canary is judged over all of it, as its report does.
-        let run = match store.load_run(id) {
-            Ok(run) => crate::analysis::steady_view(&run).0,
+        let (run, host) = match store.load_run(id) {
+            Ok(run) => analysis::steady_view(&run),
             Err(e) => {
                 unreadable.push(format!("{e:#}"));
                 continue;
@@ -159,40 +250,44 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
         if testbed.is_some_and(|t| t != run.header.place.testbed) {
             continue;
         }
-        let measured: Vec<(String, f64, Option<f64>)> = run
+        let measured: Vec<(&StoredCase, analysis::Measured)> = run
             .cases
             .iter()
             .filter(|c| c.status == CaseStatus::Ok)
             .filter(|c| filter.is_none_or(|f| c.key.contains(f)))
-            .filter_map(|c| {
-                let all: Vec<f64> = c.per_process.iter().flatten().copied().collect();
-                let clock = stats::median(&c.core_clocks)
-                    .zip(run.header.tsc_hz)
-                    .map(|(ratio, hz)| ratio * hz);
-                stats::median(&all).map(|m| (c.key.clone(), m, clock))
-            })
+            .filter_map(|c| Some((c, analysis::measure_case(c, &run.header)?)))
             .collect();
         if measured.is_empty() {
             continue;
         }
         let index = runs.len();
         runs.push(RunInfo::of(&run.header));
-        for (key, median, core_clock_hz) in measured {
+        for (case, m) in measured {
             let point = Point {
                 run: index,
-                median,
-                core_clock_hz,
+                median: m.median.estimate,
+                interval: m.has_interval().then_some(m.median),
+                host: HostState::of(host.as_ref(), &case.key),
+                core_clock_hz: m.core_clock_hz,
                 comparable: true,
                 caveats: Vec::new(),
+                change: None,
             };
-            match cases.iter_mut().find(|c| c.key == key) {
-                Some(c) => c.points.push(point),
-                None => cases.push(CaseHistory {
-                    key,
-                    points: vec![point],
-                }),
+            match cases.iter().position(|c| c.key == case.key) {
+                Some(i) => {
+                    cases[i].points.push(point);
+                    steady_cases[i].push(case.clone());
+                }
+                None => {
+                    cases.push(CaseHistory {
+                        key: case.key.clone(),
+                        points: vec![point],
+                    });
+                    steady_cases.push(vec![case.clone()]);
+                }
             }
         }
+        hosts.push(host);
     }
     if runs.is_empty()
         && let Some(first) = unreadable.first()
@@ -248,7 +343,33 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
                     format!("measured with {}", r.environment.join(" "))
                 });
             }
+            if p.host == HostState::Unsteady {
+                p.caveats.push(UNSTEADY.into());
+            }
             p.comparable = p.caveats.is_empty();
+        }
+    }
+    for (case, steady) in cases.iter_mut().zip(&steady_cases) {
+        let mut previous: Option<usize> = None;
+        for i in 0..case.points.len() {
+            let p = &case.points[i];
+            // Another counter, machine or environment has no change to say; an unsteady
+            // point has, as why it is no step.
+            if p.caveats.iter().any(|c| c != UNSTEADY) {
+                continue;
+            }
+            if let Some(j) = previous {
+                let change = change(
+                    (&case.points[j], &steady[j]),
+                    (p, &steady[i]),
+                    &runs,
+                    &hosts,
+                );
+                case.points[i].change = Some(change);
+            }
+            if case.points[i].comparable {
+                previous = Some(i);
+            }
         }
     }
     Ok(History {
@@ -259,10 +380,266 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
     })
 }
 
+/// The caveat of a point whose processes mixed the host's states.
+const UNSTEADY: &str = "host unsteady: the canary moved in too many of its processes to set them aside, so its figure mixes the host's states";
+
+/// Point `b` against the earlier point `a`, each with its case as its figures were
+/// computed, judged as `compare` judges the case with its default options.
+fn change(
+    (a, case_a): (&Point, &StoredCase),
+    (b, case_b): (&Point, &StoredCase),
+    runs: &[RunInfo],
+    hosts: &[Option<HostCheck>],
+) -> Change {
+    let (run_a, run_b) = (&runs[a.run], &runs[b.run]);
+    let sides = (
+        RunSide {
+            id: run_a.id,
+            host: hosts[a.run].as_ref(),
+        },
+        RunSide {
+            id: run_b.id,
+            host: hosts[b.run].as_ref(),
+        },
+    );
+    // `compare`'s options when none are given.
+    let opts = VerdictArgs {
+        significance: VerdictOptions::DEFAULT.significance,
+        noise_threshold: None,
+        test: VerdictOptions::DEFAULT.test,
+    }
+    .for_stored(run_b.counter);
+    let shift = analysis::host_shift(sides.0.host, run_a.id, sides.1.host);
+    let compared = analysis::compare_case_across_runs(case_a, case_b, sides, shift.as_ref(), &opts);
+    let mut change = Change {
+        previous: a.run,
+        change_pct: 100.0 * (b.median / a.median - 1.0),
+        interval: None,
+        verdict: None,
+        comparable: false,
+        said: None,
+        caveat: None,
+    };
+    let unsteady_in = [(b, run_b), (a, run_a)]
+        .into_iter()
+        .find(|(p, _)| p.host == HostState::Unsteady)
+        .map(|(_, r)| r.id);
+    let not_a_step: Option<(&'static str, String)> = match compared {
+        _ if unsteady_in.is_some() => Some((
+            "host unsteady",
+            format!(
+                "the canary moved in too many of this case's processes in run {} to set them aside, so the change may be the host's",
+                unsteady_in.unwrap_or_default()
+            ),
+        )),
+        Err(n) => Some(("untested", n.why)),
+        Ok(c) => {
+            change.change_pct = c.change_pct.estimate;
+            change.interval = Some(c.change_pct);
+            change.verdict = Some(c.verdict);
+            match (c.undecided, c.verdict) {
+                (Some(why @ analysis::Undecided::HostUnsteady), _) => {
+                    Some(("host unsteady", why.reason().to_string()))
+                }
+                (Some(analysis::Undecided::HostInAnotherState), _) => Some((
+                    "host in another state",
+                    shift.map_or(String::new(), |s| s.note),
+                )),
+                (None, Verdict::NoChange | Verdict::WithinNoise) => Some((
+                    "within noise",
+                    format!(
+                        "the change's 95 % interval [{:+.2} %, {:+.2} %] is not clear of ±{} % (as `compare` judges it)",
+                        c.change_pct.lo, c.change_pct.hi, opts.noise_threshold_pct
+                    ),
+                )),
+                (None, Verdict::Improved | Verdict::Regressed) => None,
+            }
+        }
+    };
+    match not_a_step {
+        Some((said, why)) => {
+            change.said = Some(said);
+            change.caveat = Some(format!("{said}: {why}"));
+        }
+        None => change.comparable = true,
+    }
+    change
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::counter::Calibration;
+    use crate::record::{CanaryReadings, Case, Params, Samples};
     use crate::store::tests::{header, imported_case};
+
+    /// A process as the runner stores it: five samples near `cycles` (each process a little
+    /// apart, as processes are), and the canary
+    /// read beside them at `canary`.
+    fn process(cycles: f64, canary: f64, p: usize) -> Samples {
+        Samples {
+            calls_per_sample: 1,
+            calibration: Calibration::default(),
+            per_layout: vec![
+                (0..5)
+                    .map(|s| cycles * (1.0 + 0.002 * (p % 4) as f64 + 0.0005 * s as f64))
+                    .collect(),
+            ],
+            core_clock: None,
+            canary: Some(CanaryReadings {
+                kind: "canary/test".into(),
+                readings: vec![canary, canary + 1.0, canary - 1.0],
+            }),
+        }
+    }
+
+    /// A run of three cases, each process at `cycles` (or 1.3 times it, where its
+    /// canary moved 30 %): `a` with `moved_a` of its ten processes moved, `b` with none
+    /// of its eight, `c` with `moved_c` of its ten.
+    fn store_run(store: &mut Store, cycles: f64, moved_a: usize, moved_c: usize) {
+        let id = store.begin_run(&header()).unwrap();
+        for (seq, (name, processes, moved)) in [("a", 10, moved_a), ("b", 8, 0), ("c", 10, moved_c)]
+            .into_iter()
+            .enumerate()
+        {
+            let case = Case {
+                implementation: format!("x/{name}"),
+                operation: "hash".into(),
+                params: Params::new(),
+                lanes: 1,
+            };
+            let row = store.add_case(id, seq, &case).unwrap();
+            for p in 0..processes {
+                let canary = [1000.0, 1001.0, 999.0, 1000.5][p % 4];
+                let (cycles, canary) = if p >= processes - moved {
+                    (1.3 * cycles, 1.3 * canary)
+                } else {
+                    (cycles, canary)
+                };
+                store
+                    .add_samples(row, p, &process(cycles, canary, p))
+                    .unwrap();
+            }
+            store.set_status(row, CaseStatus::Ok, None).unwrap();
+        }
+        store.finish_run(id, "2026-11-22T00:01:00Z").unwrap();
+    }
+
+    /// The audit's: a run whose case mixed the host's states read as a +2 % step and its
+    /// recovery. Run 2's `x/c` is unsteady (7 of 10 processes moved) and `x/a` has two
+    /// set aside; run 3 measures what run 1 did; run 4 is 20 % slower.
+    fn unsteady_history() -> History {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("h.db")).unwrap();
+        store_run(&mut store, 1000.0, 0, 0);
+        store_run(&mut store, 1000.0, 2, 7);
+        store_run(&mut store, 1000.0, 0, 0);
+        store_run(&mut store, 1200.0, 0, 0);
+        collect(&store, None).unwrap()
+    }
+
+    fn json_points(h: &History, case: &str) -> Vec<serde_json::Value> {
+        let json: serde_json::Value = serde_json::from_str(
+            &crate::report::history::render(h, crate::report::Format::Json).unwrap(),
+        )
+        .unwrap();
+        let case = json["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == case)
+            .unwrap_or_else(|| panic!("no {case} in {json}"))
+            .clone();
+        case["points"].as_array().unwrap().clone()
+    }
+
+    #[test]
+    fn every_point_carries_its_interval_and_its_host_state() {
+        let h = unsteady_history();
+        let c = json_points(&h, "x/c/hash");
+        assert_eq!(c.len(), 4);
+        for p in &c {
+            let (lo, hi) = (p["interval"]["lo"].as_f64(), p["interval"]["hi"].as_f64());
+            let median = p["median"].as_f64().unwrap();
+            assert!(
+                lo.zip(hi)
+                    .is_some_and(|(lo, hi)| lo <= median && median <= hi && lo < hi),
+                "the report's 95 % interval around the median: {p}"
+            );
+        }
+        assert_eq!(c[0]["host"], "steady", "{c:?}");
+        assert_eq!(c[1]["host"], "unsteady", "{c:?}");
+        let a = json_points(&h, "x/a/hash");
+        assert_eq!(a[1]["host"], "processes set aside", "{a:?}");
+        assert_eq!(a[1]["processes_set_aside"], 2, "{a:?}");
+
+        let csv = crate::report::history::render(&h, crate::report::Format::Csv).unwrap();
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        for column in ["ci_low", "ci_high", "host"] {
+            assert!(header.contains(&column), "{csv}");
+        }
+        let row = csv.lines().find(|l| l.starts_with("x/c/hash,2,")).unwrap();
+        assert!(row.contains(",unsteady"), "{row}");
+
+        let text = crate::report::history::render(&h, crate::report::Format::Table).unwrap();
+        assert!(text.contains("95 % interval"), "{text}");
+        assert!(text.contains("±"), "{text}");
+        let html = crate::report::history::render(&h, crate::report::Format::Html).unwrap();
+        assert!(
+            html.contains("95 % interval as a vertical bar"),
+            "the chart says what its bars are: {html}"
+        );
+    }
+
+    #[test]
+    fn an_unsteady_point_or_a_change_within_noise_is_no_step() {
+        let h = unsteady_history();
+        let c = json_points(&h, "x/c/hash");
+        // Run 2 mixed the host's states: not comparable, and no change is read from it.
+        assert_eq!(c[1]["comparable"], false, "{c:?}");
+        assert!(
+            c[1]["caveats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|w| w.as_str().unwrap().contains("host unsteady")),
+            "{c:?}"
+        );
+        assert_eq!(c[1]["change"]["comparable"], false, "{c:?}");
+        // Run 3 measured what run 1 did: within noise, not a step, and against run 1,
+        // not against the unsteady run 2 (the audit's "recovery").
+        assert_eq!(c[2]["change"]["previous_run_id"], 1, "{c:?}");
+        assert_eq!(c[2]["change"]["comparable"], false, "{c:?}");
+        assert!(
+            c[2]["change"]["caveat"]
+                .as_str()
+                .unwrap()
+                .contains("within noise"),
+            "{c:?}"
+        );
+        // Run 4 is 20 % slower: a step.
+        assert_eq!(c[3]["change"]["comparable"], true, "{c:?}");
+        let step = c[3]["change"]["change_pct"].as_f64().unwrap();
+        assert!((step - 20.0).abs() < 1.0, "{c:?}");
+
+        let text = crate::report::history::render(&h, crate::report::Format::Table).unwrap();
+        let table = text.split("x/c/hash").nth(1).unwrap();
+        let row = |run: &str| {
+            table
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("{run} ")))
+                .unwrap()
+                .to_string()
+        };
+        assert!(row("2").contains("host unsteady"), "{table}");
+        assert!(
+            !row("2").contains("+29.") && !row("2").contains("+30."),
+            "no change figure: {table}"
+        );
+        assert!(!row("3").contains("-23."), "no recovery: {table}");
+        assert!(row("3").contains("within noise"), "{table}");
+        assert!(row("4").contains("+20."), "{table}");
+    }
 
     #[test]
     fn history_leaves_out_a_run_it_cannot_read_and_says_so() {

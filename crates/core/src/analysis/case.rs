@@ -120,7 +120,8 @@ pub(super) fn single_sample(x: f64) -> Option<(Summary, Interval)> {
     ))
 }
 
-pub(super) fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measured> {
+/// A case's statistics as every report gives them; `None` unless it ended `ok` with samples.
+pub fn measure_case(c: &StoredCase, header: &RunHeader) -> Option<Measured> {
     if c.status != CaseStatus::Ok || c.per_process.is_empty() {
         return None;
     }

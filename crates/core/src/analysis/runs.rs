@@ -133,6 +133,52 @@ pub fn check_same_unit(a: &RunHeader, b: &RunHeader) -> Result<()> {
     Ok(())
 }
 
+/// A stored run as one side of a comparison across runs: its id, and what its canary
+/// said of its host.
+#[derive(Clone, Copy)]
+pub struct RunSide<'a> {
+    /// The run's id in the store.
+    pub id: i64,
+    /// The canary's verdict over the whole run; `None` where it read none.
+    pub host: Option<&'a HostCheck>,
+}
+
+/// Case `b` of one run against the same case `a` of an earlier one (`sides`, in that
+/// order), each from the processes its host left steady, as [`compare_runs`] judges
+/// every case it compares: the test on the processes' medians against the noise
+/// threshold, undecided where the case was unsteady in either run, or where the host was
+/// in another state for the two (`shift`, from [`host_shift`]). Named as across runs:
+/// the baseline `run N`, the candidate by its case key.
+// Both outcomes are kept and both are large (the comparison more so): no box helps.
+#[allow(clippy::result_large_err)]
+pub fn compare_case_across_runs(
+    a: &StoredCase,
+    b: &StoredCase,
+    sides: (RunSide, RunSide),
+    shift: Option<&HostShift>,
+    opts: &VerdictOptions,
+) -> Result<Comparison, NotCompared> {
+    let baseline = format!("run {}", sides.0.id);
+    let mut c = compare_cases(a, b, opts, Relation::Variant).map_err(|mut n| {
+        n.baseline = baseline.clone();
+        n.candidate = b.key.clone();
+        n
+    })?;
+    c.baseline = baseline;
+    c.candidate = b.key.clone();
+    // A case unsteady in either run says so; every one of a run that never settled is.
+    let unsteady = [sides.0.host, sides.1.host]
+        .into_iter()
+        .flatten()
+        .any(|h| h.unsteady.contains(&b.key));
+    if unsteady {
+        c.undecided = Some(Undecided::HostUnsteady);
+    } else if shift.is_some_and(|s| s.differs) {
+        c.undecided = Some(Undecided::HostInAnotherState);
+    }
+    Ok(c)
+}
+
 /// Compare every case of `b` with the same case (by key) of `a`, each from the processes
 /// its host left steady, and the hosts' states by the runs' canaries.
 pub fn compare_runs(
@@ -158,29 +204,23 @@ pub fn compare_runs(
     let mut comparisons = Vec::new();
     let mut not_compared = Vec::new();
     let mut only_in_b = Vec::new();
+    let sides = (
+        RunSide {
+            id: a.header.id,
+            host: a_host.as_ref(),
+        },
+        RunSide {
+            id: b.header.id,
+            host: b_host.as_ref(),
+        },
+    );
     for cb in &b.cases {
         match a.cases.iter().find(|ca| ca.key == cb.key) {
-            Some(ca) => match compare_cases(ca, cb, opts, Relation::Variant) {
-                Ok(mut c) => {
-                    c.baseline = format!("run {}", a.header.id);
-                    c.candidate = cb.key.clone();
-                    comparisons.push(c);
-                }
-                Err(mut n) => {
-                    n.baseline = format!("run {}", a.header.id);
-                    n.candidate = cb.key.clone();
-                    not_compared.push(n);
-                }
+            Some(ca) => match compare_case_across_runs(ca, cb, sides, host.as_ref(), opts) {
+                Ok(c) => comparisons.push(c),
+                Err(n) => not_compared.push(n),
             },
             None => only_in_b.push(cb.key.clone()),
-        }
-    }
-    mark_unsteady(&mut comparisons, a, a_host.as_ref());
-    mark_unsteady(&mut comparisons, b, b_host.as_ref());
-    // A case unsteady in either run says so; every one of a run that never settled is.
-    if host.as_ref().is_some_and(|h| h.differs) {
-        for c in &mut comparisons {
-            c.undecided.get_or_insert(Undecided::HostInAnotherState);
         }
     }
     let only_in_a = a

@@ -8,8 +8,9 @@ use super::Format;
 use crate::history::History;
 
 use super::csv::Num;
-use super::format::{fmt_count, fmt_signed};
+use super::format::{fmt_count, fmt_interval, fmt_rel, fmt_signed};
 use super::{Block, Document};
+use crate::history::{Change, HostState, Point};
 
 /// The history of the stored runs (`history`) in `format`; errs for the formats that
 /// carry one run's figures only (Bencher, github-action-benchmark).
@@ -34,7 +35,7 @@ pub(super) fn document(h: &History) -> Document {
             .map_or(String::new(), |f| format!(" (case ids containing `{f}`)"))
     ))];
     blocks.push(Block::Line(
-        "Medians per call, oldest run first. Runs that counted with another counter, ran on another CPU model, or in another environment (GLIBC_TUNABLES, OPENSSL_ia32cap) than a case's latest run are marked not comparable, and so are incomplete runs (interrupted: fewer samples than asked).".into(),
+        "Medians per call with their 95 % intervals, as `report` gives them, oldest run first. Runs that counted with another counter, ran on another CPU model, or in another environment (GLIBC_TUNABLES, OPENSSL_ia32cap) than a case's latest run are marked not comparable, and so are incomplete runs (interrupted: fewer samples than asked) and points whose processes mixed the host's states (host unsteady, by the canary). A change against the previous comparable point is given only where `compare` would call it one, with the host steady in both runs; otherwise the column says why not (within noise, host unsteady, host in another state, untested).".into(),
     ));
     blocks.extend(
         h.unreadable
@@ -44,7 +45,6 @@ pub(super) fn document(h: &History) -> Document {
     for c in &h.cases {
         let reference = &h.runs[c.reference()];
         blocks.push(Block::Heading(c.key.clone()));
-        let mut previous: Option<f64> = None;
         let rows = c
             .points
             .iter()
@@ -55,25 +55,18 @@ pub(super) fn document(h: &History) -> Document {
                 } else {
                     format!(" {}", run.short_unit)
                 };
-                let change = match previous {
-                    Some(prev) if p.comparable => {
-                        format!("{} %", fmt_signed(100.0 * (p.median - prev) / prev))
-                    }
-                    _ => String::new(),
-                };
-                if p.comparable {
-                    previous = Some(p.median);
-                }
                 vec![
                     run.id.to_string(),
                     run.started_at.clone(),
                     run.git_revision.clone().unwrap_or_default(),
                     run.tool_version.clone(),
                     run.counter.to_string(),
-                    format!("{}{unit}", fmt_count(p.median)),
+                    format!("{}{unit}", median_cell(p)),
+                    p.interval.as_ref().map_or("—".into(), fmt_rel),
+                    p.host.cell(),
                     p.core_clock_hz
                         .map_or(String::new(), |hz| format!("{:.2} GHz", hz / 1e9)),
-                    change,
+                    p.change.as_ref().map_or(String::new(), change_cell),
                     if p.comparable {
                         "yes".into()
                     } else {
@@ -89,7 +82,9 @@ pub(super) fn document(h: &History) -> Document {
                 "Git revision".into(),
                 "cryptobench".into(),
                 "Counter".into(),
-                format!("Median ({})", reference.short_unit),
+                format!("Median ({}) [95 % interval]", reference.short_unit),
+                "± (95 %)".into(),
+                "Host".into(),
                 "Core clock".into(),
                 "Change vs previous".into(),
                 "Comparable".into(),
@@ -98,6 +93,36 @@ pub(super) fn document(h: &History) -> Document {
         });
     }
     Document { blocks }
+}
+
+/// The median with its interval, as `report` writes a figure with one.
+fn median_cell(p: &Point) -> String {
+    match &p.interval {
+        Some(i) => fmt_interval(i, fmt_count),
+        None => fmt_count(p.median),
+    }
+}
+
+/// A change that is a step as a signed percentage; otherwise why it is none (with the
+/// medians' change beside an untested one, which no test judged either way).
+fn change_cell(c: &Change) -> String {
+    match c.said {
+        None => format!("{} %", fmt_signed(c.change_pct)),
+        Some("untested") => format!("{} % untested", fmt_signed(c.change_pct)),
+        Some(said) => said.to_string(),
+    }
+}
+
+/// A point's change as JSON, run ids for indexes.
+fn change_json(h: &History, c: &Change) -> serde_json::Value {
+    json!({
+        "previous_run_id": h.runs[c.previous].id,
+        "change_pct": c.change_pct,
+        "interval": c.interval.map(|i| json!({"lo": i.lo, "hi": i.hi, "level": i.level})),
+        "verdict": c.verdict,
+        "comparable": c.comparable,
+        "caveat": c.caveat,
+    })
 }
 
 /// The history as one JSON object.
@@ -131,10 +156,17 @@ pub(super) fn json(h: &History) -> String {
                 "points": c.points.iter().map(|p| json!({
                     "run_id": h.runs[p.run].id,
                     "median": p.median,
+                    "interval": p.interval.map(|i| json!({"lo": i.lo, "hi": i.hi, "level": i.level})),
+                    "host": p.host.words(),
+                    "processes_set_aside": match p.host {
+                        HostState::SetAside(n) => n,
+                        _ => 0,
+                    },
                     "core_clock_hz": p.core_clock_hz,
                     "unit": h.runs[p.run].short_unit,
                     "comparable": p.comparable,
                     "caveats": p.caveats,
+                    "change": p.change.as_ref().map(|c| change_json(h, c)),
                 })).collect::<Vec<_>>(),
             })
         })
@@ -161,8 +193,17 @@ struct PointRow<'a> {
     cpu_model: &'a str,
     testbed: &'a str,
     median: Num,
+    ci_low: Num,
+    ci_high: Num,
+    host: &'static str,
+    processes_set_aside: usize,
     comparable: bool,
+    caveats: String,
     core_clock_hz: Num,
+    previous_run_id: Option<i64>,
+    change_pct: Num,
+    change_comparable: Option<bool>,
+    change_caveat: &'a str,
 }
 
 /// The history as CSV, a row per case and run.
@@ -181,8 +222,24 @@ pub(super) fn csv(h: &History) -> String {
                 cpu_model: &r.cpu_model,
                 testbed: &r.testbed,
                 median: Num::of(p.median),
+                ci_low: Num(p.interval.map(|i| i.lo)),
+                ci_high: Num(p.interval.map(|i| i.hi)),
+                host: p.host.words(),
+                processes_set_aside: match p.host {
+                    HostState::SetAside(n) => n,
+                    _ => 0,
+                },
                 comparable: p.comparable,
+                caveats: p.caveats.join("; "),
                 core_clock_hz: Num(p.core_clock_hz),
+                previous_run_id: p.change.as_ref().map(|c| h.runs[c.previous].id),
+                change_pct: Num(p.change.as_ref().map(|c| c.change_pct)),
+                change_comparable: p.change.as_ref().map(|c| c.comparable),
+                change_caveat: p
+                    .change
+                    .as_ref()
+                    .and_then(|c| c.caveat.as_deref())
+                    .unwrap_or(""),
             }
         })
     });

@@ -8,22 +8,27 @@ use super::plot::{
 };
 use crate::history::History;
 
-/// One line chart per case of a history: its median run after run. Runs measured with
-/// another counter or on another CPU than the latest are drawn apart and not joined.
+/// One point of a chart: its run's index, the median, whether it is comparable with the
+/// latest, and the median's 95 % interval where it has one.
+type Drawn = (usize, f64, bool, Option<(f64, f64)>);
+
+/// One line chart per case of a history: its median run after run, each with its 95 %
+/// interval as a bar. Runs measured with another counter or on another CPU than the
+/// latest, and points whose host was unsteady, are drawn apart and not joined.
 pub fn history_lines(h: &History) -> Vec<Chart> {
     h.cases
         .iter()
         .map(|c| {
-            let points: Vec<(usize, f64, bool)> = c
+            let points: Vec<Drawn> = c
                 .points
                 .iter()
-                .map(|p| (p.run, p.median, p.comparable))
+                .map(|p| (p.run, p.median, p.comparable, p.interval.map(|i| (i.lo, i.hi))))
                 .collect();
             let reference = &h.runs[c.reference()];
             Chart {
                 title: c.key.clone(),
                 caption: format!(
-                    "Median {} per call in each stored run that measured this case, oldest first. Filled points are comparable with the latest ({}) and joined; hollow squares are not comparable with it (another counter, machine or environment, or an interrupted run; the table says which) and are not joined.",
+                    "Median {} per call in each stored run that measured this case, oldest first, with its 95 % interval as a vertical bar (none where the run had too few processes for one). Filled points are comparable with the latest ({}) and joined; hollow squares are not comparable with it (another counter, machine or environment, an interrupted run, or a host the canary found unsteady; the table says which) and are not joined.",
                     reference.short_unit,
                     reference.label()
                 ),
@@ -33,9 +38,15 @@ pub fn history_lines(h: &History) -> Vec<Chart> {
         .collect()
 }
 
-fn draw_history(h: &History, points: &[(usize, f64, bool)], unit: &str) -> Result<String, String> {
-    let lo = points.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
-    let hi = points.iter().map(|p| p.1).fold(0.0, f64::max);
+fn draw_history(h: &History, points: &[Drawn], unit: &str) -> Result<String, String> {
+    let lo = points
+        .iter()
+        .map(|p| p.3.map_or(p.1, |i| i.0))
+        .fold(f64::INFINITY, f64::min);
+    let hi = points
+        .iter()
+        .map(|p| p.3.map_or(p.1, |i| i.1))
+        .fold(0.0, f64::max);
     let (scale, y0, y1) = Scale::fit(lo, hi, f64::INFINITY, false);
     // Runs are evenly spaced by order, not time: gaps between runs say nothing.
     let xs: Vec<usize> = points.iter().map(|p| p.0).collect();
@@ -78,6 +89,14 @@ fn draw_history(h: &History, points: &[(usize, f64, bool)], unit: &str) -> Resul
             .filter(|p| p.2)
             .map(|p| (pos(p.0), p.1))
             .collect();
+        chart.draw_series(points.iter().filter_map(|p| {
+            let (lo, hi) = p.3?;
+            let colour = if p.2 { PALETTE[0] } else { REGRESSED };
+            Some(PathElement::new(
+                vec![(pos(p.0), lo), (pos(p.0), hi)],
+                colour.stroke_width(1),
+            ))
+        }))?;
         chart.draw_series([PathElement::new(joined.clone(), PALETTE[0].stroke_width(2))])?;
         chart.draw_series(
             joined
