@@ -642,6 +642,36 @@ mod tests {
     }
 
     #[test]
+    fn the_median_s_unit_follows_each_row_s_counter() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("h.db")).unwrap();
+        let ns = RunHeader {
+            counter: RunCounter::Measured(crate::counter::CounterKind::Ns),
+            unit: "ns".into(),
+            ..header()
+        };
+        store.import_run(&ns, &[imported_case()]).unwrap();
+        store.import_run(&header(), &[imported_case()]).unwrap();
+        let h = collect(&store, None).unwrap();
+        let text = crate::report::history::render(&h, crate::report::Format::Table).unwrap();
+        let ns_row = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("1 "))
+            .unwrap();
+        assert!(
+            !text.contains("Median (cycles)"),
+            "an ns row under a cycles heading: {text}"
+        );
+        assert!(text.contains("Median [95 % interval]"), "{text}");
+        assert!(ns_row.contains("101.0 ns"), "{text}");
+        let html = crate::report::history::render(&h, crate::report::Format::Html).unwrap();
+        assert!(
+            html.contains("Left out, as counted in another unit: run 1 (ns)."),
+            "no ns point on a cycles axis: {html}"
+        );
+    }
+
+    #[test]
     fn history_leaves_out_a_run_it_cannot_read_and_says_so() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("h.db");

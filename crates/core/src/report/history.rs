@@ -43,17 +43,26 @@ pub(super) fn document(h: &History) -> Document {
             .map(|why| Block::Warning(format!("Left out: {why}"))),
     );
     for c in &h.cases {
-        let reference = &h.runs[c.reference()];
         blocks.push(Block::Heading(c.key.clone()));
+        // One unit for the case: in the heading. Counters of several units: each figure
+        // with its own, and none in the heading, which would claim them all.
+        let units: std::collections::BTreeSet<&str> = c
+            .points
+            .iter()
+            .map(|p| h.runs[p.run].short_unit.as_str())
+            .collect();
+        let one_unit = match units.iter().collect::<Vec<_>>()[..] {
+            [unit] => Some(*unit),
+            _ => None,
+        };
         let rows = c
             .points
             .iter()
             .map(|p| {
                 let run = &h.runs[p.run];
-                let unit = if run.short_unit == reference.short_unit {
-                    String::new()
-                } else {
-                    format!(" {}", run.short_unit)
+                let unit = match one_unit {
+                    Some(_) => String::new(),
+                    None => format!(" {}", run.short_unit),
                 };
                 vec![
                     run.id.to_string(),
@@ -82,7 +91,10 @@ pub(super) fn document(h: &History) -> Document {
                 "Git revision".into(),
                 "cryptobench".into(),
                 "Counter".into(),
-                format!("Median ({}) [95 % interval]", reference.short_unit),
+                match one_unit {
+                    Some(unit) => format!("Median ({unit}) [95 % interval]"),
+                    None => "Median [95 % interval]".into(),
+                },
                 "± (95 %)".into(),
                 "Host".into(),
                 "Core clock".into(),

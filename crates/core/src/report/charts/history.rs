@@ -6,7 +6,7 @@ use super::Chart;
 use super::plot::{
     Axis, Marker, PALETTE, REGRESSED, Scale, WIDTH, frame, label_px, legend, legend_width, svg,
 };
-use crate::history::History;
+use crate::history::{History, Point};
 
 /// One point of a chart: its run's index, the median, whether it is comparable with the
 /// latest, and the median's 95 % interval where it has one.
@@ -19,16 +19,35 @@ pub fn history_lines(h: &History) -> Vec<Chart> {
     h.cases
         .iter()
         .map(|c| {
-            let points: Vec<Drawn> = c
+            let reference = &h.runs[c.reference()];
+            // One axis, one unit: counts in another unit are no point on it.
+            let (points, other_units): (Vec<&Point>, Vec<&Point>) = c
                 .points
+                .iter()
+                .partition(|p| h.runs[p.run].short_unit == reference.short_unit);
+            let points: Vec<Drawn> = points
                 .iter()
                 .map(|p| (p.run, p.median, p.comparable, p.interval.map(|i| (i.lo, i.hi))))
                 .collect();
-            let reference = &h.runs[c.reference()];
+            let left_out = if other_units.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " Left out, as counted in another unit: {}.",
+                    other_units
+                        .iter()
+                        .map(|p| {
+                            let run = &h.runs[p.run];
+                            format!("run {} ({})", run.id, run.short_unit)
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
             Chart {
                 title: c.key.clone(),
                 caption: format!(
-                    "Median {} per call in each stored run that measured this case, oldest first, with its 95 % interval as a vertical bar (none where the run had too few processes for one). Filled points are comparable with the latest ({}) and joined; hollow squares are not comparable with it (another counter, machine or environment, an interrupted run, or a host the canary found unsteady; the table says which) and are not joined.",
+                    "Median {} per call in each stored run that measured this case, oldest first, with its 95 % interval as a vertical bar (none where the run had too few processes for one). Filled points are comparable with the latest ({}) and joined; hollow squares are not comparable with it (another counter, machine or environment, an interrupted run, or a host the canary found unsteady; the table says which) and are not joined.{left_out}",
                     reference.short_unit,
                     reference.label()
                 ),
