@@ -14,7 +14,7 @@ use std::path::Path;
 /// Bottom to top. A module may import its own layer and those below it.
 const LAYERS: &[(&str, &[&str])] = &[
     ("values", &["stats", "name", "size", "exit"]),
-    ("host", &["counter", "machine"]),
+    ("host", &["counter", "machine", "build_info"]),
     ("record", &["record"]),
     ("store", &["store"]),
     ("subjects", &["keccak", "catalog", "cimpl", "providers"]),

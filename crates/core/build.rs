@@ -1,5 +1,5 @@
-//! Records the compiler and the git revision the instrument was built from, for run
-//! records.
+//! Records the compiler, the profile and Rust flags, and the git revision the instrument
+//! was built from, for run records.
 
 use std::process::Command;
 
@@ -13,6 +13,16 @@ fn main() {
         .map(|s| s.trim().to_string())
         .unwrap_or_else(|| "unknown rustc".into());
     println!("cargo:rustc-env=CRYPTOBENCH_RUSTC={version}");
+
+    // Every crate of one build shares its profile and its Rust flags: this crate's are
+    // those the measured code was compiled with. Cargo sets these for every build script.
+    let profile = std::env::var("PROFILE").unwrap_or_default();
+    let opt_level = std::env::var("OPT_LEVEL").unwrap_or_default();
+    println!("cargo:rustc-env=CRYPTOBENCH_PROFILE={profile}");
+    println!("cargo:rustc-env=CRYPTOBENCH_OPT_LEVEL={opt_level}");
+    // Kept encoded (flags separated by 0x1f, as Cargo passes them): a flag may hold a space.
+    let rustflags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    println!("cargo:rustc-env=CRYPTOBENCH_ENCODED_RUSTFLAGS={rustflags}");
 
     let revision = Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])

@@ -164,6 +164,7 @@ impl Prepared {
                     paths: r.paths,
                     cpu_order: self.cpus.to_vec(),
                     huge_pages: "asked for (madvise)".into(),
+                    command_line: crate::record::this_command_line(),
                 },
             },
             r.testbed.as_deref(),

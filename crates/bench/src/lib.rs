@@ -48,6 +48,9 @@ pub struct Bench {
     sizes: Vec<u64>,
     ratios: Vec<(String, String)>,
     comparisons: Vec<(String, String)>,
+    /// The libraries behind the registered implementations that the run records: the
+    /// catalog's, once added.
+    libraries: Vec<cryptobench_core::build_info::Library>,
 }
 
 impl Bench {
@@ -59,6 +62,7 @@ impl Bench {
             sizes: DEFAULT_FILTER_SIZES.to_vec(),
             ratios: Vec::new(),
             comparisons: Vec::new(),
+            libraries: Vec::new(),
         }
     }
 
@@ -85,6 +89,7 @@ impl Bench {
     #[cfg(feature = "catalog")]
     pub fn with_catalog(mut self) -> Bench {
         self.registry.extend(cryptobench_providers::builtin());
+        self.libraries = cryptobench_providers::libraries();
         self
     }
 
@@ -399,6 +404,7 @@ impl Bench {
                     seed: 1,
                     remeasure: cryptobench_core::record::Remeasure::to_precision(0.5, None),
                     no_canary: false,
+                    command_line: cryptobench_core::record::this_command_line(),
                 },
                 verdict,
                 baseline: args.baseline.as_deref(),
@@ -406,6 +412,7 @@ impl Bench {
                 testbed: args.testbed.as_deref(),
                 // The crate's: its history is what a bench follows, commit by commit.
                 revision: CodeRevision::Checkout(checkout_revision(&crate_dir())),
+                libraries: self.libraries.clone(),
             },
             session::Finish {
                 format: args.format,

@@ -11,7 +11,7 @@
 //! | layer | modules |
 //! |---|---|
 //! | values | [`stats`], [`name`], [`size`], [`exit`] |
-//! | host | [`counter`], [`machine`] |
+//! | host | [`counter`], [`machine`], [`build_info`] |
 //! | record | [`record`]: what a run is, in the forms the store keeps |
 //! | store | [`store`]: SQLite, schema versions and their migrations |
 //! | subjects | [`catalog`] (kind traits, reference code, registry), [`cimpl`] (C through manifests) |
@@ -25,6 +25,7 @@
 pub use cryptobench_stats as stats;
 
 pub mod analysis;
+pub mod build_info;
 pub mod canary;
 pub mod catalog;
 pub mod cimpl;

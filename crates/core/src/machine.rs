@@ -5,6 +5,7 @@ use std::process::Command;
 
 use anyhow::{Result, bail};
 
+use crate::build_info::BuildInfo;
 use crate::counter::{CounterKind, tsc_frequency_hz};
 
 /// CPU flags worth knowing for cryptography, in the names /proc/cpuinfo uses.
@@ -107,6 +108,10 @@ pub struct Machine {
     /// the run counted instructions there: the dispatch those counts measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub simulated_crypto_flags: Option<Vec<String>>,
+    /// How cryptobench was compiled (profile, Rust flags) and the libraries the run's
+    /// implementations come from; `None` in runs recorded before it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<BuildInfo>,
     /// Which counters work here, in order of preference.
     pub counters: Vec<CounterStatus>,
     /// What about the machine makes the figures less trustworthy, one sentence each.
@@ -257,6 +262,7 @@ impl Machine {
             openssl_ia32cap,
             last_level_cache_bytes: last_level_cache_bytes(),
             simulated_crypto_flags: None,
+            build: Some(BuildInfo::of_this_binary()),
             counters,
             warnings,
         }
@@ -299,6 +305,7 @@ impl Machine {
             openssl_ia32cap: None,
             last_level_cache_bytes: None,
             simulated_crypto_flags: None,
+            build: None,
             counters: Vec::new(),
             warnings: Vec::new(),
         }

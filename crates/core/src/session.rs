@@ -11,6 +11,7 @@ use anyhow::{Context, Result};
 
 use crate::analysis::fleet::RunFigures;
 use crate::analysis::{self, Analysis};
+use crate::build_info::Library;
 use crate::exit::Exit;
 use crate::machine::Machine;
 use crate::output::{emit, write_atomically};
@@ -61,6 +62,9 @@ pub struct Measurement<'a> {
     pub testbed: Option<&'a str>,
     /// Whose git revision the run records.
     pub revision: CodeRevision,
+    /// The libraries the plan's implementations come from, for the run's record: the
+    /// catalog's (`cryptobench_providers::libraries`), or none that the caller knows of.
+    pub libraries: Vec<Library>,
 }
 
 /// Measure `plan` into `store` as `how` says, and finish it as `finish` says: the machine
@@ -85,6 +89,9 @@ pub fn measure_plan(
         eprintln!("warning: {left_out}");
     }
     let mut machine = Machine::detect();
+    if let Some(build) = &mut machine.build {
+        build.libraries = how.libraries.clone();
+    }
     // Held until the run ends; a run already measuring on the CPU is said in this run's
     // record, which every report of it repeats, not only on this terminal.
     let (_claim, shared) = how.options.cpu.map(crate::machine::claim_cpu).unzip();

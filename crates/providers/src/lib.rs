@@ -1,6 +1,7 @@
 //! One file per provider: each implements the kind traits for its library's types and
 //! registers them. Adding a provider is one file here and one line in [`builtin`].
 
+use cryptobench_core::build_info::Library;
 use cryptobench_core::catalog::registry::Registry;
 
 pub mod aws_lc_rs;
@@ -12,6 +13,9 @@ pub mod rand_chacha;
 pub mod ring;
 pub mod rustcrypto;
 pub mod testing;
+
+#[cfg(test)]
+mod lockfile;
 
 /// Every implementation this binary knows (the test implementations only where their
 /// environment variable asks for them).
@@ -27,6 +31,37 @@ pub fn builtin() -> Registry {
     libcrux::register(&mut r);
     testing::register(&mut r);
     r
+}
+
+/// The libraries the catalog's implementations come from, for a run's record: the C
+/// OpenSSL this binary links, as it names itself at run time, then the catalog's crates at
+/// the versions the workspace's Cargo.lock pins (recorded by build.rs).
+pub fn libraries() -> Vec<Library> {
+    let linked = ::openssl::version::version();
+    let (name, version) = linked.split_once(' ').unwrap_or(("OpenSSL", linked));
+    let mut libraries = vec![Library {
+        name: name.to_string(),
+        version: version.to_string(),
+        origin: Some("linked C library".into()),
+    }];
+    libraries.extend(catalog_crates(env!("CRYPTOBENCH_CATALOG_CRATES")));
+    libraries
+}
+
+/// The crates build.rs recorded (`lockfile::encode`): `name version[ origin]` joined by `;`.
+fn catalog_crates(encoded: &str) -> Vec<Library> {
+    encoded
+        .split(';')
+        .filter(|entry| !entry.is_empty())
+        .map(|entry| {
+            let mut words = entry.splitn(3, ' ');
+            Library {
+                name: words.next().unwrap_or_default().to_string(),
+                version: words.next().unwrap_or_default().to_string(),
+                origin: words.next().map(str::to_string),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -54,6 +89,17 @@ mod tests {
             n_lane >= 8,
             "only {n_lane} N-lane implementations registered"
         );
+    }
+
+    /// The OpenSSL named is the one linked; the crates, those build.rs read from the lock.
+    #[test]
+    fn the_libraries_are_the_linked_openssl_and_the_catalogs_crates() {
+        let libraries = libraries();
+        assert_eq!(
+            format!("{} {}", libraries[0].name, libraries[0].version),
+            ::openssl::version::version()
+        );
+        assert!(libraries.iter().any(|l| l.name == "ring"), "{libraries:?}");
     }
 
     #[test]

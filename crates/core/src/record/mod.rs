@@ -17,7 +17,7 @@ pub use case::{Case, CaseStatus, MEMCPY, Param, Params};
 pub use options::{
     AnalysisOptions, AnalysisSpec, BulkOptions, Remeasure, RunOptions, SamplePlan, Test,
     VerdictArgs, VerdictOptions, clap_error_line, parse_percent, parse_probability,
-    unset_empty_env,
+    this_command_line, unset_empty_env,
 };
 pub use place::{CiOrigin, RunPlace, check_testbed, default_testbed, fingerprint};
 pub use run::{

@@ -30,6 +30,10 @@ pub struct RunOptions {
     /// whether the host stayed steady.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_canary: bool,
+    /// The command line the run was started with, as the program received it (argv);
+    /// empty in runs stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub command_line: Vec<String>,
 }
 
 /// When a case is measured in more processes than asked: its interval misses the
@@ -426,6 +430,18 @@ pub struct BulkOptions {
     pub cpu_order: Vec<usize>,
     /// How huge pages were asked for the buffers, in words ("asked for (madvise)").
     pub huge_pages: String,
+    /// The command line the run was started with, as the program received it (argv);
+    /// empty in runs stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub command_line: Vec<String>,
+}
+
+/// This process's command line, as it received it (argv), for a run's record: an argument
+/// that is not UTF-8 with its odd bytes replaced, as the record is text.
+pub fn this_command_line() -> Vec<String> {
+    std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
 }
 
 #[cfg(test)]

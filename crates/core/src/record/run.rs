@@ -547,6 +547,7 @@ mod tests {
                 seed: 7,
                 remeasure: crate::record::Remeasure::OFF,
                 no_canary: false,
+                command_line: vec![],
             },
             analysis: AnalysisOptions {
                 spec: AnalysisSpec {
@@ -578,10 +579,62 @@ mod tests {
                 paths: true,
                 cpu_order: vec![1, 0],
                 huge_pages: "asked for (madvise)".into(),
+                command_line: vec![],
             },
         };
         let want = r#"{"origin":"bulk/1","bulk":{"sizes":[1048576],"threads":[1,2],"runs":3,"impl":["openssl"],"paths":true,"cpu_order":[1,0],"huge_pages":"asked for (madvise)"}}"#;
         assert_eq!(serde_json::to_string(&bulk).unwrap(), want);
+    }
+
+    /// What built and ran the code: kept where recorded, absent (not invented) in records
+    /// stored before it was.
+    #[test]
+    fn build_and_command_line_read_back_and_older_records_read_without_them() {
+        let mut machine = Machine::example(None);
+        machine.build = Some(crate::build_info::BuildInfo {
+            profile: "release".into(),
+            opt_level: "3".into(),
+            rustflags: vec!["-C".into(), "target-cpu=native".into()],
+            target_cpu: Some("native".into()),
+            libraries: vec![crate::build_info::Library {
+                name: "OpenSSL".into(),
+                version: "3.0.19 27 Jan 2026".into(),
+                origin: Some("linked C library".into()),
+            }],
+        });
+        let stored = serde_json::to_value(MachineRecord::Measured(Box::new(machine))).unwrap();
+        assert_eq!(stored["build"]["target_cpu"], "native");
+        let back: MachineRecord = serde_json::from_value(stored.clone()).unwrap();
+        let build = back.measured().unwrap().build.clone().unwrap();
+        assert_eq!(
+            build.libraries[0].to_string(),
+            "OpenSSL 3.0.19 27 Jan 2026 (linked C library)"
+        );
+        let mut older = stored;
+        older.as_object_mut().unwrap().remove("build");
+        let back: MachineRecord = serde_json::from_value(older).unwrap();
+        assert!(back.measured().unwrap().build.is_none());
+
+        let run = r#"{"origin":"run/1","run":{"counter":"tsc","cpu":1,"processes":6,"layouts":4,"plan":{"samples":64,"warmup":{"secs":0,"nanos":10000000},"overhead_factor":200.0,"resolution_factor":1000.0},"timeout":{"secs":120,"nanos":0},"seed":7},"analysis":{"spec":{"ratios":[],"comparisons":[],"slope":null,"algorithm_comparisons":[],"variant_comparisons":[],"lane_speedups":false},"verdict":{"significance":0.05,"noise_threshold_pct":1.0,"test":"welch"},"baseline_run":null,"force":false}}"#;
+        let RunOrigin::Measured { mut run, analysis } = serde_json::from_str(run).unwrap() else {
+            panic!("a run's options read as a run's");
+        };
+        assert!(run.command_line.is_empty());
+        run.command_line = vec![
+            "cryptobench".into(),
+            "run".into(),
+            "--seed".into(),
+            "7".into(),
+        ];
+        let stored = serde_json::to_string(&RunOrigin::Measured { run, analysis }).unwrap();
+        assert!(
+            stored.contains(r#""command_line":["cryptobench","run","--seed","7"]"#),
+            "{stored}"
+        );
+        let RunOrigin::Measured { run, .. } = serde_json::from_str(&stored).unwrap() else {
+            panic!("a run's options read as a run's");
+        };
+        assert_eq!(run.command_line.len(), 4);
     }
 
     #[test]
