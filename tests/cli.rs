@@ -2772,3 +2772,77 @@ fn a_second_run_on_a_cpu_in_use_is_warned() {
     let stored = env.run_ok(&["report", "2", "--format", "md"]);
     assert!(!stored.contains("another cryptobench run"), "{stored}");
 }
+
+/// A run's md report names the command it was started with, its seed, its sizes and the
+/// versions of the libraries measured: OpenSSL as linked, crates as Cargo.lock pins them.
+/// JSON carries the same record.
+#[test]
+fn a_runs_report_says_what_built_and_ran_it() {
+    let env = Env::new();
+    let args = [
+        "run",
+        "rand_chacha",
+        "--sizes",
+        "1024,4096",
+        "--seed",
+        "4242",
+        "--samples",
+        "8",
+        "--processes",
+        "1",
+        "--layouts",
+        "1",
+    ];
+    env.run_ok(&args);
+    let md = env.run_ok(&["report", "latest", "--format", "md"]);
+    let line = |prefix: &str| {
+        md.lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no `{prefix}` line in:\n{md}"))
+            .trim_end()
+            .to_string()
+    };
+    // Quoted as a shell reads it back (shlex quotes the comma).
+    assert!(
+        line("Command: ").ends_with(
+            " run rand_chacha --sizes '1024,4096' --seed 4242 --samples 8 --processes 1 --layouts 1"
+        ),
+        "{md}"
+    );
+    assert!(
+        line("Options: ").starts_with("Options: seed 4242; "),
+        "{md}"
+    );
+    assert!(line("Options: ").contains("; len 1024, 4096; "), "{md}");
+    let libraries = line("Libraries: ");
+    assert!(
+        libraries.starts_with(&format!(
+            "Libraries: {} (linked C library), ",
+            openssl::version::version()
+        )),
+        "{md}"
+    );
+    let lock = std::fs::read_to_string(repo("Cargo.lock")).unwrap();
+    let rand_chacha = libraries
+        .split(", ")
+        .find_map(|l| l.strip_prefix("rand_chacha "))
+        .expect(&libraries);
+    assert!(
+        lock.contains(&format!(
+            "name = \"rand_chacha\"\nversion = \"{rand_chacha}\""
+        )),
+        "{libraries}"
+    );
+    assert!(line("Built: ").contains(" (opt-level "), "{md}");
+
+    let json = env.json(&["report", "latest", "--format", "json"]);
+    let argv: Vec<&str> = json["options"]["run"]["command_line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(argv[1..], args, "{json}");
+    assert_eq!(json["options"]["run"]["seed"], 4242);
+    assert_eq!(json["machine"]["build"]["libraries"][0]["name"], "OpenSSL");
+}

@@ -12,7 +12,7 @@ use crate::analysis::{
 };
 use crate::counter::CounterKind;
 use crate::record::Param;
-use crate::record::{CaseStatus, RunCounter, RunHeader, RunOrigin};
+use crate::record::{CaseStatus, RunCounter, RunHeader, RunOptions, RunOrigin};
 
 /// The title, the counter and its clock, where and how the run was measured.
 pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
@@ -144,7 +144,8 @@ pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
                 counted(run.layouts, "memory layout", "memory layouts"),
                 run.cpu
                     .map_or("not pinned".to_string(), |c| format!("pinned to CPU {c}"))
-            )))
+            )));
+            blocks.push(Block::Line(options_line(run, a)));
         }
         RunOrigin::Bulk { .. } | RunOrigin::Unreadable(_) => {}
     }
@@ -166,6 +167,46 @@ pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
     }
 
     blocks
+}
+
+/// The options that shape the table besides those the lines above it name (counter,
+/// processes, layouts, CPU): with them, the table can be measured again as it was.
+fn options_line(run: &RunOptions, a: &Analysis) -> String {
+    let mut parts = vec![
+        format!("seed {}", run.seed),
+        format!(
+            "{} samples per process and layout ({} per case of {})",
+            run.plan.samples,
+            run.plan.samples * run.layouts * run.processes,
+            counted(run.processes, "process", "processes")
+        ),
+    ];
+    let mut values: std::collections::BTreeMap<&str, std::collections::BTreeSet<u64>> =
+        Default::default();
+    for c in &a.cases {
+        for (name, value) in c.params.iter() {
+            values.entry(name).or_default().insert(value);
+        }
+    }
+    for (name, values) in values {
+        let values: Vec<String> = values.iter().map(u64::to_string).collect();
+        parts.push(format!("{name} {}", values.join(", ")));
+    }
+    let r = &run.remeasure;
+    parts.push(if r.is_off() {
+        "no re-measuring".to_string()
+    } else {
+        format!(
+            "re-measuring to ±{} % of the median, up to {}x the processes, {}",
+            r.precision_pct,
+            r.most_processes_factor,
+            r.budget
+                .map_or("for as long as the first pass took".to_string(), |d| {
+                    format!("for at most {}", humantime::format_duration(d))
+                })
+        )
+    });
+    format!("Options: {}.", parts.join("; "))
 }
 
 /// What every format says of a run measured with `--no-canary`.
@@ -248,12 +289,63 @@ pub(crate) fn provenance(h: &RunHeader, cpus: &str) -> Vec<Block> {
     if let Some(ci) = &h.place.ci {
         lines.push(Block::Line(format!("Measured by {}", ci.describe())));
     }
+    lines.extend(build_lines(h));
     lines.extend(
         h.machine
             .warnings()
             .iter()
             .map(|w| Block::Warning(format!("Warning: {w}"))),
     );
+    lines
+}
+
+/// What built and ran the measured code, where the run recorded it: the compiler and its
+/// flags, the host's kernel, crypto instruction sets and load, the libraries and the
+/// command line. What a run stored before they were recorded lacks is left out.
+fn build_lines(h: &RunHeader) -> Vec<Block> {
+    let mut lines = Vec::new();
+    if let Some(m) = h.machine.measured() {
+        let build = m
+            .build
+            .as_ref()
+            .map_or(" (profile and flags not recorded)".to_string(), |b| {
+                format!(", {}", b.describe())
+            });
+        lines.push(Block::Line(format!(
+            "Built: {}{build}; cc: {}",
+            m.rustc,
+            m.cc.as_deref().unwrap_or("not found")
+        )));
+        lines.push(Block::Line(format!(
+            "Host: {}; crypto ISA: {}; load {} (1 min) on {}",
+            m.kernel,
+            if m.crypto_flags.is_empty() {
+                "none listed".to_string()
+            } else {
+                m.crypto_flags.join(" ")
+            },
+            m.load_1min
+                .map_or("unknown".to_string(), |l| format!("{l:.2}")),
+            counted(m.online_cpus, "CPU", "CPUs")
+        )));
+        if let Some(build) = m.build.as_ref().filter(|b| !b.libraries.is_empty()) {
+            let libraries: Vec<String> = build.libraries.iter().map(ToString::to_string).collect();
+            lines.push(Block::Line(format!("Libraries: {}", libraries.join(", "))));
+        }
+    }
+    let command = match &h.options {
+        RunOrigin::Measured { run, .. } => run.command_line.as_slice(),
+        RunOrigin::Bulk { bulk } => bulk.command_line.as_slice(),
+        RunOrigin::Imported(_) | RunOrigin::Unreadable(_) => &[],
+    };
+    if !command.is_empty() {
+        // Quoted as a shell reads it back; an argument holding a NUL cannot be, and the
+        // words are then shown as recorded, space-separated.
+        let words = || command.iter().map(String::as_str);
+        let line =
+            shlex::try_join(words()).unwrap_or_else(|_| words().collect::<Vec<_>>().join(" "));
+        lines.push(Block::Line(format!("Command: {line}")));
+    }
     lines
 }
 
@@ -605,4 +697,171 @@ fn comparison_table(blocks: &mut Vec<Block>, comparisons: &[Comparison], unit: &
     });
     blocks.extend(clock_notes(comparisons).into_iter().map(Block::Line));
     blocks.extend(p_floor_notes(comparisons).into_iter().map(Block::Line));
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::build_info::{BuildInfo, Library};
+    use crate::counter::{Calibration, CounterKind};
+    use crate::machine::Machine;
+    use crate::record::{
+        AnalysisOptions, AnalysisSpec, Case, CaseStatus, MachineRecord, Param, Params, Remeasure,
+        RunCounter, RunHeader, RunOptions, RunOrigin, RunStatus, SamplePlan, Samples,
+        VerdictOptions,
+    };
+    use crate::report::{Format, render};
+    use crate::store::Store;
+
+    /// A run of one case asked in 2 processes and measured in 3, as re-measuring leaves
+    /// it, with `machine` and `command_line` recorded.
+    fn rendered(machine: Machine, command_line: Vec<String>, format: Format) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let header = RunHeader {
+            id: 0,
+            started_at: "2026-11-29T00:00:00Z".into(),
+            finished_at: None,
+            status: RunStatus::Running,
+            experiment: "chacha20-rng".into(),
+            tool_version: "0.1.0".into(),
+            git_revision: None,
+            counter: RunCounter::Measured(CounterKind::Tsc),
+            unit: "reference cycles".into(),
+            tsc_hz: Some(2.0e9),
+            cpu_model: "Example CPU (6/167/1)".into(),
+            machine: MachineRecord::Measured(Box::new(machine)),
+            options: RunOrigin::Measured {
+                run: RunOptions {
+                    counter: CounterKind::Tsc,
+                    cpu: Some(1),
+                    processes: 2,
+                    layouts: 1,
+                    plan: SamplePlan {
+                        samples: 3,
+                        ..SamplePlan::default()
+                    },
+                    timeout: std::time::Duration::from_secs(60),
+                    seed: 4242,
+                    remeasure: Remeasure::to_precision(0.5, None),
+                    no_canary: true,
+                    command_line,
+                },
+                analysis: AnalysisOptions {
+                    spec: AnalysisSpec::default(),
+                    verdict: VerdictOptions::DEFAULT,
+                    baseline_run: None,
+                    force: false,
+                },
+            },
+            place: Default::default(),
+        };
+        let id = store.begin_run(&header).unwrap();
+        for (seq, len) in [1024, 4096].into_iter().enumerate() {
+            let case = Case {
+                implementation: "rand_chacha/chacha20-rng".into(),
+                operation: "fill_bytes".into(),
+                params: Params::new().with(Param::Len, len),
+                lanes: 1,
+            };
+            let row = store.add_case(id, seq, &case).unwrap();
+            // The longer case re-measured in a third process.
+            for process in 0..if len == 4096 { 3 } else { 2 } {
+                let samples = Samples {
+                    calls_per_sample: 1,
+                    calibration: Calibration::default(),
+                    per_layout: vec![vec![100.0 + process as f64, 101.0, 102.0]],
+                    core_clock: None,
+                    canary: None,
+                };
+                store.add_samples(row, process, &samples).unwrap();
+            }
+            store.set_status(row, CaseStatus::Ok, None).unwrap();
+        }
+        store.finish_run(id, "2026-11-29T00:01:00Z").unwrap();
+        let run = store.load_run(id).unwrap();
+        let a = crate::analysis::analyse(&run, &Default::default()).unwrap();
+        render(&a, format)
+    }
+
+    fn built_machine() -> Machine {
+        Machine {
+            build: Some(BuildInfo {
+                profile: "release".into(),
+                opt_level: "3".into(),
+                rustflags: vec!["-C".into(), "target-cpu=native".into()],
+                target_cpu: Some("native".into()),
+                libraries: vec![
+                    Library {
+                        name: "OpenSSL".into(),
+                        version: "3.0.19 27 Jan 2026".into(),
+                        origin: Some("linked C library".into()),
+                    },
+                    Library {
+                        name: "rand_chacha".into(),
+                        version: "0.10.0".into(),
+                        origin: None,
+                    },
+                ],
+            }),
+            load_1min: Some(0.25),
+            ..Machine::example(None)
+        }
+    }
+
+    /// The md header says what built and ran the code and the options that shape the
+    /// table, so that the table can be measured again from what it prints.
+    #[test]
+    fn the_header_says_what_built_and_ran_the_code_and_how() {
+        let argv = [
+            "cryptobench",
+            "run",
+            "chacha20-rng",
+            "--seed",
+            "4242",
+            "--impl",
+            "a b",
+        ];
+        let md = rendered(
+            built_machine(),
+            argv.iter().map(|a| a.to_string()).collect(),
+            Format::Md,
+        );
+        for line in [
+            "Built: rustc, release (opt-level 3), target-cpu native, RUSTFLAGS \"-C target-cpu=native\"; cc: not found",
+            "Host: Linux; crypto ISA: aes avx2; load 0.25 (1 min) on 2 CPUs",
+            "Libraries: OpenSSL 3.0.19 27 Jan 2026 (linked C library), rand_chacha 0.10.0",
+            "Command: cryptobench run chacha20-rng --seed 4242 --impl 'a b'",
+            "Options: seed 4242; 3 samples per process and layout (6 per case of 2 processes); len 1024, 4096; re-measuring to ±0.5 % of the median, up to 3x the processes, for as long as the first pass took.",
+        ] {
+            assert!(md.contains(line), "no `{line}` in:\n{md}");
+        }
+        // The HTML page has the same lines.
+        let html = rendered(
+            built_machine(),
+            argv.iter().map(|a| a.to_string()).collect(),
+            Format::Html,
+        );
+        assert!(
+            html.contains(
+                "<p>Command: cryptobench run chacha20-rng --seed 4242 --impl &#39;a b&#39;</p>"
+            ),
+            "{html}"
+        );
+        assert!(html.contains("<p>Libraries: OpenSSL 3.0.19"), "{html}");
+    }
+
+    /// A run stored before the build and command line were recorded reports what it has.
+    #[test]
+    fn a_run_recorded_without_build_or_command_line_still_reports() {
+        let md = rendered(Machine::example(None), vec![], Format::Md);
+        assert!(
+            md.contains("Built: rustc (profile and flags not recorded); cc: not found"),
+            "{md}"
+        );
+        assert!(md.contains("Options: seed 4242;"), "{md}");
+        assert!(
+            !md.contains("Command:") && !md.contains("Libraries:"),
+            "{md}"
+        );
+    }
 }
