@@ -158,7 +158,7 @@ pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
     if let (RunOrigin::Measured { run, .. }, false) = (&h.options, added.is_empty()) {
         let most = added.iter().map(|c| c.processes_added).max().unwrap_or(0);
         blocks.push(Block::Line(format!(
-            "Re-measured: {} in more processes (up to {} beyond the {} asked), as the host moved while they ran or their intervals were wider than ±{} %.",
+            "Re-measured: {} in more processes (up to {} beyond the {} asked; the Processes column has each case's), as the host moved while they ran or their intervals were wider than ±{} %.",
             counted(added.len(), "case", "cases"),
             most,
             run.processes,
@@ -365,6 +365,16 @@ pub(super) fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     // Every parameter that varies between the cases is a column, or two rows (AES-GCM
     // at 64 bytes with and without associated data) would read as one case twice.
     let shown = param_columns(&a.cases);
+    // Each case's processes, where some case's differ from those the header says were
+    // asked: re-measured cases got more, and the header's count is not theirs.
+    let processes_column = match &h.options {
+        RunOrigin::Measured { run, .. } => a.cases.iter().any(|c| {
+            c.measured
+                .as_ref()
+                .is_some_and(|m| m.processes != run.processes)
+        }),
+        _ => false,
+    };
     let mut rows = Vec::new();
     for c in &a.cases {
         let mut row = vec![c.implementation.clone(), c.operation.clone()];
@@ -386,31 +396,38 @@ pub(super) fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                 .join(" "),
         });
         match &c.measured {
-            Some(m) => row.extend([
-                fmt_count(m.median.estimate),
-                match &m.per_byte {
-                    Some(pb) if m.has_interval() => fmt_interval(pb, fmt_per_byte),
-                    Some(pb) => fmt_per_byte(pb.estimate),
-                    None => String::new(),
-                },
-                if m.has_interval() {
-                    fmt_rel(&m.median)
-                } else {
-                    "—".into()
-                },
-                match (m.throughput_bytes_per_s, m.core_clock_hz) {
-                    (Some(tp), Some(hz)) => {
-                        format!("{} at {:.2} GHz", fmt_throughput(tp), hz / 1e9)
-                    }
-                    (Some(tp), None) => fmt_throughput(tp),
-                    (None, _) => String::new(),
-                },
-                m.samples.to_string(),
-                fmt_outliers(&m.outliers, m.samples),
-                status(c),
-            ]),
+            Some(m) => {
+                row.extend([
+                    fmt_count(m.median.estimate),
+                    match &m.per_byte {
+                        Some(pb) if m.has_interval() => fmt_interval(pb, fmt_per_byte),
+                        Some(pb) => fmt_per_byte(pb.estimate),
+                        None => String::new(),
+                    },
+                    if m.has_interval() {
+                        fmt_rel(&m.median)
+                    } else {
+                        "—".into()
+                    },
+                    match (m.throughput_bytes_per_s, m.core_clock_hz) {
+                        (Some(tp), Some(hz)) => {
+                            format!("{} at {:.2} GHz", fmt_throughput(tp), hz / 1e9)
+                        }
+                        (Some(tp), None) => fmt_throughput(tp),
+                        (None, _) => String::new(),
+                    },
+                    m.samples.to_string(),
+                ]);
+                if processes_column {
+                    row.push(m.processes.to_string());
+                }
+                row.extend([fmt_outliers(&m.outliers, m.samples), status(c)]);
+            }
             None => {
-                row.extend(std::iter::repeat_n(String::new(), 6));
+                row.extend(std::iter::repeat_n(
+                    String::new(),
+                    6 + usize::from(processes_column),
+                ));
                 row.push(status_cell(c));
             }
         }
@@ -425,9 +442,11 @@ pub(super) fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
         "± (95 %)".into(),
         "Throughput".into(),
         "Samples".into(),
-        "Outliers".into(),
-        "Status".into(),
     ]);
+    if processes_column {
+        headers.push("Processes".into());
+    }
+    headers.extend(["Outliers".into(), "Status".into()]);
     blocks.push(Block::Table { headers, rows });
     if a.cases.iter().any(|c| c.params.get(Param::Out).is_some()) {
         let lanes = a.cases.iter().any(|c| c.lanes > 1);
@@ -848,6 +867,20 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("<p>Libraries: OpenSSL 3.0.19"), "{html}");
+    }
+
+    /// A case measured in more processes than the header's count has its own in a column.
+    #[test]
+    fn a_case_in_more_processes_than_asked_shows_its_count() {
+        let md = rendered(built_machine(), vec![], Format::Md);
+        let table: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
+        let cells =
+            |line: &str| -> Vec<String> { line.split('|').map(|c| c.trim().to_string()).collect() };
+        let header = cells(table[0]);
+        let column = header.iter().position(|h| h == "Processes").expect(&md);
+        assert_eq!(cells(table[2])[column], "2", "{md}");
+        assert_eq!(cells(table[3])[column], "3", "{md}");
+        assert!(md.contains("the Processes column has each case's"), "{md}");
     }
 
     /// A run stored before the build and command line were recorded reports what it has.
