@@ -46,6 +46,14 @@ fn json_holds_every_run_and_figures_that_add_up() {
     let v = env.json(&small(&["--impl", "aes-128-ctr", "--format", "json"]));
     assert_eq!(v["experiment"], "bulk");
     assert_eq!(v["verified"], true, "{:#}", v["problems"]);
+    // What built and ran it: the competitors' libraries (OpenSSL's as linked) and argv.
+    let libraries = array(&v["machine"]["build"], "libraries");
+    assert_eq!(libraries[0]["name"], "OpenSSL", "{libraries:?}");
+    assert!(
+        libraries.iter().any(|l| l["name"] == "aes"),
+        "{libraries:?}"
+    );
+    assert_eq!(v["options"]["bulk"]["command_line"][1], "bulk");
     // memcpy and three implementations, at two thread counts, two runs each.
     let runs = array(&v, "runs");
     assert_eq!(runs.len(), 4 * 2 * 2);

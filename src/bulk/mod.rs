@@ -124,7 +124,11 @@ pub fn prepare(mut request: Request) -> Result<Prepared> {
     }
     // Before pinning: the machine's CPU count is this process's affinity mask, and workers
     // started by a pinned thread would first queue behind it on its CPU.
-    let machine = Machine::detect();
+    let mut machine = Machine::detect();
+    // Bulk's competitors come from the catalog's crates and the OpenSSL it links.
+    if let Some(build) = &mut machine.build {
+        build.libraries = crate::providers::libraries();
+    }
     threads::prepare(max_threads.max(cpus.len()))?;
     machine::pin_to_cpu(cpus[0])?;
     let mut claims = Vec::new();
