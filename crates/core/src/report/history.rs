@@ -257,3 +257,211 @@ pub(super) fn csv(h: &History) -> String {
     });
     super::csv::table(rows)
 }
+
+/// History's documents of a store whose canary readings are fixed: what each point's
+/// interval and host state, and each change, read as in every format.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counter::Calibration;
+    use crate::history::collect;
+    use crate::record::{CanaryReadings, Case, CaseStatus, Params, RunCounter, RunHeader, Samples};
+    use crate::store::Store;
+    use crate::store::tests::{header, imported_case};
+
+    /// A process as the runner stores it: five samples near `cycles` (each process a little
+    /// apart, as processes are), and the canary
+    /// read beside them at `canary`.
+    fn process(cycles: f64, canary: f64, p: usize) -> Samples {
+        Samples {
+            calls_per_sample: 1,
+            calibration: Calibration::default(),
+            per_layout: vec![
+                (0..5)
+                    .map(|s| cycles * (1.0 + 0.002 * (p % 4) as f64 + 0.0005 * s as f64))
+                    .collect(),
+            ],
+            core_clock: None,
+            canary: Some(CanaryReadings {
+                kind: "canary/test".into(),
+                readings: vec![canary, canary + 1.0, canary - 1.0],
+            }),
+        }
+    }
+
+    /// A run of three cases, each process at `cycles` (or 1.3 times it, where its
+    /// canary moved 30 %): `a` with `moved_a` of its ten processes moved, `b` with none
+    /// of its eight, `c` with `moved_c` of its ten.
+    fn store_run(store: &mut Store, cycles: f64, moved_a: usize, moved_c: usize) {
+        let id = store.begin_run(&header()).unwrap();
+        for (seq, (name, processes, moved)) in [("a", 10, moved_a), ("b", 8, 0), ("c", 10, moved_c)]
+            .into_iter()
+            .enumerate()
+        {
+            let case = Case {
+                implementation: format!("x/{name}"),
+                operation: "hash".into(),
+                params: Params::new(),
+                lanes: 1,
+            };
+            let row = store.add_case(id, seq, &case).unwrap();
+            for p in 0..processes {
+                let canary = [1000.0, 1001.0, 999.0, 1000.5][p % 4];
+                let (cycles, canary) = if p >= processes - moved {
+                    (1.3 * cycles, 1.3 * canary)
+                } else {
+                    (cycles, canary)
+                };
+                store
+                    .add_samples(row, p, &process(cycles, canary, p))
+                    .unwrap();
+            }
+            store.set_status(row, CaseStatus::Ok, None).unwrap();
+        }
+        store.finish_run(id, "2026-11-22T00:01:00Z").unwrap();
+    }
+
+    /// The audit's: a run whose case mixed the host's states read as a +2 % step and its
+    /// recovery. Run 2's `x/c` is unsteady (7 of 10 processes moved) and `x/a` has two
+    /// set aside; run 3 measures what run 1 did; run 4 is 20 % slower.
+    fn unsteady_history() -> History {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("h.db")).unwrap();
+        store_run(&mut store, 1000.0, 0, 0);
+        store_run(&mut store, 1000.0, 2, 7);
+        store_run(&mut store, 1000.0, 0, 0);
+        store_run(&mut store, 1200.0, 0, 0);
+        collect(&store, None).unwrap()
+    }
+
+    fn json_points(h: &History, case: &str) -> Vec<serde_json::Value> {
+        let json: serde_json::Value =
+            serde_json::from_str(&render(h, Format::Json).unwrap()).unwrap();
+        let case = json["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == case)
+            .unwrap_or_else(|| panic!("no {case} in {json}"))
+            .clone();
+        case["points"].as_array().unwrap().clone()
+    }
+
+    #[test]
+    fn every_point_carries_its_interval_and_its_host_state() {
+        let h = unsteady_history();
+        let c = json_points(&h, "x/c/hash");
+        assert_eq!(c.len(), 4);
+        for p in &c {
+            let (lo, hi) = (p["interval"]["lo"].as_f64(), p["interval"]["hi"].as_f64());
+            let median = p["median"].as_f64().unwrap();
+            assert!(
+                lo.zip(hi)
+                    .is_some_and(|(lo, hi)| lo <= median && median <= hi && lo < hi),
+                "the report's 95 % interval around the median: {p}"
+            );
+        }
+        assert_eq!(c[0]["host"], "steady", "{c:?}");
+        assert_eq!(c[1]["host"], "unsteady", "{c:?}");
+        let a = json_points(&h, "x/a/hash");
+        assert_eq!(a[1]["host"], "processes set aside", "{a:?}");
+        assert_eq!(a[1]["processes_set_aside"], 2, "{a:?}");
+
+        let csv = render(&h, Format::Csv).unwrap();
+        let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+        for column in ["ci_low", "ci_high", "host"] {
+            assert!(header.contains(&column), "{csv}");
+        }
+        let row = csv.lines().find(|l| l.starts_with("x/c/hash,2,")).unwrap();
+        assert!(row.contains(",unsteady"), "{row}");
+
+        let text = render(&h, Format::Table).unwrap();
+        assert!(text.contains("95 % interval"), "{text}");
+        assert!(text.contains("±"), "{text}");
+        let html = render(&h, Format::Html).unwrap();
+        assert!(
+            html.contains("95 % interval as a vertical bar"),
+            "the chart says what its bars are: {html}"
+        );
+    }
+
+    #[test]
+    fn an_unsteady_point_or_a_change_within_noise_is_no_step() {
+        let h = unsteady_history();
+        let c = json_points(&h, "x/c/hash");
+        // Run 2 mixed the host's states: not comparable, and no change is read from it.
+        assert_eq!(c[1]["comparable"], false, "{c:?}");
+        assert!(
+            c[1]["caveats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|w| w.as_str().unwrap().contains("host unsteady")),
+            "{c:?}"
+        );
+        assert_eq!(c[1]["change"]["comparable"], false, "{c:?}");
+        // Run 3 measured what run 1 did: within noise, not a step, and against run 1,
+        // not against the unsteady run 2 (the audit's "recovery").
+        assert_eq!(c[2]["change"]["previous_run_id"], 1, "{c:?}");
+        assert_eq!(c[2]["change"]["comparable"], false, "{c:?}");
+        assert!(
+            c[2]["change"]["caveat"]
+                .as_str()
+                .unwrap()
+                .contains("within noise"),
+            "{c:?}"
+        );
+        // Run 4 is 20 % slower: a step.
+        assert_eq!(c[3]["change"]["comparable"], true, "{c:?}");
+        let step = c[3]["change"]["change_pct"].as_f64().unwrap();
+        assert!((step - 20.0).abs() < 1.0, "{c:?}");
+
+        let text = render(&h, Format::Table).unwrap();
+        let table = text.split("x/c/hash").nth(1).unwrap();
+        let row = |run: &str| {
+            table
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("{run} ")))
+                .unwrap()
+                .to_string()
+        };
+        assert!(row("2").contains("host unsteady"), "{table}");
+        assert!(
+            !row("2").contains("+29.") && !row("2").contains("+30."),
+            "no change figure: {table}"
+        );
+        assert!(!row("3").contains("-23."), "no recovery: {table}");
+        assert!(row("3").contains("within noise"), "{table}");
+        assert!(row("4").contains("+20."), "{table}");
+    }
+
+    #[test]
+    fn the_median_s_unit_follows_each_row_s_counter() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("h.db")).unwrap();
+        let ns = RunHeader {
+            counter: RunCounter::Measured(crate::counter::CounterKind::Ns),
+            unit: "ns".into(),
+            ..header()
+        };
+        store.import_run(&ns, &[imported_case()]).unwrap();
+        store.import_run(&header(), &[imported_case()]).unwrap();
+        let h = collect(&store, None).unwrap();
+        let text = render(&h, Format::Table).unwrap();
+        let ns_row = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("1 "))
+            .unwrap();
+        assert!(
+            !text.contains("Median (cycles)"),
+            "an ns row under a cycles heading: {text}"
+        );
+        assert!(text.contains("Median [95 % interval]"), "{text}");
+        assert!(ns_row.contains("101.0 ns"), "{text}");
+        let html = render(&h, Format::Html).unwrap();
+        assert!(
+            html.contains("Left out, as counted in another unit: run 1 (ns)."),
+            "no ns point on a cycles axis: {html}"
+        );
+    }
+}
