@@ -205,6 +205,47 @@ fn a_function_declared_otherwise_than_the_api_is_refused_naming_its_line() {
     );
 }
 
+/// A build made with `-Wredundant-decls -Werror` whose header declares the API's function
+/// as SUPERCOP's do compiled before the prototypes were declared for it, and then failed
+/// on its own declaration, made redundant by cryptobench's. It builds; a declaration at
+/// odds with the API is still refused under the same flags.
+#[test]
+fn a_build_made_with_redundant_decls_as_an_error_still_builds() {
+    let supercop_h =
+        "extern int crypto_hash(unsigned char *,const unsigned char *,unsigned long long);\n";
+    let source = format!(
+        "#include \"api.h\"\n#include \"crypto_hash.h\"\nint toy_zero(void);\nint toy_zero(void) {{ return 0; }}\n{TOY_HASH}"
+    );
+    let flags = r#", "-Wredundant-decls", "-Werror""#;
+    let env = Env::new();
+    let m = write(
+        &env,
+        &[("crypto_hash.h", supercop_h), ("h.c", &source)],
+        &manifest(r#""h.c""#, flags).replace("sha-256", "toy-hash"),
+    );
+    let out = env.cmd(&["check", &m]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let env = Env::new();
+    let narrow = "extern int crypto_hash(unsigned char *,const unsigned char *,unsigned int);\n";
+    let m = write(
+        &env,
+        &[("crypto_hash.h", narrow), ("h.c", &source)],
+        &manifest(r#""h.c""#, flags).replace("sha-256", "toy-hash"),
+    );
+    assert_bad_input(
+        &env.cmd(&["check", &m]),
+        &format!(
+            "`crypto_hash.h` line 1: the prototype of `crypto_hash` differs from docs/c-api.md's, `{HASH_PROTOTYPE}`"
+        ),
+    );
+}
+
 /// A toy hash of 32 bytes (byte sums), no known algorithm: checked in part, and passed.
 const TOY_HASH: &str = "int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen) {\n    for (int i = 0; i < 32; i++) out[i] = (unsigned char)(i + toy_zero());\n    for (unsigned long long j = 0; j < inlen; j++) out[j % 32] += in[j];\n    return 0;\n}\n";
 

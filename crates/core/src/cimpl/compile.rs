@@ -217,10 +217,16 @@ fn prototypes_header(cache: &Path, kind: CKind) -> Result<(PathBuf, String)> {
 }
 
 /// `args` behind the `-include` of `header`: first, so that its declarations come before
-/// anything of the build's own, `-include` flags in the manifest's too.
+/// anything of the build's own, `-include` flags in the manifest's too. Last,
+/// `-Wno-redundant-decls`: the header makes a build's own identical declaration redundant,
+/// and a build made with `-Wredundant-decls -Werror` (SUPERCOP's headers declare every
+/// function) would fail on it, where it built before; gcc warns of it at the redeclaration,
+/// so no pragma of the header (`system_header`) can spare it, and a flag after the build's
+/// own is what wins. A declaration at odds with the header is an error all the same.
 fn including(header: &Path, args: Vec<String>) -> Vec<String> {
     let mut with = vec!["-include".to_string(), header.display().to_string()];
     with.extend(args);
+    with.push("-Wno-redundant-decls".to_string());
     with
 }
 
