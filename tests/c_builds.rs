@@ -246,6 +246,31 @@ fn a_build_made_with_redundant_decls_as_an_error_still_builds() {
     );
 }
 
+/// A length declared `uint64_t` (`unsigned long` on x86-64 Linux, not SUPERCOP's
+/// `unsigned long long`) is refused saying what to write instead, not only that the types
+/// conflict.
+#[test]
+fn a_uint64_t_length_is_refused_saying_to_declare_unsigned_long_long() {
+    let wide = "#include <stdint.h>\n#include \"api.h\"\nint crypto_hash(unsigned char *out, const unsigned char *in,\n                uint64_t inlen) {\n    for (uint64_t j = 0; j < 32; j++) out[j] = j < inlen ? in[j] : 0;\n    return 0;\n}\n";
+    let env = Env::new();
+    let m = write(&env, &[("h.c", wide)], &manifest(r#""h.c""#, ""));
+    let out = env.cmd(&["check", &m]);
+    if out.status.code() == Some(0) {
+        // Where uint64_t is `unsigned long long` (32-bit targets), there is nothing to refuse.
+        println!("skipped: uint64_t is unsigned long long on this target");
+        return;
+    }
+    assert_bad_input(
+        &out,
+        "`h.c` line 3: the prototype of `crypto_hash` differs from docs/c-api.md's",
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("declare the lengths `unsigned long long`, as SUPERCOP's API does; `uint64_t` is `unsigned long` here"),
+        "{said}"
+    );
+}
+
 /// A toy hash of 32 bytes (byte sums), no known algorithm: checked in part, and passed.
 const TOY_HASH: &str = "int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen) {\n    for (int i = 0; i < 32; i++) out[i] = (unsigned char)(i + toy_zero());\n    for (unsigned long long j = 0; j < inlen; j++) out[j % 32] += in[j];\n    return 0;\n}\n";
 

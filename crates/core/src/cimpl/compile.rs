@@ -230,6 +230,30 @@ fn including(header: &Path, args: Vec<String>) -> Vec<String> {
     with
 }
 
+/// What to write instead, where a function refused as at odds with `prototype` declared a
+/// length otherwise than its `unsigned long long`: `uint64_t`, `size_t` or `unsigned long`,
+/// which are `unsigned long` on 64-bit Linux, as wide but another type to the compiler.
+/// `declared` is the compiler's words and the source's lines at fault.
+fn length_advice(prototype: &str, declared: &str) -> Option<String> {
+    if !prototype.contains("unsigned long long") {
+        return None;
+    }
+    let other = declared
+        .replace("unsigned long long", "")
+        .replace("long long unsigned int", "");
+    let named = ["uint64_t", "size_t"]
+        .into_iter()
+        .find(|t| names(&other, t))
+        .map(|t| format!("`{t}` is `unsigned long` here"))
+        .or_else(|| {
+            (other.contains("unsigned long") || other.contains("long unsigned int"))
+                .then(|| "`unsigned long` is another type, though as wide".to_string())
+        })?;
+    Some(format!(
+        "declare the lengths `unsigned long long`, as SUPERCOP's API does; {named}"
+    ))
+}
+
 /// The file and line of a diagnostic's `file:line:col`, the file perhaps holding colons of
 /// its own.
 fn location(at: &str) -> Option<(&str, &str)> {
@@ -642,8 +666,26 @@ pub fn shared_object(m: &Manifest, imp: &ManifestImplementation, target: &Target
                     d.said
                 )
             } else {
+                // The compiler's words (gcc's give the types, clang's the line) and the
+                // declaration's lines, which may spread the parameters over several.
+                // The declaration ends at its body or its `;`: a body's own `size_t` is
+                // not the parameters'.
+                let source_lines = std::fs::read_to_string(d.file).ok().map(|text| {
+                    let from = d.line.parse::<usize>().unwrap_or(1).saturating_sub(1);
+                    let lines = text
+                        .lines()
+                        .skip(from)
+                        .take(5)
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    let end = lines.find(['{', ';']).unwrap_or(lines.len());
+                    lines[..end].to_string()
+                });
+                let declared = format!("{}\n{}", d.said, source_lines.unwrap_or_default());
+                let advice = length_advice(d.prototype, &declared)
+                    .map_or(String::new(), |a| format!("; {a}"));
                 format!(
-                    "`{file}` line {}: the prototype of `{function}` differs from docs/c-api.md's, `{}`, which cryptobench calls it by (the compiler: {})",
+                    "`{file}` line {}: the prototype of `{function}` differs from docs/c-api.md's, `{}`, which cryptobench calls it by (the compiler: {}){advice}",
                     d.line, d.prototype, d.said
                 )
             };
@@ -1058,6 +1100,32 @@ pub(crate) mod tests {
             );
         }
         assert!(names("'crypto_scalarmult'", "crypto_scalarmult"));
+    }
+
+    #[test]
+    fn a_length_declared_as_wide_but_of_another_type_is_told_what_to_write() {
+        let gcc = "conflicting types for 'crypto_hash'; have 'int(unsigned char *, const unsigned char *, uint64_t)' {aka 'int(unsigned char *, const unsigned char *, long unsigned int)'}";
+        let advice = length_advice(HASH[0], gcc).expect("advice");
+        assert!(
+            advice.ends_with("`uint64_t` is `unsigned long` here"),
+            "{advice}"
+        );
+        // clang names no types: the declaration's line does.
+        let clang = "conflicting types for 'crypto_hash'\nint crypto_hash(unsigned char *o, const unsigned char *i, size_t n)";
+        assert!(length_advice(HASH[0], clang).is_some_and(|a| a.contains("`size_t`")));
+        let plain = "have 'int(unsigned char *, const unsigned char *, long unsigned int)'";
+        assert!(length_advice(HASH[0], plain).is_some_and(|a| a.contains("`unsigned long`")));
+        for other in [
+            "have 'int(unsigned char *, const unsigned char *, unsigned int)'",
+            "have 'int(unsigned char *, unsigned long long, const unsigned char *)'",
+            "previous declaration with type 'int(unsigned char *, const unsigned char *, long long unsigned int)'",
+        ] {
+            assert_eq!(length_advice(HASH[0], other), None, "{other}");
+        }
+        assert_eq!(
+            length_advice("int crypto_core(unsigned char *out)", gcc),
+            None
+        );
         assert!(!names("'crypto_scalarmult_base'", "crypto_scalarmult"));
     }
 
