@@ -11,9 +11,10 @@ set -euo pipefail
 # tests start (a throw-away one, as the `postgres` user) to test the shared store, and
 # GNU time for the peak memory scripts/fleet-bench.sh reports, and Python 3, which
 # writes the searched-order assembly of crates/keccak-lanes (its tests check that the
-# committed .s files are what the scripts write).
+# committed .s files are what the scripts write), and clang, the other compiler a manifest
+# may name (`compiler = "clang"`), whose diagnostics the prototype checks must read too.
 packages=(build-essential pkg-config libssl-dev llvm llvm-19 chromium postgresql
-  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind time python3)
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user valgrind time python3 clang)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -271,6 +271,80 @@ fn a_uint64_t_length_is_refused_saying_to_declare_unsigned_long_long() {
     );
 }
 
+/// The prototype checks read the compiler's words, and clang's are not gcc's: under
+/// `compiler = "clang"` a conflicting declaration is refused naming its line, a `uint64_t`
+/// length is told what to write, and a build made with `-Wredundant-decls -Werror` builds.
+#[test]
+fn clang_builds_are_held_to_the_prototypes_as_gcc_builds_are() {
+    if Command::new("clang").arg("--version").output().is_err() {
+        // scripts/setup.sh installs it; a machine set up otherwise may lack it.
+        println!("skipped: no `clang` on PATH (scripts/setup.sh installs it)");
+        return;
+    }
+    let with_clang = |flags: &str, algorithm: &str| {
+        manifest(r#""h.c""#, flags)
+            .replace("sha-256", algorithm)
+            .replace(
+                "targets = [\"native\"]",
+                "targets = [\"native\"]\ncompiler = \"clang\"",
+            )
+    };
+    let differs = |at: &str| {
+        format!(
+            "`o2` (sha-256) for target `native`: {at}: the prototype of `crypto_hash` differs from docs/c-api.md's, `{HASH_PROTOTYPE}`"
+        )
+    };
+    let narrow = "#include \"api.h\"\n/* a 32-bit length */\nint crypto_hash(unsigned char *out, const unsigned char *in, unsigned int inlen) {\n    for (unsigned int j = 0; j < 32; j++) out[j] = j < inlen ? in[j] : 0;\n    return 0;\n}\n";
+    let env = Env::new();
+    let m = write(&env, &[("h.c", narrow)], &with_clang("", "sha-256"));
+    assert!(
+        std::fs::read_to_string(&m)
+            .unwrap()
+            .contains("compiler = \"clang\""),
+        "the manifest names clang"
+    );
+    let out = env.cmd(&["check", &m]);
+    assert_bad_input(&out, &differs("`h.c` line 3"));
+    // gcc names the types it saw ("; have 'int(...)'"), clang does not: clang built it.
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("(the compiler: conflicting types for 'crypto_hash')"),
+        "{said}"
+    );
+
+    let wide = "#include <stdint.h>\n#include \"api.h\"\nint crypto_hash(unsigned char *out, const unsigned char *in,\n                uint64_t inlen) {\n    for (uint64_t j = 0; j < 32; j++) out[j] = j < inlen ? in[j] : 0;\n    return 0;\n}\n";
+    let env = Env::new();
+    let m = write(&env, &[("h.c", wide)], &with_clang("", "sha-256"));
+    let out = env.cmd(&["check", &m]);
+    assert_bad_input(&out, &differs("`h.c` line 3"));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("declare the lengths `unsigned long long`, as SUPERCOP's API does; `uint64_t` is `unsigned long` here"),
+        "{said}"
+    );
+
+    let supercop_h =
+        "extern int crypto_hash(unsigned char *,const unsigned char *,unsigned long long);\n";
+    let source = format!(
+        "#include \"api.h\"\n#include \"crypto_hash.h\"\nint toy_zero(void);\nint toy_zero(void) {{ return 0; }}\n{TOY_HASH}"
+    );
+    let env = Env::new();
+    let m = write(
+        &env,
+        &[("crypto_hash.h", supercop_h), ("h.c", &source)],
+        &with_clang(r#", "-Wredundant-decls", "-Werror""#, "toy-hash"),
+    );
+    let out = env.cmd(&["check", &m]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("checked in part"), "{said}");
+}
+
 /// A toy hash of 32 bytes (byte sums), no known algorithm: checked in part, and passed.
 const TOY_HASH: &str = "int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen) {\n    for (int i = 0; i < 32; i++) out[i] = (unsigned char)(i + toy_zero());\n    for (unsigned long long j = 0; j < inlen; j++) out[j % 32] += in[j];\n    return 0;\n}\n";
 
