@@ -383,6 +383,22 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
 /// The caveat of a point whose processes mixed the host's states.
 const UNSTEADY: &str = "host unsteady: the canary moved in too many of its processes to set them aside, so its figure mixes the host's states";
 
+/// Why a change between run `shift.baseline_run` and run `run` may be the host's, in
+/// history's words: the previous point, not a baseline, and no gate to decide.
+fn host_moved(shift: &analysis::HostShift, run: i64) -> String {
+    match shift.change_pct.zip(shift.threshold_pct) {
+        Some((change, threshold)) if change.abs() > threshold => format!(
+            "the canary took {change:+.1} % from run {} to run {run} (steady within ±{threshold:.1} %), so the change may be the host's",
+            shift.baseline_run
+        ),
+        // Within the threshold, and still another state: one of the runs never settled.
+        _ => format!(
+            "the host never settled in run {} or in run {run}, so whether it was in the same state for both cannot be told, nor whose the change is",
+            shift.baseline_run
+        ),
+    }
+}
+
 /// Point `b` against the earlier point `a`, each with its case as its figures were
 /// computed, judged as `compare` judges the case with its default options.
 fn change(
@@ -443,7 +459,7 @@ fn change(
                 }
                 (Some(analysis::Undecided::HostInAnotherState), _) => Some((
                     "host in another state",
-                    shift.map_or(String::new(), |s| s.note),
+                    shift.map_or(String::new(), |s| host_moved(&s, run_b.id)),
                 )),
                 (None, Verdict::NoChange | Verdict::WithinNoise) => Some((
                     "within noise",

@@ -293,6 +293,12 @@ mod tests {
     /// canary moved 30 %): `a` with `moved_a` of its ten processes moved, `b` with none
     /// of its eight, `c` with `moved_c` of its ten.
     fn store_run(store: &mut Store, cycles: f64, moved_a: usize, moved_c: usize) {
+        store_run_on(store, cycles, 1.0, moved_a, moved_c);
+    }
+
+    /// [`store_run`] with every canary reading `host` times as high: the whole run on a
+    /// host in another state.
+    fn store_run_on(store: &mut Store, cycles: f64, host: f64, moved_a: usize, moved_c: usize) {
         let id = store.begin_run(&header()).unwrap();
         for (seq, (name, processes, moved)) in [("a", 10, moved_a), ("b", 8, 0), ("c", 10, moved_c)]
             .into_iter()
@@ -306,7 +312,7 @@ mod tests {
             };
             let row = store.add_case(id, seq, &case).unwrap();
             for p in 0..processes {
-                let canary = [1000.0, 1001.0, 999.0, 1000.5][p % 4];
+                let canary = host * [1000.0, 1001.0, 999.0, 1000.5][p % 4];
                 let (cycles, canary) = if p >= processes - moved {
                     (1.3 * cycles, 1.3 * canary)
                 } else {
@@ -382,6 +388,32 @@ mod tests {
         assert!(
             html.contains("95 % interval as a vertical bar"),
             "the chart says what its bars are: {html}"
+        );
+    }
+
+    #[test]
+    fn a_change_while_the_host_was_in_another_state_is_no_step_and_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("h.db")).unwrap();
+        store_run(&mut store, 1000.0, 0, 0);
+        // The code as fast as before, the whole host 20 % slower, canary and all.
+        store_run_on(&mut store, 1200.0, 1.2, 0, 0);
+        let h = collect(&store, None).unwrap();
+        let c = json_points(&h, "x/b/hash");
+        assert_eq!(c[1]["change"]["comparable"], false, "{c:?}");
+        let caveat = c[1]["change"]["caveat"].as_str().unwrap();
+        assert!(
+            caveat.starts_with("host in another state: the canary took +20.0 % from run 1 to run 2 (steady within ±"),
+            "{caveat}"
+        );
+        assert!(
+            caveat.ends_with("so the change may be the host's"),
+            "{caveat}"
+        );
+        // History has no gate and no baseline to speak of.
+        assert!(
+            !caveat.contains("gate") && !caveat.contains("baseline"),
+            "{caveat}"
         );
     }
 
