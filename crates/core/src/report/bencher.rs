@@ -74,23 +74,16 @@ pub fn render(a: &Analysis) -> String {
 }
 
 /// A pretty JSON object of `entries` in their order (the run's, as every other format
-/// lists its cases), where a `serde_json::Map` would sort them by name.
+/// lists its cases), where a `serde_json::Map` would sort them by name: serde writes a map
+/// in the order it is handed its entries.
 fn in_order(entries: &[(String, Value)]) -> String {
-    if entries.is_empty() {
-        return "{}\n".into();
+    struct Ordered<'a>(&'a [(String, Value)]);
+    impl serde::Serialize for Ordered<'_> {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_map(self.0.iter().map(|(name, value)| (name, value)))
+        }
     }
-    let pretty = |v: &Value| serde_json::to_string_pretty(v).expect("JSON values serialise");
-    let fields: Vec<String> = entries
-        .iter()
-        .map(|(name, value)| {
-            format!(
-                "  {}: {}",
-                pretty(&Value::String(name.clone())),
-                pretty(value).replace('\n', "\n  ")
-            )
-        })
-        .collect();
-    format!("{{\n{}\n}}\n", fields.join(",\n"))
+    serde_json::to_string_pretty(&Ordered(entries)).expect("JSON values serialise") + "\n"
 }
 
 /// Bencher Metric Format: one run's figures only.
