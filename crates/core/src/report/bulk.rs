@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::Format;
 use super::csv::{Num, table};
-use super::format::interval_decimals;
+use super::format::fmt_ratio;
 use super::{Block, Document, provenance};
 use crate::analysis::bulk::{self as analysis, BulkAnalysis, MB, MIB, RateRatio, Series, mb_per_s};
 use crate::name::ImplName;
@@ -91,18 +91,12 @@ fn rate(x: f64) -> String {
     format!("{x:.1}")
 }
 
-/// `3.91x [3.85, 3.97]`: to the decimals the interval's width supports, two without one.
+/// `3.910x [3.850, 3.970]`, or `3.91x` where too few runs gave no interval.
 fn ratio(x: Option<RateRatio>) -> String {
-    let Some(x) = x else {
-        return String::new();
-    };
-    match x
-        .ci
-        .as_ref()
-        .and_then(|i| interval_decimals(i).map(|d| (i, d)))
-    {
-        Some((i, d)) => format!("{:.d$}x [{:.d$}, {:.d$}]", i.estimate, i.lo, i.hi),
-        None => format!("{:.2}x", x.estimate),
+    match x {
+        Some(RateRatio { ci: Some(i), .. }) => fmt_ratio(&i),
+        Some(x) => format!("{:.2}x", x.estimate),
+        None => String::new(),
     }
 }
 

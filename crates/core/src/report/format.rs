@@ -94,6 +94,13 @@ pub(super) fn interval_decimals(i: &Interval) -> Option<usize> {
     })
 }
 
+/// A ratio with its interval, `3.166x [3.084, 3.249]`: to the decimals the interval's width
+/// supports ([`interval_decimals`]), two where it has none.
+pub(super) fn fmt_ratio(i: &Interval) -> String {
+    let d = interval_decimals(i).unwrap_or(2);
+    format!("{:.d$}x [{:.d$}, {:.d$}]", i.estimate, i.lo, i.hi)
+}
+
 pub(super) fn fmt_rel(i: &Interval) -> String {
     format!("±{:.2} %", 100.0 * i.half_width_rel())
 }
@@ -221,6 +228,21 @@ mod tests {
             "1.00000 [1.00000, 1.00000]"
         );
         assert_eq!(interval_decimals(&interval(1.0, f64::NAN, 2.0)), None);
+    }
+
+    #[test]
+    fn a_ratio_is_printed_to_the_digits_its_interval_supports() {
+        // A half-width of 0.07 in two significant digits, as `fmt_interval` writes it.
+        assert_eq!(
+            fmt_ratio(&interval(1.28, 1.21, 1.35)),
+            "1.280x [1.210, 1.350]"
+        );
+        assert_eq!(
+            fmt_ratio(&interval(3.166, 3.084, 3.249)),
+            "3.166x [3.084, 3.249]"
+        );
+        assert_eq!(fmt_ratio(&interval(1.8, 0.01, 2.7)), "1.8x [0.0, 2.7]");
+        assert_eq!(fmt_ratio(&interval(2.0, 2.0, 2.0)), "2.00x [2.00, 2.00]");
     }
 
     #[test]

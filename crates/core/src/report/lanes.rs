@@ -2,7 +2,7 @@
 //! implementation, per algorithm and (output, input) pair.
 
 use super::Block;
-use super::format::{fmt_count, fmt_per_byte};
+use super::format::{fmt_count, fmt_per_byte, fmt_ratio};
 use super::matrix::push_unique;
 use super::notes::lane_clock_notes;
 use crate::analysis::Analysis;
@@ -40,10 +40,7 @@ pub(super) fn lane_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                         l.lanes,
                         l.single
                     ),
-                    format!(
-                        "{:.2}x [{:.2}, {:.2}]",
-                        l.speedup.estimate, l.speedup.lo, l.speedup.hi
-                    ),
+                    fmt_ratio(&l.speedup),
                     l.per_byte_per_lane.map_or(String::new(), fmt_per_byte),
                 ]
             })

@@ -756,6 +756,7 @@ impl Store {
     /// Resolve `latest` (of `testbed`, where one is given), a run id, a run's UUID, or the
     /// baseline `spec` of `testbed` (of the only testbed that has one of that name, when
     /// `testbed` is `None`).
+    ///
     /// A run named by its id or UUID must be `testbed`'s, where one is given: the two
     /// would otherwise say different things and one of them be silently dropped.
     pub fn resolve_run_on(&self, spec: &str, testbed: Option<&str>) -> Result<i64> {
