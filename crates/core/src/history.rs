@@ -111,6 +111,14 @@ impl HostState {
         }
     }
 
+    /// The processes set aside: 0 unless [`HostState::SetAside`].
+    pub fn processes_set_aside(self) -> usize {
+        match self {
+            HostState::SetAside(n) => n,
+            _ => 0,
+        }
+    }
+
     /// The state as a table cell: with how many processes were set aside.
     pub fn cell(self) -> String {
         match self {

@@ -10,7 +10,8 @@ use crate::history::History;
 use super::csv::Num;
 use super::format::{fmt_count, fmt_interval, fmt_rel, fmt_signed};
 use super::{Block, Document};
-use crate::history::{Change, HostState, Point};
+use crate::history::{Change, Point};
+use crate::stats::Interval;
 
 /// The history of the stored runs (`history`) in `format`; errs for the formats that
 /// carry one run's figures only (Bencher, github-action-benchmark).
@@ -125,12 +126,17 @@ fn change_cell(c: &Change) -> String {
     }
 }
 
+/// An interval as history's JSON gives it: its ends and level (the estimate beside it).
+fn interval_json(i: Interval) -> serde_json::Value {
+    json!({"lo": i.lo, "hi": i.hi, "level": i.level})
+}
+
 /// A point's change as JSON, run ids for indexes.
 fn change_json(h: &History, c: &Change) -> serde_json::Value {
     json!({
         "previous_run_id": h.runs[c.previous].id,
         "change_pct": c.change_pct,
-        "interval": c.interval.map(|i| json!({"lo": i.lo, "hi": i.hi, "level": i.level})),
+        "interval": c.interval.map(interval_json),
         "verdict": c.verdict,
         "comparable": c.comparable,
         "caveat": c.caveat,
@@ -168,12 +174,9 @@ pub(super) fn json(h: &History) -> String {
                 "points": c.points.iter().map(|p| json!({
                     "run_id": h.runs[p.run].id,
                     "median": p.median,
-                    "interval": p.interval.map(|i| json!({"lo": i.lo, "hi": i.hi, "level": i.level})),
+                    "interval": p.interval.map(interval_json),
                     "host": p.host.words(),
-                    "processes_set_aside": match p.host {
-                        HostState::SetAside(n) => n,
-                        _ => 0,
-                    },
+                    "processes_set_aside": p.host.processes_set_aside(),
                     "core_clock_hz": p.core_clock_hz,
                     "unit": h.runs[p.run].short_unit,
                     "comparable": p.comparable,
@@ -237,10 +240,7 @@ pub(super) fn csv(h: &History) -> String {
                 ci_low: Num(p.interval.map(|i| i.lo)),
                 ci_high: Num(p.interval.map(|i| i.hi)),
                 host: p.host.words(),
-                processes_set_aside: match p.host {
-                    HostState::SetAside(n) => n,
-                    _ => 0,
-                },
+                processes_set_aside: p.host.processes_set_aside(),
                 comparable: p.comparable,
                 caveats: p.caveats.join("; "),
                 core_clock_hz: Num(p.core_clock_hz),
