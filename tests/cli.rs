@@ -2077,7 +2077,11 @@ fn ctrl_c_keeps_and_prints_what_was_measured() {
     );
     assert!(stderr.contains("not saved as a baseline"), "{stderr}");
     let printed = String::from_utf8_lossy(&out.stdout);
-    assert!(printed.contains("INCOMPLETE"), "{printed}");
+    // Said stopped, not "or still measuring": the run wrote down when it was stopped.
+    assert!(
+        printed.contains("INCOMPLETE: stopped at 20") && !printed.contains("still measuring"),
+        "{printed}"
+    );
     // Its cases got fewer processes than the 40 asked, and the header says so.
     assert!(
         printed.contains("Each case: up to 40 worker processes (the run stopped with "),
@@ -2088,6 +2092,11 @@ fn ctrl_c_keeps_and_prints_what_was_measured() {
     assert_eq!(
         run["status"], "incomplete",
         "an interrupted run stays incomplete"
+    );
+    assert!(
+        run["stopped_at"].as_str().is_some_and(|t| t.ends_with('Z')),
+        "{}",
+        run["stopped_at"]
     );
     for r in results(&run) {
         assert_ne!(r["status"], "failed", "blamed for the interruption: {r}");

@@ -228,6 +228,10 @@ pub fn run(
     };
     if finished {
         store.finish_run(run_id, &now()).with_context(kept)?;
+    } else if let Err(e) = store.stop_run(run_id, &now()) {
+        // Its report then cannot tell it stopped from still measuring; nothing measured
+        // is lost, so the report is still printed.
+        eprintln!("warning: {:#}", e.context(kept()));
     }
 
     let stored = store.load_run(run_id).with_context(kept)?;

@@ -101,9 +101,9 @@ pub(super) fn incomparability(a: &RunHeader, b: &RunHeader) -> Vec<String> {
 /// have fewer samples than asked, or none, so a change against it may be the missing
 /// samples'. `compare` and `run --baseline` refuse such a run without `--force`.
 pub fn incomplete(h: &RunHeader) -> Option<String> {
-    (h.status != crate::record::RunStatus::Complete).then(|| {
+    h.incompleteness().map(|why| {
         format!(
-            "run {} is incomplete (interrupted, or still running): its cases have fewer samples than asked, or none",
+            "run {} is incomplete ({why}): its cases have fewer samples than asked, or none",
             h.id
         )
     })

@@ -19,7 +19,8 @@ pub struct RunHeader {
     /// When it began (an import: when the other tool measured, where known), RFC 3339
     /// to the second.
     pub started_at: String,
-    /// When it ended; `None` while it runs, and for good if it was interrupted.
+    /// When it ended: its last case measured, or, for a run still `Running`, when Ctrl-C
+    /// or SIGTERM stopped it. `None` while it runs, and for good where it was killed or crashed.
     pub finished_at: Option<String>,
     /// Whether it got to its end.
     pub status: RunStatus,
@@ -79,6 +80,30 @@ impl RunHeader {
         }
     }
 
+    /// When Ctrl-C or SIGTERM stopped it before its end, where one did: the only ending
+    /// of an unfinished run the run itself could still write down.
+    pub fn stopped_at(&self) -> Option<&str> {
+        match self.status {
+            RunStatus::Running => self.finished_at.as_deref(),
+            RunStatus::Complete => None,
+        }
+    }
+
+    /// Why it is not whole, in words every report shares: `None` for a complete run. A
+    /// run killed, crashed or still measuring looks the same in the store, so it is not
+    /// told which.
+    pub fn incompleteness(&self) -> Option<String> {
+        match (self.status, self.stopped_at()) {
+            (RunStatus::Complete, _) => None,
+            (RunStatus::Running, Some(at)) => {
+                Some(format!("stopped at {at} before every case was measured"))
+            }
+            (RunStatus::Running, None) => {
+                Some("stopped before every case was measured, or still measuring".into())
+            }
+        }
+    }
+
     /// Where another tool's figures came from, for an imported run.
     pub fn imported(&self) -> Option<&ImportedFrom> {
         match &self.options {
@@ -128,7 +153,7 @@ pub fn now() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
-/// Whether a run got to its end: one that stays `Running` was interrupted.
+/// Whether a run got to its end: one that stays `Running` was stopped, or is measuring.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RunStatus {
@@ -146,8 +171,9 @@ impl RunStatus {
         }
     }
     /// The word reports and exports give it: `complete`, or `incomplete` for a run that
-    /// is not. The store cannot tell one still measuring from one stopped (Ctrl-C, a
-    /// signal, a crash): both stay `running` in it, so neither word is claimed.
+    /// is not. A run killed or crashed stays `running` in the store like one still
+    /// measuring, so neither word is claimed (`stopped_at` says when Ctrl-C or SIGTERM
+    /// stopped one).
     pub fn reported(self) -> &'static str {
         match self {
             RunStatus::Running => "incomplete",

@@ -21,11 +21,8 @@ pub fn render(a: &Analysis) -> String {
     let extra = format!(
         "run {}{}; {}; counter {} ({}){}",
         h.id,
-        if suffix.is_empty() {
-            ""
-        } else {
-            " INCOMPLETE: stopped before every case was measured, or still measuring"
-        },
+        h.incompleteness()
+            .map_or(String::new(), |why| format!(" INCOMPLETE: {why}")),
         h.cpu_model,
         a.counter,
         a.unit,

@@ -111,8 +111,9 @@ pub fn render(a: &Analysis) -> String {
         "run_id": a.header.id,
         "experiment": a.header.experiment,
         "started_at": a.header.started_at,
-        // `incomplete` (interrupted, or still measuring), not the store's `running`.
+        // `incomplete` (stopped, or still measuring), not the store's `running`.
         "status": a.header.status.reported(),
+        "stopped_at": a.header.stopped_at(),
         "tool_version": a.header.tool_version,
         "git_revision": a.header.git_revision,
         "machine": a.header.machine.untagged(),

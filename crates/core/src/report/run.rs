@@ -265,12 +265,9 @@ pub(crate) fn provenance(h: &RunHeader, cpus: &str) -> Vec<Block> {
         .git_revision
         .as_deref()
         .map_or(String::new(), |r| format!("; code at {r}"));
-    // The store cannot tell a run stopped from one still measuring.
-    let incomplete = if h.status == crate::record::RunStatus::Complete {
-        ""
-    } else {
-        "; INCOMPLETE: stopped before every case was measured, or still measuring"
-    };
+    let incomplete = h
+        .incompleteness()
+        .map_or(String::new(), |why| format!("; INCOMPLETE: {why}"));
     // The testbed is what `--testbed`, `machines` and a shared store's reports name it by.
     let testbed = match h.place.testbed.as_str() {
         "" => String::new(),

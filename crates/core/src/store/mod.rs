@@ -654,6 +654,19 @@ impl Store {
             .map_err(|e| self.cannot_write(e))
     }
 
+    /// Record when Ctrl-C or SIGTERM stopped a run before its end. It stays `running`, the one word
+    /// every client of a shared store knows for a run not whole; the time tells it from
+    /// one still measuring.
+    pub fn stop_run(&self, run_id: i64, stopped_at: &str) -> Result<()> {
+        self.db()
+            .execute(
+                "UPDATE runs SET finished_at = ?2 WHERE id = ?1 AND status = 'running'",
+                &values![run_id, stopped_at],
+            )
+            .map(drop)
+            .map_err(|e| self.cannot_write(e))
+    }
+
     /// Record a planned case; returns its row id.
     pub fn add_case(&self, run_id: i64, seq: usize, case: &Case) -> Result<i64> {
         let params = serde_json::to_string(&case.params)?;
@@ -1752,6 +1765,41 @@ CREATE TABLE IF NOT EXISTS baselines (
             )),
             "{said}"
         );
+    }
+
+    /// Ctrl-C writes down when a run stopped; the run stays `running`, and a run already
+    /// complete keeps the time it ended.
+    #[test]
+    fn a_stopped_run_keeps_its_status_and_says_when_it_stopped() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let stopped = store.begin_run(&header()).unwrap();
+        let measuring = store.begin_run(&header()).unwrap();
+        let complete = store.begin_run(&header()).unwrap();
+        store.finish_run(complete, "2026-11-29T10:00:00Z").unwrap();
+
+        store.stop_run(stopped, "2026-11-29T11:00:00Z").unwrap();
+        store.stop_run(complete, "2026-11-29T12:00:00Z").unwrap();
+
+        let h = store.load_run(stopped).unwrap().header;
+        assert_eq!(h.status, RunStatus::Running);
+        assert_eq!(h.stopped_at(), Some("2026-11-29T11:00:00Z"));
+        assert_eq!(
+            h.incompleteness().as_deref(),
+            Some("stopped at 2026-11-29T11:00:00Z before every case was measured")
+        );
+        let h = store.load_run(measuring).unwrap().header;
+        assert_eq!(h.stopped_at(), None);
+        assert_eq!(
+            h.incompleteness().as_deref(),
+            Some("stopped before every case was measured, or still measuring")
+        );
+        let h = store.load_run(complete).unwrap().header;
+        assert_eq!(h.status, RunStatus::Complete);
+        assert_eq!(h.finished_at.as_deref(), Some("2026-11-29T10:00:00Z"));
+        assert_eq!((h.stopped_at(), h.incompleteness()), (None, None));
+        // Not whole, so not pushed: only complete runs are.
+        assert_eq!(store.complete_runs().unwrap().len(), 1);
     }
 
     /// A canary's readings are in their run's counter: a `tsc` run's reference cycles are
