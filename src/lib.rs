@@ -14,7 +14,7 @@
 //! | [`experiment`] | built-in experiments as data; plans |
 //! | [`bulk`] | multi-threaded AES over GiB buffers against OpenSSL and the memcpy ceiling |
 //! | [`import`] | criterion and `openssl speed` results stored as runs |
-//! | [`keccak`] | our N-lane Keccak-f[1600] and SHAKE, a measured subject (its own crate) |
+//! | [`keccak`] | our N-lane Keccak-f\[1600\] and SHAKE, a measured subject (its own crate) |
 
 pub use cryptobench_core::{
     analysis, catalog, cimpl, counter, exit, history, interrupt, machine, name, output, plan,

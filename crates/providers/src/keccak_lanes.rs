@@ -1,5 +1,5 @@
 //! cryptobench's own N-lane Keccak (`src/keccak`): SHAKE128/256 over N independent
-//! messages of equal length per call, and the bare Keccak-f[1600] on N states.
+//! messages of equal length per call, and the bare Keccak-f\[1600\] on N states.
 //!
 //! Names say the lane count and the instructions, e.g. `cryptobench/shake128-x4-avx2`,
 //! so that a figure is never credited to instructions it did not use; a backend this CPU

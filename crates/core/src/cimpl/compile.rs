@@ -383,7 +383,7 @@ fn is_library(flag: &str) -> bool {
 }
 
 /// Whether every function of a build went through the compiler with the API's prototypes
-/// declared ([`prototypes_source`]): each source is C or C++ (not assembly, not an object
+/// declared (`prototypes_source`): each source is C or C++ (not assembly, not an object
 /// or an archive, nor made another language by `-x`), and no flag links a library (`-l`,
 /// `-Wl,`) that could define one of them instead.
 pub fn prototypes_checked(m: &Manifest, imp: &ManifestImplementation) -> bool {
