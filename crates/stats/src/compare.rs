@@ -240,6 +240,63 @@ pub fn hodges_lehmann_ratio(a: &[f64], b: &[f64], level: f64) -> Option<Interval
     Some(exp_interval(shift.estimate, shift.lo, shift.hi, level))
 }
 
+/// The [`hodges_lehmann_ratio`] with the p-value of the test its interval inverts
+/// ([`moses_p_value`] of the logarithms): at any significance `s`, the interval at
+/// `1 - s` holds 1 exactly when the p-value is at least `s`, ties or not, so a verdict
+/// read off the interval and the p printed beside it never disagree.
+///
+/// Returns `None` where [`hodges_lehmann_ratio`] does.
+pub fn hodges_lehmann_ratio_test(a: &[f64], b: &[f64], level: f64) -> Option<(f64, Interval)> {
+    let (la, lb) = (logs(a)?, logs(b)?);
+    let shift = hodges_lehmann(&la, &lb, level)?;
+    let p_value = moses_p_value(&la, &lb)?;
+    Some((
+        p_value,
+        exp_interval(shift.estimate, shift.lo, shift.hi, level),
+    ))
+}
+
+/// The two-sided p-value of the rank test that Moses' interval ([`hodges_lehmann`])
+/// inverts, for a shift of zero: `2 P(U <= c)`, where `c` is the smaller of the numbers
+/// of pairs with `b_j - a_i <= 0` and with `b_j - a_i >= 0`, and `U` has the
+/// distribution without ties that the interval's rank comes from (exact while
+/// [`mann_whitney`]'s is, else its continuity-corrected normal approximation). The
+/// interval at `level` excludes 0 exactly when this is below `1 - level`.
+///
+/// Without ties it is [`mann_whitney`]'s p-value. A pair tied across the samples
+/// counts on both sides, against the shift, as the interval's closed ends count it, so
+/// with ties it is at least `mann_whitney`'s exact p over the tied ranks, which can
+/// reject where the interval still holds 0 (1000, 1000, 1001, 1001, 1002, 1002 against
+/// four 1002 and two 1003: 0.032 there, 61/462 = 0.132 here, and the 95 %
+/// interval of the shift [0, 2]).
+///
+/// Returns `None` if either sample is empty or contains a non-finite value.
+pub fn moses_p_value(a: &[f64], b: &[f64]) -> Option<f64> {
+    if !valid_pair(a, b) {
+        return None;
+    }
+    let (mut at_or_below, mut at_or_above) = (0usize, 0usize);
+    for &y in b {
+        for &x in a {
+            // The very differences the interval's ends are taken from.
+            let d = y - x;
+            at_or_below += usize::from(d <= 0.0);
+            at_or_above += usize::from(d >= 0.0);
+        }
+    }
+    let c = at_or_below.min(at_or_above);
+    let (n1, n2) = (a.len(), b.len());
+    let tail = match u_cdf(n1, n2) {
+        Some(cdf) => cdf[c],
+        None => {
+            let (m, n) = (n1 as f64, n2 as f64);
+            let sigma = (m * n * (m + n + 1.0) / 12.0).sqrt();
+            Normal::standard().cdf((c as f64 + 0.5 - m * n / 2.0) / sigma)
+        }
+    };
+    Some((2.0 * tail).min(1.0))
+}
+
 /// Change of `b` relative to `a`, in percent: the [`hodges_lehmann_ratio`] and its
 /// interval, as `100 (r - 1)`. The estimate lies inside its interval, and both bounds
 /// above -100 % (for ratios above about 1e-15, which f64 can still tell from zero).
@@ -383,8 +440,8 @@ fn moses_rank(n1: usize, n2: usize, level: f64) -> Option<usize> {
 }
 
 /// Normal approximation of `#{u : P(U <= u) < tail}`: with the continuity
-/// correction, `P(U <= u) ≈ Φ((u + 1/2 - mn/2) / σ)`, which is below `tail`
-/// exactly for `u < mn/2 - 1/2 - z σ`.
+/// correction, `P(U <= u) ≈ Φ((u + 1/2 - mn/2) / σ)` (as [`moses_p_value`] takes it),
+/// which is below `tail` exactly for `u < mn/2 - 1/2 - z σ`.
 fn moses_rank_normal(n1: usize, n2: usize, tail: f64) -> usize {
     let (m, n) = (n1 as f64, n2 as f64);
     let sigma = (m * n * (m + n + 1.0) / 12.0).sqrt();
@@ -683,6 +740,39 @@ mod tests {
         }
     }
 
+    /// Ties across the samples count against the shift, as the interval's closed ends
+    /// do; without ties the p is Mann-Whitney's.
+    #[test]
+    fn moses_p_is_the_p_the_interval_inverts() {
+        let a = [1000.0, 1000.0, 1001.0, 1001.0, 1002.0, 1002.0];
+        let b = [1002.0, 1002.0, 1002.0, 1002.0, 1003.0, 1003.0];
+        // 8 of the 36 pairs at or below 0 (the tied 1002s): 2 P(U <= 8) for 6 + 6,
+        // counted by enumerating the 924 orderings.
+        assert_close(moses_p_value(&a, &b).unwrap(), 61.0 / 462.0, 1e-12);
+        let shift = hodges_lehmann(&a, &b, 0.95).unwrap();
+        assert!(shift.contains(0.0), "{shift:?}");
+        // The rank-sum test over the tied mid-ranks rejects at 5 %; printed beside
+        // that interval, its p would contradict the "no change" read off it.
+        assert!(mann_whitney(&a, &b).unwrap().p_value < 0.05);
+        let (p, ratio) = hodges_lehmann_ratio_test(&a, &b, 0.95).unwrap();
+        assert!(p >= 0.05 && ratio.contains(1.0), "{p} {ratio:?}");
+
+        let (a, b) = (gen_a(12), gen_b(9));
+        assert_close(
+            moses_p_value(&a, &b).unwrap(),
+            mann_whitney(&a, &b).unwrap().p_value,
+            1e-12,
+        );
+        // Beyond the exact distribution: the same rule in the normal approximation.
+        let a: Vec<f64> = (0..1100).map(|i| f64::from(i) * 1.001).collect();
+        let b: Vec<f64> = (0..1000).map(|j| f64::from(j) * 1.1 + 0.37).collect();
+        let mw = mann_whitney(&a, &b).unwrap();
+        assert_eq!(mw.method, Method::Normal);
+        assert_close(moses_p_value(&a, &b).unwrap(), mw.p_value, 1e-9);
+        assert_eq!(moses_p_value(&[], &b), None);
+        assert_eq!(moses_p_value(&[f64::NAN], &b), None);
+    }
+
     #[test]
     fn hodges_lehmann_bad_input() {
         // 3 + 3: P(U <= 0) = 1/20 is not below 0.025 (95 %) or 0.05 (90 %),
@@ -902,6 +992,19 @@ mod properties {
                 hodges_lehmann_ratio(a, b, level),
                 welch_ratio(a, b, level).map(|(_, r)| r),
             ];
+            // The p printed beside the rank interval is the one it inverts, ties or not.
+            if let Some((p, ratio)) = hodges_lehmann_ratio_test(a, b, level) {
+                prop_assert_eq!(Some(ratio), hodges_lehmann_ratio(a, b, level));
+                if (p - significance).abs() > 1e-9 {
+                    prop_assert_eq!(
+                        ratio.contains(1.0),
+                        p >= significance,
+                        "{:?} p {}",
+                        ratio,
+                        p
+                    );
+                }
+            }
             for ratio in ratios.into_iter().flatten() {
                 // No time can fall by 100 %: on the ratio scale the bound is above zero.
                 prop_assert!(ratio.lo > 0.0, "{ratio:?}");

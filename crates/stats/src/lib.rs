@@ -29,8 +29,8 @@ pub mod test_rng;
 pub use bootstrap::{LEVEL, RESAMPLES, cluster_bootstrap_ci, min_clusters, seed_of};
 pub use compare::{
     MannWhitney, Method, Welch, as_percent, fmt_p, fmt_p_exact, hodges_lehmann,
-    hodges_lehmann_ratio, interval_reachable, mann_whitney, mann_whitney_p_floor, relative_change,
-    welch_ratio, welch_t,
+    hodges_lehmann_ratio, hodges_lehmann_ratio_test, interval_reachable, mann_whitney,
+    mann_whitney_p_floor, moses_p_value, relative_change, welch_ratio, welch_t,
 };
 pub use interval::{Interval, median_ci};
 pub use outliers::{BoxPlot, Outliers, tukey};
