@@ -229,7 +229,24 @@ impl RunFigures {
     pub fn stored(store: &Store, run_id: i64) -> Result<Option<RunFigures>> {
         Ok(store
             .figures(run_id, FIGURES_VERSION)?
-            .and_then(|json| serde_json::from_str(&json).ok()))
+            .and_then(|json| serde_json::from_str::<RunFigures>(&json).ok())
+            .filter(RunFigures::sound))
+    }
+
+    /// Whether every figure is one an analysis could have made: finite, inside its
+    /// interval. Stored figures are a cache outside the run's digest; a row another
+    /// program wrote, or a disk damaged, is computed again from the samples rather than
+    /// printed as `1.000 [5.000, 0.100]`.
+    fn sound(&self) -> bool {
+        let inside = |i: &Interval| {
+            [i.estimate, i.lo, i.hi].iter().all(|x| x.is_finite())
+                && i.lo <= i.estimate
+                && i.estimate <= i.hi
+        };
+        self.cases
+            .iter()
+            .all(|c| c.figure.estimate.is_finite() && (!c.interval || inside(&c.figure)))
+            && self.ratios.iter().all(|r| inside(&r.ratio))
     }
 
     /// Run `run_id`'s figures computed from its samples, for a run stored without them
@@ -424,7 +441,56 @@ pub fn collect(
 
 #[cfg(test)]
 mod tests {
-    use super::in_order;
+    use super::*;
+
+    /// Figures as a store holds them are a cache outside the run's digest: any that no
+    /// analysis could have made are computed again, not printed.
+    #[test]
+    fn stored_figures_outside_their_interval_are_not_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let run = store.begin_run(&crate::store::tests::header()).unwrap();
+        let interval = |estimate, lo, hi| Interval {
+            estimate,
+            lo,
+            hi,
+            level: 0.95,
+        };
+        let figures = |figure: Interval, ratio: Interval| RunFigures {
+            unit: "cycles".into(),
+            host: None,
+            cases: vec![CaseFigure {
+                implementation: "a/b".into(),
+                operation: "hash".into(),
+                params: Params::new(),
+                figure,
+                interval: true,
+                per_byte: true,
+                note: None,
+            }],
+            ratios: vec![RatioFigure {
+                member: "a/b".into(),
+                reference: "a/c".into(),
+                params: Params::new(),
+                ratio,
+            }],
+        };
+        let stored = |f: &RunFigures| {
+            store
+                .save_figures(run, FIGURES_VERSION, &serde_json::to_string(f).unwrap())
+                .unwrap();
+            RunFigures::stored(&store, run).unwrap().is_some()
+        };
+        let good = interval(1.0, 0.9, 1.1);
+        assert!(stored(&figures(good, good)));
+        assert!(!stored(&figures(interval(1.0, 5.0, 0.1), good)));
+        assert!(!stored(&figures(good, interval(1.0, 1.01, 1.1))));
+        assert!(!stored(&figures(interval(f64::NAN, 0.9, 1.1), good)));
+        // A figure without an interval is taken whatever its bounds say.
+        let mut no_interval = figures(interval(1.0, 5.0, 0.1), good);
+        no_interval.cases[0].interval = false;
+        assert!(stored(&no_interval));
+    }
 
     /// `report --machines` listed `len=1024, 4096, 2048, 8192, 16384` where a second
     /// machine measured sizes the first had not: each new size goes among its
