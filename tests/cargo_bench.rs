@@ -463,6 +463,13 @@ fn a_bench_with_the_catalog_measures_its_own_beside_the_catalogs() {
         .map(|c| c["operation"].as_str().unwrap())
         .collect();
     assert_eq!(operations, ["encrypt", "decrypt"], "{json}");
+    // The run's libraries: ring's, of the catalog's measured; the bench's own are its own.
+    let libraries = json["machine"]["build"]["libraries"].as_array().unwrap();
+    let names: Vec<&str> = libraries
+        .iter()
+        .filter_map(|l| l["name"].as_str())
+        .collect();
+    assert_eq!(names, ["ring"], "{json}");
 }
 
 #[test]

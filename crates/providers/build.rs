@@ -27,4 +27,7 @@ fn main() {
         }
     };
     println!("cargo:rustc-env=CRYPTOBENCH_CATALOG_CRATES={encoded}");
+    // Which lock that was: a `cargo bench` harness built in another workspace has its own.
+    let lock = std::fs::canonicalize(&lock_path).map_or(lock_path, |p| p.display().to_string());
+    println!("cargo:rustc-env=CRYPTOBENCH_CATALOG_LOCK={lock}");
 }

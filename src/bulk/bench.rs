@@ -265,6 +265,9 @@ mod tests {
         fn name(&self) -> String {
             "broken-when-large".into()
         }
+        fn crates(&self) -> &'static [&'static str] {
+            self.inner.crates()
+        }
         fn algorithm(&self) -> competitors::Algorithm {
             self.inner.algorithm()
         }

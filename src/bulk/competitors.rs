@@ -77,6 +77,9 @@ impl Secret {
 pub trait BulkCipher: Sync {
     /// `provider/algorithm`, e.g. `openssl/aes-128-ctr`.
     fn name(&self) -> String;
+    /// The crates its code comes from, among the catalog's (whose lock versions runs
+    /// record: `providers::libraries_of_crates`); none for our own.
+    fn crates(&self) -> &'static [&'static str];
     fn algorithm(&self) -> Algorithm;
     fn encrypt(&self, buf: &mut [u8], threads: usize) -> Result<()>;
     fn decrypt(&self, buf: &mut [u8], threads: usize) -> Result<()>;
@@ -143,6 +146,9 @@ impl BulkCipher for Ours {
         let name = ImplName::new("cryptobench", &alg);
         self.target.map_or(name, |t| name.at(t)).to_string()
     }
+    fn crates(&self) -> &'static [&'static str] {
+        &[]
+    }
     fn algorithm(&self) -> Algorithm {
         self.alg
     }
@@ -190,6 +196,9 @@ impl OpenSsl {
 impl BulkCipher for OpenSsl {
     fn name(&self) -> String {
         ImplName::new("openssl", &self.alg.name()).to_string()
+    }
+    fn crates(&self) -> &'static [&'static str] {
+        &["openssl"]
     }
     fn algorithm(&self) -> Algorithm {
         self.alg
@@ -268,6 +277,12 @@ impl RustCrypto {
 impl BulkCipher for RustCrypto {
     fn name(&self) -> String {
         ImplName::new("rustcrypto", &self.alg.name()).to_string()
+    }
+    fn crates(&self) -> &'static [&'static str] {
+        match self.alg.mode {
+            Mode::Ctr => &["aes", "ctr"],
+            Mode::Ecb => &["aes"],
+        }
     }
     fn algorithm(&self) -> Algorithm {
         self.alg

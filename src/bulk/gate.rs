@@ -90,6 +90,9 @@ mod tests {
             fn name(&self) -> String {
                 "broken".into()
             }
+            fn crates(&self) -> &'static [&'static str] {
+                self.0.crates()
+            }
             fn algorithm(&self) -> competitors::Algorithm {
                 self.0.algorithm()
             }

@@ -125,9 +125,11 @@ pub fn prepare(mut request: Request) -> Result<Prepared> {
     // Before pinning: the machine's CPU count is this process's affinity mask, and workers
     // started by a pinned thread would first queue behind it on its CPU.
     let mut machine = Machine::detect();
-    // Bulk's competitors come from the catalog's crates and the OpenSSL it links.
+    // The competitors measured use the same crates as the catalog (one lock), so the
+    // catalog's record of their versions is theirs.
     if let Some(build) = &mut machine.build {
-        build.libraries = crate::providers::libraries();
+        let crates: Vec<&str> = ciphers.iter().flat_map(|c| c.crates()).copied().collect();
+        build.libraries = crate::providers::libraries_of_crates(&crates);
     }
     threads::prepare(max_threads.max(cpus.len()))?;
     machine::pin_to_cpu(cpus[0])?;

@@ -107,7 +107,12 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
             force: args.force,
             testbed: args.testbed.testbed.as_deref(),
             revision: crate::record::CodeRevision::Instrument,
-            libraries: crate::providers::libraries(),
+            // The catalog's, of those measured: a C build's are not the catalog's to say.
+            libraries: crate::providers::libraries_of(
+                (plan.cases.iter())
+                    .map(|c| c.implementation.as_str())
+                    .filter(|name| !plan.external.contains_key(*name)),
+            ),
         },
         Finish {
             format: args.format,

@@ -48,9 +48,10 @@ pub struct Bench {
     sizes: Vec<u64>,
     ratios: Vec<(String, String)>,
     comparisons: Vec<(String, String)>,
-    /// The libraries behind the registered implementations that the run records: the
-    /// catalog's, once added.
-    libraries: Vec<cryptobench_core::build_info::Library>,
+    /// The names of the implementations the catalog added (not those this bench
+    /// registered under the same names): a run records the libraries of those it measures.
+    #[cfg(feature = "catalog")]
+    catalog_names: Vec<String>,
 }
 
 impl Bench {
@@ -62,7 +63,8 @@ impl Bench {
             sizes: DEFAULT_FILTER_SIZES.to_vec(),
             ratios: Vec::new(),
             comparisons: Vec::new(),
-            libraries: Vec::new(),
+            #[cfg(feature = "catalog")]
+            catalog_names: Vec::new(),
         }
     }
 
@@ -88,8 +90,12 @@ impl Bench {
     /// ring and aws-lc-rs); narrow a run to some with filters (`-- chacha20-poly1305`).
     #[cfg(feature = "catalog")]
     pub fn with_catalog(mut self) -> Bench {
-        self.registry.extend(cryptobench_providers::builtin());
-        self.libraries = cryptobench_providers::libraries();
+        let catalog = cryptobench_providers::builtin();
+        self.catalog_names = (catalog.all())
+            .map(|i| i.name())
+            .filter(|name| self.registry.get(name).is_none())
+            .collect();
+        self.registry.extend(catalog);
         self
     }
 
@@ -352,6 +358,25 @@ impl Bench {
         })
     }
 
+    /// The libraries the catalog's implementations among `plan`'s come from, at the
+    /// versions the lock this bench's crate was built with pins; the bench's own
+    /// implementations' are the bench's to name, so none for them.
+    #[cfg(feature = "catalog")]
+    fn libraries_of(&self, plan: &Plan) -> Vec<cryptobench_core::build_info::Library> {
+        cryptobench_providers::libraries_of_at(
+            (plan.cases.iter())
+                .map(|c| c.implementation.as_str())
+                .filter(|name| self.catalog_names.iter().any(|n| n == name)),
+            cryptobench_providers::catalog_versions_in(&crate_dir()),
+        )
+    }
+
+    /// Without the catalog, every implementation is the bench's own.
+    #[cfg(not(feature = "catalog"))]
+    fn libraries_of(&self, _: &Plan) -> Vec<cryptobench_core::build_info::Library> {
+        Vec::new()
+    }
+
     /// `cargo bench`: the plan measured as `cryptobench run` measures, into the store.
     fn measure(self, plan: Plan, args: BenchArgs) -> Result<u8> {
         let counter = args.counter.resolve().map_err(anyhow::Error::msg)?;
@@ -412,7 +437,7 @@ impl Bench {
                 testbed: args.testbed.as_deref(),
                 // The crate's: its history is what a bench follows, commit by commit.
                 revision: CodeRevision::Checkout(checkout_revision(&crate_dir())),
-                libraries: self.libraries.clone(),
+                libraries: self.libraries_of(&plan),
             },
             session::Finish {
                 format: args.format,

@@ -18,9 +18,10 @@ pub struct BuildInfo {
     /// `-C target-cpu` among them; `None`: the target's baseline CPU, which leaves
     /// instruction sets to runtime dispatch.
     pub target_cpu: Option<String>,
-    /// The libraries the implementations come from, as the measuring code names them:
-    /// the CLI's catalog gives its crates and the OpenSSL it links; a `cargo bench`
-    /// without the catalog gives none.
+    /// The libraries the run's measured implementations come from, as the measuring code
+    /// names them: the catalog's crates of those measured, and the OpenSSL it links where
+    /// an `openssl/...` one is among them; none for our own code, C builds or a `cargo
+    /// bench`'s own implementations. Runs recorded before listed the whole catalog's.
     #[serde(default)]
     pub libraries: Vec<Library>,
 }

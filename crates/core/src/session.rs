@@ -62,8 +62,9 @@ pub struct Measurement<'a> {
     pub testbed: Option<&'a str>,
     /// Whose git revision the run records.
     pub revision: CodeRevision,
-    /// The libraries the plan's implementations come from, for the run's record: the
-    /// catalog's (`cryptobench_providers::libraries`), or none that the caller knows of.
+    /// The libraries the plan's implementations come from, for the run's record: those of
+    /// its catalog implementations (`cryptobench_providers::libraries_of`), or none that
+    /// the caller knows of.
     pub libraries: Vec<Library>,
 }
 

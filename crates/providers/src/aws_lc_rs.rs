@@ -33,6 +33,11 @@ pub fn register(r: &mut Registry) {
     r.add(Kem::<MlKem1024>::new("aws-lc-rs"));
 }
 
+/// The crates every implementation registered here comes from, whatever its algorithm.
+pub fn crates(_algorithm: &str) -> &'static [&'static str] {
+    &["aws-lc-rs"]
+}
+
 /// One-shot hashing; the digest lives on the stack.
 macro_rules! hash {
     ($name:ident, $lc:expr, $algorithm:expr) => {

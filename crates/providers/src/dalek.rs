@@ -13,6 +13,11 @@ pub fn register(r: &mut Registry) {
     r.add(Dh::<X25519Dalek>::new("dalek"));
 }
 
+/// The crates every implementation registered here comes from, whatever its algorithm.
+pub fn crates(_algorithm: &str) -> &'static [&'static str] {
+    &["x25519-dalek"]
+}
+
 pub struct X25519Dalek;
 
 fn array(bytes: &[u8]) -> [u8; 32] {

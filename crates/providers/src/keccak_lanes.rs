@@ -55,6 +55,11 @@ pub fn register(r: &mut Registry) {
     }
 }
 
+/// None: this is the workspace's own code, which the run's git revision names.
+pub fn crates(_algorithm: &str) -> &'static [&'static str] {
+    &[]
+}
+
 /// The default backend for `lanes` here. Where none runs, the last preference (listed,
 /// reported unsupported); a bad override was refused before anything was registered
 /// (`Backend::check_override`, in `commands::dispatch`), and counts as unset if it was not.

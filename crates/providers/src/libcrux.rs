@@ -19,6 +19,11 @@ pub fn register(r: &mut Registry) {
     r.add(Lanes(Shake256X4Avx2));
 }
 
+/// The crates every implementation registered here comes from, whatever its algorithm.
+pub fn crates(_algorithm: &str) -> &'static [&'static str] {
+    &["libcrux-sha3"]
+}
+
 pub struct PortableShake128;
 
 impl XofFunction for PortableShake128 {

@@ -40,6 +40,12 @@ pub fn register(r: &mut Registry) {
     r.add(Dh::<X25519Evp>::new("openssl"));
 }
 
+/// The crate every implementation registered here comes from, whatever its algorithm: the
+/// binding, which brings the C library it links (`crate::libraries_of_crates`).
+pub fn crates(_algorithm: &str) -> &'static [&'static str] {
+    &["openssl"]
+}
+
 /// A reused `Hasher`: each call includes the `EVP_DigestInit_ex` that re-initialises the
 /// context after the previous digest, as any reuse of an `EVP_MD_CTX` does.
 macro_rules! hash {

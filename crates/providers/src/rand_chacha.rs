@@ -9,6 +9,11 @@ pub fn register(r: &mut Registry) {
     r.add(Rng::<ChaCha20Rng>::new("rand_chacha"));
 }
 
+/// The crates every implementation registered here comes from, whatever its algorithm.
+pub fn crates(_algorithm: &str) -> &'static [&'static str] {
+    &["rand_chacha"]
+}
+
 pub struct ChaCha20Rng(rand_chacha::ChaCha20Rng);
 
 impl SeededRng for ChaCha20Rng {

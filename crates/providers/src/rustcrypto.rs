@@ -59,6 +59,25 @@ pub fn register(r: &mut Registry) {
     r.add(Rng::<ChaCha20Rng>::new("rustcrypto"));
 }
 
+/// The crates the implementation of `algorithm` registered here comes from: the crate of
+/// its type, and the crate of this workspace's dependencies whose code it runs for its
+/// core (`aes-gcm`'s block cipher is `aes`, `chacha20poly1305`'s stream `chacha20`).
+pub fn crates(algorithm: &str) -> &'static [&'static str] {
+    match algorithm {
+        "sha-256" | "sha-512" => &["sha2"],
+        "sha3-256" => &["sha3"],
+        "shake128" | "shake256" => &["shake"],
+        "chacha20" | "chacha20-rng" => &["chacha20"],
+        "aes-128-ctr" | "aes-256-ctr" => &["aes", "ctr"],
+        "aes-128-gcm" | "aes-256-gcm" => &["aes", "aes-gcm"],
+        "chacha20-poly1305" => &["chacha20", "chacha20poly1305"],
+        "ml-kem-512" | "ml-kem-768" | "ml-kem-1024" => &["ml-kem"],
+        "aes-128" | "aes-256" => &["aes"],
+        "keccak-f1600" => &["keccak"],
+        _ => &[],
+    }
+}
+
 /// Which algorithm a RustCrypto type implements.
 pub trait Names<A: 'static> {
     const ALGORITHM: &'static A;

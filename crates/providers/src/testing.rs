@@ -29,6 +29,11 @@ pub fn register(r: &mut Registry) {
     r.add(Stream::<CrashInThirdProcess>::new("test-crash-later"));
 }
 
+/// Each is RustCrypto's ChaCha20, broken or slowed or not.
+pub fn crates(_algorithm: &str) -> &'static [&'static str] {
+    &["chacha20"]
+}
+
 /// A directory shared by the worker processes of one test run, for
 /// [`CrashInThirdProcess`] to count them in.
 pub const STATE_DIR_ENV: &str = "CRYPTOBENCH_TEST_STATE_DIR";
