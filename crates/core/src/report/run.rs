@@ -338,12 +338,41 @@ fn build_lines(h: &RunHeader) -> Vec<Block> {
     if !command.is_empty() {
         // Quoted as a shell reads it back; an argument holding a NUL cannot be, and the
         // words are then shown as recorded, space-separated.
-        let words = || command.iter().map(String::as_str);
+        let typed = as_typed(command);
+        let words = || typed.iter().map(String::as_str);
         let line =
             shlex::try_join(words()).unwrap_or_else(|_| words().collect::<Vec<_>>().join(" "));
         lines.push(Block::Line(format!("Command: {line}")));
     }
     lines
+}
+
+/// A recorded command line as its reader types it: the program by its file name, not the
+/// path it was started by (`./target/release/cryptobench`), which says where it was built,
+/// not what ran. A `cargo bench` harness, which cargo starts as
+/// `target/release/deps/NAME-HASH --bench ARGS`, reads as `cargo bench --bench NAME -- ARGS`.
+fn as_typed(command: &[String]) -> Vec<String> {
+    let Some((program, args)) = command.split_first() else {
+        return Vec::new();
+    };
+    let file = std::path::Path::new(program)
+        .file_name()
+        .map_or_else(|| program.clone(), |f| f.to_string_lossy().into_owned());
+    if args.first().is_some_and(|a| a == "--bench")
+        && let Some((target, hash)) = file.rsplit_once('-')
+        && hash.len() == 16
+        && hash.bytes().all(|b| b.is_ascii_hexdigit())
+    {
+        let mut typed: Vec<String> = ["cargo", "bench", "--bench", target]
+            .map(String::from)
+            .to_vec();
+        if args.len() > 1 {
+            typed.push("--".into());
+            typed.extend(args[1..].iter().cloned());
+        }
+        return typed;
+    }
+    std::iter::once(file).chain(args.iter().cloned()).collect()
 }
 
 /// Every case's figures, then the reasons and notes that belong below them.
@@ -717,6 +746,7 @@ fn comparison_table(blocks: &mut Vec<Block>, comparisons: &[Comparison], unit: &
 
 #[cfg(test)]
 mod tests {
+    use super::as_typed;
     use crate::build_info::{BuildInfo, Library};
     use crate::counter::{Calibration, CounterKind};
     use crate::machine::Machine;
@@ -825,11 +855,12 @@ mod tests {
     }
 
     /// The md header says what built and ran the code and the options that shape the
-    /// table, so that the table can be measured again from what it prints.
+    /// table, so that the table can be measured again from what it prints; the program
+    /// by its name, not by the path it was started by.
     #[test]
     fn the_header_says_what_built_and_ran_the_code_and_how() {
         let argv = [
-            "cryptobench",
+            "/work/main/target/release/cryptobench",
             "run",
             "chacha20-rng",
             "--seed",
@@ -851,6 +882,7 @@ mod tests {
         ] {
             assert!(md.contains(line), "no `{line}` in:\n{md}");
         }
+        assert!(!md.contains("/work/main"), "{md}");
         // The HTML page has the same lines.
         let html = rendered(
             built_machine(),
@@ -864,6 +896,38 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("<p>Libraries: OpenSSL 3.0.19"), "{html}");
+    }
+
+    /// A command line reads as it is typed: a program by its file name; a `cargo bench`
+    /// harness, which cargo starts by its path under `deps/` with a hash, as the
+    /// `cargo bench` that runs it again, with its own arguments after `--`.
+    #[test]
+    fn a_command_reads_as_typed() {
+        let typed = |argv: &[&str]| {
+            as_typed(&argv.iter().map(|a| a.to_string()).collect::<Vec<_>>()).join(" ")
+        };
+        assert_eq!(typed(&["./cryptobench", "run", "x"]), "cryptobench run x");
+        assert_eq!(typed(&["cryptobench", "list"]), "cryptobench list");
+        assert_eq!(
+            typed(&[
+                "/src/mycrate/target/release/deps/chacha-0123456789abcdef",
+                "--bench",
+                "--baseline",
+                "main",
+            ]),
+            "cargo bench --bench chacha -- --baseline main"
+        );
+        assert_eq!(
+            typed(&["target/release/deps/chacha-0123456789abcdef", "--bench"]),
+            "cargo bench --bench chacha"
+        );
+        // Not cargo's: an example started by hand, a name that only looks hashed.
+        assert_eq!(
+            typed(&["target/release/examples/bench_catalog", "--bench", "x"]),
+            "bench_catalog --bench x"
+        );
+        assert_eq!(typed(&["/bin/my-tool", "--bench"]), "my-tool --bench");
+        assert_eq!(typed(&[]), "");
     }
 
     /// A case measured in more processes than the header's count has its own in a column.
