@@ -133,10 +133,28 @@ fn measured_machine_rows(m: &Machine) -> Vec<(&'static str, Option<String>)> {
         ("Kernel", non_empty(&m.kernel)),
         (
             "Compilers",
-            non_empty(&m.rustc).map(|r| match optional(&m.cc) {
-                Some(cc) => format!("{r}; cc: {cc}"),
-                None => r,
+            non_empty(&m.rustc).map(|r| {
+                let cc = optional(&m.cc).unwrap_or_else(|| "not found".into());
+                format!("{r}; cc: {cc}")
             }),
+        ),
+        (
+            "Build",
+            Some(m.build.as_ref().map_or_else(
+                || "profile and flags not recorded".to_string(),
+                crate::build_info::BuildInfo::describe,
+            )),
+        ),
+        (
+            "Libraries",
+            m.build
+                .as_ref()
+                .filter(|b| !b.libraries.is_empty())
+                .map(|b| {
+                    let libraries: Vec<String> =
+                        b.libraries.iter().map(ToString::to_string).collect();
+                    libraries.join(", ")
+                }),
         ),
         (
             "Governor, turbo",
@@ -225,7 +243,9 @@ fn page(doc: &Document, machine: &[(&str, String)], charts: &[Chart]) -> String 
                 body += &format!("<h{level}>{}</h{level}>\n", escape(h));
                 continue;
             }
-            Block::Line(l) => {
+            // The machine block says these facts.
+            Block::MachineLine(_) if !machine.is_empty() => continue,
+            Block::Line(l) | Block::MachineLine(l) => {
                 body += &format!("<p>{}</p>\n", escape(l));
                 continue;
             }

@@ -48,6 +48,10 @@ pub enum Block {
     Heading(String),
     /// A line of prose.
     Line(String),
+    /// A line of facts from the run's machine record (its build, host and libraries):
+    /// prose in text and md; an HTML page with a machine block leaves it out, the block
+    /// showing the same facts as rows, so that the page says each once.
+    MachineLine(String),
     /// A line the reader must not miss: the machine's warnings, an interrupted run, runs
     /// that are not comparable, cases that were not compared.
     Warning(String),

@@ -308,12 +308,12 @@ fn build_lines(h: &RunHeader) -> Vec<Block> {
             .map_or(" (profile and flags not recorded)".to_string(), |b| {
                 format!(", {}", b.describe())
             });
-        lines.push(Block::Line(format!(
+        lines.push(Block::MachineLine(format!(
             "Built: {}{build}; cc: {}",
             m.rustc,
             m.cc.as_deref().unwrap_or("not found")
         )));
-        lines.push(Block::Line(format!(
+        lines.push(Block::MachineLine(format!(
             "Host: {}; crypto ISA: {}; load {} (1 min) on {}",
             m.kernel,
             if m.crypto_flags.is_empty() {
@@ -327,7 +327,10 @@ fn build_lines(h: &RunHeader) -> Vec<Block> {
         )));
         if let Some(build) = m.build.as_ref().filter(|b| !b.libraries.is_empty()) {
             let libraries: Vec<String> = build.libraries.iter().map(ToString::to_string).collect();
-            lines.push(Block::Line(format!("Libraries: {}", libraries.join(", "))));
+            lines.push(Block::MachineLine(format!(
+                "Libraries: {}",
+                libraries.join(", ")
+            )));
         }
     }
     let command = match &h.options {
@@ -883,19 +886,46 @@ mod tests {
             assert!(md.contains(line), "no `{line}` in:\n{md}");
         }
         assert!(!md.contains("/work/main"), "{md}");
-        // The HTML page has the same lines.
+    }
+
+    /// The HTML page says each fact of the machine record once: the build and the
+    /// libraries in its machine block, beside the compilers, kernel, instruction sets and
+    /// load the `Built:` and `Host:` lines repeat in text; the command below it.
+    #[test]
+    fn the_html_page_says_each_machine_fact_once() {
+        let argv = ["./target/release/cryptobench", "run", "--impl", "a b"];
         let html = rendered(
             built_machine(),
             argv.iter().map(|a| a.to_string()).collect(),
             Format::Html,
         );
-        assert!(
-            html.contains(
-                "<p>Command: cryptobench run chacha20-rng --seed 4242 --impl &#39;a b&#39;</p>"
-            ),
-            "{html}"
-        );
-        assert!(html.contains("<p>Libraries: OpenSSL 3.0.19"), "{html}");
+        for fact in [
+            "<dt>Compilers</dt><dd>rustc; cc: not found</dd>",
+            "<dt>Build</dt><dd>release (opt-level 3), target-cpu native, RUSTFLAGS &quot;-C target-cpu=native&quot;</dd>",
+            "<dt>Libraries</dt><dd>OpenSSL 3.0.19 27 Jan 2026 (linked C library), rand_chacha 0.10.0</dd>",
+            "<dt>Kernel</dt><dd>Linux</dd>",
+            "<dt>Crypto instruction sets</dt><dd>aes avx2</dd>",
+            "<dt>Load (1 min)</dt><dd>0.25</dd>",
+            "<p>Command: cryptobench run --impl &#39;a b&#39;</p>",
+        ] {
+            assert_eq!(
+                html.matches(fact).count(),
+                1,
+                "`{fact}` not once in:\n{html}"
+            );
+        }
+        for repeated in [
+            "Built:",
+            "Host:",
+            "Libraries:",
+            "target-cpu native",
+            "3.0.19",
+        ] {
+            assert!(
+                html.matches(repeated).count() <= 1,
+                "`{repeated}` more than once in:\n{html}"
+            );
+        }
     }
 
     /// A command line reads as it is typed: a program by its file name; a `cargo bench`

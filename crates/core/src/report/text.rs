@@ -23,8 +23,10 @@ pub fn render(doc: &Document, markdown: bool) -> String {
         let mut piece = match block {
             Block::Heading(h) if markdown => format!("\n## {}\n\n", md(h)),
             Block::Heading(h) => format!("\n{}\n", plain(h)),
-            Block::Line(l) | Block::Warning(l) if markdown => format!("{}  \n", md(l)),
-            Block::Line(l) | Block::Warning(l) => format!("{}\n", plain(l)),
+            Block::Line(l) | Block::MachineLine(l) | Block::Warning(l) if markdown => {
+                format!("{}  \n", md(l))
+            }
+            Block::Line(l) | Block::MachineLine(l) | Block::Warning(l) => format!("{}\n", plain(l)),
             Block::Table { headers, rows } => table(headers, rows, markdown),
             Block::Matrix { headers, rows } => {
                 let (headers, rows) = Block::matrix_as_table(headers, rows);
