@@ -151,14 +151,68 @@ pub struct Change {
     pub interval: Option<Interval>,
     /// What the interval says against the noise threshold, where the test was made.
     pub verdict: Option<Verdict>,
-    /// Whether it is a step to read: tested, beyond the noise, with the host steady in
-    /// both runs; `caveat` says why not.
-    pub comparable: bool,
-    /// Why it is no step, in a few words a table's cell holds: `host unsteady`,
-    /// `within noise`, `host in another state`, `untested`.
-    pub said: Option<&'static str>,
-    /// Why it is no step, in a sentence.
+    /// A step, and which way, or why it is none.
+    pub outcome: Outcome,
+    /// Why it is no step, in a sentence that starts with [`Outcome::words`]; `None` for
+    /// a step.
     pub caveat: Option<String>,
+}
+
+impl Change {
+    /// Whether it is a step to read: tested, beyond the noise, with the host steady in
+    /// both runs.
+    pub fn is_step(&self) -> bool {
+        self.outcome.is_step()
+    }
+}
+
+/// What a point's change against the previous comparable point says: a step, the way
+/// `compare` would call it, or why it is none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Fewer counts per call than before, clear of the noise, the host steady in both runs.
+    Improved,
+    /// More counts per call than before, clear of the noise, the host steady in both runs.
+    Regressed,
+    /// The change's interval is not clear of the noise threshold.
+    WithinNoise,
+    /// The canary moved in too many of the case's processes, in either run, to set them
+    /// aside: the change may be the host's.
+    HostUnsteady,
+    /// The canary says the host was in another state in one run than in the other.
+    HostInAnotherState,
+    /// No test could be made (too few processes, a side not measured, ...): only the
+    /// medians' ratio is known.
+    Untested,
+}
+
+impl Outcome {
+    /// The outcomes that are no step, in the order history's documents list them.
+    pub const NOT_STEPS: [Outcome; 4] = [
+        Outcome::WithinNoise,
+        Outcome::HostUnsteady,
+        Outcome::HostInAnotherState,
+        Outcome::Untested,
+    ];
+
+    /// A step to read: [`Outcome::Improved`] or [`Outcome::Regressed`].
+    pub fn is_step(self) -> bool {
+        matches!(self, Outcome::Improved | Outcome::Regressed)
+    }
+
+    /// The outcome in a word or three, as every format of `history` names it: the
+    /// table's cell, and the start of the caveat.
+    pub fn words(self) -> &'static str {
+        match self {
+            Outcome::Improved => "improved",
+            Outcome::Regressed => "regressed",
+            Outcome::WithinNoise => "within noise",
+            Outcome::HostUnsteady => "host unsteady",
+            Outcome::HostInAnotherState => "host in another state",
+            Outcome::Untested => "untested",
+        }
+    }
 }
 
 /// One measured value of a case.
@@ -440,53 +494,49 @@ fn change(
         change_pct: 100.0 * (b.median / a.median - 1.0),
         interval: None,
         verdict: None,
-        comparable: false,
-        said: None,
+        outcome: Outcome::Untested,
         caveat: None,
     };
     let unsteady_in = [(b, run_b), (a, run_a)]
         .into_iter()
         .find(|(p, _)| p.host == HostState::Unsteady)
         .map(|(_, r)| r.id);
-    let not_a_step: Option<(&'static str, String)> = match compared {
-        _ if unsteady_in.is_some() => Some((
-            "host unsteady",
-            format!(
+    // The outcome, and why it is no step where it is none.
+    let (outcome, why): (Outcome, Option<String>) = match compared {
+        _ if unsteady_in.is_some() => (
+            Outcome::HostUnsteady,
+            Some(format!(
                 "the canary moved in too many of this case's processes in run {} to set them aside, so the change may be the host's",
                 unsteady_in.unwrap_or_default()
-            ),
-        )),
-        Err(n) => Some(("untested", n.why)),
+            )),
+        ),
+        Err(n) => (Outcome::Untested, Some(n.why)),
         Ok(c) => {
             change.change_pct = c.change_pct.estimate;
             change.interval = Some(c.change_pct);
             change.verdict = Some(c.verdict);
             match (c.undecided, c.verdict) {
                 (Some(why @ analysis::Undecided::HostUnsteady), _) => {
-                    Some(("host unsteady", why.reason().to_string()))
+                    (Outcome::HostUnsteady, Some(why.reason().to_string()))
                 }
-                (Some(analysis::Undecided::HostInAnotherState), _) => Some((
-                    "host in another state",
-                    shift.map_or(String::new(), |s| host_moved(&s, run_b.id)),
-                )),
-                (None, Verdict::NoChange | Verdict::WithinNoise) => Some((
-                    "within noise",
-                    format!(
+                (Some(analysis::Undecided::HostInAnotherState), _) => (
+                    Outcome::HostInAnotherState,
+                    Some(shift.map_or(String::new(), |s| host_moved(&s, run_b.id))),
+                ),
+                (None, Verdict::NoChange | Verdict::WithinNoise) => (
+                    Outcome::WithinNoise,
+                    Some(format!(
                         "the change's 95 % interval [{:+.2} %, {:+.2} %] is not clear of ±{} % (as `compare` judges it)",
                         c.change_pct.lo, c.change_pct.hi, opts.noise_threshold_pct
-                    ),
-                )),
-                (None, Verdict::Improved | Verdict::Regressed) => None,
+                    )),
+                ),
+                (None, Verdict::Improved) => (Outcome::Improved, None),
+                (None, Verdict::Regressed) => (Outcome::Regressed, None),
             }
         }
     };
-    match not_a_step {
-        Some((said, why)) => {
-            change.said = Some(said);
-            change.caveat = Some(format!("{said}: {why}"));
-        }
-        None => change.comparable = true,
-    }
+    change.outcome = outcome;
+    change.caveat = why.map(|why| format!("{}: {why}", outcome.words()));
     change
 }
 
@@ -494,6 +544,35 @@ fn change(
 mod tests {
     use super::*;
     use crate::store::tests::{header, imported_case};
+
+    /// Every outcome's words, which every format of `history` shows, and which of them
+    /// are steps.
+    #[test]
+    fn each_outcome_says_itself_in_history_s_words() {
+        let said: Vec<(Outcome, &str, bool)> = [
+            Outcome::Improved,
+            Outcome::Regressed,
+            Outcome::WithinNoise,
+            Outcome::HostUnsteady,
+            Outcome::HostInAnotherState,
+            Outcome::Untested,
+        ]
+        .into_iter()
+        .map(|o| (o, o.words(), o.is_step()))
+        .collect();
+        assert_eq!(
+            said,
+            [
+                (Outcome::Improved, "improved", true),
+                (Outcome::Regressed, "regressed", true),
+                (Outcome::WithinNoise, "within noise", false),
+                (Outcome::HostUnsteady, "host unsteady", false),
+                (Outcome::HostInAnotherState, "host in another state", false),
+                (Outcome::Untested, "untested", false),
+            ]
+        );
+        assert!(Outcome::NOT_STEPS.iter().all(|o| !o.is_step()));
+    }
 
     #[test]
     fn history_leaves_out_a_run_it_cannot_read_and_says_so() {

@@ -10,7 +10,7 @@ use crate::history::History;
 use super::csv::Num;
 use super::format::{fmt_count, fmt_interval, fmt_rel, fmt_signed};
 use super::{Block, Document};
-use crate::history::{Change, Point};
+use crate::history::{Change, Outcome, Point};
 use crate::stats::Interval;
 
 /// The history of the stored runs (`history`) in `format`; errs for the formats that
@@ -35,9 +35,10 @@ pub(super) fn document(h: &History) -> Document {
             .as_deref()
             .map_or(String::new(), |f| format!(" (case ids containing `{f}`)"))
     ))];
-    blocks.push(Block::Line(
-        "Medians per call with their 95 % intervals, as `report` gives them, oldest run first. Runs that counted with another counter, ran on another CPU model, or in another environment (GLIBC_TUNABLES, OPENSSL_ia32cap) than a case's latest run are marked not comparable, and so are incomplete runs (interrupted: fewer samples than asked) and points whose processes mixed the host's states (host unsteady, by the canary). A change against the previous comparable point is given only where `compare` would call it one, with the host steady in both runs; otherwise the column says why not (within noise, host unsteady, host in another state, untested).".into(),
-    ));
+    blocks.push(Block::Line(format!(
+        "Medians per call with their 95 % intervals, as `report` gives them, oldest run first. Runs that counted with another counter, ran on another CPU model, or in another environment (GLIBC_TUNABLES, OPENSSL_ia32cap) than a case's latest run are marked not comparable, and so are incomplete runs (interrupted: fewer samples than asked) and points whose processes mixed the host's states (host unsteady, by the canary). A change against the previous comparable point is given only where `compare` would call it one, with the host steady in both runs; otherwise the column says why not ({}).",
+        Outcome::NOT_STEPS.map(Outcome::words).join(", ")
+    )));
     blocks.extend(
         h.unreadable
             .iter()
@@ -119,10 +120,12 @@ fn median_cell(p: &Point) -> String {
 /// A change that is a step as a signed percentage; otherwise why it is none (with the
 /// medians' change beside an untested one, which no test judged either way).
 fn change_cell(c: &Change) -> String {
-    match c.said {
-        None => format!("{} %", fmt_signed(c.change_pct)),
-        Some("untested") => format!("{} % untested", fmt_signed(c.change_pct)),
-        Some(said) => said.to_string(),
+    match c.outcome {
+        Outcome::Improved | Outcome::Regressed => format!("{} %", fmt_signed(c.change_pct)),
+        Outcome::Untested => format!("{} % {}", fmt_signed(c.change_pct), c.outcome.words()),
+        Outcome::WithinNoise | Outcome::HostUnsteady | Outcome::HostInAnotherState => {
+            c.outcome.words().to_string()
+        }
     }
 }
 
@@ -138,7 +141,7 @@ fn change_json(h: &History, c: &Change) -> serde_json::Value {
         "change_pct": c.change_pct,
         "interval": c.interval.map(interval_json),
         "verdict": c.verdict,
-        "comparable": c.comparable,
+        "comparable": c.is_step(),
         "caveat": c.caveat,
     })
 }
@@ -246,7 +249,7 @@ pub(super) fn csv(h: &History) -> String {
                 core_clock_hz: Num(p.core_clock_hz),
                 previous_run_id: p.change.as_ref().map(|c| h.runs[c.previous].id),
                 change_pct: Num(p.change.as_ref().map(|c| c.change_pct)),
-                change_comparable: p.change.as_ref().map(|c| c.comparable),
+                change_comparable: p.change.as_ref().map(Change::is_step),
                 change_caveat: p
                     .change
                     .as_ref()
@@ -465,6 +468,85 @@ mod tests {
         assert!(!row("3").contains("-23."), "no recovery: {table}");
         assert!(row("3").contains("within noise"), "{table}");
         assert!(row("4").contains("+20."), "{table}");
+    }
+
+    /// A change of `outcome`, +4.2 % by the medians.
+    fn change_of(outcome: Outcome) -> Change {
+        Change {
+            previous: 0,
+            change_pct: 4.2,
+            interval: None,
+            verdict: None,
+            outcome,
+            caveat: (!outcome.is_step()).then(|| format!("{}: why", outcome.words())),
+        }
+    }
+
+    /// The table's change column: a step's figure, an untested change's figure said so,
+    /// and for the others why there is no step, without a figure to misread as one.
+    #[test]
+    fn each_outcome_has_its_own_cell() {
+        let step = format!("{} %", fmt_signed(4.2));
+        assert!(step.starts_with("+4.2"), "{step}");
+        let cells: Vec<(Outcome, String)> = [
+            Outcome::Improved,
+            Outcome::Regressed,
+            Outcome::WithinNoise,
+            Outcome::HostUnsteady,
+            Outcome::HostInAnotherState,
+            Outcome::Untested,
+        ]
+        .into_iter()
+        .map(|o| (o, change_cell(&change_of(o))))
+        .collect();
+        assert_eq!(
+            cells,
+            [
+                (Outcome::Improved, step.clone()),
+                (Outcome::Regressed, step.clone()),
+                (Outcome::WithinNoise, "within noise".to_string()),
+                (Outcome::HostUnsteady, "host unsteady".to_string()),
+                (
+                    Outcome::HostInAnotherState,
+                    "host in another state".to_string()
+                ),
+                (Outcome::Untested, format!("{step} untested")),
+            ]
+        );
+    }
+
+    /// Runs of one process each admit no test: the change is untested, with the medians'
+    /// change beside it, in every format.
+    #[test]
+    fn a_change_no_test_can_judge_is_untested() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("h.db")).unwrap();
+        let complete = RunHeader {
+            status: crate::record::RunStatus::Complete,
+            ..header()
+        };
+        store.import_run(&complete, &[imported_case()]).unwrap();
+        let slower = crate::store::ImportedCase {
+            per_process: vec![vec![110.0, 111.0, 112.0]],
+            ..imported_case()
+        };
+        store.import_run(&complete, &[slower]).unwrap();
+        let h = collect(&store, None).unwrap();
+        let change = h.cases[0].points[1].change.as_ref().unwrap();
+        assert_eq!(change.outcome, Outcome::Untested, "{change:?}");
+        let c = json_points(&h, "a/b/hash");
+        assert_eq!(c[1]["change"]["comparable"], false, "{c:?}");
+        let caveat = c[1]["change"]["caveat"].as_str().unwrap();
+        assert!(caveat.starts_with("untested: "), "{caveat}");
+        let text = render(&h, Format::Table).unwrap();
+        let row = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("2 "))
+            .unwrap();
+        assert!(row.contains("+9.90 % untested"), "{text}");
+        let csv = render(&h, Format::Csv).unwrap();
+        let row = csv.lines().find(|l| l.starts_with("a/b/hash,2,")).unwrap();
+        assert!(row.contains("untested: "), "{row}");
     }
 
     #[test]
