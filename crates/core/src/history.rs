@@ -11,8 +11,16 @@
 //! comparable. The change from one comparable point to the next is judged as `compare`
 //! judges a case ([`analysis::compare_case_across_runs`]): only a change the test tells
 //! from noise, on a host that was steady, is a step.
+//!
+//! A point's figures are read from those stored beside its run when it finished
+//! ([`analysis::fleet::RunFigures`]); only runs without them (stored by an older version,
+//! interrupted, imported) are bootstrapped again, on every core. Both give the report's
+//! figures to the last bit.
+
+use std::collections::HashMap;
 
 use anyhow::{Result, bail};
+use rayon::prelude::*;
 
 use crate::analysis::{self, HostCheck, RunSide};
 use crate::record::{CaseStatus, RunCounter, RunHeader, VerdictArgs, VerdictOptions};
@@ -296,10 +304,12 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
     let mut runs: Vec<RunInfo> = Vec::new();
     let mut cases: Vec<CaseHistory> = Vec::new();
     let mut unreadable = Vec::new();
-    // Beside the runs and the cases' points, index for index: what each run's canary
-    // said, and each point's case as its figures were computed, to test the changes on.
-    let mut hosts: Vec<Option<HostCheck>> = Vec::new();
-    let mut steady_cases: Vec<Vec<StoredCase>> = Vec::new();
+    // Every run is read first, keeping the cases shown, with the figures stored beside
+    // the run where it has them (a run finished by this version has). The bootstraps of
+    // the others, nearly all of history's time, then run on every core at once. Each is
+    // seeded by its case's key (`stats::seed_of`), so the figures are the run's report's
+    // whichever thread computes them, and whether stored or computed.
+    let mut read: Vec<(RunHeader, Option<HostCheck>, Vec<StoredCase>, StoredFigures)> = Vec::new();
     for id in store.runs()? {
         // The whole run, so that the canary is judged over all of it, as its report does.
         let (run, host) = match store.load_run(id) {
@@ -312,23 +322,54 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
         if testbed.is_some_and(|t| t != run.header.place.testbed) {
             continue;
         }
-        let measured: Vec<(&StoredCase, analysis::Measured)> = run
+        let shown: Vec<StoredCase> = run
             .cases
-            .iter()
+            .into_iter()
             .filter(|c| c.status == CaseStatus::Ok)
             .filter(|c| filter.is_none_or(|f| c.key.contains(f)))
-            .filter_map(|c| Some((c, analysis::measure_case(c, &run.header)?)))
+            .collect();
+        if !shown.is_empty() {
+            let stored = stored_figures(store, id);
+            read.push((run.header, host, shown, stored));
+        }
+    }
+    let figures: Vec<Vec<Option<Figure>>> = read
+        .par_iter()
+        .map(|(header, _, shown, stored)| {
+            shown
+                .par_iter()
+                .map(|c| {
+                    stored.get(&c.key).copied().or_else(|| {
+                        analysis::measure_case(c, header).map(|m| Figure {
+                            median: m.median,
+                            interval: m.has_interval(),
+                            core_clock_hz: m.core_clock_hz,
+                        })
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    // Beside the runs and the cases' points, index for index: what each run's canary
+    // said, and each point's case as its figures were computed, to test the changes on.
+    let mut hosts: Vec<Option<HostCheck>> = Vec::new();
+    let mut steady_cases: Vec<Vec<StoredCase>> = Vec::new();
+    for ((header, host, shown, _), figures) in read.into_iter().zip(figures) {
+        let measured: Vec<(StoredCase, Figure)> = shown
+            .into_iter()
+            .zip(figures)
+            .filter_map(|(c, m)| Some((c, m?)))
             .collect();
         if measured.is_empty() {
             continue;
         }
         let index = runs.len();
-        runs.push(RunInfo::of(&run.header));
+        runs.push(RunInfo::of(&header));
         for (case, m) in measured {
             let point = Point {
                 run: index,
                 median: m.median.estimate,
-                interval: m.has_interval().then_some(m.median),
+                interval: m.interval.then_some(m.median),
                 host: HostState::of(host.as_ref(), &case.key),
                 core_clock_hz: m.core_clock_hz,
                 comparable: true,
@@ -338,14 +379,14 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
             match cases.iter().position(|c| c.key == case.key) {
                 Some(i) => {
                     cases[i].points.push(point);
-                    steady_cases[i].push(case.clone());
+                    steady_cases[i].push(case);
                 }
                 None => {
                     cases.push(CaseHistory {
                         key: case.key.clone(),
                         points: vec![point],
                     });
-                    steady_cases.push(vec![case.clone()]);
+                    steady_cases.push(vec![case]);
                 }
             }
         }
@@ -411,35 +452,77 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
             p.comparable = p.caveats.is_empty();
         }
     }
-    for (case, steady) in cases.iter_mut().zip(&steady_cases) {
-        let mut previous: Option<usize> = None;
-        for i in 0..case.points.len() {
-            let p = &case.points[i];
-            // Another counter, machine or environment has no change to say; an unsteady
-            // point has, as why it is no step.
-            if p.caveats.iter().any(|c| c != UNSTEADY) {
-                continue;
+    // Each case's changes on its own: the tests run on every core too.
+    cases
+        .par_iter_mut()
+        .zip(&steady_cases)
+        .for_each(|(case, steady)| {
+            let mut previous: Option<usize> = None;
+            for i in 0..case.points.len() {
+                let p = &case.points[i];
+                // Another counter, machine or environment has no change to say; an unsteady
+                // point has, as why it is no step.
+                if p.caveats.iter().any(|c| c != UNSTEADY) {
+                    continue;
+                }
+                if let Some(j) = previous {
+                    let change = change(
+                        (&case.points[j], &steady[j]),
+                        (p, &steady[i]),
+                        &runs,
+                        &hosts,
+                    );
+                    case.points[i].change = Some(change);
+                }
+                if case.points[i].comparable {
+                    previous = Some(i);
+                }
             }
-            if let Some(j) = previous {
-                let change = change(
-                    (&case.points[j], &steady[j]),
-                    (p, &steady[i]),
-                    &runs,
-                    &hosts,
-                );
-                case.points[i].change = Some(change);
-            }
-            if case.points[i].comparable {
-                previous = Some(i);
-            }
-        }
-    }
+        });
     Ok(History {
         filter: filter.map(str::to_string),
         runs,
         cases,
         unreadable,
     })
+}
+
+/// What a point shows of its case's statistics, as the run's report gives them.
+#[derive(Clone, Copy, Debug)]
+struct Figure {
+    /// The median per call, with its 95 % interval where `interval`.
+    median: Interval,
+    /// Whether the median has an interval ([`analysis::Measured::has_interval`]).
+    interval: bool,
+    /// The core clock beside the samples, where kept.
+    core_clock_hz: Option<f64>,
+}
+
+/// A run's figures as stored beside it, by case key.
+type StoredFigures = HashMap<String, Figure>;
+
+/// Run `id`'s figures as its report computed them when it finished, where they are
+/// stored in a form that holds history's; empty otherwise (then they are computed
+/// again). The store is only a cache here: a figure it cannot give is computed.
+fn stored_figures(store: &Store, id: i64) -> StoredFigures {
+    let Ok(Some(figures)) = analysis::fleet::RunFigures::stored(store, id) else {
+        return StoredFigures::new();
+    };
+    figures
+        .cases
+        .into_iter()
+        .filter_map(|c| {
+            let per_call = c.per_call?;
+            Some((
+                per_call.key,
+                Figure {
+                    median: per_call.median,
+                    interval: c.interval,
+                    core_clock_hz: per_call.core_clock_hz,
+                },
+            ))
+        })
+        .collect()
 }
 
 /// The caveat of a point whose processes mixed the host's states.

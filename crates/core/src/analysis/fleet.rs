@@ -139,6 +139,23 @@ pub struct CaseFigure {
     /// `host unsteady`, or the case's message (else status) where it is not simply
     /// verified; `None` otherwise.
     pub note: Option<String>,
+    /// The case's figure per call, as `history` shows it; `None` in figures stored by a
+    /// version before history read them (their form is otherwise the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_call: Option<PerCallFigure>,
+}
+
+/// A measured case's median per call in a run, with what else `history` shows of it:
+/// kept with the run's figures so that history need not bootstrap every run again.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PerCallFigure {
+    /// The case's stable id, e.g. `rustcrypto/chacha20/xor len=16384`.
+    pub key: String,
+    /// The median per call with its 95 % interval (the point itself where
+    /// [`CaseFigure::interval`] is false).
+    pub median: Interval,
+    /// The core clock beside the samples (tsc-core runs that kept it).
+    pub core_clock_hz: Option<f64>,
 }
 
 /// A ratio of a run (member over reference), as stored with its figures.
@@ -187,6 +204,11 @@ impl RunFigures {
                     interval: m.has_interval(),
                     per_byte,
                     note,
+                    per_call: Some(PerCallFigure {
+                        key: case.key.clone(),
+                        median: m.median,
+                        core_clock_hz: m.core_clock_hz,
+                    }),
                 })
             })
             .collect();

@@ -266,6 +266,7 @@ pub(super) fn csv(h: &History) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::fleet::{FIGURES_VERSION, RunFigures};
     use crate::counter::Calibration;
     use crate::history::collect;
     use crate::record::{CanaryReadings, Case, CaseStatus, Params, RunCounter, RunHeader, Samples};
@@ -468,6 +469,106 @@ mod tests {
         assert!(!row("3").contains("-23."), "no recovery: {table}");
         assert!(row("3").contains("within noise"), "{table}");
         assert!(row("4").contains("+20."), "{table}");
+    }
+
+    /// Run `id` of `store` analysed as its report analyses it.
+    fn analysed(store: &Store, id: i64) -> crate::analysis::Analysis {
+        crate::analysis::analyse(
+            &store.load_run(id).unwrap(),
+            &crate::analysis::Context::default(),
+        )
+        .unwrap()
+    }
+
+    /// Runs with processes set aside and a case unsteady, as [`unsteady_history`]'s.
+    fn unsteady_store(dir: &std::path::Path) -> Store {
+        let mut store = Store::open(&dir.join("h.db")).unwrap();
+        store_run(&mut store, 1000.0, 0, 0);
+        store_run(&mut store, 1000.0, 2, 7);
+        store_run(&mut store, 1200.0, 0, 0);
+        store
+    }
+
+    /// Keep run `id`'s figures beside it, as a run does when it finishes.
+    fn save_figures(store: &Store, id: i64, figures: &RunFigures) {
+        store
+            .save_figures(
+                id,
+                FIGURES_VERSION,
+                &serde_json::to_string(figures).unwrap(),
+            )
+            .unwrap();
+    }
+
+    /// Each point's median, interval and core clock are those its run's report gives
+    /// (the same bootstrap, seeded by the case's key), whether history computes them or
+    /// reads them from the figures stored beside the run: every format prints the same.
+    #[test]
+    fn every_point_s_figures_are_its_run_s_report_s_computed_or_stored() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = unsteady_store(dir.path());
+        let computed = collect(&store, None).unwrap();
+        let mut checked = 0;
+        for (run, info) in computed.runs.iter().enumerate() {
+            let report = analysed(&store, info.id);
+            for case in &report.cases {
+                let m = case.measured.as_ref().unwrap();
+                let point = computed
+                    .cases
+                    .iter()
+                    .find(|c| c.key == case.key)
+                    .and_then(|c| c.points.iter().find(|p| p.run == run))
+                    .unwrap_or_else(|| panic!("no point of {} in run {}", case.key, info.id));
+                assert_eq!(point.median, m.median.estimate, "{}", case.key);
+                assert!(m.has_interval(), "{}", case.key);
+                assert_eq!(point.interval, Some(m.median), "{}", case.key);
+                assert_eq!(point.core_clock_hz, m.core_clock_hz, "{}", case.key);
+                checked += 1;
+            }
+            save_figures(&store, info.id, &RunFigures::of(&report));
+        }
+        assert_eq!(checked, 9);
+        let stored = collect(&store, None).unwrap();
+        for format in [Format::Json, Format::Csv, Format::Table] {
+            assert_eq!(
+                render(&computed, format).unwrap(),
+                render(&stored, format).unwrap(),
+                "{format:?}"
+            );
+        }
+    }
+
+    /// History takes a run's figures from those stored beside it, and bootstraps only
+    /// where none are stored, or stored by a version that did not keep history's.
+    #[test]
+    fn history_reads_the_figures_stored_beside_a_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = unsteady_store(dir.path());
+        let computed = collect(&store, None).unwrap();
+        // Figures unlike the samples' (no store would hold such), to tell which were read.
+        let mut figures = RunFigures::of(&analysed(&store, 1));
+        for case in &mut figures.cases {
+            let per_call = case.per_call.as_mut().unwrap();
+            per_call.median.estimate *= 2.0;
+        }
+        save_figures(&store, 1, &figures);
+        // Run 2's figures as a version that did not keep history's stored them.
+        let mut older = RunFigures::of(&analysed(&store, 2));
+        for case in &mut older.cases {
+            case.per_call = None;
+        }
+        save_figures(&store, 2, &older);
+        let h = collect(&store, None).unwrap();
+        for (c, before) in h.cases.iter().zip(&computed.cases) {
+            assert_eq!(
+                c.points[0].median,
+                2.0 * before.points[0].median,
+                "{}",
+                c.key
+            );
+            assert_eq!(c.points[1].median, before.points[1].median, "{}", c.key);
+            assert_eq!(c.points[1].interval, before.points[1].interval, "{}", c.key);
+        }
     }
 
     /// A change of `outcome`, +4.2 % by the medians.
