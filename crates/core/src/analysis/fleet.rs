@@ -265,10 +265,15 @@ impl RunFigures {
                 && i.lo <= i.estimate
                 && i.estimate <= i.hi
         };
-        self.cases
-            .iter()
-            .all(|c| c.figure.estimate.is_finite() && (!c.interval || inside(&c.figure)))
-            && self.ratios.iter().all(|r| inside(&r.ratio))
+        let sound = |figure: &Interval, interval: bool| {
+            figure.estimate.is_finite() && (!interval || inside(figure))
+        };
+        self.cases.iter().all(|c| {
+            sound(&c.figure, c.interval)
+                && c.per_call
+                    .as_ref()
+                    .is_none_or(|p| sound(&p.median, c.interval))
+        }) && self.ratios.iter().all(|r| inside(&r.ratio))
     }
 
     /// Run `run_id`'s figures computed from its samples, for a run stored without them
@@ -489,6 +494,11 @@ mod tests {
                 interval: true,
                 per_byte: true,
                 note: None,
+                per_call: Some(PerCallFigure {
+                    key: "a/b/hash".into(),
+                    median: figure,
+                    core_clock_hz: None,
+                }),
             }],
             ratios: vec![RatioFigure {
                 member: "a/b".into(),
@@ -508,6 +518,9 @@ mod tests {
         assert!(!stored(&figures(interval(1.0, 5.0, 0.1), good)));
         assert!(!stored(&figures(good, interval(1.0, 1.01, 1.1))));
         assert!(!stored(&figures(interval(f64::NAN, 0.9, 1.1), good)));
+        let mut per_call_outside = figures(good, good);
+        per_call_outside.cases[0].per_call.as_mut().unwrap().median = interval(1.0, 2.0, 3.0);
+        assert!(!stored(&per_call_outside));
         // A figure without an interval is taken whatever its bounds say.
         let mut no_interval = figures(interval(1.0, 5.0, 0.1), good);
         no_interval.cases[0].interval = false;
