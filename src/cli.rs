@@ -241,7 +241,7 @@ impl Cli {
 pub struct RunArgs {
     /// An experiment name (see `cryptobench list`), filters over `provider/algorithm/operation` names, case ids as `history` prints them, quoted ("rustcrypto/chacha20/xor len=1024": that case alone), or manifests (path/to/manifest.toml) of C implementations, each narrowed to some builds with filters after a colon: path/to/manifest.toml:variant=o3,target=native,operation=encrypt (keys variant, algorithm, target, operation; a key given twice takes either value). Default: chacha20-rng. Filters and manifests measure lengths 64, 1024 and 16384 (or --sizes), an XOF's output at 32 bytes and an AEAD without associated data; an experiment sets its own.
     pub targets: Vec<String>,
-    /// Message lengths, comma-separated: bytes or with a unit (1024,16KiB); overrides the experiment's.
+    /// Message lengths, comma-separated: bytes or with a unit (1024,16KiB), 1 byte to 1 GiB; overrides the experiment's.
     #[arg(long, value_delimiter = ',', value_parser = parse_size)]
     pub sizes: Option<Vec<u64>>,
     /// Samples per case, spread over all processes and memory layouts (rounded up to a whole number per layout: 2048 over 10 processes x 4 layouts is 2080).
@@ -385,13 +385,7 @@ fn parse_testbed(s: &str) -> Result<String, String> {
 
 /// A message length, in bytes or with a unit (`16KiB`), up to 1 GiB.
 fn parse_size(s: &str) -> Result<u64, String> {
-    match crate::size::parse_bytes(s)? {
-        0 => Err("a size must be at least 1 byte".into()),
-        n if n > 1 << 30 => Err(format!(
-            "{n} bytes is too large for a per-call measurement (max 1 GiB); use `cryptobench bulk` for bulk sizes"
-        )),
-        n => Ok(n),
-    }
+    crate::size::check_message_len(crate::size::parse_bytes(s)?)
 }
 
 /// The longest a worker may be given: a week. Far longer, the deadline would overflow

@@ -759,6 +759,19 @@ mod tests {
                 .contains("no implementation or operation is named `rustcrypto/chacha/xor`")
         );
         assert!(err("rustcrypto/chacha20/xor len=1 len=2").contains("`len` is given twice"));
+        assert!(
+            err("rustcrypto/chacha20/xor len=1073741825")
+                .contains("`len=1073741825`: 1073741825 bytes is too large")
+        );
+        assert!(
+            err("aws-lc-rs/aes-128-gcm/encrypt ad=1073741825")
+                .contains("`ad=1073741825`: 1073741825 bytes is too large")
+        );
+        // The cap is inclusive, as `--sizes 1GiB` is.
+        assert_eq!(
+            keys(&["rustcrypto/chacha20/xor len=1073741824"]),
+            ["rustcrypto/chacha20/xor len=1073741824"]
+        );
     }
 
     #[test]

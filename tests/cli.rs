@@ -704,6 +704,36 @@ fn a_baseline_is_not_saved_over_by_a_narrower_or_broken_run() {
     assert_eq!(baseline_run(), 3);
 }
 
+/// A case's id takes its sizes from the user as `--sizes` does, and under the same cap:
+/// past it a worker would die allocating (or a wrapped size would pass as a few bytes).
+#[test]
+fn case_id_sizes_past_the_per_call_cap_are_refused_before_measuring() {
+    let env = Env::new();
+    let refused = |id: &str, expect: &str| {
+        let out = env.cmd(&["run", id, "--processes", "2", "--samples", "16"]);
+        assert_bad_input(&out, &format!("`{id}`: {expect}"));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("max 1 GiB"), "{err}");
+        assert!(!env.db().exists(), "nothing was measured or stored: {err}");
+    };
+    refused(
+        "rustcrypto/aes-128-gcm/encrypt len=64 ad=99999999999999",
+        "`ad=99999999999999`: 99999999999999 bytes is too large for a per-call measurement",
+    );
+    refused(
+        &format!("rustcrypto/shake128/xof len={} out=1", u64::MAX),
+        &format!("`len={}`: {} bytes is too large", u64::MAX, u64::MAX),
+    );
+    refused(
+        "rustcrypto/shake128/xof len=64 out=1073741825",
+        "`out=1073741825`: 1073741825 bytes is too large",
+    );
+    refused(
+        "rustcrypto/chacha20/xor len=1073741825",
+        "`len=1073741825`: 1073741825 bytes is too large",
+    );
+}
+
 #[test]
 fn bad_input_gets_one_clear_line_and_status_2() {
     let env = Env::new();

@@ -216,7 +216,11 @@ impl Bench {
                 "Bench::sizes was given no length: give it at least one (in bytes), or leave it out for 64, 1024 and 16384"
             );
         }
-        if let Some(why) = self.sizes.iter().find_map(|&n| check_size(n).err()) {
+        if let Some(why) = self
+            .sizes
+            .iter()
+            .find_map(|&n| cryptobench_core::size::check_message_len(n).err())
+        {
             bail!("Bench::sizes({:?}): {why}", self.sizes);
         }
         if let Some(t) = &args.testbed {
@@ -616,16 +620,7 @@ struct BenchArgs {
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {
-    check_size(cryptobench_core::size::parse_bytes(s)?)
-}
-
-/// A message length a bench may measure: `--sizes`'s and `Bench::sizes`'s rule.
-fn check_size(n: u64) -> Result<u64, String> {
-    match n {
-        0 => Err("a size must be at least 1 byte".into()),
-        n if n > 1 << 30 => Err(format!("{n} bytes is too large (max 1 GiB)")),
-        n => Ok(n),
-    }
+    cryptobench_core::size::check_message_len(cryptobench_core::size::parse_bytes(s)?)
 }
 
 /// libtest's options, which `cargo test` and CI jobs pass to every test target

@@ -191,7 +191,16 @@ pub fn case_id_cases(
             Some((param, _)) if fixed.iter().any(|(p, _)| *p == param) => {
                 bail!("`{target}`: `{param}` is given twice")
             }
-            Some(pair) => fixed.push(pair),
+            Some((param, value)) => {
+                // `len`, `out` and `ad` are bytes per call; `threads` is refused below by
+                // every operation a case's id can name (none takes it).
+                if param != Param::Threads
+                    && let Err(why) = crate::size::check_per_call(value)
+                {
+                    bail!("`{target}`: `{param}={value}`: {why}");
+                }
+                fixed.push((param, value));
+            }
             None => bail!(
                 "`{target}`: `{word}` is not a parameter; a case's id is its `provider/algorithm/operation` name, then `len=N`, `out=N` or `ad=N`"
             ),

@@ -8,7 +8,9 @@
 use anyhow::{Result, bail};
 
 use crate::analysis;
-use crate::record::{AnalysisSpec, Case, Remeasure, RunHeader, RunPlace, Test, VerdictOptions};
+use crate::record::{
+    AnalysisSpec, Case, Param, Remeasure, RunHeader, RunPlace, Test, VerdictOptions,
+};
 use crate::store::Store;
 
 /// The first few of `keys`, quoted, for a message about many cases.
@@ -68,27 +70,43 @@ pub fn check_baseline_not_narrowed(
     Ok(())
 }
 
-/// Each memory layout of a case holds its own message and output buffers, and a worker
-/// prepares all its layouts up front: refuse what would run the machine out of memory
-/// (the worker would die of it, with the real reason buried in its stderr).
+/// Each memory layout of a case holds its own message, output and associated-data
+/// buffers, and a worker prepares all its layouts up front: refuse what would run the
+/// machine out of memory (the worker would die of it, with the real reason buried in its
+/// stderr).
 pub fn check_memory(cases: &[Case], layouts: u64) -> Result<()> {
-    const MARGIN: u64 = 256 << 20;
     let Some(available) = crate::machine::available_memory() else {
         return Ok(());
     };
-    let Some(largest) = cases.iter().filter_map(Case::bytes).max() else {
+    check_memory_within(cases, layouts, available)
+}
+
+/// [`check_memory`] against `available` bytes.
+fn check_memory_within(cases: &[Case], layouts: u64, available: u64) -> Result<()> {
+    const MARGIN: u64 = 256 << 20;
+    // Input and output (`Case::bytes` each), and the associated data, of one layout.
+    let per_layout = |c: &Case| {
+        let ad = c.params.get(Param::Ad).unwrap_or(0);
+        let bytes = c.bytes().unwrap_or(0);
+        (bytes.saturating_mul(2).saturating_add(ad), bytes, ad)
+    };
+    let Some((held, bytes, ad)) = cases.iter().map(per_layout).max() else {
         return Ok(());
     };
-    // Input and output of the largest case in every layout.
-    let needed = largest
-        .saturating_mul(2)
-        .saturating_mul(layouts)
-        .saturating_add(MARGIN);
+    if held == 0 {
+        return Ok(());
+    }
+    let needed = held.saturating_mul(layouts).saturating_add(MARGIN);
     if needed > available {
+        let with_ad = if ad > 0 {
+            format!(" with {} of associated data", crate::size::format_size(ad))
+        } else {
+            String::new()
+        };
         bail!(
-            "{} layouts of {} need about {} MiB (input and output per layout), but {} MiB are available (MemAvailable): use fewer --layouts or smaller --sizes",
+            "{} layouts of {}{with_ad} need about {} MiB (input, output and associated data per layout), but {} MiB are available (MemAvailable): use fewer --layouts or smaller --sizes",
             layouts,
-            crate::size::format_size(largest),
+            crate::size::format_size(bytes),
             needed >> 20,
             available >> 20
         );
@@ -303,6 +321,28 @@ pub fn check_baseline_name(name: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::Params;
+
+    #[test]
+    fn the_memory_check_counts_associated_data_and_never_a_wrapped_size() {
+        const GIB: u64 = 1 << 30;
+        let case = |params: Params| Case::new("a/aes-128-gcm", "encrypt", params);
+        let aead = case(Params::new().with(Param::Len, 64).with(Param::Ad, GIB));
+        // 8 layouts of 1 GiB of associated data do not fit in 4 GiB.
+        let err = check_memory_within(std::slice::from_ref(&aead), 8, 4 * GIB)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("8 layouts of 64 B with 1 GiB of associated data need about 8448 MiB"),
+            "{err}"
+        );
+        assert!(check_memory_within(&[aead], 2, 4 * GIB).is_ok());
+        // A size past the cap (never planned) saturates rather than wraps to a few bytes.
+        let huge = case(Params::new().with(Param::Len, u64::MAX).with(Param::Out, 1));
+        assert!(check_memory_within(&[huge], 1, 64 * GIB).is_err());
+        let none = case(Params::new());
+        assert!(check_memory_within(&[none], 256, 0).is_ok());
+    }
 
     #[test]
     fn derived_tables_too_few_processes_cannot_give_are_named() {

@@ -54,6 +54,32 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{s}` is too large"))
 }
 
+/// The most bytes one buffer of a per-call measurement may hold (its message, its output,
+/// its associated data): sizes past it are `cryptobench bulk`'s, which splits them over
+/// threads. Capped, no sum or product of a case's sizes can overflow ([`crate::record::Case::bytes`]).
+pub const MAX_PER_CALL: u64 = 1 << 30;
+
+/// `n` bytes in one buffer of a per-call measurement: refused past [`MAX_PER_CALL`]. The
+/// one rule for `--sizes`, a bench's sizes and the `len`, `out` and `ad` of a case's id.
+pub fn check_per_call(n: u64) -> Result<u64, String> {
+    if n > MAX_PER_CALL {
+        return Err(format!(
+            "{n} bytes is too large for a per-call measurement (max {}); use `cryptobench bulk` for bulk sizes",
+            format_size(MAX_PER_CALL)
+        ));
+    }
+    Ok(n)
+}
+
+/// A message length a list of sizes (`--sizes`, `Bench::sizes`) may name: at least a
+/// byte (a list of lengths is for cycles per byte), at most [`check_per_call`]'s cap.
+pub fn check_message_len(n: u64) -> Result<u64, String> {
+    if n == 0 {
+        return Err("a size must be at least 1 byte".into());
+    }
+    check_per_call(n)
+}
+
 /// The size as the user most likely wrote it: `512 MiB`, `1 GB`, else bytes.
 pub fn format_size(bytes: u64) -> String {
     UNITS
@@ -123,6 +149,25 @@ mod tests {
             parse_bytes("99999999999999999999")
                 .unwrap_err()
                 .contains("too large")
+        );
+    }
+
+    #[test]
+    fn one_cap_for_every_per_call_size() {
+        assert_eq!(check_per_call(0), Ok(0));
+        assert_eq!(check_per_call(MAX_PER_CALL), Ok(1 << 30));
+        for n in [MAX_PER_CALL + 1, 1 << 40, u64::MAX] {
+            let err = check_per_call(n).unwrap_err();
+            assert!(err.contains("max 1 GiB"), "{n}: {err}");
+            assert!(err.contains("cryptobench bulk"), "{n}: {err}");
+            assert_eq!(check_message_len(n), Err(err));
+        }
+        assert_eq!(check_message_len(1), Ok(1));
+        assert_eq!(check_message_len(MAX_PER_CALL), Ok(MAX_PER_CALL));
+        assert!(
+            check_message_len(0)
+                .unwrap_err()
+                .contains("at least 1 byte")
         );
     }
 

@@ -150,11 +150,17 @@ impl Case {
     /// has them: the message (`len`), plus the output of an extendable-output function
     /// (`out`), times the lanes of an N-lane implementation (each lane takes its own
     /// message). Associated data is not counted, as in SUPERCOP's and OpenSSL's figures.
+    /// Saturating: a plan's sizes are capped far below overflow
+    /// ([`crate::size::MAX_PER_CALL`]), and any past it must never read as a few bytes.
     pub fn bytes(&self) -> Option<u64> {
         let lanes = self.lanes as u64;
         match (self.params.get(Param::Len), self.params.get(Param::Out)) {
             (None, None) => None,
-            (len, out) => Some(lanes * (len.unwrap_or(0) + out.unwrap_or(0))),
+            (len, out) => Some(
+                len.unwrap_or(0)
+                    .saturating_add(out.unwrap_or(0))
+                    .saturating_mul(lanes),
+            ),
         }
     }
 }
@@ -238,6 +244,21 @@ mod tests {
         )
         .unwrap();
         assert_eq!(read.lanes, 1);
+    }
+
+    #[test]
+    fn bytes_past_any_planned_size_saturate_rather_than_wrap() {
+        let c = |len, out, lanes| Case {
+            lanes,
+            ..Case::new(
+                "any/shake128",
+                "xof",
+                Params::new().with(Param::Len, len).with(Param::Out, out),
+            )
+        };
+        assert_eq!(c(u64::MAX, 1, 1).bytes(), Some(u64::MAX));
+        assert_eq!(c(1 << 63, 1 << 63, 1).bytes(), Some(u64::MAX));
+        assert_eq!(c(1 << 62, 0, 8).bytes(), Some(u64::MAX));
     }
 
     #[test]
