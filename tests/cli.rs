@@ -734,6 +734,53 @@ fn case_id_sizes_past_the_per_call_cap_are_refused_before_measuring() {
     );
 }
 
+/// A run's `--slope` is read back from the store for every report: lengths no `run` takes
+/// (edited in the store, or written by a faulty version) are refused, naming the run,
+/// rather than printed as a wrapped or infinite cost per byte.
+#[test]
+fn a_stored_slope_no_run_could_ask_is_refused_naming_the_run() {
+    let env = Env::new();
+    env.run_ok(&[
+        "run",
+        "rustcrypto/chacha20/xor",
+        "--sizes",
+        "64,1024",
+        "--slope",
+        "64,1024",
+        "--processes",
+        "4",
+        "--samples",
+        "16",
+        "--layouts",
+        "1",
+    ]);
+    assert!(
+        env.run_ok(&["report", "latest"])
+            .contains("slope from 64 to 1024 bytes")
+    );
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    let mut was = "[64,1024]".to_string();
+    for slope in ["[1024,64]", "[1024,1024]"] {
+        let edited = conn
+            .execute(
+                "UPDATE runs SET options_json = replace(options_json, ?1, ?2)",
+                [format!("\"slope\":{was}"), format!("\"slope\":{slope}")],
+            )
+            .unwrap();
+        assert_eq!(edited, 1);
+        was = slope.to_string();
+        let (short, long) = slope[1..slope.len() - 1].split_once(',').unwrap();
+        for format in ["table", "json"] {
+            assert_bad_input(
+                &env.cmd(&["report", "latest", "--format", format]),
+                &format!(
+                    "run 1's stored options ask for the slope from {short} to {long} bytes, which no run can ask (the first length must be the shorter)"
+                ),
+            );
+        }
+    }
+}
+
 #[test]
 fn bad_input_gets_one_clear_line_and_status_2() {
     let env = Env::new();

@@ -116,8 +116,8 @@ impl Plan {
     /// Report each implementation's cost per byte at maximum throughput, the slope of its
     /// median from `short` to `long` bytes (`--slope`), for any run measured at both.
     pub fn slope(&mut self, short: u64, long: u64) -> Result<()> {
-        if short >= long {
-            bail!("--slope {short},{long}: the first length must be the shorter");
+        if let Some(why) = crate::record::slope_fault(short, long) {
+            bail!("--slope {short},{long}: {why}");
         }
         for len in [short, long] {
             if !self

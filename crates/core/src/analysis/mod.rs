@@ -166,7 +166,22 @@ pub struct Context {
 }
 
 /// How a run asked to be analysed; `None` for runs that asked nothing (imported ones).
+/// Options no `run` could have stored (an edited store, or one a faulty version wrote)
+/// are refused, naming the run: the figures derived from them would be wrong.
 pub fn options_of(header: &RunHeader) -> Result<Option<AnalysisOptions>> {
+    let options = stored_options_of(header)?;
+    if let Some((short, long)) = options.as_ref().and_then(|o| o.spec.slope)
+        && let Some(why) = crate::record::slope_fault(short, long)
+    {
+        anyhow::bail!(
+            "run {}'s stored options ask for the slope from {short} to {long} bytes, which no run can ask ({why}): was its store edited, or written by a faulty version of cryptobench?",
+            header.id
+        );
+    }
+    Ok(options)
+}
+
+fn stored_options_of(header: &RunHeader) -> Result<Option<AnalysisOptions>> {
     match &header.options {
         RunOrigin::Measured { analysis, .. } => Ok(Some(analysis.clone())),
         RunOrigin::Bulk { .. } | RunOrigin::Imported(_) => Ok(None),

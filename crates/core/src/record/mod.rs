@@ -16,7 +16,7 @@ mod samples;
 pub use case::{Case, CaseStatus, MEMCPY, Param, Params};
 pub use options::{
     AnalysisOptions, AnalysisSpec, BulkOptions, Remeasure, RunOptions, SamplePlan, Test,
-    VerdictArgs, VerdictOptions, clap_error_line, parse_percent, parse_probability,
+    VerdictArgs, VerdictOptions, clap_error_line, parse_percent, parse_probability, slope_fault,
     this_command_line, unset_empty_env,
 };
 pub use place::{CiOrigin, RunPlace, check_testbed, default_testbed, fingerprint};

@@ -367,6 +367,12 @@ impl std::fmt::Display for Test {
     }
 }
 
+/// Why `short` to `long` bytes cannot give a slope (a cost per byte over `long - short`
+/// bytes), or `None`: the rule for `--slope` and for the options a stored run reads back.
+pub fn slope_fault(short: u64, long: u64) -> Option<&'static str> {
+    (short >= long).then_some("the first length must be the shorter")
+}
+
 /// What to compute from the measurements besides per-case statistics.
 #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct AnalysisSpec {
