@@ -1448,3 +1448,34 @@ fn a_manifests_directory_and_a_missing_kat_file_are_said_where_they_are_given() 
         "{listed}"
     );
 }
+
+/// A manifest is read whole: one named by a FIFO (or a device) would be read without end,
+/// so it is refused before it is opened, as a `vectors_file` is.
+#[test]
+fn a_manifest_that_is_a_fifo_or_a_device_is_refused_at_once() {
+    let env = Env::new();
+    let fifo = env.path("fifo.toml");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success(), "mkfifo {}", fifo.display());
+    let fifo = fifo.to_str().unwrap();
+    // Bounded, so that a regression fails rather than hangs (not a speed test).
+    let limit = std::time::Duration::from_secs(60);
+    for args in [vec!["list", fifo], vec!["check", fifo]] {
+        let out = env.spawn_in_terminal(&args).wait_ended_within(limit);
+        assert_bad_input(
+            &out,
+            &format!("manifest `{fifo}` is not a file (a directory, a FIFO or a device)"),
+        );
+    }
+    // A device too: /dev/zero would fill the memory, never ending a line.
+    let zero = env.path("zero.toml");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let zero = zero.to_str().unwrap();
+    let out = env
+        .spawn_in_terminal(&["list", zero])
+        .wait_ended_within(limit);
+    assert_bad_input(&out, &format!("manifest `{zero}` is not a file"));
+}

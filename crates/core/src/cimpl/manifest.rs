@@ -360,10 +360,27 @@ fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> String {
     format!("{}: {}{message}", path.display(), at.unwrap_or_default())
 }
 
+/// Why the file at `path` (a manifest, or a file it names) is not one to read whole, or
+/// `None`: it must be a regular file of at most 16 MiB, as no manifest or vectors file
+/// nearly is. A FIFO or a device would be read without end (or until memory ran out).
+/// One that cannot be looked at is `None`: reading it says why.
+fn not_a_file_to_read(path: &Path) -> Option<&'static str> {
+    const MOST: u64 = 16 << 20;
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() && m.len() <= MOST => None,
+        Ok(m) if m.is_file() => Some("is larger than 16 MiB"),
+        Ok(_) => Some("is not a file (a directory, a FIFO or a device)"),
+        Err(_) => None,
+    }
+}
+
 impl Manifest {
     /// Reads and checks the manifest at `path` ([`Manifest::from_toml`]); an error names
     /// the file.
     pub fn load(path: &Path) -> Result<Manifest> {
+        if let Some(why) = not_a_file_to_read(path) {
+            bail!("manifest `{}` {why}", path.display());
+        }
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read manifest `{}`", path.display()))?;
         Manifest::from_toml(&text, path)
@@ -455,23 +472,13 @@ impl Manifest {
                 continue;
             };
             let path = dir.join(file);
-            // A regular file of sane size: a device or a FIFO named here would be read
-            // without end.
-            const MOST: u64 = 16 << 20;
-            match std::fs::metadata(&path) {
-                Ok(m) if m.is_file() && m.len() <= MOST => {}
-                Ok(m) if m.is_file() => bail!(
-                    "{}: implementation `{}`: `vectors_file` `{}` is larger than 16 MiB",
+            if let Some(why) = not_a_file_to_read(&path) {
+                bail!(
+                    "{}: implementation `{}`: `vectors_file` `{}` {why}",
                     self.path.display(),
                     imp.variant,
                     path.display()
-                ),
-                _ => bail!(
-                    "{}: implementation `{}`: `vectors_file` `{}` is not a file",
-                    self.path.display(),
-                    imp.variant,
-                    path.display()
-                ),
+                );
             }
             let text = std::fs::read_to_string(&path).with_context(|| {
                 format!(
@@ -911,6 +918,20 @@ flags = ["-O2"]
         );
         assert!(
             err.contains("cannot read manifest") && err.contains("nope.toml"),
+            "{err}"
+        );
+        // Read whole, a manifest must be a file of sane size: a directory, or one past
+        // 16 MiB (sparse here), is refused before it is read.
+        let err = format!("{:#}", Manifest::load(d.path()).unwrap_err());
+        assert!(err.contains("is not a file"), "{err}");
+        let big = d.path().join("big.toml");
+        std::fs::File::create(&big)
+            .unwrap()
+            .set_len((16 << 20) + 1)
+            .unwrap();
+        let err = format!("{:#}", Manifest::load(&big).unwrap_err());
+        assert!(
+            err.contains("manifest `") && err.contains("big.toml` is larger than 16 MiB"),
             "{err}"
         );
     }
