@@ -2428,11 +2428,17 @@ fn an_interrupted_run_is_marked_incomplete_in_history_and_compare() {
         .expect(&history);
     assert!(row.contains("NOT COMPARABLE: incomplete run"), "{history}");
     let json = env.json(&["history", "--format", "json"]);
+    // It says when it was stopped, not "or still running": the run wrote that down.
+    let caveats = json["cases"][0]["points"][1]["caveats"].to_string();
+    assert!(
+        caveats.contains("incomplete run (stopped at 20") && !caveats.contains("still"),
+        "{caveats}"
+    );
     assert_eq!(json["runs"][1]["complete"], false, "{json}");
     assert_eq!(json["cases"][0]["points"][1]["comparable"], false, "{json}");
 
     let refused = env.cmd(&["compare", "1", "2"]);
-    assert_bad_input(&refused, "run 2 is incomplete");
+    assert_bad_input(&refused, "run 2 is incomplete (stopped at 20");
     assert_bad_input(&refused, "--force");
     let forced = env.run_ok(&["compare", "1", "2", "--force"]);
     assert!(forced.contains("Warning: run 2 is incomplete"), "{forced}");

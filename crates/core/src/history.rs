@@ -50,6 +50,9 @@ pub struct RunInfo {
     pub cpu_model: String,
     /// Whether the run finished: an interrupted one has fewer samples than asked.
     pub complete: bool,
+    /// Why it is not whole, where it is not ([`RunHeader::incompleteness`]).
+    #[serde(skip)]
+    incompleteness: Option<String>,
     /// What the environment told the C library or OpenSSL to run (`NAME=value`), where
     /// it told them anything.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -73,6 +76,7 @@ impl RunInfo {
             short_unit: h.counter.short_unit().to_string(),
             cpu_model: h.cpu_model.clone(),
             complete: h.status == crate::record::RunStatus::Complete,
+            incompleteness: h.incompleteness(),
             testbed: h.place.testbed.clone(),
             fingerprint: h.place.fingerprint.clone(),
             environment: h.machine.measured().map_or(Vec::new(), |m| {
@@ -419,11 +423,9 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
         let latest = &runs[case.reference()];
         for p in &mut case.points {
             let r = &runs[p.run];
-            if !r.complete {
-                p.caveats.push(
-                    "incomplete run (interrupted, or still running): fewer samples than asked"
-                        .into(),
-                );
+            if let Some(why) = &r.incompleteness {
+                p.caveats
+                    .push(format!("incomplete run ({why}): fewer samples than asked"));
             }
             if r.counter != latest.counter {
                 p.caveats
