@@ -200,6 +200,17 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// Every outcome: the steps, then those that are none.
+    #[cfg(test)]
+    pub(crate) const ALL: [Outcome; 6] = [
+        Outcome::Improved,
+        Outcome::Regressed,
+        Outcome::WithinNoise,
+        Outcome::HostUnsteady,
+        Outcome::HostInAnotherState,
+        Outcome::Untested,
+    ];
+
     /// The outcomes that are no step, in the order history's documents list them.
     pub const NOT_STEPS: [Outcome; 4] = [
         Outcome::WithinNoise,
@@ -634,17 +645,10 @@ mod tests {
     /// are steps.
     #[test]
     fn each_outcome_says_itself_in_history_s_words() {
-        let said: Vec<(Outcome, &str, bool)> = [
-            Outcome::Improved,
-            Outcome::Regressed,
-            Outcome::WithinNoise,
-            Outcome::HostUnsteady,
-            Outcome::HostInAnotherState,
-            Outcome::Untested,
-        ]
-        .into_iter()
-        .map(|o| (o, o.words(), o.is_step()))
-        .collect();
+        let said: Vec<(Outcome, &str, bool)> = Outcome::ALL
+            .into_iter()
+            .map(|o| (o, o.words(), o.is_step()))
+            .collect();
         assert_eq!(
             said,
             [

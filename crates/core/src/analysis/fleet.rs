@@ -171,8 +171,10 @@ pub struct RatioFigure {
     pub ratio: Interval,
 }
 
-/// The version of [`RunFigures`]' stored form: figures of another version are computed
-/// again.
+/// The version of [`RunFigures`]' stored form and of the analysis that made them: figures
+/// of another version are computed again. Raise it with any change to the analysis that
+/// changes a stored figure (a median, an interval, a ratio, a note), or `report --machines`
+/// and `history` go on showing the old analysis' figures for every run stored before.
 pub const FIGURES_VERSION: i64 = 2;
 
 impl RunFigures {

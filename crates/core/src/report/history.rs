@@ -591,17 +591,10 @@ mod tests {
     fn each_outcome_has_its_own_cell() {
         let step = format!("{} %", fmt_signed(4.2));
         assert!(step.starts_with("+4.2"), "{step}");
-        let cells: Vec<(Outcome, String)> = [
-            Outcome::Improved,
-            Outcome::Regressed,
-            Outcome::WithinNoise,
-            Outcome::HostUnsteady,
-            Outcome::HostInAnotherState,
-            Outcome::Untested,
-        ]
-        .into_iter()
-        .map(|o| (o, change_cell(&change_of(o))))
-        .collect();
+        let cells: Vec<(Outcome, String)> = Outcome::ALL
+            .into_iter()
+            .map(|o| (o, change_cell(&change_of(o))))
+            .collect();
         assert_eq!(
             cells,
             [
