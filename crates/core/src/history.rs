@@ -50,9 +50,9 @@ pub struct RunInfo {
     pub cpu_model: String,
     /// Whether the run finished: an interrupted one has fewer samples than asked.
     pub complete: bool,
-    /// Why it is not whole, where it is not ([`RunHeader::incompleteness`]).
+    /// When Ctrl-C or SIGTERM stopped it, where one did ([`RunHeader::stopped_at`]).
     #[serde(skip)]
-    incompleteness: Option<String>,
+    stopped_at: Option<String>,
     /// What the environment told the C library or OpenSSL to run (`NAME=value`), where
     /// it told them anything.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -76,7 +76,7 @@ impl RunInfo {
             short_unit: h.counter.short_unit().to_string(),
             cpu_model: h.cpu_model.clone(),
             complete: h.status == crate::record::RunStatus::Complete,
-            incompleteness: h.incompleteness(),
+            stopped_at: h.stopped_at().map(String::from),
             testbed: h.place.testbed.clone(),
             fingerprint: h.place.fingerprint.clone(),
             environment: h.machine.measured().map_or(Vec::new(), |m| {
@@ -434,9 +434,16 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
         let latest = &runs[case.reference()];
         for p in &mut case.points {
             let r = &runs[p.run];
-            if let Some(why) = &r.incompleteness {
+            if !r.complete {
+                // In few words: a table's cell holds it.
+                let when = r
+                    .stopped_at
+                    .as_deref()
+                    .map_or("stopped, or still measuring".to_string(), |at| {
+                        format!("stopped at {at}")
+                    });
                 p.caveats
-                    .push(format!("incomplete run ({why}): fewer samples than asked"));
+                    .push(format!("incomplete run ({when}): fewer samples than asked"));
             }
             if r.counter != latest.counter {
                 p.caveats
