@@ -263,7 +263,7 @@ fn status_word(status: CaseStatus) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -288,15 +288,26 @@ mod tests {
     }
 
     fn case(threads: u64, runs_ns: &[f64]) -> StoredCase {
+        bulk_case("cryptobench/aes-128-ctr@aesni", 1_000_000, threads, runs_ns)
+    }
+
+    /// A bulk case of `implementation` encrypting `len` bytes over `threads`, a run
+    /// taking each of `runs_ns`.
+    pub(crate) fn bulk_case(
+        implementation: &str,
+        len: u64,
+        threads: u64,
+        runs_ns: &[f64],
+    ) -> StoredCase {
         StoredCase {
             row: 0,
             key: String::new(),
-            implementation: "cryptobench/aes-128-ctr@aesni".into(),
+            implementation: implementation.into(),
             operation: "encrypt".into(),
             params: crate::record::Params::new()
-                .with(Param::Len, 1_000_000)
+                .with(Param::Len, len)
                 .with(Param::Threads, threads),
-            bytes: Some(1_000_000),
+            bytes: Some(len),
             lanes: 1,
             status: CaseStatus::Ok,
             message: None,
@@ -308,7 +319,8 @@ mod tests {
         }
     }
 
-    fn of_cases(cases: &[StoredCase]) -> Vec<Series<'_>> {
+    /// The series `series` makes of a run holding `cases`.
+    pub(crate) fn of_cases(cases: &[StoredCase]) -> Vec<Series<'_>> {
         (cases.iter())
             .map(|case| Series {
                 case,

@@ -487,40 +487,11 @@ pub(super) fn csv(run: &StoredRun, t: &BulkAnalysis) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{CaseStatus, Param, Params};
+    use crate::analysis::bulk::tests::{bulk_case, of_cases as series};
     use crate::store::StoredCase;
 
     fn case(implementation: &str, runs_ns: &[f64]) -> StoredCase {
-        StoredCase {
-            row: 0,
-            key: String::new(),
-            implementation: implementation.into(),
-            operation: "encrypt".into(),
-            params: Params::new()
-                .with(Param::Len, 1 << 20)
-                .with(Param::Threads, 1),
-            bytes: Some(1 << 20),
-            lanes: 1,
-            status: CaseStatus::Ok,
-            message: None,
-            calls_per_sample: Some(1),
-            overhead: None,
-            per_process: runs_ns.iter().map(|&ns| vec![ns]).collect(),
-            core_clocks: Vec::new(),
-            canary: Vec::new(),
-        }
-    }
-
-    fn series(cases: &[StoredCase]) -> Vec<Series<'_>> {
-        cases
-            .iter()
-            .map(|case| Series {
-                case,
-                len: 1 << 20,
-                threads: 1,
-                ns: case.per_process.iter().map(|c| c[0]).collect(),
-            })
-            .collect()
+        bulk_case(implementation, 1 << 20, 1, runs_ns)
     }
 
     #[test]
