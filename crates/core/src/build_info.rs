@@ -62,6 +62,12 @@ impl BuildInfo {
         }
     }
 
+    /// The libraries, comma-separated as reports list them; `None` where none is recorded.
+    pub fn libraries_listed(&self) -> Option<String> {
+        let listed: Vec<String> = self.libraries.iter().map(ToString::to_string).collect();
+        (!listed.is_empty()).then(|| listed.join(", "))
+    }
+
     /// The build in one phrase: `release (opt-level 3), target-cpu native, RUSTFLAGS
     /// "-C target-cpu=native"`.
     pub fn describe(&self) -> String {

@@ -149,12 +149,7 @@ fn measured_machine_rows(m: &Machine) -> Vec<(&'static str, Option<String>)> {
             "Libraries",
             m.build
                 .as_ref()
-                .filter(|b| !b.libraries.is_empty())
-                .map(|b| {
-                    let libraries: Vec<String> =
-                        b.libraries.iter().map(ToString::to_string).collect();
-                    libraries.join(", ")
-                }),
+                .and_then(crate::build_info::BuildInfo::libraries_listed),
         ),
         (
             "Governor, turbo",

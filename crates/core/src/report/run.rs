@@ -325,12 +325,8 @@ fn build_lines(h: &RunHeader) -> Vec<Block> {
                 .map_or("unknown".to_string(), |l| format!("{l:.2}")),
             counted(m.online_cpus, "CPU", "CPUs")
         )));
-        if let Some(build) = m.build.as_ref().filter(|b| !b.libraries.is_empty()) {
-            let libraries: Vec<String> = build.libraries.iter().map(ToString::to_string).collect();
-            lines.push(Block::MachineLine(format!(
-                "Libraries: {}",
-                libraries.join(", ")
-            )));
+        if let Some(libraries) = m.build.as_ref().and_then(|b| b.libraries_listed()) {
+            lines.push(Block::MachineLine(format!("Libraries: {libraries}")));
         }
     }
     let command = match &h.options {
