@@ -38,6 +38,16 @@ pub fn crates(_algorithm: &str) -> &'static [&'static str] {
     &["aws-lc-rs"]
 }
 
+/// AWS-LC as it names itself (`AWS-LC 5.12.0`, or `AWS-LC FIPS ...`): aws-lc-rs does not
+/// re-export its version, and the crate's own number is not the library's.
+pub fn version() -> &'static str {
+    // SAFETY: OpenSSL_version returns a pointer to a static NUL-terminated string.
+    let text = unsafe {
+        std::ffi::CStr::from_ptr(aws_lc_sys::OpenSSL_version(aws_lc_sys::OPENSSL_VERSION))
+    };
+    text.to_str().unwrap_or("AWS-LC (version not UTF-8)")
+}
+
 /// One-shot hashing; the digest lives on the stack.
 macro_rules! hash {
     ($name:ident, $lc:expr, $algorithm:expr) => {

@@ -20,6 +20,9 @@ mod lockfile;
 /// The crates an implementation of a provider module comes from, by its algorithm.
 type CratesOf = fn(&str) -> &'static [&'static str];
 
+/// A linked C library's own words for its name and version.
+type LinkedVersion = fn() -> &'static str;
+
 /// Each provider module: what it registers, and the crates of what it registered.
 type Provider = (fn(&mut Registry), CratesOf);
 
@@ -46,7 +49,8 @@ pub fn builtin() -> Registry {
 }
 
 /// The libraries the named implementations of the catalog come from, for a run's record:
-/// the C OpenSSL this binary links where an `openssl/...` one is among them, and the
+/// the C OpenSSL (or AWS-LC) this binary links where an `openssl/...` (`aws-lc-rs/...`)
+/// one is among them, and the
 /// crates of each at the versions the workspace's Cargo.lock pins (recorded by build.rs).
 /// A name the catalog does not register (a C build's, a bench's own) adds none: its
 /// libraries are not the catalog's to say.
@@ -130,11 +134,21 @@ fn built_versions() -> Vec<Library> {
     catalog_crates(env!("CRYPTOBENCH_CATALOG_CRATES"))
 }
 
+/// The C libraries behind crates of the catalog, each as the library names itself at run
+/// time: the one linked is the one measured, whatever the crate's version suggests.
+const C_LIBRARIES: [(&str, LinkedVersion); 2] = [
+    ("openssl", ::openssl::version::version),
+    ("aws-lc-rs", aws_lc_rs::version),
+];
+
 fn libraries_at(crates: &[&str], versions: Vec<Library>) -> Vec<Library> {
     let mut libraries = Vec::new();
-    if crates.contains(&"openssl") {
-        let linked = ::openssl::version::version();
-        let (name, version) = linked.split_once(' ').unwrap_or(("OpenSSL", linked));
+    for (crate_name, version_of) in C_LIBRARIES {
+        if !crates.contains(&crate_name) {
+            continue;
+        }
+        let linked = version_of();
+        let (name, version) = linked.split_once(' ').unwrap_or((crate_name, linked));
         libraries.push(Library {
             name: name.to_string(),
             version: version.to_string(),
@@ -193,7 +207,7 @@ mod tests {
     }
 
     /// A run's libraries are those of its implementations: OpenSSL's C library only
-    /// beside an `openssl/...` one, and nothing for a name the catalog does not register.
+    /// beside an `openssl/...` one, AWS-LC's beside an `aws-lc-rs/...` one, and nothing for a name the catalog does not register.
     #[test]
     fn the_libraries_are_those_of_the_implementations_named() {
         let names = |libraries: Vec<Library>| -> Vec<String> {
@@ -219,6 +233,16 @@ mod tests {
         );
         assert_eq!(with_openssl[0].origin.as_deref(), Some("linked C library"));
         assert_eq!(names(with_openssl)[1..], ["openssl", "x25519-dalek"]);
+        let with_aws_lc = libraries_of(["aws-lc-rs/sha-256"]);
+        assert_eq!(names(with_aws_lc.clone()), ["AWS-LC", "aws-lc-rs"]);
+        assert_eq!(with_aws_lc[0].origin.as_deref(), Some("linked C library"));
+        assert!(
+            with_aws_lc[0]
+                .version
+                .split('.')
+                .all(|n| n.parse::<u32>().is_ok()),
+            "{with_aws_lc:?}"
+        );
         // Our own code, a C build's name, a bench's own name: none of the catalog's crates.
         assert!(
             libraries_of([
@@ -277,7 +301,13 @@ mod tests {
         assert_eq!(libraries.len(), 1, "{libraries:?}");
         assert_eq!(libraries[0].to_string(), "ring 0.17.8");
 
-        std::fs::remove_file(elsewhere.join("Cargo.lock")).unwrap();
+        // A lock that does not build this crate is not the bench's: written here rather
+        // than the lock removed, as a search going on upwards could meet any stray lock.
+        std::fs::write(
+            elsewhere.join("Cargo.lock"),
+            "version = 4\n\n[[package]]\nname = \"other\"\nversion = \"1.0.0\"\n",
+        )
+        .unwrap();
         let libraries = libraries_of_at(["ring/sha-256"], catalog_versions_in(&bench_crate));
         std::fs::remove_dir_all(&elsewhere).unwrap();
         assert_eq!(
