@@ -228,6 +228,8 @@ fn cargo_bench_measures_stores_and_refuses_unknown_options() {
     );
     assert_eq!(json["comparisons"].as_array().unwrap().len(), 1);
     assert!(json["results"][0]["verified"].as_bool().unwrap());
+    // The target `cargo bench --bench` takes, found in the example's Cargo.toml.
+    assert_eq!(json["options"]["run"]["bench_target"], "chacha", "{json}");
     assert!(db.exists(), "the run is stored");
     let said = String::from_utf8_lossy(&out.stderr);
     let db_path = db.display().to_string();

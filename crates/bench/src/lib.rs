@@ -20,7 +20,7 @@
 //! implementation's gate only, in seconds. `cargo bench -- --help` lists the options.
 
 #![deny(missing_docs)]
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
@@ -434,6 +434,9 @@ impl Bench {
                     remeasure: cryptobench_core::record::Remeasure::to_precision(0.5, None),
                     no_canary: false,
                     command_line: cryptobench_core::record::this_command_line(),
+                    bench_target: std::env::args()
+                        .next()
+                        .and_then(|program| bench_target(&crate_dir(), &program)),
                 },
                 verdict,
                 baseline: args.baseline.as_deref(),
@@ -522,6 +525,55 @@ fn crate_dir() -> PathBuf {
     std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// The bench target `program` was built from, by the name `cargo bench --bench` takes.
+/// Cargo names a bench's binary after its target with `-` made `_` (`deps/my_bench-HASH`
+/// for `my-bench`), so the target is the crate's one whose name reads so: among its
+/// `[[bench]]` sections and, unless `autobenches = false`, what cargo finds in `benches/`.
+/// `None` where none or several do, and for a program not named as cargo names benches.
+fn bench_target(crate_dir: &Path, program: &str) -> Option<String> {
+    let file = Path::new(program).file_name()?.to_str()?;
+    let (built_as, hash) = file.rsplit_once('-')?;
+    if hash.len() != 16 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let manifest: toml::Table = std::fs::read_to_string(crate_dir.join("Cargo.toml"))
+        .ok()?
+        .parse()
+        .ok()?;
+    let mut targets: Vec<String> = manifest
+        .get("bench")
+        .and_then(toml::Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|bench| Some(bench.get("name")?.as_str()?.to_string()))
+        .collect();
+    let discovered = manifest
+        .get("package")
+        .and_then(|p| p.get("autobenches"))
+        .and_then(toml::Value::as_bool)
+        .unwrap_or(true);
+    if discovered && let Ok(entries) = std::fs::read_dir(crate_dir.join("benches")) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = if path.extension().is_some_and(|e| e == "rs") {
+                path.file_stem()
+            } else if path.join("main.rs").is_file() {
+                path.file_name()
+            } else {
+                None
+            };
+            targets.extend(name.and_then(|n| n.to_str()).map(String::from));
+        }
+    }
+    targets.sort();
+    targets.dedup();
+    let mut matching = targets
+        .into_iter()
+        .filter(|target| target.replace('-', "_") == built_as);
+    let target = matching.next()?;
+    matching.next().is_none().then_some(target)
 }
 
 fn exit_code(code: ExitCode) -> u8 {
@@ -679,6 +731,54 @@ mod tests {
         let args = BenchArgs::try_parse_from(libtest).expect("libtest's options");
         assert!(args.libtest.exact && !args.bench);
         assert_eq!(args.filters, ["sha3/"]);
+    }
+
+    /// The target's name is found where cargo's binary name lost its `-`: from a
+    /// `[[bench]]` section or a file under `benches/`, and only where one target reads so.
+    #[test]
+    fn the_bench_target_is_named_as_cargo_takes_it() {
+        let dir =
+            std::env::temp_dir().join(format!("cryptobench-bench-target-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("benches/multi-file")).unwrap();
+        std::fs::write(dir.join("benches/multi-file/main.rs"), "").unwrap();
+        std::fs::write(dir.join("benches/from-file.rs"), "").unwrap();
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            "[package]\nname = \"x\"\n\n[[bench]]\nname = \"my-bench\"\nharness = false\n",
+        )
+        .unwrap();
+        let target = |program: &str| bench_target(&dir, program);
+        let hash = "0123456789abcdef";
+        assert_eq!(
+            target(&format!("/t/release/deps/my_bench-{hash}")).as_deref(),
+            Some("my-bench")
+        );
+        assert_eq!(
+            target(&format!("deps/from_file-{hash}")).as_deref(),
+            Some("from-file")
+        );
+        assert_eq!(
+            target(&format!("deps/multi_file-{hash}")).as_deref(),
+            Some("multi-file")
+        );
+        assert_eq!(target(&format!("deps/other-{hash}")), None);
+        assert_eq!(
+            target("deps/my_bench"),
+            None,
+            "not a name cargo gives a bench"
+        );
+        // Two targets that cargo would both build as `from_file`: neither is said.
+        std::fs::write(dir.join("benches/from_file.rs"), "").unwrap();
+        assert_eq!(target(&format!("deps/from_file-{hash}")), None);
+        // autobenches = false: the files under benches/ are not targets.
+        std::fs::write(
+            dir.join("Cargo.toml"),
+            "[package]\nname = \"x\"\nautobenches = false\n",
+        )
+        .unwrap();
+        let found = target(&format!("deps/multi_file-{hash}"));
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(found, None);
     }
 }
 

@@ -34,6 +34,11 @@ pub struct RunOptions {
     /// empty in runs stored before it was recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub command_line: Vec<String>,
+    /// The `cargo bench` target a bench harness ran as, by the name `--bench` takes: cargo
+    /// names the binary after it with `-` made `_`, so argv alone cannot say `my-bench`.
+    /// `None` for `cryptobench run`, and where the harness found no such target.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bench_target: Option<String>,
 }
 
 /// When a case is measured in more processes than asked: its interval misses the

@@ -574,6 +574,7 @@ mod tests {
                 remeasure: crate::record::Remeasure::OFF,
                 no_canary: false,
                 command_line: vec![],
+                bench_target: None,
             },
             analysis: AnalysisOptions {
                 spec: AnalysisSpec {

@@ -329,15 +329,17 @@ fn build_lines(h: &RunHeader) -> Vec<Block> {
             lines.push(Block::MachineLine(format!("Libraries: {libraries}")));
         }
     }
-    let command = match &h.options {
-        RunOrigin::Measured { run, .. } => run.command_line.as_slice(),
-        RunOrigin::Bulk { bulk } => bulk.command_line.as_slice(),
-        RunOrigin::Imported(_) | RunOrigin::Unreadable(_) => &[],
+    let (command, bench_target) = match &h.options {
+        RunOrigin::Measured { run, .. } => {
+            (run.command_line.as_slice(), run.bench_target.as_deref())
+        }
+        RunOrigin::Bulk { bulk } => (bulk.command_line.as_slice(), None),
+        RunOrigin::Imported(_) | RunOrigin::Unreadable(_) => (&[][..], None),
     };
     if !command.is_empty() {
         // Quoted as a shell reads it back; an argument holding a NUL cannot be, and the
         // words are then shown as recorded, space-separated.
-        let typed = as_typed(command);
+        let typed = as_typed(command, bench_target);
         let words = || typed.iter().map(String::as_str);
         let line =
             shlex::try_join(words()).unwrap_or_else(|_| words().collect::<Vec<_>>().join(" "));
@@ -349,8 +351,10 @@ fn build_lines(h: &RunHeader) -> Vec<Block> {
 /// A recorded command line as its reader types it: the program by its file name, not the
 /// path it was started by (`./target/release/cryptobench`), which says where it was built,
 /// not what ran. A `cargo bench` harness, which cargo starts as
-/// `target/release/deps/NAME-HASH --bench ARGS`, reads as `cargo bench --bench NAME -- ARGS`.
-fn as_typed(command: &[String]) -> Vec<String> {
+/// `target/release/deps/NAME-HASH --bench ARGS`, reads as `cargo bench --bench NAME -- ARGS`,
+/// NAME the target the harness recorded (`my-bench`, which cargo's binary name spells
+/// `my_bench`) where it did.
+fn as_typed(command: &[String], bench_target: Option<&str>) -> Vec<String> {
     let Some((program, args)) = command.split_first() else {
         return Vec::new();
     };
@@ -362,6 +366,7 @@ fn as_typed(command: &[String]) -> Vec<String> {
         && hash.len() == 16
         && hash.bytes().all(|b| b.is_ascii_hexdigit())
     {
+        let target = bench_target.unwrap_or(target);
         let mut typed: Vec<String> = ["cargo", "bench", "--bench", target]
             .map(String::from)
             .to_vec();
@@ -790,6 +795,7 @@ mod tests {
                     remeasure: Remeasure::to_precision(0.5, None),
                     no_canary: true,
                     command_line,
+                    bench_target: None,
                 },
                 analysis: AnalysisOptions {
                     spec: AnalysisSpec::default(),
@@ -929,9 +935,14 @@ mod tests {
     /// `cargo bench` that runs it again, with its own arguments after `--`.
     #[test]
     fn a_command_reads_as_typed() {
-        let typed = |argv: &[&str]| {
-            as_typed(&argv.iter().map(|a| a.to_string()).collect::<Vec<_>>()).join(" ")
+        let typed_as = |argv: &[&str], bench_target: Option<&str>| {
+            as_typed(
+                &argv.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+                bench_target,
+            )
+            .join(" ")
         };
+        let typed = |argv: &[&str]| typed_as(argv, None);
         assert_eq!(typed(&["./cryptobench", "run", "x"]), "cryptobench run x");
         assert_eq!(typed(&["cryptobench", "list"]), "cryptobench list");
         assert_eq!(
@@ -946,6 +957,14 @@ mod tests {
         assert_eq!(
             typed(&["target/release/deps/chacha-0123456789abcdef", "--bench"]),
             "cargo bench --bench chacha"
+        );
+        // The target's own name, where the harness recorded it: cargo's `_` was its `-`.
+        assert_eq!(
+            typed_as(
+                &["target/release/deps/my_bench-0123456789abcdef", "--bench"],
+                Some("my-bench")
+            ),
+            "cargo bench --bench my-bench"
         );
         // Not cargo's: an example started by hand, a name that only looks hashed.
         assert_eq!(
