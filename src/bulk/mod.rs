@@ -171,6 +171,7 @@ impl Prepared {
                     cpu_order: self.cpus.to_vec(),
                     huge_pages: "asked for (madvise)".into(),
                     command_line: crate::record::this_command_line(),
+                    warmed_up: true,
                 },
             },
             r.testbed.as_deref(),

@@ -445,6 +445,12 @@ pub struct BulkOptions {
     /// empty in runs stored before it was recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub command_line: Vec<String>,
+    /// Each timed operation followed the same operation run untimed on scratch, and a read
+    /// of every byte of both buffers. Runs stored before (`false`) were timed without the
+    /// first, and their read before a decryption stopped at the first byte: an operation
+    /// timed first after another case started cold.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub warmed_up: bool,
 }
 
 /// This process's command line, as it received it (argv), for a run's record: an argument

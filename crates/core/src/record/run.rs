@@ -607,6 +607,7 @@ mod tests {
                 cpu_order: vec![1, 0],
                 huge_pages: "asked for (madvise)".into(),
                 command_line: vec![],
+                warmed_up: false,
             },
         };
         let want = r#"{"origin":"bulk/1","bulk":{"sizes":[1048576],"threads":[1,2],"runs":3,"impl":["openssl"],"paths":true,"cpu_order":[1,0],"huge_pages":"asked for (madvise)"}}"#;

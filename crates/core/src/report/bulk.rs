@@ -83,8 +83,16 @@ pub(super) fn scaling_charts(t: &BulkAnalysis) -> Vec<crate::report::charts::Cha
     charts
 }
 
+/// Milliseconds to three decimals, and to four significant digits below 1 ms, so that a
+/// time can be checked against the rate beside it (42 µs read `0.042`, two digits).
 fn ms(ns: f64) -> String {
-    format!("{:.3}", ns / 1e6)
+    let ms = ns / 1e6;
+    let decimals = if ms > 0.0 && ms < 1.0 {
+        (3 - ms.log10().floor() as i32).clamp(3, 9) as usize
+    } else {
+        3
+    };
+    format!("{ms:.decimals$}")
 }
 
 fn rate(x: f64) -> String {
@@ -107,10 +115,13 @@ fn percent(x: Option<f64>) -> String {
 /// A bulk run's tables, titled: per run, summary and scaling.
 pub(super) fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
     let h = &run.header;
-    let cpu_order = match &h.options {
-        RunOrigin::Bulk { bulk } => format!("{:?}", bulk.cpu_order).replace(' ', ""),
-        _ => "(not recorded)".into(),
+    let bulk = match &h.options {
+        RunOrigin::Bulk { bulk } => Some(bulk),
+        _ => None,
     };
+    let cpu_order = bulk.map_or("(not recorded)".into(), |b| {
+        format!("{:?}", b.cpu_order).replace(' ', "")
+    });
     let mut blocks = vec![Block::Heading(format!("cryptobench bulk run {}", h.id))];
     blocks.extend(provenance(
         h,
@@ -122,9 +133,23 @@ pub(super) fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
         "Threads: one per CPU, pinned, taking CPUs in the order {} (one per physical core first); the calling thread does the first chunk. Chunks start on 4 KiB boundaries; each CTR chunk starts at its own counter.",
         cpu_order
     )));
-    blocks.push(Block::Line(
-        "Buffers: page-aligned (huge pages asked for), filled with random data and touched before anything is timed. Each run encrypts the buffer in place and decrypts it again, each on the wall clock (CLOCK_MONOTONIC_RAW), each after one untimed read of both buffers on its own threads (so that every operation starts from the same state of the caches); after timing, every chunk's first and last ciphertext block and 32 random ones are checked against the reference, and the decrypted buffer against the input.".into(),
-    ));
+    if let Some(b) = bulk
+        && let Some(&most) = b.threads.iter().max()
+        && most > b.cpu_order.len()
+    {
+        blocks.push(Block::Warning(format!(
+            "Warning: {most} threads on {} CPUs: threads shared CPUs, so the figures at more threads than CPUs show oversubscription, not scaling.",
+            b.cpu_order.len()
+        )));
+    }
+    let before_each = if bulk.is_some_and(|b| b.warmed_up) {
+        "each after the same operation run untimed on 16 KiB per thread and a read of every byte of both buffers, on its own threads (so that every operation starts from the same state of the code's and the data's caches)"
+    } else {
+        "each after an untimed comparison of the two buffers on its own threads, which before a decryption stopped at the first byte; no operation ran untimed first, so one timed first after another case started cold (at sizes within the caches, encryption then measured up to 2.4 times slower than decryption of the same CTR keystream: measure again to compare the two)"
+    };
+    blocks.push(Block::Line(format!(
+        "Buffers: page-aligned (huge pages asked for), filled with random data and touched before anything is timed. Each run encrypts the buffer in place and decrypts it again, each on the wall clock (CLOCK_MONOTONIC_RAW), {before_each}; after timing, every chunk's first and last ciphertext block and 32 random ones are checked against the reference, and the decrypted buffer against the input."
+    )));
     blocks.push(Block::Line(
         "Units: MB/s = 10^6 bytes/s; MiB/s = 2^20 bytes/s (1 MB/s = 0.954 MiB/s); times in ms."
             .into(),
@@ -492,6 +517,79 @@ mod tests {
 
     fn case(implementation: &str, runs_ns: &[f64]) -> StoredCase {
         bulk_case(implementation, 1 << 20, 1, runs_ns)
+    }
+
+    /// The lines of a bulk run's page over `cases`, measured with `threads` on `cpus` CPUs
+    /// by a harness that warmed up or not.
+    fn lines(threads: Vec<usize>, cpus: usize, warmed_up: bool) -> Vec<String> {
+        use crate::counter::CounterKind;
+        use crate::record::{BulkOptions, RunHeader, RunOrigin};
+        let options = RunOrigin::Bulk {
+            bulk: BulkOptions {
+                sizes: vec![1 << 20],
+                threads,
+                runs: 3,
+                filters: vec![],
+                paths: false,
+                cpu_order: (0..cpus).collect(),
+                huge_pages: "asked for (madvise)".into(),
+                command_line: vec![],
+                warmed_up,
+            },
+        };
+        let run = StoredRun {
+            header: RunHeader::measured_now(
+                "bulk",
+                CounterKind::Ns,
+                crate::machine::Machine::example(None),
+                options,
+                None,
+            ),
+            cases: vec![case(MEMCPY, &[1e5, 1e5, 1e5])],
+        };
+        let all = series(&run.cases);
+        document(&run, &BulkAnalysis::of(&all))
+            .blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Line(l) | Block::Warning(l) => Some(l.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A run says how each operation was started as the harness that measured it did:
+    /// warmed up, or (runs stored before) cold, with what that did to the figures; and
+    /// more threads than CPUs is said in the stored report, not only on stderr.
+    #[test]
+    fn the_page_says_how_its_own_run_was_measured() {
+        let warm = lines(vec![1, 2], 2, true);
+        let buffers = warm.iter().find(|l| l.starts_with("Buffers:")).unwrap();
+        assert!(
+            buffers.contains("the same operation run untimed"),
+            "{buffers}"
+        );
+        assert!(
+            !warm.iter().any(|l| l.contains("oversubscription")),
+            "{warm:?}"
+        );
+        let cold = lines(vec![1, 4], 2, false);
+        let buffers = cold.iter().find(|l| l.starts_with("Buffers:")).unwrap();
+        assert!(buffers.contains("started cold"), "{buffers}");
+        assert!(
+            cold.iter().any(|l| l
+                == "Warning: 4 threads on 2 CPUs: threads shared CPUs, so the figures at more threads than CPUs show oversubscription, not scaling."),
+            "{cold:?}"
+        );
+    }
+
+    #[test]
+    fn times_keep_four_significant_digits_below_a_millisecond() {
+        assert_eq!(ms(41_660.0), "0.04166");
+        assert_eq!(ms(162_000_000.0), "162.000");
+        assert_eq!(ms(1_234_567.0), "1.235");
+        assert_eq!(ms(523_400.0), "0.5234");
+        assert_eq!(ms(0.0), "0.000");
     }
 
     #[test]
