@@ -1059,6 +1059,24 @@ fn bad_urls_wrong_passwords_servers_down_and_other_databases_are_one_line_each()
     let out = env.cmd(&["machines", "--db", &wrong]);
     assert_bad_input(&out, "refused user `guarded`");
     assert!(!String::from_utf8_lossy(&out.stderr).contains("wrong@"));
+    // The right password in a --push-to: the run is pushed, and neither its record (the
+    // local store's and the server's, printed by every report) nor a message holds it.
+    let right = wrong.replace("guarded:wrong@", "guarded:right@");
+    let local = env.path("pw.db");
+    let out = small_run(&env, local.to_str().unwrap(), "pw", &["--push-to", &right]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && err.contains("pushed run 1"),
+        "{err}"
+    );
+    for db in [local.to_str().unwrap(), right.as_str()] {
+        let json = ok(env.cmd(&["report", "latest", "--db", db, "--format", "json"]));
+        let md = ok(env.cmd(&["report", "latest", "--db", db, "--format", "md"]));
+        for said in [&json, &md, &err.to_string()] {
+            assert!(!said.contains("right@"), "{db}: {said}");
+        }
+        assert!(md.contains("--push-to 'postgres://guarded:***@"), "{md}");
+    }
     // No password at all (a CI secret unset) is said as such, not as a server down.
     let out = env.cmd_with(
         &["machines", "--db", &server.url_as("guarded", "guarded")],

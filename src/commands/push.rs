@@ -206,6 +206,11 @@ fn baselines_said(set: &[String]) -> String {
     }
 }
 
+/// A `--push-to` as messages name it: a PostgreSQL URL without its password.
+fn shown(target: &Path) -> String {
+    crate::record::shown_argument(&target.display().to_string())
+}
+
 /// `run --push-to`: the run just measured, copied once it is complete. Whatever happens
 /// there, the run stays in the local store, and the message says how to push it later.
 pub(super) fn push_finished_run(
@@ -220,7 +225,7 @@ pub(super) fn push_finished_run(
     if !store.complete_runs()?.iter().any(|(r, _)| *r == id) {
         eprintln!(
             "note: run {id} is incomplete, so it was not pushed to `{}`",
-            target.display()
+            shown(target)
         );
         return Ok(exit);
     }
@@ -234,7 +239,7 @@ pub(super) fn push_finished_run(
         Ok(baselines) => {
             eprintln!(
                 "pushed run {id} ({uuid}) to `{}`{}",
-                target.display(),
+                shown(target),
                 baselines_said(&baselines)
             );
             Ok(exit)
@@ -243,7 +248,7 @@ pub(super) fn push_finished_run(
             eprintln!(
                 "error: {e:#}; run {id} is kept in `{}`: push it later with `cryptobench push --to {} --from {}`",
                 store.path().display(),
-                target.display(),
+                shown(target),
                 store.path().display()
             );
             // A gate's verdict (regression, or measure again) outranks the push: CI

@@ -361,6 +361,11 @@ fn as_typed(command: &[String], bench_target: Option<&str>) -> Vec<String> {
     let file = std::path::Path::new(program)
         .file_name()
         .map_or_else(|| program.clone(), |f| f.to_string_lossy().into_owned());
+    // Runs recorded before argv was stored without passwords keep theirs: not printed.
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| crate::record::shown_argument(a))
+        .collect();
     if args.first().is_some_and(|a| a == "--bench")
         && let Some((target, hash)) = file.rsplit_once('-')
         && hash.len() == 16
@@ -376,7 +381,7 @@ fn as_typed(command: &[String], bench_target: Option<&str>) -> Vec<String> {
         }
         return typed;
     }
-    std::iter::once(file).chain(args.iter().cloned()).collect()
+    std::iter::once(file).chain(args).collect()
 }
 
 /// Every case's figures, then the reasons and notes that belong below them.
@@ -972,6 +977,16 @@ mod tests {
             "bench_catalog --bench x"
         );
         assert_eq!(typed(&["/bin/my-tool", "--bench"]), "my-tool --bench");
+        // A password a run recorded before argv was stored without one is not printed.
+        assert_eq!(
+            typed(&[
+                "cryptobench",
+                "run",
+                "--push-to",
+                "postgres://ci:s3cret@db/bench"
+            ]),
+            "cryptobench run --push-to postgres://ci:***@db/bench"
+        );
         assert_eq!(typed(&[]), "");
     }
 

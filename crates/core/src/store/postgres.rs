@@ -20,6 +20,7 @@ use tokio_postgres::config::{Host, SslMode};
 
 use super::engine::{Engine, values};
 use super::{INDEXES, Purpose, SCHEMA, SCHEMA_VERSION, Store};
+use crate::record::without_password;
 
 /// The advisory lock that migrations take, so that concurrent first opens of an empty
 /// database do not race to create the same tables ("cryptobnc" in ASCII).
@@ -821,43 +822,6 @@ fn split_pgpass(line: &str) -> Vec<String> {
         }
     }
     fields
-}
-
-/// A URL as messages print it: its password, if it has one, replaced.
-pub fn without_password(url: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((b, q)) => (b, Some(q)),
-        None => (url, None),
-    };
-    let query = query.map(|q| {
-        q.split('&')
-            .map(|kv| {
-                if kv.starts_with("password=") {
-                    "password=***".to_string()
-                } else {
-                    kv.to_string()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("&")
-    });
-    let base = match base.split_once("://") {
-        Some((scheme, rest)) => {
-            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-            match authority.rsplit_once('@') {
-                Some((userinfo, hostport)) if userinfo.contains(':') => {
-                    let user = userinfo.split(':').next().unwrap_or_default();
-                    format!("{scheme}://{user}:***@{hostport}{path}")
-                }
-                _ => base.to_string(),
-            }
-        }
-        None => base.to_string(),
-    };
-    match query {
-        Some(q) => format!("{base}?{q}"),
-        None => base,
-    }
 }
 
 /// Open the store in the database `url` names, creating its tables under the migration
