@@ -729,3 +729,91 @@ flags = ["-O1", "-DFAULT_CT_PAST"]
         );
     }
 }
+
+/// What the reader of a published table needs to rebuild it: each build's compiler (the
+/// manifest's, not the host's `cc`), that compiler's version and the flags of the build,
+/// in every format and kept with the run, whatever the manifest says later.
+#[test]
+fn a_report_names_each_builds_compiler_version_and_flags() {
+    if Command::new("clang").arg("--version").output().is_err() {
+        println!("skipped: no `clang` on PATH (scripts/setup.sh installs it)");
+        return;
+    }
+    let sum = "#include \"api.h\"\nint crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen) {\n    for (int i = 0; i < 32; i++) out[i] = (unsigned char)i;\n    for (unsigned long long j = 0; j < inlen; j++) out[j % 32] += in[j];\n    return 0;\n}\n";
+    let env = Env::new();
+    let m = write(
+        &env,
+        &[("h.c", sum)],
+        &(manifest(r#""h.c""#, "")
+            .replace("sha-256", "toy-hash")
+            .replace(
+                "targets = [\"native\"]",
+                "targets = [\"native\"]\ncompiler = \"clang\"\nflags = [\"-fno-plt\"]",
+            )
+            + "\n[[implementation]]\nvariant = \"o3-unroll\"\nalgorithm = \"toy-hash\"\nkind = \"hash\"\nflags = [\"-O3\", \"-funroll-loops\"]\n"),
+    );
+    let clang = Command::new("clang").arg("--version").output().unwrap();
+    let version = String::from_utf8_lossy(&clang.stdout)
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
+    let quick = [
+        "--sizes",
+        "64",
+        "--processes",
+        "2",
+        "--samples",
+        "20",
+        "--no-canary",
+    ];
+    let md = env.run_ok(&[&["run", &m, "--format", "md"][..], &quick].concat());
+    assert!(md.contains("## C builds"), "{md}");
+    for (build, flags) in [
+        ("bound/toy-hash/o2@native", "-march=native -fno-plt -O2"),
+        (
+            "bound/toy-hash/o3-unroll@native",
+            "-march=native -fno-plt -O3 -funroll-loops",
+        ),
+    ] {
+        let (_, table) = md.split_once("## C builds").expect("a C builds table");
+        let row = table
+            .lines()
+            .map(|l| l.split('|').map(str::trim).collect::<Vec<_>>())
+            .find(|cells| cells.get(1) == Some(&build))
+            .unwrap_or_else(|| panic!("no row of {build} in\n{md}"));
+        assert_eq!(row[2..5], ["clang", version.as_str(), flags], "{md}");
+    }
+    // The host's `cc` built none of it, and is not said to have.
+    assert!(
+        md.contains("(the host's; the C builds' compilers are listed under C builds)"),
+        "{md}"
+    );
+
+    // Kept with the run: the manifest edited, the stored run still says what built it.
+    std::fs::write(
+        &m,
+        std::fs::read_to_string(&m).unwrap().replace("-O3", "-O1"),
+    )
+    .unwrap();
+    let json = env.json(&["report", "latest", "--format", "json"]);
+    let builds = json["options"]["run"]["c_builds"]
+        .as_array()
+        .expect("c_builds");
+    assert_eq!(builds.len(), 2, "{builds:?}");
+    assert_eq!(
+        builds[1]["implementation"],
+        "bound/toy-hash/o3-unroll@native"
+    );
+    assert_eq!(builds[1]["compiler"], "clang");
+    assert_eq!(builds[1]["version"], version.as_str());
+    assert_eq!(
+        builds[1]["flags"],
+        serde_json::json!(["-march=native", "-fno-plt", "-O3", "-funroll-loops"])
+    );
+    let html = env.run_ok(&["report", "latest", "--format", "html"]);
+    assert!(
+        html.contains("-march=native -fno-plt -O3 -funroll-loops"),
+        "{html}"
+    );
+}

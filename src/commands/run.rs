@@ -102,6 +102,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
                 no_canary: args.no_canary,
                 command_line: crate::record::this_command_line(),
                 bench_target: None,
+                c_builds: crate::cimpl::c_builds(&plan.external),
             },
             verdict: args.verdict.for_counter(counter),
             baseline: args.baseline.as_deref(),

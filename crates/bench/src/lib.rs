@@ -437,6 +437,7 @@ impl Bench {
                     bench_target: std::env::args()
                         .next()
                         .and_then(|program| bench_target(&crate_dir(), &program)),
+                    c_builds: cryptobench_core::cimpl::c_builds(&plan.external),
                 },
                 verdict,
                 baseline: args.baseline.as_deref(),

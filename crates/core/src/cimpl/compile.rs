@@ -344,7 +344,9 @@ fn cannot_run(m: &Manifest) -> String {
     )
 }
 
-fn compiler_version(m: &Manifest) -> Result<String> {
+/// The first line of the manifest's compiler's `--version`: what a run records of the
+/// compiler beside each build, and part of every build's cache key.
+pub fn compiler_version(m: &Manifest) -> Result<String> {
     let out = Command::new(&m.compiler)
         .arg("--version")
         .output()
@@ -356,13 +358,33 @@ fn compiler_version(m: &Manifest) -> Result<String> {
         .to_string())
 }
 
-/// The compiler's arguments for a build, without the sources, the libraries it links
-/// ([`libraries`]) and the output path.
-pub fn arguments(m: &Manifest, imp: &ManifestImplementation, target: &Target) -> Vec<String> {
+/// The flags that decide a build's code, in the order the compiler gets them: the
+/// target's `-march`, then the manifest's `flags` and the variant's, relative directories
+/// taken from the manifest's (as [`anchored`]); the libraries they name are left out
+/// ([`libraries`]).
+fn code_flags(m: &Manifest, imp: &ManifestImplementation, target: &Target) -> Vec<String> {
     let dir = m.dir();
     let mut args = vec![target.march_flag()];
     let flags = m.flags.iter().chain(&imp.flags);
     args.extend(flags.filter(|f| !is_library(f)).map(|f| anchored(&dir, f)));
+    args
+}
+
+/// The flags a run records of a build, as the compiler got them: [`code_flags`], then the
+/// libraries. What every build gets besides (the link flags, the prototypes header, the
+/// manifest's directories to search) is cryptobench's, the same for every build of a
+/// version, and docs/c-api.md lists it.
+pub fn recorded_flags(m: &Manifest, imp: &ManifestImplementation, target: &Target) -> Vec<String> {
+    let mut flags = code_flags(m, imp, target);
+    flags.extend(libraries(m, imp));
+    flags
+}
+
+/// The compiler's arguments for a build, without the sources, the libraries it links
+/// ([`libraries`]) and the output path.
+pub fn arguments(m: &Manifest, imp: &ManifestImplementation, target: &Target) -> Vec<String> {
+    let dir = m.dir();
+    let mut args = code_flags(m, imp, target);
     args.push(format!("-I{}", dir.display()));
     for inc in m.include_dirs_of(imp) {
         args.push(format!("-I{}", inc.display()));
@@ -599,6 +621,8 @@ pub struct Built {
     /// The `api.h` its sources read, or else the one its size probe found on the search
     /// path; `None` where the compiler named none (what a refusal of its sizes names).
     pub api_h: Option<PathBuf>,
+    /// The first line of the compiler's `--version` ([`compiler_version`]).
+    pub compiler_version: String,
 }
 
 /// Build (or find in the cache) the shared object of `imp` for `target`, and say which
@@ -731,7 +755,8 @@ pub fn shared_object(m: &Manifest, imp: &ManifestImplementation, target: &Target
     };
     let mut h = std::collections::hash_map::DefaultHasher::new();
     env!("CARGO_PKG_VERSION").hash(&mut h);
-    compiler_version(m)?.hash(&mut h);
+    let version = compiler_version(m)?;
+    version.hash(&mut h);
     m.compiler.hash(&mut h);
     args.hash(&mut h);
     LINK.hash(&mut h);
@@ -791,7 +816,11 @@ pub fn shared_object(m: &Manifest, imp: &ManifestImplementation, target: &Target
         h.finish()
     );
     let so = cache.join(format!("{stem}.so"));
-    let built = |library| Built { library, api_h };
+    let built = |library| Built {
+        library,
+        api_h,
+        compiler_version: version,
+    };
     if so.is_file() {
         super::cache::touch(&so);
         return Ok(built(so));

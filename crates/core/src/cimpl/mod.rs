@@ -91,6 +91,9 @@ pub fn operations_of(
         timed_lengths: Vec::new(),
         prototypes_checked: compile::prototypes_checked(manifest, imp),
         api_h: implementation::API_H.to_string(),
+        compiler: manifest.compiler.clone(),
+        compiler_version: String::new(),
+        flags: Vec::new(),
     };
     (implementation::info(imp.kind).operations)(&spec)
 }
@@ -258,6 +261,7 @@ pub fn specs(manifest: &Manifest, options: &BuildOptions) -> Result<Vec<CSpec>> 
                         "did not compile for target `{}`: {}",
                         t.name, refused.first_error
                     )),
+                    compiler_version: compile::compiler_version(manifest).unwrap_or_default(),
                     ..described(manifest, imp, t, checks)
                 });
             }
@@ -269,6 +273,7 @@ pub fn specs(manifest: &Manifest, options: &BuildOptions) -> Result<Vec<CSpec>> 
                 );
                 specs.push(CSpec {
                     not_built: Some(format!("refused for target `{}`: {}", t.name, refused.why)),
+                    compiler_version: compile::compiler_version(manifest).unwrap_or_default(),
                     ..described(manifest, imp, t, checks)
                 });
             }
@@ -339,6 +344,10 @@ fn described(
         timed_lengths: Vec::new(),
         prototypes_checked: compile::prototypes_checked(manifest, imp),
         api_h: implementation::API_H.to_string(),
+        compiler: manifest.compiler.clone(),
+        // Read when it is built; a build that did not compile reads it again.
+        compiler_version: String::new(),
+        flags: compile::recorded_flags(manifest, imp, t),
     }
 }
 
@@ -426,7 +435,11 @@ fn build(
     with_estimates: bool,
 ) -> Result<CSpec> {
     let (kat, _) = checks;
-    let compile::Built { library, api_h } = compile::shared_object(manifest, imp, t)?;
+    let compile::Built {
+        library,
+        api_h,
+        compiler_version,
+    } = compile::shared_object(manifest, imp, t)?;
     // What a refusal of its sizes names: the api.h it read, from the manifest's directory.
     let api_h = api_h.map_or_else(|| "api.h".to_string(), |p| manifest.shown(&p));
     let refused = |why: String| {
@@ -493,8 +506,15 @@ fn build(
         unsupported: t.runnable_on(host).err(),
         lanes,
         api_h,
+        compiler_version,
         ..described(manifest, imp, t, checks)
     })
+}
+
+/// How each of a run's C builds was compiled, as the run records it, in their names'
+/// order.
+pub fn c_builds(external: &External) -> Vec<crate::record::CBuild> {
+    external.values().map(CSpec::c_build).collect()
 }
 
 /// Cases for every build of the manifest at `path` that `selection` keeps, and the specs

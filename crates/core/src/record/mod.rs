@@ -15,7 +15,7 @@ mod samples;
 
 pub use case::{Case, CaseStatus, MEMCPY, Param, Params};
 pub use options::{
-    AnalysisOptions, AnalysisSpec, BulkOptions, Remeasure, RunOptions, SamplePlan, Test,
+    AnalysisOptions, AnalysisSpec, BulkOptions, CBuild, Remeasure, RunOptions, SamplePlan, Test,
     VerdictArgs, VerdictOptions, clap_error_line, parse_percent, parse_probability, shown_argument,
     slope_fault, this_command_line, unset_empty_env, without_password,
 };

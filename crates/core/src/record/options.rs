@@ -39,6 +39,27 @@ pub struct RunOptions {
     /// `None` for `cryptobench run`, and where the harness found no such target.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bench_target: Option<String>,
+    /// How each C build the run measured was compiled: its compiler and flags are the
+    /// manifest's, which a later edit changes, not cryptobench's. Empty for runs without
+    /// C builds, and for those stored before it was recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub c_builds: Vec<CBuild>,
+}
+
+/// How one C build (`provider/algorithm/variant@target`) was compiled, as its run records
+/// it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CBuild {
+    /// The build, as the run's cases name it.
+    pub implementation: String,
+    /// The compiler the manifest names (its `compiler`: `cc`, `clang-19`), as it was run.
+    pub compiler: String,
+    /// The first line of that compiler's `--version`; empty where it could not be read.
+    pub version: String,
+    /// The flags the build was compiled with, in the order the compiler got them: the
+    /// target's `-march`, the manifest's `flags`, the variant's, and last the libraries
+    /// they name. What cryptobench gives every build besides is docs/c-api.md's.
+    pub flags: Vec<String>,
 }
 
 /// When a case is measured in more processes than asked: its interval misses the

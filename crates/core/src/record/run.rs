@@ -354,6 +354,9 @@ impl MachineRecord {
 /// holds, and a form it does not know (another version's) reads as
 /// [`RunOrigin::Unreadable`], kept as stored, instead of as whichever variant its fields
 /// happen to fit. Changing a field of the options inside is a new version.
+// One a run, read and written whole: its largest variant's size costs nothing, and a box
+// would be one more step in every match on a stored form.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "origin")]
 pub enum RunOrigin {
@@ -383,6 +386,7 @@ pub enum RunOrigin {
 
 /// The untagged form schema 2 stored, which the JSON export still prints (its readers
 /// see the options as they always did) and the migration to schema 3 reads.
+#[allow(clippy::large_enum_variant)] // as RunOrigin
 #[derive(serde::Serialize, serde::Deserialize)]
 #[serde(untagged)]
 enum UntaggedOrigin {
@@ -575,6 +579,7 @@ mod tests {
                 no_canary: false,
                 command_line: vec![],
                 bench_target: None,
+                c_builds: vec![],
             },
             analysis: AnalysisOptions {
                 spec: AnalysisSpec {
@@ -648,6 +653,10 @@ mod tests {
             panic!("a run's options read as a run's");
         };
         assert!(run.command_line.is_empty());
+        assert!(
+            run.c_builds.is_empty(),
+            "stored before C builds were recorded"
+        );
         run.command_line = vec![
             "cryptobench".into(),
             "run".into(),

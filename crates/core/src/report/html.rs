@@ -70,7 +70,7 @@ pub fn fleet_page(f: &crate::analysis::fleet::Fleet, doc: &Document) -> String {
 /// What the run's machine record says, as (label, value) rows; imported runs know less.
 fn machine_rows(h: &RunHeader) -> Vec<(&'static str, String)> {
     let mut rows = match &h.machine {
-        MachineRecord::Measured(m) => measured_machine_rows(m),
+        MachineRecord::Measured(m) => measured_machine_rows(m, super::run::host_cc_note(h)),
         MachineRecord::Unrecorded(m) => vec![("CPU", non_empty(&m.cpu_model))],
         MachineRecord::Unreadable(_) => Vec::new(),
     };
@@ -105,7 +105,8 @@ fn non_empty(text: &str) -> Option<String> {
     Some(text.to_string()).filter(|t| !t.is_empty())
 }
 
-fn measured_machine_rows(m: &Machine) -> Vec<(&'static str, Option<String>)> {
+/// `cc_note` is said beside the host's `cc` ([`super::run::host_cc_note`]).
+fn measured_machine_rows(m: &Machine, cc_note: &str) -> Vec<(&'static str, Option<String>)> {
     let optional = |t: &Option<String>| t.as_deref().and_then(non_empty);
     vec![
         (
@@ -135,7 +136,7 @@ fn measured_machine_rows(m: &Machine) -> Vec<(&'static str, Option<String>)> {
             "Compilers",
             non_empty(&m.rustc).map(|r| {
                 let cc = optional(&m.cc).unwrap_or_else(|| "not found".into());
-                format!("{r}; cc: {cc}")
+                format!("{r}; cc: {cc}{cc_note}")
             }),
         ),
         (

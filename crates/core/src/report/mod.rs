@@ -34,7 +34,10 @@ use lanes::lane_blocks;
 pub use machine::machine_text;
 use matrix::{matrix_blocks, slope_blocks};
 pub(crate) use run::provenance;
-use run::{case_blocks, comparison_blocks, header_blocks, ratio_blocks, run_comparison_blocks};
+use run::{
+    c_build_blocks, case_blocks, comparison_blocks, header_blocks, ratio_blocks,
+    run_comparison_blocks,
+};
 
 /// A report as format-neutral pieces: lines of prose and titled tables.
 pub struct Document {
@@ -159,6 +162,7 @@ pub fn document(a: &Analysis) -> Document {
     case_blocks(&mut blocks, a);
     ratio_blocks(&mut blocks, a);
     comparison_blocks(&mut blocks, a);
+    c_build_blocks(&mut blocks, a);
     matrix_blocks(&mut blocks, a);
     slope_blocks(&mut blocks, a);
     lane_blocks(&mut blocks, a);

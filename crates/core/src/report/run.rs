@@ -12,7 +12,7 @@ use crate::analysis::{
 };
 use crate::counter::CounterKind;
 use crate::record::Param;
-use crate::record::{CaseStatus, RunCounter, RunHeader, RunOptions, RunOrigin};
+use crate::record::{CBuild, CaseStatus, RunCounter, RunHeader, RunOptions, RunOrigin};
 
 /// The title, the counter and its clock, where and how the run was measured.
 pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
@@ -309,9 +309,10 @@ fn build_lines(h: &RunHeader) -> Vec<Block> {
                 format!(", {}", b.describe())
             });
         lines.push(Block::MachineLine(format!(
-            "Built: {}{build}; cc: {}",
+            "Built: {}{build}; cc: {}{}",
             m.rustc,
-            m.cc.as_deref().unwrap_or("not found")
+            m.cc.as_deref().unwrap_or("not found"),
+            host_cc_note(h)
         )));
         lines.push(Block::MachineLine(format!(
             "Host: {}; crypto ISA: {}; load {} (1 min) on {}",
@@ -346,6 +347,70 @@ fn build_lines(h: &RunHeader) -> Vec<Block> {
         lines.push(Block::Line(format!("Command: {line}")));
     }
     lines
+}
+
+/// How the run's C builds were compiled, as it recorded them; none for runs without C
+/// builds and those stored before they were recorded.
+fn c_builds(h: &RunHeader) -> &[CBuild] {
+    match &h.options {
+        RunOrigin::Measured { run, .. } => &run.c_builds,
+        _ => &[],
+    }
+}
+
+/// What to say beside the host's `cc` where the run built C code: its builds were made by
+/// the compilers their manifests name, which need not be that one.
+pub(super) fn host_cc_note(h: &RunHeader) -> &'static str {
+    if c_builds(h).is_empty() {
+        ""
+    } else {
+        " (the host's; the C builds' compilers are listed under C builds)"
+    }
+}
+
+/// One row per C build the run recorded: its compiler, that compiler's version and the
+/// flags it compiled the build with, so that a table's variants and targets say what they
+/// stand for (`o3-unroll`: `-O3 -funroll-loops`), whatever the manifest says today.
+pub(super) fn c_build_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
+    let builds = c_builds(&a.header);
+    if builds.is_empty() {
+        return;
+    }
+    blocks.push(Block::Heading(
+        "C builds: the compiler and flags of each (every build also gets the link flags and prototypes header docs/c-api.md lists)".into(),
+    ));
+    let rows = builds
+        .iter()
+        .map(|b| {
+            // Quoted only where a shell would split or unquote it: `-march=native` as it
+            // is, `'-DNAME=a b'` quoted.
+            let flags = (b.flags.iter())
+                .map(
+                    |f| match f.contains(|c: char| c.is_whitespace() || "'\"\\".contains(c)) {
+                        true => shlex::try_quote(f).map_or_else(|_| f.clone(), |q| q.into_owned()),
+                        false => f.clone(),
+                    },
+                )
+                .collect::<Vec<_>>()
+                .join(" ");
+            vec![
+                b.implementation.clone(),
+                b.compiler.clone(),
+                if b.version.is_empty() {
+                    "not read".into()
+                } else {
+                    b.version.clone()
+                },
+                flags,
+            ]
+        })
+        .collect();
+    blocks.push(Block::Table {
+        headers: ["Build", "Compiler", "Version", "Flags"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    });
 }
 
 /// A recorded command line as its reader types it: the program by its file name, not the
@@ -801,6 +866,7 @@ mod tests {
                     no_canary: true,
                     command_line,
                     bench_target: None,
+                    c_builds: vec![],
                 },
                 analysis: AnalysisOptions {
                     spec: AnalysisSpec::default(),

@@ -79,6 +79,16 @@ pub struct CSpec {
     /// manifest's directory where it lies in it: `avx2/api.h`).
     #[serde(default = "api_h")]
     pub api_h: String,
+    /// The compiler the manifest names (`compiler`).
+    #[serde(default)]
+    pub compiler: String,
+    /// The first line of its `--version`; empty where it was not read.
+    #[serde(default)]
+    pub compiler_version: String,
+    /// The flags the build was compiled with, as its run records them
+    /// ([`compile::recorded_flags`](super::compile::recorded_flags)).
+    #[serde(default)]
+    pub flags: Vec<String>,
 }
 
 /// What a build's `api.h` is called before it is built, or where the compiler named none.
@@ -99,6 +109,16 @@ impl CSpec {
             .with_variant(&self.variant)
             .at(&self.target)
             .to_string()
+    }
+
+    /// How the build was compiled, as its run records it.
+    pub fn c_build(&self) -> crate::record::CBuild {
+        crate::record::CBuild {
+            implementation: self.name(),
+            compiler: self.compiler.clone(),
+            version: self.compiler_version.clone(),
+            flags: self.flags.clone(),
+        }
     }
 }
 
@@ -1208,6 +1228,9 @@ mod tests {
             timed_lengths: Vec::new(),
             prototypes_checked: true,
             api_h: "avx2/api.h".into(),
+            compiler: "cc".into(),
+            compiler_version: String::new(),
+            flags: Vec::new(),
         };
         let Err(e) = CImplementation::load(&spec) else {
             panic!("a disagreeing size was loaded")
