@@ -817,3 +817,49 @@ fn a_report_names_each_builds_compiler_version_and_flags() {
         "{html}"
     );
 }
+
+/// An llvm-mca estimate is of one function of a build, `crypto_scalarmult` of X25519's:
+/// not of `base`, whose call is `crypto_scalarmult_base`, and, where that function only
+/// calls the code that does the work (5 instructions here), of no operation at all. It is
+/// named in the estimates table, and in JSON, with the operation whose call it is.
+#[test]
+fn an_estimate_is_of_the_function_it_read_and_not_of_every_operation() {
+    let has_mca = ["llvm-mca-19", "llvm-mca"]
+        .iter()
+        .any(|p| Command::new(p).arg("--version").output().is_ok());
+    if !has_mca {
+        println!("skipped: no llvm-mca on PATH (scripts/setup.sh installs it)");
+        return;
+    }
+    let env = Env::new();
+    let manifest = format!(
+        "{}/examples/c/x25519/manifest.toml:target=x86-64",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let quick = [
+        "--processes",
+        "2",
+        "--samples",
+        "20",
+        "--no-canary",
+        "--estimate",
+    ];
+    let md = env.run_ok(&[&["run", &manifest, "--format", "md"][..], &quick].concat());
+    let (matrices, estimates) = md
+        .split_once("## Static estimates")
+        .expect("an estimates table");
+    assert!(matrices.contains("## c-x25519/x25519 base"), "{md}");
+    assert!(!matrices.contains("(est."), "{md}");
+    let row = estimates
+        .lines()
+        .map(|l| l.split('|').map(str::trim).collect::<Vec<_>>())
+        .find(|cells| cells.get(1) == Some(&"c-x25519/x25519/o2@x86-64"))
+        .unwrap_or_else(|| panic!("no estimate of o2 in\n{md}"));
+    assert_eq!(row[2], "crypto_scalarmult (shared)", "{md}");
+    assert!(row[5].starts_with("calls other functions"), "{md}");
+
+    let json = env.json(&["report", "latest", "--format", "json"]);
+    let e = &json["estimates"]["c-x25519/x25519/o2@x86-64"];
+    assert_eq!(e["function"], "crypto_scalarmult", "{json}");
+    assert_eq!(e["operation"], "shared", "{json}");
+}

@@ -338,9 +338,30 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
         not_compared,
         against_baseline,
         verdict_options: options.map(|o| o.verdict).unwrap_or_default(),
-        estimates: context.estimates.clone(),
+        estimates: estimates_of_their_calls(header, &context.estimates),
         host,
     })
+}
+
+/// The run's estimates, each with the function it read and the operation whose call that
+/// is, as the run's record of its C builds says; as stored where it says nothing (runs
+/// stored before it was recorded), so that no operation is claimed for them.
+fn estimates_of_their_calls(
+    header: &RunHeader,
+    stored: &std::collections::BTreeMap<String, crate::record::Estimate>,
+) -> std::collections::BTreeMap<String, crate::record::Estimate> {
+    let builds: &[crate::record::CBuild] = match &header.options {
+        RunOrigin::Measured { run, .. } => &run.c_builds,
+        _ => &[],
+    };
+    let mut estimates = stored.clone();
+    for (name, e) in &mut estimates {
+        if let Some(b) = builds.iter().find(|b| b.implementation == *name) {
+            e.function = Some(b.estimated_function.clone());
+            e.operation = Some(b.estimated_operation.clone());
+        }
+    }
+    estimates
 }
 
 #[cfg(test)]

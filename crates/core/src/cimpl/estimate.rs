@@ -207,6 +207,8 @@ pub fn estimate(asm_path: &Path, kind: CKind, target: &Target) -> Estimate {
         cycles: None,
         model: model.clone(),
         note: Some(note),
+        function: None,
+        operation: None,
     };
     let Ok(asm) = std::fs::read_to_string(asm_path) else {
         return fail(format!("no assembly at {}", asm_path.display()));
@@ -259,10 +261,10 @@ pub fn estimate(asm_path: &Path, kind: CKind, target: &Target) -> Estimate {
         notes.push("branches or loops: each instruction counted once per call".to_string());
     }
     if calls {
-        notes.push(
-            "calls other functions: their cost is not included (the estimate reads the entry function of the first source alone)"
-                .to_string(),
-        );
+        notes.push(format!(
+            "{}: their cost is not included (the estimate reads the entry function of the first source alone)",
+            Estimate::CALLS_OUT
+        ));
     }
     if !notes.is_empty() {
         notes = vec![format!(
@@ -277,6 +279,9 @@ pub fn estimate(asm_path: &Path, kind: CKind, target: &Target) -> Estimate {
             None => format!("{model} ({})", mca.program),
         },
         note: (!notes.is_empty()).then(|| notes.join("; ")),
+        // The run's record of the build says which; the store keeps that, not these.
+        function: None,
+        operation: None,
     }
 }
 

@@ -60,6 +60,11 @@ pub struct CBuild {
     /// target's `-march`, the manifest's `flags`, the variant's, and last the libraries
     /// they name. What cryptobench gives every build besides is docs/c-api.md's.
     pub flags: Vec<String>,
+    /// The function a static estimate of the build reads (`crypto_kem_enc`)...
+    pub estimated_function: String,
+    /// ... and the operation whose timed call it is (`encaps`): the one row of the build
+    /// an estimate is of.
+    pub estimated_operation: String,
 }
 
 /// When a case is measured in more processes than asked: its interval misses the

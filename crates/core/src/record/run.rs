@@ -615,6 +615,17 @@ mod tests {
                 warmed_up: false,
             },
         };
+        let build = crate::record::CBuild {
+            implementation: "c-ml-kem/ml-kem-768/o2@x86-64".into(),
+            compiler: "clang".into(),
+            version: "Debian clang version 14.0.6".into(),
+            flags: vec!["-march=x86-64".into(), "-O2".into()],
+            estimated_function: "crypto_kem_enc".into(),
+            estimated_operation: "encaps".into(),
+        };
+        let want = r#"{"implementation":"c-ml-kem/ml-kem-768/o2@x86-64","compiler":"clang","version":"Debian clang version 14.0.6","flags":["-march=x86-64","-O2"],"estimated_function":"crypto_kem_enc","estimated_operation":"encaps"}"#;
+        assert_eq!(serde_json::to_string(&build).unwrap(), want);
+
         let want = r#"{"origin":"bulk/1","bulk":{"sizes":[1048576],"threads":[1,2],"runs":3,"impl":["openssl"],"paths":true,"cpu_order":[1,0],"huge_pages":"asked for (madvise)"}}"#;
         assert_eq!(serde_json::to_string(&bulk).unwrap(), want);
     }

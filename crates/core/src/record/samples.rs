@@ -43,4 +43,27 @@ pub struct Estimate {
     pub model: String,
     /// Why the figure is missing or should be read with care.
     pub note: Option<String>,
+    /// The function estimated (`crypto_kem_enc`), as the run's record of the build names
+    /// it; `None` where the run was stored before it was recorded. Not a column of the
+    /// store's: the analysis takes it from the run's options (`c_builds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    /// The operation whose timed call that function is (`encaps`), the one the estimate
+    /// is of; `None` as `function` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
+}
+
+impl Estimate {
+    /// How the note of an estimate whose function calls others begins its caveat: the
+    /// work is then in the callees, which llvm-mca does not count.
+    pub const CALLS_OUT: &'static str = "calls other functions";
+
+    /// Whether the function estimated calls others (or tail-calls one), whose cost the
+    /// figure leaves out: then it is no estimate of the operation.
+    pub fn calls_out(&self) -> bool {
+        self.note
+            .as_deref()
+            .is_some_and(|n| n.contains(Self::CALLS_OUT))
+    }
 }

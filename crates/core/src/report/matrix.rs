@@ -5,7 +5,7 @@ use super::format::{fmt_count, fmt_interval, fmt_per_byte};
 use super::{Block, MatrixRow};
 use crate::analysis::{Analysis, CaseStats};
 use crate::name::ImplName;
-use crate::record::CaseStatus;
+use crate::record::{CaseStatus, Estimate};
 
 /// A C build's `provider/algorithm/variant@target` as (`provider/algorithm`, variant,
 /// target); none for other names.
@@ -77,8 +77,10 @@ pub(super) fn matrix_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                     (None, None, CaseStatus::Pending) => "not measured (interrupted)".into(),
                     (None, None, _) => "failed".into(),
                 };
-                let cell = match a.estimates.get(&c.implementation) {
-                    Some(e) if per_call => match (e.cycles, &e.note) {
+                let estimate = (a.estimates.get(&c.implementation))
+                    .filter(|e| per_call && is_estimate_of(e, &c.operation));
+                let cell = match estimate {
+                    Some(e) => match (e.cycles, &e.note) {
                         (Some(est), None) => format!("{measured} (est. {est:.1})"),
                         (Some(est), Some(_)) => {
                             caveat = true;
@@ -86,7 +88,7 @@ pub(super) fn matrix_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                         }
                         (None, _) => measured,
                     },
-                    _ => measured,
+                    None => measured,
                 };
                 (c.implementation.clone(), cell, figure.map(|f| f.estimate))
             })
@@ -94,20 +96,25 @@ pub(super) fn matrix_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
         blocks.push(variant_table(&cells));
         if caveat {
             blocks.push(Block::Line(
-                "† static estimate of code that branches, loops or calls: each instruction counted once (see the static estimates)".into(),
+                "† static estimate of code that branches or loops: each instruction counted once (see the static estimates)".into(),
             ));
         }
     }
     if !a.estimates.is_empty() {
         blocks.push(Block::Heading(
-            "Static estimates (llvm-mca, cycles per call of the entry function)".into(),
+            "Static estimates (llvm-mca, cycles per call of the function named)".into(),
         ));
         let rows = a
             .estimates
             .iter()
             .map(|(name, e)| {
+                let function = match (&e.function, &e.operation) {
+                    (Some(f), Some(op)) => format!("{f} ({op})"),
+                    _ => "not recorded (stored before it was)".into(),
+                };
                 vec![
                     name.clone(),
+                    function,
                     e.model.clone(),
                     e.cycles.map_or("n/a".into(), |c| format!("{c:.1}")),
                     e.note.clone().unwrap_or_default(),
@@ -117,13 +124,24 @@ pub(super) fn matrix_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
         blocks.push(Block::Table {
             headers: vec![
                 "Implementation".into(),
+                "Function (operation)".into(),
                 "-mcpu".into(),
                 "Estimate".into(),
                 "Caveat".into(),
             ],
             rows,
         });
+        blocks.push(Block::Line(
+            "An estimate is of one function, and is shown beside the measured figure of that function's operation only, and not where the function calls others: their cost, where the work is, is not counted.".into(),
+        ));
     }
+}
+
+/// Whether `e` estimates `operation`: the operation whose call is the function it read (a
+/// run stored before it recorded which claims none), where that function does the work
+/// itself; one that calls out leaves the work uncounted.
+fn is_estimate_of(e: &Estimate, operation: &str) -> bool {
+    e.operation.as_deref() == Some(operation) && !e.calls_out()
 }
 
 /// Rows = variants, columns = targets, for (name, text, figure) cells keyed by
@@ -216,5 +234,38 @@ pub(super) fn slope_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
             ],
             rows: plain,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_estimate_is_of_its_functions_operation_alone_and_only_where_it_does_the_work() {
+        let of = |operation: Option<&str>, note: Option<&str>| Estimate {
+            cycles: Some(46.8),
+            model: "x86-64 (llvm-mca-19)".into(),
+            note: note.map(String::from),
+            function: operation.map(|_| "crypto_kem_enc".into()),
+            operation: operation.map(String::from),
+        };
+        let straight = of(Some("encaps"), None);
+        assert!(is_estimate_of(&straight, "encaps"));
+        for other in ["keypair", "decaps"] {
+            assert!(!is_estimate_of(&straight, other), "{other}");
+        }
+        let looping = of(
+            Some("encaps"),
+            Some("branches or loops: each instruction counted once per call (40 instructions)"),
+        );
+        assert!(is_estimate_of(&looping, "encaps"));
+        let calls = format!(
+            "{}: their cost is not included (23 instructions)",
+            Estimate::CALLS_OUT
+        );
+        assert!(!is_estimate_of(&of(Some("encaps"), Some(&calls)), "encaps"));
+        // Stored before the function was recorded: of no operation that can be named.
+        assert!(!is_estimate_of(&of(None, None), "encaps"));
     }
 }

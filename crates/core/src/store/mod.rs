@@ -936,6 +936,9 @@ impl Store {
                         cycles: r.opt_real(1)?,
                         model: r.text(2)?,
                         note: r.opt_text(3)?,
+                        // In the run's options, which the analysis reads them from.
+                        function: None,
+                        operation: None,
                     },
                 ))
             })

@@ -39,6 +39,7 @@ pub(super) static INFO: KindInfo = KindInfo {
         "int crypto_aead_decrypt(unsigned char *m, unsigned long long *mlen, unsigned char *nsec, const unsigned char *c, unsigned long long clen, const unsigned char *ad, unsigned long long adlen, const unsigned char *npub, const unsigned char *k)",
     ],
     estimated: "crypto_aead_encrypt",
+    estimated_operation: |_| "encrypt",
     params: |lengths| {
         lengths
             .iter()

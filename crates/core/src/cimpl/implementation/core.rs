@@ -44,6 +44,8 @@ pub(super) static INFO: KindInfo = KindInfo {
         "int crypto_core(unsigned char *out, const unsigned char *in, const unsigned char *k, const unsigned char *c)",
     ],
     estimated: "crypto_core",
+    // Its one operation, whichever its keying names.
+    estimated_operation: |spec| operations(spec)[0].name,
     params: fixed_size,
     load: load::<CoreApi>,
 };

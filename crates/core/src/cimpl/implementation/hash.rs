@@ -34,6 +34,7 @@ pub(super) static INFO: KindInfo = KindInfo {
         "int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen)",
     ],
     estimated: "crypto_hash",
+    estimated_operation: |_| "hash",
     params: per_length,
     load: load::<HashApi>,
 };

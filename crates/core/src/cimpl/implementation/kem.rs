@@ -50,6 +50,7 @@ pub(super) static INFO: KindInfo = KindInfo {
         "int crypto_kem_dec(unsigned char *ss, const unsigned char *ct, const unsigned char *sk)",
     ],
     estimated: "crypto_kem_enc",
+    estimated_operation: |_| "encaps",
     params: fixed_size,
     load: load::<KemApi>,
 };

@@ -118,6 +118,8 @@ impl CSpec {
             compiler: self.compiler.clone(),
             version: self.compiler_version.clone(),
             flags: self.flags.clone(),
+            estimated_function: info(self.kind).estimated.to_string(),
+            estimated_operation: (info(self.kind).estimated_operation)(self).to_string(),
         }
     }
 }
@@ -146,6 +148,9 @@ pub struct KindInfo {
     pub prototypes: &'static [&'static str],
     /// The function whose code a static estimate reads.
     pub estimated: &'static str,
+    /// The operation whose timed call is that function (`encaps` for `crypto_kem_enc`):
+    /// the one operation of a build its estimate is of.
+    pub estimated_operation: fn(&CSpec) -> &'static str,
     /// The parameters of its cases, given the lengths asked for.
     pub params: fn(&[u64]) -> Vec<Params>,
     load: fn(&CSpec) -> Result<Box<dyn Loaded>>,

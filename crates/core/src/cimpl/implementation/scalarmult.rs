@@ -36,6 +36,7 @@ pub(super) static INFO: KindInfo = KindInfo {
         "int crypto_scalarmult_base(unsigned char *q, const unsigned char *n)",
     ],
     estimated: "crypto_scalarmult",
+    estimated_operation: |_| "shared",
     params: fixed_size,
     load: load::<ScalarmultApi>,
 };

@@ -41,6 +41,7 @@ pub(super) static INFO: KindInfo = KindInfo {
         "int crypto_stream_xor(unsigned char *c, const unsigned char *m, unsigned long long mlen, const unsigned char *n, const unsigned char *k)",
     ],
     estimated: "crypto_stream_xor",
+    estimated_operation: |_| "xor",
     params: per_length,
     load: load::<StreamApi>,
 };

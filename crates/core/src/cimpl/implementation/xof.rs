@@ -39,6 +39,7 @@ pub(super) static INFO: KindInfo = KindInfo {
         "int crypto_xof(unsigned char *out, unsigned long long outlen, const unsigned char *in, unsigned long long inlen)",
     ],
     estimated: "crypto_xof",
+    estimated_operation: |_| "xof",
     params: |lengths| {
         lengths
             .iter()
