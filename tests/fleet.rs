@@ -400,6 +400,116 @@ fn a_baseline_of_another_machine_is_refused_as_compare_refuses_it() {
     }
 }
 
+/// A run names its baseline by UUID: pushed, it is compared with that run wherever the
+/// baseline went too, whatever its id there, and with no other run (another one of the
+/// id, itself, another machine's) where it did not: the report says why.
+#[test]
+fn a_pushed_run_is_compared_with_its_own_baseline_or_with_none() {
+    let env = Env::new();
+    let (src, tgt, lone) = (env.path("src.db"), env.path("tgt.db"), env.path("lone.db"));
+    let (src_s, tgt_s, lone_s) = (
+        src.to_str().unwrap(),
+        tgt.to_str().unwrap(),
+        lone.to_str().unwrap(),
+    );
+    let json = |out: Output| -> serde_json::Value { serde_json::from_str(&ok(out)).unwrap() };
+    let report =
+        |db: &str, run: &str| json(env.cmd(&["report", run, "--db", db, "--format", "json"]));
+    let base = json(small_run(
+        &env,
+        src_s,
+        "zen",
+        &["--save-baseline", "main", "--force-baseline"],
+    ));
+    let base_uuid = base["uuid"].as_str().unwrap().to_string();
+    // Measured against main (run 1 here), and pushed alone to a store of its own.
+    let gated = json(small_run(
+        &env,
+        src_s,
+        "zen",
+        &["--baseline", "main", "--push-to", lone_s],
+    ));
+    assert_eq!(gated["against_baseline"]["run_a"], 1);
+    let verdicts = |r: &serde_json::Value| -> Vec<(serde_json::Value, serde_json::Value)> {
+        r["against_baseline"]["comparisons"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["change_pct"].clone(), c["verdict"].clone()))
+            .collect()
+    };
+    assert!(!verdicts(&gated).is_empty());
+
+    // The target has a run 1 of its own, on the same machine: the pushed baseline
+    // becomes run 2 there, and the gated run 3.
+    ok(small_run(&env, tgt_s, "zen", &[]));
+    ok(push(&env, tgt_s, &[&src]));
+    let there = report(tgt_s, "3");
+    assert_eq!(there["uuid"], gated["uuid"]);
+    assert_eq!(there["against_baseline"]["run_a"], 2, "{there}");
+    assert_eq!(verdicts(&there), verdicts(&gated));
+    assert!(there.get("baseline_left_out").is_none());
+
+    // Without its baseline (there the run is run 1): no comparison, and why.
+    let alone = report(lone_s, "1");
+    assert!(alone["against_baseline"].is_null(), "{alone}");
+    let why = format!("baseline run {base_uuid} is not in this store: push it too");
+    assert!(
+        alone["baseline_left_out"].as_str().unwrap().contains(&why),
+        "{alone}"
+    );
+    let table = ok(env.cmd(&["report", "1", "--db", lone_s]));
+    assert!(
+        table.contains(&format!("Not against its baseline: {why}")),
+        "{table}"
+    );
+    // Pushed too, later: compared with it.
+    ok(push(&env, lone_s, &[&src]));
+    assert_eq!(report(lone_s, "1")["against_baseline"]["run_a"], 2);
+
+    // Its baseline measured on another machine (a record edited to say so): as
+    // `compare` and `run --baseline`, no verdict across two machines.
+    let conn = rusqlite::Connection::open(&tgt).unwrap();
+    conn.execute(
+        "INSERT INTO machines (testbed, fingerprint, cpu_model, first_seen)
+         SELECT 'elsewhere', fingerprint, cpu_model, first_seen FROM machines LIMIT 1",
+        [],
+    )
+    .unwrap();
+    conn.execute(
+        "UPDATE runs SET machine_id = last_insert_rowid() WHERE id = 2",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let moved = report(tgt_s, "3");
+    assert!(moved["against_baseline"].is_null(), "{moved}");
+    let why = moved["baseline_left_out"].as_str().unwrap();
+    assert!(
+        why.contains("baseline run 2 was measured on another machine (testbed `elsewhere`"),
+        "{why}"
+    );
+
+    // A run recorded before the baseline's UUID was names it by the row id of the store
+    // it was measured in (1); in `lone` that id is the run itself: no comparison.
+    let conn = rusqlite::Connection::open(&lone).unwrap();
+    conn.execute(
+        "UPDATE runs SET options_json = replace(options_json, ?1, '') WHERE id = 1",
+        [format!(r#","baseline_uuid":"{base_uuid}""#)],
+    )
+    .unwrap();
+    drop(conn);
+    let old = report(lone_s, "1");
+    assert!(old["against_baseline"].is_null(), "{old}");
+    assert!(
+        old["baseline_left_out"]
+            .as_str()
+            .unwrap()
+            .contains("baseline run 1 (named by the row id of the store this run was measured in"),
+        "{old}"
+    );
+}
+
 /// `compare main latest` on a store other machines push to: `latest` is the newest run of
 /// main's machine, not the run stored last (another machine's, which compare refuses).
 #[test]

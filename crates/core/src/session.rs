@@ -118,6 +118,11 @@ pub fn measure_plan(
         ),
         None => None,
     };
+    // Its UUID travels with the run: the id means another run in a store it is pushed to.
+    let baseline_uuid = match baseline_run {
+        Some(id) => store.uuid_of_run(id)?.filter(|u| !u.is_empty()),
+        None => None,
+    };
     if let Some(name) = finish.save_baseline
         && !finish.force_baseline
     {
@@ -133,6 +138,7 @@ pub fn measure_plan(
                 spec: plan.analysis.clone(),
                 verdict: how.verdict,
                 baseline_run,
+                baseline_uuid,
                 force: how.force,
             },
         },
@@ -380,15 +386,71 @@ pub fn render_stored(store: &Store, stored: &StoredRun, format: Format) -> Resul
 /// Analyse a stored run with what it refers to in the store: its baseline run and the
 /// estimates of its C builds.
 pub fn analyse_stored(store: &Store, run: &StoredRun) -> Result<Analysis> {
-    let baseline = analysis::options_of(&run.header)?
-        .and_then(|o| o.baseline_run)
-        .map(|id| store.load_run(id))
-        .transpose()?;
+    let (baseline, baseline_left_out) = match analysis::options_of(&run.header)? {
+        Some(options) => baseline_in(store, &run.header, &options)?,
+        None => (None, None),
+    };
     let context = analysis::Context {
         baseline,
         estimates: store.estimates(run.header.id)?,
     };
-    analysis::analyse(run, &context)
+    let mut analysed = analysis::analyse(run, &context)?;
+    analysed.baseline_left_out = baseline_left_out;
+    Ok(analysed)
+}
+
+/// The baseline `options` name for run `header`, as found in `store`, or why this run is
+/// printed without it. A run names its baseline by UUID, which means the same run in
+/// every store it is pushed to; one recorded before the UUID was names it by the row id
+/// of the store it was measured in, which a store it was pushed into cannot tell from
+/// its own run of that id: that id is taken only where its run could have been the
+/// baseline (docs/fleet.md). In either case no verdict is given across two machines.
+fn baseline_in(
+    store: &Store,
+    header: &RunHeader,
+    options: &AnalysisOptions,
+) -> Result<(Option<StoredRun>, Option<String>)> {
+    let left_out = |why: String| Ok((None, Some(why)));
+    let base = match (&options.baseline_uuid, options.baseline_run) {
+        (Some(uuid), _) => match store.run_by_uuid(uuid)? {
+            Some(id) => store.load_run(id)?,
+            None => {
+                return left_out(format!(
+                    "baseline run {uuid} is not in this store: push it too to see this run against it"
+                ));
+            }
+        },
+        (None, Some(id)) => {
+            let by_id = || {
+                format!(
+                    "baseline run {id} (named by the row id of the store this run was measured in, as versions before the baseline's UUID was recorded did)"
+                )
+            };
+            if id == header.id || store.uuid_of_run(id)?.is_none() {
+                return left_out(format!(
+                    "{} is not in this store: the run was pushed here from another",
+                    by_id()
+                ));
+            }
+            let base = store.load_run(id)?;
+            if base.header.started_at > header.started_at {
+                return left_out(format!(
+                    "{} is not this store's run {id}, which started after this run: the run was pushed here from another",
+                    by_id()
+                ));
+            }
+            base
+        }
+        (None, None) => return Ok((None, None)),
+    };
+    if let Some((there, here)) = analysis::other_machines(&base.header, header) {
+        return left_out(format!(
+            "baseline run {} was measured on another machine ({there}) than this run ({here}): not compared, as {}",
+            base.header.id,
+            analysis::NO_VERDICT_ACROSS_MACHINES
+        ));
+    }
+    Ok((Some(base), None))
 }
 
 /// Why a finished run should not become a baseline: cases whose processes ran while the

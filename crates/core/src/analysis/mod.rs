@@ -62,6 +62,11 @@ pub struct Analysis {
     /// Every case against the same case of the baseline run (`--baseline`), where one
     /// was given.
     pub against_baseline: Option<RunComparison>,
+    /// Why the baseline the run names is not compared with, where it is not: not in the
+    /// store read (the run was pushed without it), or another machine's run. Set by the
+    /// caller that looked for it in a store (`session::analyse_stored`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub baseline_left_out: Option<String>,
     /// What the run's comparisons were judged by (the defaults where a run has none).
     pub verdict_options: VerdictOptions,
     /// llvm-mca estimates of C builds, by implementation (with `--estimate`).
@@ -337,6 +342,7 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
         comparisons,
         not_compared,
         against_baseline,
+        baseline_left_out: None,
         verdict_options: options.map(|o| o.verdict).unwrap_or_default(),
         estimates: estimates_of_their_calls(header, &context.estimates),
         host,

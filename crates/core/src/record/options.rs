@@ -152,8 +152,15 @@ pub struct AnalysisOptions {
     pub spec: AnalysisSpec,
     /// How comparisons reach their verdicts.
     pub verdict: VerdictOptions,
-    /// The id of the stored run compared against (`--baseline`), if any.
+    /// The id of the stored run compared against (`--baseline`), if any: a row id of the
+    /// store the run was measured in, which means another run (or none) in a store it is
+    /// pushed to. Kept for versions that read only it; [`AnalysisOptions::baseline_uuid`]
+    /// is what this version resolves where it is recorded.
     pub baseline_run: Option<i64>,
+    /// The UUID of the baseline run, the same in every store it is pushed to; absent in
+    /// runs recorded before it was (which name their baseline by `baseline_run` alone).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_uuid: Option<String>,
     /// `--force`: compare with the baseline even where its counter, CPU model, tool
     /// version or measuring environment differ from this run's.
     pub force: bool,

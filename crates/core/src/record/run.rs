@@ -359,6 +359,10 @@ impl MachineRecord {
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "origin")]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one a run, held once per run read: boxing the options would touch every match on them for no gain"
+)]
 pub enum RunOrigin {
     /// `cryptobench run`.
     #[serde(rename = "run/1")]
@@ -389,6 +393,10 @@ pub enum RunOrigin {
 #[allow(clippy::large_enum_variant)] // as RunOrigin
 #[derive(serde::Serialize, serde::Deserialize)]
 #[serde(untagged)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "built only to read or print one run's options, as RunOrigin"
+)]
 enum UntaggedOrigin {
     Run {
         run: RunOptions,
@@ -596,11 +604,33 @@ mod tests {
                     test: Test::Welch,
                 },
                 baseline_run: Some(3),
+                baseline_uuid: None,
                 force: false,
             },
         };
         let want = r#"{"origin":"run/1","run":{"counter":"tsc-core","cpu":1,"processes":20,"layouts":4,"plan":{"samples":64,"warmup":{"secs":0,"nanos":10000000},"overhead_factor":200.0,"resolution_factor":1000.0},"timeout":{"secs":120,"nanos":0},"seed":7},"analysis":{"spec":{"ratios":[["a","b"]],"comparisons":[["c","d"]],"slope":[64,4096],"algorithm_comparisons":[],"variant_comparisons":[["o2","o3"]],"lane_speedups":true},"verdict":{"significance":0.05,"noise_threshold_pct":1.0,"test":"welch"},"baseline_run":3,"force":false}}"#;
         assert_eq!(serde_json::to_string(&origin).unwrap(), want);
+        // The baseline's UUID, recorded since, is a field older versions skip and this
+        // one reads beside its absence: the form of runs recorded without it is the above.
+        let RunOrigin::Measured { run, mut analysis } = origin else {
+            unreachable!()
+        };
+        analysis.baseline_uuid = Some("b0b0b0b0-0000-4000-8000-000000000003".into());
+        let with_uuid = serde_json::to_string(&RunOrigin::Measured { run, analysis }).unwrap();
+        assert_eq!(
+            with_uuid,
+            want.replace(
+                r#""baseline_run":3,"#,
+                r#""baseline_run":3,"baseline_uuid":"b0b0b0b0-0000-4000-8000-000000000003","#
+            )
+        );
+        let RunOrigin::Measured { analysis, .. } = serde_json::from_str(&with_uuid).unwrap() else {
+            panic!("a run's options read as a run's");
+        };
+        assert_eq!(
+            analysis.baseline_uuid.as_deref(),
+            Some("b0b0b0b0-0000-4000-8000-000000000003")
+        );
 
         let bulk = RunOrigin::Bulk {
             bulk: BulkOptions {

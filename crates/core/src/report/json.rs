@@ -128,6 +128,9 @@ pub fn render(a: &Analysis) -> String {
         "estimates": a.estimates,
         "against_baseline": a.against_baseline.as_ref().map(run_comparison_value),
     });
+    if let Some(why) = &a.baseline_left_out {
+        doc["baseline_left_out"] = json!(why);
+    }
     // Where it was measured and what it is known by in every store it is pushed to.
     let place = &a.header.place;
     for (key, value) in [

@@ -167,6 +167,10 @@ pub fn document(a: &Analysis) -> Document {
     slope_blocks(&mut blocks, a);
     lane_blocks(&mut blocks, a);
     let mut doc = Document { blocks };
+    if let Some(why) = &a.baseline_left_out {
+        doc.blocks
+            .push(Block::Warning(format!("Not against its baseline: {why}")));
+    }
     if let Some(rc) = &a.against_baseline {
         run_comparison_blocks(
             &mut doc,

@@ -872,6 +872,7 @@ mod tests {
                     spec: AnalysisSpec::default(),
                     verdict: VerdictOptions::DEFAULT,
                     baseline_run: None,
+                    baseline_uuid: None,
                     force: false,
                 },
             },

@@ -906,6 +906,15 @@ impl Store {
             .map_err(|e| self.cannot_read(e))
     }
 
+    /// The UUID of run `run_id`, if this store holds that run.
+    pub fn uuid_of_run(&self, run_id: i64) -> Result<Option<String>> {
+        self.db()
+            .query_one("SELECT uuid FROM runs WHERE id = ?1", &values![run_id])
+            .and_then(|r| r.map(|r| r.opt_text(0)).transpose())
+            .map(Option::flatten)
+            .map_err(|e| self.cannot_read(e))
+    }
+
     /// Store `implementation`'s static estimate with run `run_id`, replacing one already
     /// there.
     pub fn add_estimate(&self, run_id: i64, implementation: &str, e: &Estimate) -> Result<()> {
