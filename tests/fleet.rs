@@ -191,6 +191,64 @@ fn a_push_carries_baselines_and_keeps_a_later_one_the_target_has() {
     assert_eq!(there["started_at"], pushed_start.as_str());
 }
 
+/// A pushed baseline that lacks cases of the target's is not taken, later or not: the
+/// target's own `--save-baseline` refuses such a run, and taken, its other cases would
+/// no longer be gated. One that covers them is.
+#[test]
+fn a_push_keeps_the_targets_baseline_over_a_narrower_one() {
+    let env = Env::new();
+    let (wide, narrow, wider) = (
+        env.path("wide.db"),
+        env.path("narrow.db"),
+        env.path("wider.db"),
+    );
+    let save = ["--save-baseline", "main", "--force-baseline"];
+    let uuid_of = |out: Output| -> String {
+        let run: serde_json::Value = serde_json::from_str(&ok(out)).unwrap();
+        run["uuid"].as_str().unwrap().to_string()
+    };
+    let wide_s = wide.to_str().unwrap();
+    let kept = uuid_of(small_run(&env, wide_s, "zen", &save));
+    // Start times are kept to the second: the narrower baseline is the later one.
+    std::thread::sleep(Duration::from_millis(1100));
+    let mut args = few_process_run(narrow.to_str().unwrap(), &save);
+    args.extend(["--testbed", "zen"]);
+    ok(env.cmd(&args));
+    let main_there = || {
+        let main: serde_json::Value = serde_json::from_str(&ok(env.cmd(&[
+            "report",
+            "main",
+            "--testbed",
+            "zen",
+            "--db",
+            wide_s,
+            "--format",
+            "json",
+        ])))
+        .unwrap();
+        main["uuid"].as_str().unwrap().to_string()
+    };
+
+    let out = push(&env, wide_s, &[&narrow]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let summary = ok(out);
+    assert!(!summary.contains("baseline main"), "{summary}");
+    assert!(
+        err.contains(&format!("note: baseline `main` of testbed `zen` in `{wide_s}` is run 1 ({kept}), which has 2 cases that run "))
+            && err.contains("did not measure (`rustcrypto/chacha20/xor len=64`")
+            && err.contains(": kept, so that they are still judged"),
+        "{err}"
+    );
+    assert_eq!(main_there(), kept);
+
+    // A later one of every case the target's has is taken.
+    std::thread::sleep(Duration::from_millis(1100));
+    let taken = uuid_of(small_run(&env, wider.to_str().unwrap(), "zen", &save));
+    let summary = ok(push(&env, wide_s, &[&wider]));
+    assert!(summary.contains("baseline main (zen) set"), "{summary}");
+    assert_eq!(main_there(), taken);
+}
+
 #[test]
 fn sqlite_stores_merge_without_a_server_and_pushing_twice_changes_nothing() {
     let env = Env::new();

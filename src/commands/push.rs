@@ -187,6 +187,18 @@ fn copy_baselines(
                 target.path().display(),
                 source.path().display()
             ),
+            BaselineReceived::KeptWider {
+                run,
+                uuid: theirs,
+                left_out,
+            } => eprintln!(
+                "note: baseline `{name}` of testbed `{testbed}` in `{}` is run {run} ({theirs}), which has {} case{} that run {uuid}, which `{}` saves under that name, did not measure ({}): kept, so that they are still judged (there, `--save-baseline {name}` refuses such a run too)",
+                target.path().display(),
+                left_out.len(),
+                if left_out.len() == 1 { "" } else { "s" },
+                source.path().display(),
+                crate::preflight::some_of(&left_out)
+            ),
         }
     }
     Ok(set)

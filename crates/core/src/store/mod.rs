@@ -126,6 +126,16 @@ pub enum BaselineReceived {
     AlreadyThere,
     /// It names a run that started later, with this UUID, and still does.
     KeptNewer(String),
+    /// It names a run with cases the pushed run lacks, and still does: taken, it would
+    /// leave them unjudged, which `--save-baseline` refuses in this store too.
+    KeptWider {
+        /// This store's id of the run it names.
+        run: i64,
+        /// That run's UUID.
+        uuid: String,
+        /// Its cases the pushed run lacks, in its order.
+        left_out: Vec<String>,
+    },
 }
 
 /// A case of a stored run, as [`Store::load_run`] reads it: what was measured, how it
@@ -1026,7 +1036,9 @@ impl Store {
     /// Take in baseline `name` of `testbed` from another store, naming the run with UUID
     /// `uuid`, which this store must hold complete. Where this store already has a
     /// baseline of that name on that testbed, the run that started later stays it: a
-    /// store pushed late does not take a baseline back to an older run.
+    /// store pushed late does not take a baseline back to an older run. Nor does a later
+    /// run that lacks cases of this store's baseline take it: the source's checks were
+    /// made against the source's baseline, not this one.
     pub fn receive_baseline(
         &self,
         testbed: &str,
@@ -1054,6 +1066,24 @@ impl Store {
                     let (their_start, their_uuid) = (row.text(1)?, row.text(2)?);
                     if (their_start.as_str(), their_uuid.as_str()) > (started.as_str(), uuid) {
                         return Ok(BaselineReceived::KeptNewer(their_uuid));
+                    }
+                    let their_id = row.int(0)?;
+                    let left_out = db
+                        .query(
+                            "SELECT case_key FROM cases WHERE run_id = ?1
+                             AND case_key NOT IN (SELECT case_key FROM cases WHERE run_id = ?2)
+                             ORDER BY seq",
+                            &values![their_id, run_id],
+                        )?
+                        .iter()
+                        .map(|r| r.text(0))
+                        .collect::<Result<Vec<String>>>()?;
+                    if !left_out.is_empty() {
+                        return Ok(BaselineReceived::KeptWider {
+                            run: their_id,
+                            uuid: their_uuid,
+                            left_out,
+                        });
                     }
                 }
                 db.execute(
