@@ -511,24 +511,28 @@ fn dropped_from(store: &Store, name: &str, old: i64, run: &StoredRun) -> Result<
 }
 
 /// Why a steady run is still a poor baseline: its canary says the host was in a slower
-/// state than the fastest one this store has seen on this CPU (a baseline taken in the
-/// slow state would call every later run in the normal one "improved", and hide a
-/// regression as large as the difference).
+/// state than the fastest one this store has seen on this machine (a baseline taken in
+/// the slow state would call every later run in the normal one "improved", and hide a
+/// regression as large as the difference). Another machine of the same CPU model (a
+/// faster sibling, bare metal beside a VM) is no state this one could be in.
 fn slower_than_known(store: &Store, a: &Analysis) -> Result<Vec<String>> {
     let Some(host) = a.host.as_ref().filter(|h| h.settled()) else {
         return Ok(Vec::new());
     };
+    let place = &a.header.place;
     let stored = store.canary_readings(
         &host.canary,
-        &a.header.cpu_model,
+        &place.testbed,
+        &place.fingerprint,
         &a.header.counter.to_string(),
     )?;
     Ok(analysis::best_known_state(host, a.header.id, &stored)
         .filter(|(_, best)| 100.0 * (host.reference / best - 1.0) > host.threshold_pct)
         .map(|(run, best)| {
             format!(
-                "the host was in a slower state than it has been: the canary took {:+.1} % over run {run}'s on this CPU (steady within ±{:.1} %)",
+                "the host was in a slower state than it has been: the canary took {:+.1} % over run {run}'s on this machine, testbed `{}` (steady within ±{:.1} %)",
                 100.0 * (host.reference / best - 1.0),
+                place.testbed,
                 host.threshold_pct
             )
         })

@@ -964,14 +964,17 @@ impl Store {
             .collect()
     }
 
-    /// Every stored process's canary readings of canary `kind` in complete runs on CPU
-    /// `cpu_model` that counted with `counter`, by run: what the host's states have looked
-    /// like on this machine. Readings are in their run's counter: a `tsc` run's reference
-    /// cycles and a `tsc-core` run's core cycles of one state differ by the core's clock.
+    /// Every stored process's canary readings of canary `kind` in complete runs of the
+    /// machine `testbed` with hardware `fingerprint` that counted with `counter`, by run:
+    /// what the host's states have looked like on this machine (as every other check
+    /// across runs, by machine, not by CPU model: one model's machines differ). Readings
+    /// are in their run's counter: a `tsc` run's reference cycles and a `tsc-core` run's
+    /// core cycles of one state differ by the core's clock.
     pub fn canary_readings(
         &self,
         kind: &str,
-        cpu_model: &str,
+        testbed: &str,
+        fingerprint: &str,
         counter: &str,
     ) -> Result<std::collections::BTreeMap<i64, Vec<Vec<f64>>>> {
         let rows = self
@@ -979,8 +982,10 @@ impl Store {
             .query(
                 "SELECT c.run_id, k.readings FROM canaries k
                  JOIN cases c ON c.id = k.case_id JOIN runs r ON r.id = c.run_id
-                 WHERE k.kind = ?1 AND r.cpu_model = ?2 AND r.counter = ?3 AND r.status = 'complete'",
-                &values![kind, cpu_model, counter],
+                 JOIN machines m ON m.id = r.machine_id
+                 WHERE k.kind = ?1 AND m.testbed = ?2 AND m.fingerprint = ?3 AND r.counter = ?4
+                 AND r.status = 'complete'",
+                &values![kind, testbed, fingerprint, counter],
             )
             .map_err(|e| self.cannot_read(e))?;
         let mut by_run: std::collections::BTreeMap<i64, Vec<Vec<f64>>> = Default::default();
@@ -1846,15 +1851,23 @@ CREATE TABLE IF NOT EXISTS baselines (
 
     /// A canary's readings are in their run's counter: a `tsc` run's reference cycles are
     /// no state of the host to hold a `tsc-core` run's core cycles against (they once
-    /// called every later `tsc-core` run's host 41 % slower).
+    /// called every later `tsc-core` run's host 41 % slower). And they are one machine's:
+    /// another testbed of the same CPU model (faster, once refusing every baseline of
+    /// this one), or the testbed's name on other hardware, is no state of this host.
     #[test]
-    fn canary_readings_are_those_of_runs_that_counted_alike() {
+    fn canary_readings_are_those_of_runs_of_this_machine_that_counted_alike() {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("s.db")).unwrap();
-        let mut run = |counter: crate::counter::CounterKind, reading: f64| {
+        let here = |testbed: &str, fingerprint: &str| RunPlace {
+            testbed: testbed.into(),
+            fingerprint: fingerprint.into(),
+            ..RunPlace::default()
+        };
+        let mut run_on = |place: RunPlace, counter: crate::counter::CounterKind, reading: f64| {
             let id = store
                 .begin_run(&RunHeader {
                     counter: RunCounter::Measured(counter),
+                    place,
                     ..header()
                 })
                 .unwrap();
@@ -1876,9 +1889,25 @@ CREATE TABLE IF NOT EXISTS baselines (
             store.finish_run(id, "2026-11-22T00:01:00Z").unwrap();
             id
         };
-        let reference = run(crate::counter::CounterKind::Tsc, 100.0);
-        let core = run(crate::counter::CounterKind::TscCore, 141.0);
-        let readings = |counter: &str| store.canary_readings("canary v1", "test", counter).unwrap();
+        let this_box = || here("this-box", "0123456789abcdef");
+        let reference = run_on(this_box(), crate::counter::CounterKind::Tsc, 100.0);
+        let core = run_on(this_box(), crate::counter::CounterKind::TscCore, 141.0);
+        // The same CPU model (`test`) elsewhere, faster.
+        run_on(
+            here("other-box", "0123456789abcdef"),
+            crate::counter::CounterKind::TscCore,
+            70.0,
+        );
+        run_on(
+            here("this-box", "fedcba9876543210"),
+            crate::counter::CounterKind::TscCore,
+            70.0,
+        );
+        let readings = |counter: &str| {
+            store
+                .canary_readings("canary v1", "this-box", "0123456789abcdef", counter)
+                .unwrap()
+        };
         let core_only = readings("tsc-core");
         assert_eq!(core_only.keys().copied().collect::<Vec<_>>(), vec![core]);
         assert_eq!(core_only[&core], vec![vec![141.0; 3]]);
