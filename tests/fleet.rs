@@ -249,6 +249,32 @@ fn a_push_keeps_the_targets_baseline_over_a_narrower_one() {
     assert_eq!(main_there(), taken);
 }
 
+/// A stored digest is read from a store, which may be damaged or edited: one that is
+/// not a SHA-256 (not even ASCII) is refused naming the run, never a panic.
+#[test]
+fn a_damaged_digest_in_the_target_is_named_not_a_panic() {
+    let env = Env::new();
+    let (a, b) = (env.path("a.db"), env.path("b.db"));
+    quick_run(&env, &a, "zen");
+    let b_s = b.to_str().unwrap();
+    ok(push(&env, b_s, &[&a]));
+    rusqlite::Connection::open(&b)
+        .unwrap()
+        .execute("UPDATE runs SET digest = 'abcdefghijké'", [])
+        .unwrap();
+    let out = push(&env, b_s, &[&a]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        err.contains("error: run 1 (") && err.contains(&format!(
+            ") in `{b_s}` has a damaged record: its stored digest \"abcdefghijké\" is not a SHA-256"
+        )),
+        "{err}"
+    );
+    assert!(stdout(&out).contains("1 refused"), "{}", stdout(&out));
+}
+
 #[test]
 fn sqlite_stores_merge_without_a_server_and_pushing_twice_changes_nothing() {
     let env = Env::new();

@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::exit::Exit;
 use crate::output::print;
-use crate::store::raw::{Conflict, Received};
+use crate::store::raw::{Conflict, DamagedDigest, Received, short_digest};
 use crate::store::{BaselineReceived, Store};
 
 /// What a push did, run by run.
@@ -141,9 +141,14 @@ fn copy_all(source: &Store, target: &Store, tally: &mut Tally) -> Result<()> {
                     "run {id} of `{}` ({uuid}) is also in `{}` with other content (digest {} there, {} here): refused, neither changed",
                     source.path().display(),
                     target.path().display(),
-                    short(&conflict.theirs),
-                    short(&conflict.ours)
+                    short_digest(&conflict.theirs),
+                    short_digest(&conflict.ours)
                 ));
+                tally.refused.push(uuid);
+            }
+            // Pushing again would meet it again: refused as a conflict is, naming it.
+            Err(e) if e.is::<DamagedDigest>() => {
+                tally.conflicts.push(format!("{e:#}"));
                 tally.refused.push(uuid);
             }
             Err(e) => {
@@ -202,11 +207,6 @@ fn copy_baselines(
         }
     }
     Ok(set)
-}
-
-/// A digest as messages show it: its first 12 digits.
-fn short(digest: &str) -> &str {
-    &digest[..12.min(digest.len())]
 }
 
 /// "; baseline main (zen4-ci) set", for a push's summary; nothing where none was.

@@ -387,13 +387,45 @@ impl std::fmt::Display for Conflict {
             f,
             "run {} has other content there (digest {} there, {} here)",
             self.uuid,
-            &self.theirs[..12.min(self.theirs.len())],
-            &self.ours[..12.min(self.ours.len())]
+            short_digest(&self.theirs),
+            short_digest(&self.ours)
         )
     }
 }
 
 impl std::error::Error for Conflict {}
+
+/// A digest as messages show it: its first 12 digits. A digest is read from a store, so
+/// one that is not hex (a damaged or edited store) is shown whole rather than cut
+/// inside a character.
+pub fn short_digest(digest: &str) -> &str {
+    digest.get(..12).unwrap_or(digest)
+}
+
+/// Whether `digest` is what [`RawRun::digest`] writes: 64 lowercase hex digits.
+fn is_sha256(digest: &str) -> bool {
+    digest.len() == 64
+        && digest
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// A run whose stored digest is not a SHA-256: its record was damaged or edited, so
+/// whether it holds the same content as the run received cannot be told.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "run {run} ({uuid}) in `{store}` has a damaged record: its stored digest {digest:?} is not a SHA-256, so whether it is the run pushed cannot be told; nothing was written over it"
+)]
+pub struct DamagedDigest {
+    /// The run's id in that store.
+    pub run: i64,
+    /// The run's UUID.
+    pub uuid: String,
+    /// The store.
+    pub store: String,
+    /// The digest as stored.
+    pub digest: String,
+}
 
 impl Store {
     /// Run `run_id`'s rows and digest, to copy elsewhere.
@@ -433,6 +465,15 @@ impl Store {
                         if theirs == digest {
                             return Ok(Received::AlreadyThere);
                         }
+                        if !is_sha256(&theirs) {
+                            return Err(DamagedDigest {
+                                run: row.int(0)?,
+                                uuid: uuid.clone(),
+                                store: self.path().display().to_string(),
+                                digest: theirs,
+                            }
+                            .into());
+                        }
                         return Err(Conflict {
                             uuid: uuid.clone(),
                             ours: digest.into(),
@@ -457,7 +498,7 @@ impl Store {
                 Ok(received)
             })
             .map_err(|e| {
-                if e.is::<Conflict>() {
+                if e.is::<Conflict>() || e.is::<DamagedDigest>() {
                     e
                 } else {
                     self.cannot_write(e)
