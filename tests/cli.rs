@@ -194,6 +194,60 @@ fn a_crash_or_hang_in_the_correctness_check_fails_that_case_alone() {
     assert!(fine["median_cycles"].as_f64().unwrap() > 0.0, "{fine}");
 }
 
+/// A store that refuses a run's samples (a full disk, a server gone for good) stops the
+/// run, and the run is marked stopped where the store still takes that write, so that
+/// its reports say when it stopped, not "or still measuring" for good. One that refuses
+/// only the figures kept beside a finished run (a cache, computed again where missing)
+/// does not stand between the run and its report, baseline and gate.
+#[test]
+fn a_store_refusing_samples_or_figures_leaves_each_run_said_as_it_ended() {
+    let env = Env::new();
+    let args = with_quick(&[
+        "run",
+        "rand_chacha",
+        "--sizes",
+        "64",
+        "--no-canary",
+        "--format",
+        "json",
+    ]);
+    env.json(&args);
+    let conn = rusqlite::Connection::open(env.db()).unwrap();
+    conn.execute_batch(
+        "CREATE TRIGGER no_figures BEFORE INSERT ON figures BEGIN SELECT RAISE(ABORT, 'figures refused'); END;",
+    )
+    .unwrap();
+    let out = env.cmd(&[&args[..], &["--save-baseline", "main", "--force-baseline"]].concat());
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let run: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(run["run_id"], 2, "the report printed");
+    assert!(
+        err.contains("warning: run 2's figures were not kept beside it")
+            && err.contains("figures refused"),
+        "{err}"
+    );
+    assert!(err.contains("saved run 2 as baseline `main`"), "{err}");
+
+    conn.execute_batch(
+        "CREATE TRIGGER no_samples BEFORE INSERT ON clusters BEGIN SELECT RAISE(ABORT, 'samples refused'); END;",
+    )
+    .unwrap();
+    let out = env.cmd(&args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("run 3 stopped"), "{err}");
+    let (status, stopped_at): (String, Option<String>) = conn
+        .query_row(
+            "SELECT status, finished_at FROM runs WHERE id = 3",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(status, "running", "not complete");
+    assert!(stopped_at.is_some(), "marked stopped");
+}
+
 /// A case whose worker crashes in a later round, after earlier rounds stored samples,
 /// fails: its earlier figures are not presented as a result, nor compared.
 #[test]

@@ -213,12 +213,18 @@ pub fn run(
         store.path().display()
     );
     let interrupted = crate::interrupt::on_ctrl_c();
-    let ended = measure(store, run_id, &interrupted).with_context(|| {
-        format!(
-            "run {run_id} stopped; the cases measured before are kept in `{}` ({report} prints them)",
-            store.path().display()
-        )
-    })?;
+    let ended = match measure(store, run_id, &interrupted) {
+        Ok(ended) => ended,
+        Err(e) => {
+            // Marked stopped where the store still takes writes (a server back after a
+            // lost connection), or every report says "or still measuring" for good.
+            let _ = store.stop_run(run_id, &now());
+            return Err(e.context(format!(
+                "run {run_id} stopped; the cases measured before are kept in `{}` ({report} prints them)",
+                store.path().display()
+            )));
+        }
+    };
     let finished = ended == Ended::Finished;
     let stored_as = || {
         format!(
@@ -246,9 +252,19 @@ pub fn run(
         RunOrigin::Bulk { .. } => None,
         _ => Some(analyse_stored(store, &stored).with_context(kept)?),
     };
-    if finished && let Some(a) = &analysed {
-        // Kept beside the run, for reports across machines (`report --machines`).
-        save_figures(store, run_id, &RunFigures::of(a)).with_context(kept)?;
+    if finished
+        && let Some(a) = &analysed
+        // Kept beside the run, for reports across machines (`report --machines`): a
+        // cache, computed again where missing, so failing to keep it must not stand
+        // between the run and its report, its baseline and its gate.
+        && let Err(e) = save_figures(store, run_id, &RunFigures::of(a))
+    {
+        eprintln!(
+            "warning: {:#}",
+            e.context(format!(
+                "run {run_id}'s figures were not kept beside it (`report --machines` computes them again)"
+            ))
+        );
     }
     // A baseline every later run is judged against must itself be steady and whole, and
     // must not judge fewer cases than the one it replaces.
