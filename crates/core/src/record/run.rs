@@ -354,9 +354,6 @@ impl MachineRecord {
 /// holds, and a form it does not know (another version's) reads as
 /// [`RunOrigin::Unreadable`], kept as stored, instead of as whichever variant its fields
 /// happen to fit. Changing a field of the options inside is a new version.
-// One a run, read and written whole: its largest variant's size costs nothing, and a box
-// would be one more step in every match on a stored form.
-#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "origin")]
 #[allow(
@@ -390,7 +387,6 @@ pub enum RunOrigin {
 
 /// The untagged form schema 2 stored, which the JSON export still prints (its readers
 /// see the options as they always did) and the migration to schema 3 reads.
-#[allow(clippy::large_enum_variant)] // as RunOrigin
 #[derive(serde::Serialize, serde::Deserialize)]
 #[serde(untagged)]
 #[allow(
