@@ -20,7 +20,8 @@ pub struct FleetColumn {
     pub cpu_model: String,
     /// The run's counter, by name (e.g. `tsc-core`).
     pub counter: String,
-    /// The unit of the column's figures as tables print it (`cycles`, `ns` or `instructions`).
+    /// The unit of the column's figures as tables print it (`cycles`, `ref-cycles`, `ns` or
+    /// `instructions`): the run's counter's, as the run's own report says.
     pub unit: String,
     /// The run shown: the testbed's newest complete run of the experiment.
     pub run_id: i64,
@@ -110,8 +111,6 @@ pub struct Fleet {
 /// analysis as the run's own report: the figures are the same.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RunFigures {
-    /// The unit of the figures as tables print it (`cycles`, `ns` or `instructions`).
-    pub unit: String,
     /// Where the host moved in some processes, how many and what was set aside, in one
     /// line; `None` where it did not.
     pub host: Option<String>,
@@ -175,7 +174,10 @@ pub struct RatioFigure {
 /// of another version are computed again. Raise it with any change to the analysis that
 /// changes a stored figure (a median, an interval, a ratio, a note), or `report --machines`
 /// and `history` go on showing the old analysis' figures for every run stored before.
-pub const FIGURES_VERSION: i64 = 2;
+/// 3: a ratio divides by the reference's case of the member's own operation (version 2
+/// took the reference's first case at the parameters), and the unit is no longer stored
+/// (version 2 stored `cycles` for TSC runs, since called `ref-cycles`).
+pub const FIGURES_VERSION: i64 = 3;
 
 impl RunFigures {
     /// The figures a report across machines needs, from a run's analysis.
@@ -225,7 +227,6 @@ impl RunFigures {
             })
             .collect();
         RunFigures {
-            unit: analysis.short_unit.clone(),
             host: analysis.host.as_ref().and_then(|h| {
                 if !h.settled() {
                     return Some(format!(
@@ -368,7 +369,9 @@ pub fn collect(
             fingerprint,
             cpu_model: header.cpu_model.clone(),
             counter: header.counter.to_string(),
-            unit: figures.unit.clone(),
+            // From the run's counter, as its own report takes it: a unit stored with the
+            // figures could name another version's word for the same counts.
+            unit: header.counter.short_unit().to_string(),
             run_id,
             run_uuid: header.place.uuid.clone(),
             started_at: header.started_at.clone(),
@@ -486,7 +489,6 @@ mod tests {
             level: 0.95,
         };
         let figures = |figure: Interval, ratio: Interval| RunFigures {
-            unit: "cycles".into(),
             host: None,
             cases: vec![CaseFigure {
                 implementation: "a/b".into(),
@@ -527,6 +529,34 @@ mod tests {
         let mut no_interval = figures(interval(1.0, 5.0, 0.1), good);
         no_interval.cases[0].interval = false;
         assert!(stored(&no_interval));
+    }
+
+    /// A TSC run's figures stored by a version-2 build said `"unit":"cycles"` (the word for
+    /// reference cycles before they were `ref-cycles`) and divided a decryption by the
+    /// reference's encryption: such figures are computed again, and a column's unit is
+    /// its run's counter's whatever figures it is shown with.
+    #[test]
+    fn a_column_s_unit_is_its_counter_s_and_version_2_figures_are_not_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let header = crate::record::RunHeader {
+            counter: crate::record::RunCounter::Measured(crate::counter::CounterKind::Tsc),
+            ..crate::store::tests::header()
+        };
+        let run = store.begin_run(&header).unwrap();
+        store.finish_run(run, "2026-11-22T00:01:00Z").unwrap();
+        let version_2 = r#"{"unit":"cycles","host":null,"cases":[],"ratios":[]}"#;
+        store.save_figures(run, 2, version_2).unwrap();
+        assert!(RunFigures::stored(&store, run).unwrap().is_none());
+        // A row whose unit disagrees with its run's counter, as a store edited or a
+        // figure pushed in from another build could hold.
+        store.save_figures(run, FIGURES_VERSION, version_2).unwrap();
+        let fleet = collect(&store, None, &[], None, &|id| {
+            Ok(RunFigures::stored(&store, id)?.expect("stored figures"))
+        })
+        .unwrap();
+        assert_eq!(fleet.columns[0].counter, "tsc");
+        assert_eq!(fleet.columns[0].unit, "ref-cycles");
     }
 
     /// `report --machines` listed `len=1024, 4096, 2048, 8192, 16384` where a second
