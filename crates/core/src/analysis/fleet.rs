@@ -316,9 +316,15 @@ pub fn collect(
     revision: Option<&str>,
     figures_of: &dyn Fn(i64) -> Result<RunFigures>,
 ) -> Result<Fleet> {
+    // The newest complete run's: a run still measuring (on any machine of a shared
+    // store) or one interrupted has no figures to show.
     let newest = || -> Result<String> {
-        match store.latest_run()? {
-            Some(id) => Ok(store.load_run_where(id, |_| false)?.header.experiment),
+        match store.latest_complete_experiment()? {
+            Some(experiment) => Ok(experiment),
+            None if store.latest_run()?.is_some() => bail!(
+                "the store `{}` holds no complete run yet: the runs in it were interrupted or are still measuring",
+                store.path().display()
+            ),
             None => bail!(
                 "the store `{}` holds no runs yet: run or push some first",
                 store.path().display()
@@ -557,6 +563,55 @@ mod tests {
         .unwrap();
         assert_eq!(fleet.columns[0].counter, "tsc");
         assert_eq!(fleet.columns[0].unit, "ref-cycles");
+    }
+
+    /// A complete run of experiment `test` on testbed `testbed`, started at `at`.
+    fn complete_run(store: &Store, testbed: &str, at: &str) -> i64 {
+        let header = crate::record::RunHeader {
+            started_at: at.into(),
+            place: crate::record::RunPlace {
+                testbed: testbed.into(),
+                fingerprint: format!("fp-{testbed}"),
+                ..Default::default()
+            },
+            ..crate::store::tests::header()
+        };
+        let id = store.begin_run(&header).unwrap();
+        store.finish_run(id, at).unwrap();
+        id
+    }
+
+    /// Figures of one case, `a/b` `hash`.
+    fn one_case(_: i64) -> Result<RunFigures> {
+        Ok(serde_json::from_str(
+            r#"{"host":null,"cases":[{"implementation":"a/b","operation":"hash","params":{},"figure":{"estimate":1.0,"lo":1.0,"hi":1.0,"level":0.95},"interval":false,"per_byte":false,"note":null}],"ratios":[]}"#,
+        )
+        .unwrap())
+    }
+
+    /// A run measuring (on any machine of a shared store), or one interrupted, is the
+    /// store's newest: `report --machines` took its experiment, found no complete run
+    /// of it and failed for everyone.
+    #[test]
+    fn the_default_experiment_is_the_newest_complete_run_s() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let complete = complete_run(&store, "a", "2026-11-22T10:00:00Z");
+        let measuring = crate::record::RunHeader {
+            started_at: "2026-11-22T11:00:00Z".into(),
+            experiment: "other".into(),
+            ..crate::store::tests::header()
+        };
+        let stopped = store.begin_run(&measuring).unwrap();
+        store.stop_run(stopped, "2026-11-22T11:01:00Z").unwrap();
+        store.begin_run(&measuring).unwrap();
+        for what in [None, Some("a/b")] {
+            let fleet = collect(&store, what, &[], None, &one_case).unwrap();
+            assert_eq!(fleet.experiment, "test");
+            assert_eq!(fleet.columns.len(), 1);
+            assert_eq!(fleet.columns[0].run_id, complete);
+            assert_eq!(fleet.rows.len(), 1);
+        }
     }
 
     /// `report --machines` listed `len=1024, 4096, 2048, 8192, 16384` where a second

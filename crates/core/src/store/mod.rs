@@ -770,6 +770,20 @@ impl Store {
             .map_err(|e| self.cannot_read(e))
     }
 
+    /// The experiment of the newest complete run (started last), where there is one: a
+    /// run still measuring, or one interrupted, has not the figures a report across
+    /// machines shows.
+    pub fn latest_complete_experiment(&self) -> Result<Option<String>> {
+        self.db()
+            .query_one(
+                "SELECT experiment FROM runs WHERE status = 'complete'
+                 ORDER BY started_at DESC, id DESC LIMIT 1",
+                &[],
+            )
+            .and_then(|r| r.map(|r| r.text(0)).transpose())
+            .map_err(|e| self.cannot_read(e))
+    }
+
     /// Resolve `latest`, a run id, a run's UUID, or a saved baseline name (on whichever
     /// testbed holds it: see [`Store::resolve_run_on`]).
     pub fn resolve_run(&self, spec: &str) -> Result<i64> {
