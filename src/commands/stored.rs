@@ -168,6 +168,10 @@ pub(super) fn report_machines(
     let fleet = crate::analysis::fleet::collect(&store, experiment, testbeds, revision, &|run| {
         crate::session::figures_of_run(&store, run)
     })?;
+    // Also on stderr: CSV has no line to say that a machine's column is missing.
+    for why in &fleet.left_out {
+        eprintln!("warning: left out: {why}");
+    }
     emit(
         output.file.as_deref(),
         &report::fleet::render(&fleet, format)?,

@@ -103,6 +103,9 @@ pub struct Fleet {
     pub rows: Vec<FleetRow>,
     /// One per within-run ratio computed on any of the machines.
     pub ratios: Vec<FleetRatio>,
+    /// The machines whose run this version cannot read (stored by another one), each
+    /// with why: left out, so that one of them does not hide every other column.
+    pub left_out: Vec<String>,
 }
 
 /// What a report across machines needs of one run, computed once (when the run is
@@ -362,13 +365,24 @@ pub fn collect(
         columns: Vec::new(),
         rows: Vec::new(),
         ratios: Vec::new(),
+        left_out: Vec::new(),
     };
     for (testbed, fingerprint, run_id) in latest {
         if !testbeds.is_empty() && !testbeds.contains(&testbed) {
             continue;
         }
-        let header = store.load_run_where(run_id, |_| false)?.header;
-        let figures = figures_of(run_id)?;
+        // A run another version wrote (a counter this one does not know) leaves its
+        // column out, not the report of every other machine.
+        let read = store
+            .load_run_where(run_id, |_| false)
+            .and_then(|run| Ok((run.header, figures_of(run_id)?)));
+        let (header, figures) = match read {
+            Ok(read) => read,
+            Err(e) => {
+                fleet.left_out.push(format!("testbed {testbed}: {e:#}"));
+                continue;
+            }
+        };
         let column = fleet.columns.len();
         fleet.columns.push(FleetColumn {
             testbed,
@@ -457,6 +471,18 @@ pub fn collect(
             cells.resize(column + 1, None);
             cells[column] = Some(ratio.ratio);
         }
+    }
+    if fleet.columns.is_empty()
+        && let Some(first) = fleet.left_out.first()
+    {
+        bail!(
+            "`{}`: no column to show of `{}`, and {} run{} this version cannot read ({first}{})",
+            store.path().display(),
+            fleet.experiment,
+            fleet.left_out.len(),
+            if fleet.left_out.len() == 1 { "" } else { "s" },
+            if fleet.left_out.len() > 1 { "; ..." } else { "" }
+        );
     }
     if let Some(f) = filter
         && fleet.rows.is_empty()
@@ -612,6 +638,39 @@ mod tests {
             assert_eq!(fleet.columns[0].run_id, complete);
             assert_eq!(fleet.rows.len(), 1);
         }
+    }
+
+    /// One machine's run stored by a newer version (a counter this one does not know)
+    /// made `report --machines` fail for the whole store: its column is left out, with
+    /// why, as `history` leaves such a run out.
+    #[test]
+    fn a_run_this_version_cannot_read_leaves_its_column_out_not_the_report() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.db");
+        let store = Store::open(&path).unwrap();
+        let unknown = complete_run(&store, "newer", "2026-11-22T10:00:00Z");
+        let known = complete_run(&store, "older", "2026-11-22T10:00:00Z");
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .execute(
+                "UPDATE runs SET counter = 'rdpru' WHERE id = ?1",
+                [unknown],
+            )
+            .unwrap();
+        let fleet = collect(&store, None, &[], None, &one_case).unwrap();
+        let testbeds: Vec<&str> = fleet.columns.iter().map(|c| c.testbed.as_str()).collect();
+        assert_eq!(testbeds, ["older"]);
+        assert_eq!(fleet.columns[0].run_id, known);
+        let left_out = serde_json::to_value(&fleet).unwrap()["left_out"].clone();
+        assert_eq!(left_out.as_array().map(Vec::len), Some(1), "{left_out}");
+        let why = left_out[0].as_str().unwrap();
+        assert!(
+            why.starts_with("testbed newer: ") && why.contains("unknown counter `rdpru`"),
+            "{why}"
+        );
+        // With no column left, the report fails, naming why.
+        let err = collect(&store, None, &["newer".to_string()], None, &one_case).unwrap_err();
+        assert!(format!("{err:#}").contains("unknown counter `rdpru`"), "{err:#}");
     }
 
     /// `report --machines` listed `len=1024, 4096, 2048, 8192, 16384` where a second

@@ -61,6 +61,11 @@ pub(super) fn document(f: &Fleet) -> Document {
     blocks.push(Block::Line(
         "Each column is one testbed's newest complete run: the median per byte (per call where a case has no bytes) with its 95 % interval, in that machine's own counter. Figures of different CPUs are side by side, never compared: no verdict is drawn across columns. The ratios below, each measured within one run on one machine, are what compare across CPUs.".into(),
     ));
+    blocks.extend(
+        f.left_out
+            .iter()
+            .map(|why| Block::Warning(format!("Left out: {why}"))),
+    );
     for c in &f.columns {
         if let Some(host) = &c.host {
             blocks.push(Block::Warning(format!("{}: {host}", column_name(f, c))));
@@ -152,6 +157,7 @@ pub(super) fn json(f: &Fleet) -> String {
         "machines": f.columns,
         "cases": f.rows,
         "ratios": f.ratios,
+        "left_out": f.left_out,
     }))
     .expect("JSON values serialise")
         + "\n"
