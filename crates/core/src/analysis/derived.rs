@@ -12,6 +12,12 @@ pub struct Ratio {
     pub reference: String,
     /// The implementation set against the reference.
     pub member: String,
+    /// The member's operation: an AEAD has a ratio of its encryption and one of its
+    /// decryption at the same parameters.
+    pub operation: String,
+    /// The reference's operation: the member's where the reference has it, else the
+    /// reference's only one (an RNG's `fill_bytes` over a cipher's `xor`).
+    pub reference_operation: String,
     /// The parameters both cases share.
     pub params: Params,
     /// member over reference: the Hodges-Lehmann ratio of their process medians, with

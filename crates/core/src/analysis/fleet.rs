@@ -82,8 +82,12 @@ pub struct FleetRow {
 pub struct FleetRatio {
     /// The implementation set against the reference.
     pub member: String,
+    /// The member's operation.
+    pub operation: String,
     /// The implementation the member is divided by.
     pub reference: String,
+    /// The reference's operation (the member's, or the reference's only one).
+    pub reference_operation: String,
     /// The parameters both cases share.
     pub params: Params,
     /// The ratio with its interval, one per column in the columns' order; `None` where
@@ -165,8 +169,12 @@ pub struct PerCallFigure {
 pub struct RatioFigure {
     /// The implementation set against the reference.
     pub member: String,
+    /// The member's operation.
+    pub operation: String,
     /// The implementation the member is divided by.
     pub reference: String,
+    /// The reference's operation (the member's, or the reference's only one).
+    pub reference_operation: String,
     /// The parameters both cases share.
     pub params: Params,
     /// Member over reference, with its interval.
@@ -224,7 +232,9 @@ impl RunFigures {
             .iter()
             .map(|r| RatioFigure {
                 member: r.member.clone(),
+                operation: r.operation.clone(),
                 reference: r.reference.clone(),
+                reference_operation: r.reference_operation.clone(),
                 params: r.params.clone(),
                 ratio: r.ratio,
             })
@@ -440,26 +450,34 @@ pub fn collect(
             });
         }
         for ratio in figures.ratios {
-            if !wanted(&ratio.member, "", &ratio.params)
-                && !wanted(&ratio.reference, "", &ratio.params)
+            if !wanted(&ratio.member, &ratio.operation, &ratio.params)
+                && !wanted(&ratio.reference, &ratio.reference_operation, &ratio.params)
             {
                 continue;
             }
-            let i = match fleet.ratios.iter().position(|r| {
+            // Keyed on both operations: an AEAD's encryption and decryption ratios share
+            // their implementations and parameters.
+            let same = |r: &FleetRatio| {
                 r.member == ratio.member
+                    && r.operation == ratio.operation
                     && r.reference == ratio.reference
-                    && r.params == ratio.params
-            }) {
+                    && r.reference_operation == ratio.reference_operation
+            };
+            let i = match fleet
+                .ratios
+                .iter()
+                .position(|r| same(r) && r.params == ratio.params)
+            {
                 Some(i) => i,
                 None => {
-                    let same =
-                        |r: &FleetRatio| r.member == ratio.member && r.reference == ratio.reference;
                     let at = in_order(&fleet.ratios, same, |r| r.params > ratio.params);
                     fleet.ratios.insert(
                         at,
                         FleetRatio {
                             member: ratio.member.clone(),
+                            operation: ratio.operation.clone(),
                             reference: ratio.reference.clone(),
+                            reference_operation: ratio.reference_operation.clone(),
                             params: ratio.params.clone(),
                             cells: Vec::new(),
                         },
@@ -538,7 +556,9 @@ mod tests {
             }],
             ratios: vec![RatioFigure {
                 member: "a/b".into(),
+                operation: "hash".into(),
                 reference: "a/c".into(),
+                reference_operation: "hash".into(),
                 params: Params::new(),
                 ratio,
             }],
@@ -589,6 +609,47 @@ mod tests {
         .unwrap();
         assert_eq!(fleet.columns[0].counter, "tsc");
         assert_eq!(fleet.columns[0].unit, "ref-cycles");
+    }
+
+    /// An AEAD's encryption and decryption ratios share their implementations and
+    /// parameters: `report --machines` kept only the one it read last, unnamed.
+    #[test]
+    fn an_aead_s_encrypt_and_decrypt_ratios_are_two_rows_named_by_operation() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let run = store.begin_run(&crate::store::tests::header()).unwrap();
+        store.finish_run(run, "2026-11-22T00:01:00Z").unwrap();
+        let ratio = |operation: &str, estimate: f64| {
+            format!(
+                r#"{{"member":"b/aead","operation":"{operation}","reference":"a/aead","reference_operation":"{operation}","params":{{"ad":0,"len":64}},"ratio":{{"estimate":{estimate},"lo":{estimate},"hi":{estimate},"level":0.95}}}}"#
+            )
+        };
+        let json = format!(
+            r#"{{"host":null,"cases":[],"ratios":[{},{}]}}"#,
+            ratio("encrypt", 2.0),
+            ratio("decrypt", 3.0)
+        );
+        store.save_figures(run, FIGURES_VERSION, &json).unwrap();
+        let fleet = collect(&store, None, &[], None, &|id| {
+            Ok(RunFigures::stored(&store, id)?.expect("stored figures"))
+        })
+        .unwrap();
+        let rows: Vec<(String, f64)> = serde_json::to_value(&fleet.ratios)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["operation"].as_str().unwrap_or("").to_string(),
+                    r["cells"][0]["estimate"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [("encrypt".to_string(), 2.0), ("decrypt".to_string(), 3.0)]
+        );
     }
 
     /// A complete run of experiment `test` on testbed `testbed`, started at `at`.

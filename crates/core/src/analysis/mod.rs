@@ -282,6 +282,8 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
                     ratios.push(Ratio {
                         reference: reference.clone(),
                         member: member.clone(),
+                        operation: m.operation.clone(),
+                        reference_operation: r.operation.clone(),
                         params: m.params.clone(),
                         ratio,
                     });

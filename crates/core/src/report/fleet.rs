@@ -5,7 +5,7 @@ use anyhow::Result;
 use serde_json::json;
 
 use super::csv::Num;
-use super::format::{fmt_count, fmt_interval, fmt_per_byte};
+use super::format::{fmt_count, fmt_interval, fmt_per_byte, ratio_operation};
 use super::{Block, Doc, Document, Format};
 use crate::analysis::fleet::{Fleet, FleetCell, FleetColumn};
 use crate::stats::Interval;
@@ -131,13 +131,23 @@ pub(super) fn document(f: &Fleet) -> Document {
         blocks.push(Block::Heading(
             "Ratios within each machine's run (candidate over reference)".into(),
         ));
-        let mut headers = vec!["Candidate".to_string(), "Reference".into(), "Params".into()];
+        let mut headers = vec![
+            "Candidate".to_string(),
+            "Operation".into(),
+            "Reference".into(),
+            "Params".into(),
+        ];
         headers.extend(f.columns.iter().map(|c| column_name(f, c)));
         let rows = f
             .ratios
             .iter()
             .map(|r| {
-                let mut row = vec![r.member.clone(), r.reference.clone(), r.params.to_string()];
+                let mut row = vec![
+                    r.member.clone(),
+                    ratio_operation(&r.operation, &r.reference_operation),
+                    r.reference.clone(),
+                    r.params.to_string(),
+                ];
                 row.extend(r.cells.iter().map(|c| {
                     c.as_ref()
                         .map_or("—".into(), |i| fmt_interval(i, |x| format!("{x:.4}")))
@@ -175,6 +185,8 @@ struct FleetCsvRow<'a> {
     implementation: &'a str,
     reference: &'a str,
     operation: &'a str,
+    /// A ratio's reference's operation (empty for a case).
+    reference_operation: &'a str,
     params: String,
     unit: String,
     estimate: Num,
@@ -234,7 +246,9 @@ pub(super) fn csv(f: &Fleet) -> String {
             let Some(ratio) = cell else { continue };
             rows.push(FleetCsvRow {
                 implementation: &r.member,
+                operation: &r.operation,
                 reference: &r.reference,
+                reference_operation: &r.reference_operation,
                 params: r.params.to_string(),
                 unit: "ratio".into(),
                 ..FleetCsvRow::of(c, "ratio", ratio, true)

@@ -147,6 +147,16 @@ pub(super) fn fmt_outliers(o: &Outliers, n: usize) -> String {
 }
 
 /// A change with its sign, two decimals: `+1.25`, `-0.50`, `0.00`.
+/// A ratio's operations as a table cell: the member's, and the reference's after `over`
+/// where it is another (`fill_bytes over xor`).
+pub(super) fn ratio_operation(member: &str, reference: &str) -> String {
+    if member == reference {
+        member.to_string()
+    } else {
+        format!("{member} over {reference}")
+    }
+}
+
 pub(super) fn fmt_signed(x: f64) -> String {
     unsigned_zero(format!("{x:+.2}"))
 }

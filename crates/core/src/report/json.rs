@@ -102,7 +102,9 @@ pub fn render(a: &Analysis) -> String {
         .iter()
         .map(|r| {
             json!({
-                "implementation": r.member, "reference": r.reference, "params": r.params,
+                "implementation": r.member, "operation": r.operation,
+                "reference": r.reference, "reference_operation": r.reference_operation,
+                "params": r.params,
                 "ratio": r.ratio.estimate, "ratio_ci95": [r.ratio.lo, r.ratio.hi],
             })
         })

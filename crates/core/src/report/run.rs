@@ -3,7 +3,7 @@
 
 use super::format::{
     counted, fmt_count, fmt_count_as, fmt_interval, fmt_outliers, fmt_p, fmt_pct, fmt_per_byte,
-    fmt_rel, fmt_signed, fmt_throughput,
+    fmt_rel, fmt_signed, fmt_throughput, ratio_operation,
 };
 use super::notes::{clock_notes, p_floor_notes, process_note};
 use super::{Block, Document};
@@ -660,6 +660,7 @@ pub(super) fn ratio_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
             .map(|r| {
                 vec![
                     r.member.clone(),
+                    ratio_operation(&r.operation, &r.reference_operation),
                     r.reference.clone(),
                     r.params.to_string(),
                     fmt_interval(&r.ratio, |x| format!("{x:.4}")),
@@ -670,6 +671,7 @@ pub(super) fn ratio_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
         blocks.push(Block::Table {
             headers: vec![
                 "Implementation".into(),
+                "Operation".into(),
                 "Reference".into(),
                 "Params".into(),
                 "Ratio [95 % CI]".into(),

@@ -6,6 +6,7 @@ use super::Chart;
 use super::plot::{Marker, PALETTE, fit_label};
 use super::shapes::{IntervalRows, draw_interval_rows};
 use crate::analysis::fleet::Fleet;
+use crate::report::format::ratio_operation;
 
 /// Each ratio (candidate over reference, within one run) on each machine, with its 95 %
 /// interval, a colour per machine: the figures that compare across CPUs.
@@ -30,8 +31,12 @@ fn draw(f: &Fleet) -> Result<String, String> {
             if let Some(i) = cell {
                 labels.push(fit_label(
                     &format!(
-                        "{} / {} {} ({})",
-                        r.member, r.reference, r.params, f.columns[column].testbed
+                        "{} / {} {} {} ({})",
+                        r.member,
+                        r.reference,
+                        ratio_operation(&r.operation, &r.reference_operation),
+                        r.params,
+                        f.columns[column].testbed
                     ),
                     MAX_LABEL,
                 ));
