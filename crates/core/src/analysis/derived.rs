@@ -23,6 +23,28 @@ pub struct Ratio {
     /// member over reference: the Hodges-Lehmann ratio of their process medians, with
     /// Moses' interval.
     pub ratio: Interval,
+    /// Whether the reference is the member's "speed limit", as the chacha20-rng seed calls
+    /// it: one of that experiment's RNGs over the ChaCha20 cipher (see
+    /// [`RNG_OVER_CIPHER`]). A ratio any other run asks for (`--ratio-to`) is a plain one.
+    pub speed_limit: bool,
+}
+
+/// The experiment whose declared ratios are the seed's "speed limit" table.
+pub const RNG_EXPERIMENT: &str = "chacha20-rng";
+
+/// That experiment's ratios, (reference, member): each ChaCha20 RNG over the cipher,
+/// whose keystream is all an RNG has to compute.
+pub const RNG_OVER_CIPHER: &[(&str, &str)] = &[
+    ("rustcrypto/chacha20", "rustcrypto/chacha20-rng"),
+    ("rustcrypto/chacha20", "rand_chacha/chacha20-rng"),
+];
+
+/// Whether `reference`/`member` of a run of `experiment` is one of [`RNG_OVER_CIPHER`].
+pub(super) fn is_speed_limit(experiment: &str, reference: &str, member: &str) -> bool {
+    experiment == RNG_EXPERIMENT
+        && RNG_OVER_CIPHER
+            .iter()
+            .any(|&(r, m)| r == reference && m == member)
 }
 
 /// Cost per byte at maximum throughput: the slope of the median between two lengths,
@@ -180,4 +202,29 @@ pub(super) fn slopes_of(run: &StoredRun, short: u64, long: u64) -> Vec<Slope> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `--ratio-to` table was titled the seed's "speed limit", a claim about the
+    /// reference that holds only for the chacha20-rng experiment's RNGs over their cipher.
+    #[test]
+    fn only_the_rng_experiment_s_rngs_over_their_cipher_are_speed_limits() {
+        for &(reference, member) in RNG_OVER_CIPHER {
+            assert!(is_speed_limit(RNG_EXPERIMENT, reference, member));
+            assert!(!is_speed_limit("rustcrypto/chacha20", reference, member));
+        }
+        assert!(!is_speed_limit(
+            RNG_EXPERIMENT,
+            "openssl/chacha20",
+            "rustcrypto/chacha20-rng"
+        ));
+        assert!(!is_speed_limit(
+            RNG_EXPERIMENT,
+            "rustcrypto/chacha20-rng",
+            "rustcrypto/chacha20"
+        ));
+    }
 }

@@ -8,7 +8,7 @@ use super::format::{
 use super::notes::{clock_notes, p_floor_notes, process_note};
 use super::{Block, Document};
 use crate::analysis::{
-    Analysis, CaseStats, Comparison, LEVEL, NotCompared, RunComparison, fmt_level,
+    Analysis, CaseStats, Comparison, LEVEL, NotCompared, Ratio, RunComparison, fmt_level,
 };
 use crate::counter::CounterKind;
 use crate::record::Param;
@@ -647,15 +647,29 @@ fn kat_missing(message: &str) -> bool {
     message.contains("KAT file `") && message.contains("` not found")
 }
 
-/// Each member's cost over its reference's (an RNG over the cipher it is built on).
+/// Each member's cost over its reference's: the chacha20-rng seed's RNGs over their
+/// cipher under its title, the reference as "speed limit"; any other ratio (`--ratio-to`)
+/// under a title that claims nothing of the reference.
 pub(super) fn ratio_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     let u = &a.short_unit;
-    if !a.ratios.is_empty() {
-        blocks.push(Block::Heading(format!(
-            "{u}/byte over the reference's (the reference is the \"speed limit\")"
-        )));
-        let rows = a
-            .ratios
+    let (limits, others): (Vec<&Ratio>, Vec<&Ratio>) = a.ratios.iter().partition(|r| r.speed_limit);
+    for (ratios, title, change) in [
+        (
+            limits,
+            format!("{u}/byte over the reference's (the reference is the \"speed limit\")"),
+            "Overhead",
+        ),
+        (
+            others,
+            format!("{u}/byte over the reference's (measured interleaved in this run)"),
+            "Change",
+        ),
+    ] {
+        if ratios.is_empty() {
+            continue;
+        }
+        blocks.push(Block::Heading(title));
+        let rows = ratios
             .iter()
             .map(|r| {
                 vec![
@@ -675,7 +689,7 @@ pub(super) fn ratio_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                 "Reference".into(),
                 "Params".into(),
                 "Ratio [95 % CI]".into(),
-                "Overhead".into(),
+                change.into(),
             ],
             rows,
         });
