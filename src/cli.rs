@@ -54,7 +54,7 @@ pub enum Command {
         /// With --machines: only these testbeds (comma-separated; CRYPTOBENCH_TESTBED does not filter them); without: whose baseline RUN names.
         #[arg(long, env = "CRYPTOBENCH_TESTBED", value_delimiter = ',', value_parser = parse_testbed)]
         testbed: Vec<String>,
-        /// With --machines: only runs measured at this git revision (a prefix) of the code measured: cryptobench's for its catalog, a crate's for its bench.
+        /// With --machines: only runs measured at this git revision of the code measured (exactly, or a commit hash's leading hex digits; a build from a changed tree only as `<hash>-dirty`): cryptobench's for its catalog, a crate's for its bench.
         #[arg(long, value_name = "REVISION", requires = "machines")]
         revision: Option<String>,
         /// How to print the run.

@@ -319,9 +319,9 @@ fn in_order<R>(rows: &[R], same: impl Fn(&R) -> bool, after: impl Fn(&R) -> bool
 }
 
 /// `what` on every machine of the store, or on `testbeds` only; only runs at git
-/// revision `revision` (a prefix) where one is given. `what` is an experiment stored
-/// (default: the newest run's), or else a filter over the case ids of the newest run's
-/// experiment. Each run's figures come from `figures_of` (stored, or computed).
+/// revision `revision` (exactly, or a hash prefix) where one is given. `what` is an
+/// experiment stored (default: the newest complete run's), or else a filter over the case
+/// ids of that run's experiment. Each run's figures come from `figures_of` (stored, or computed).
 pub fn collect(
     store: &Store,
     what: Option<&str>,
@@ -499,7 +499,11 @@ pub fn collect(
             fleet.experiment,
             fleet.left_out.len(),
             if fleet.left_out.len() == 1 { "" } else { "s" },
-            if fleet.left_out.len() > 1 { "; ..." } else { "" }
+            if fleet.left_out.len() > 1 {
+                "; ..."
+            } else {
+                ""
+            }
         );
     }
     if let Some(f) = filter
@@ -713,10 +717,7 @@ mod tests {
         let known = complete_run(&store, "older", "2026-11-22T10:00:00Z");
         rusqlite::Connection::open(&path)
             .unwrap()
-            .execute(
-                "UPDATE runs SET counter = 'rdpru' WHERE id = ?1",
-                [unknown],
-            )
+            .execute("UPDATE runs SET counter = 'rdpru' WHERE id = ?1", [unknown])
             .unwrap();
         let fleet = collect(&store, None, &[], None, &one_case).unwrap();
         let testbeds: Vec<&str> = fleet.columns.iter().map(|c| c.testbed.as_str()).collect();
@@ -731,7 +732,10 @@ mod tests {
         );
         // With no column left, the report fails, naming why.
         let err = collect(&store, None, &["newer".to_string()], None, &one_case).unwrap_err();
-        assert!(format!("{err:#}").contains("unknown counter `rdpru`"), "{err:#}");
+        assert!(
+            format!("{err:#}").contains("unknown counter `rdpru`"),
+            "{err:#}"
+        );
     }
 
     /// `report --machines` listed `len=1024, 4096, 2048, 8192, 16384` where a second

@@ -284,11 +284,7 @@ pub fn analyse(run: &StoredRun, context: &Context) -> Result<Analysis> {
                         member: member.clone(),
                         operation: m.operation.clone(),
                         reference_operation: r.operation.clone(),
-                        speed_limit: derived::is_speed_limit(
-                            &header.experiment,
-                            reference,
-                            member,
-                        ),
+                        speed_limit: derived::is_speed_limit(&header.experiment, reference, member),
                         params: m.params.clone(),
                         ratio,
                     });

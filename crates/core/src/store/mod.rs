@@ -1191,30 +1191,39 @@ impl Store {
 
     /// The newest complete run of `experiment` on each machine (testbed and fingerprint),
     /// by testbed: (testbed, fingerprint, run id); only runs at git revision `revision`
-    /// (a prefix) where one is given. Newest by start (`started_at`, then row id), so that
-    /// a run pushed late does not displace a later one.
+    /// (see `names_revision`) where one is given. Newest by start (`started_at`, then row
+    /// id), so that a run pushed late does not displace a later one.
     pub fn latest_complete_runs(
         &self,
         experiment: &str,
         revision: Option<&str>,
     ) -> Result<Vec<(String, String, i64)>> {
-        let revision = format!("{}%", revision.unwrap_or_default());
+        // Every complete run of the experiment, each machine's newest first; the revision
+        // is matched here, not by SQL's LIKE, whose wildcards and case differ by engine.
         let rows = self
             .db()
             .query(
-                "SELECT testbed, fingerprint, id FROM (
-                    SELECT m.testbed, m.fingerprint, r.id, row_number() OVER (
-                        PARTITION BY m.testbed, m.fingerprint ORDER BY r.started_at DESC, r.id DESC
-                    ) AS newness
-                    FROM runs r JOIN machines m ON m.id = r.machine_id
-                    WHERE r.experiment = ?1 AND r.status = 'complete' AND coalesce(r.git_revision, '') LIKE ?2
-                 ) AS ranked WHERE newness = 1 ORDER BY testbed, fingerprint",
-                &values![experiment, revision],
+                "SELECT m.testbed, m.fingerprint, r.id, r.git_revision
+                 FROM runs r JOIN machines m ON m.id = r.machine_id
+                 WHERE r.experiment = ?1 AND r.status = 'complete'
+                 ORDER BY m.testbed, m.fingerprint, r.started_at DESC, r.id DESC",
+                &values![experiment],
             )
             .map_err(|e| self.cannot_read(e))?;
-        rows.iter()
-            .map(|r| Ok((r.text(0)?, r.text(1)?, r.int(2)?)))
-            .collect()
+        let mut latest: Vec<(String, String, i64)> = Vec::new();
+        for r in &rows {
+            let (testbed, fingerprint) = (r.text(0)?, r.text(1)?);
+            let stored = r.opt_text(3)?;
+            let at_revision = revision
+                .is_none_or(|asked| stored.is_some_and(|stored| names_revision(asked, &stored)));
+            let seen = latest
+                .last()
+                .is_some_and(|(t, f, _)| *t == testbed && *f == fingerprint);
+            if at_revision && !seen {
+                latest.push((testbed, fingerprint, r.int(2)?));
+            }
+        }
+        Ok(latest)
     }
 
     /// Run `run_id` with every case and its samples; an error where there is no such run.
@@ -1317,6 +1326,25 @@ impl Store {
 /// process is the unit that is independent of the others (each has its own start,
 /// warm-up and moment in the run); samples within one process are not.
 /// With the processes' numbers, in the same order.
+/// Whether `--revision asked` names a run at git revision `stored`: that revision exactly,
+/// or a commit whose hash begins with `asked`'s hex digits (in either case). A `-dirty`
+/// revision, code that differs from its commit, is named only with its `-dirty`.
+fn names_revision(asked: &str, stored: &str) -> bool {
+    fn split(r: &str) -> (&str, bool) {
+        r.strip_suffix("-dirty")
+            .map_or((r, false), |hash| (hash, true))
+    }
+    let ((asked_hash, asked_dirty), (stored_hash, stored_dirty)) = (split(asked), split(stored));
+    let hex = |h: &str| !h.is_empty() && h.bytes().all(|b| b.is_ascii_hexdigit());
+    asked == stored
+        || (asked_dirty == stored_dirty
+            && hex(asked_hash)
+            && hex(stored_hash)
+            && stored_hash
+                .get(..asked_hash.len())
+                .is_some_and(|start| start.eq_ignore_ascii_case(asked_hash)))
+}
+
 fn samples_per_process(db: &mut Engine, case_row: i64) -> Result<(Vec<i64>, Vec<Vec<f64>>)> {
     let rows = db.query(
         "SELECT process, samples FROM clusters WHERE case_id = ?1 ORDER BY process, layout",
@@ -1826,6 +1854,51 @@ CREATE TABLE IF NOT EXISTS baselines (
             )),
             "{said}"
         );
+    }
+
+    /// `--revision R` was SQL `LIKE 'R%'`: a newer `R-dirty` run (code that differs from
+    /// R) displaced R's own, `_` and `%` in R were wildcards, and SQLite's LIKE ignored
+    /// case where PostgreSQL's does not. It names R exactly, or the commits whose hash
+    /// begins with R's hex digits.
+    #[test]
+    fn a_revision_is_matched_exactly_or_as_a_hex_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let run = |revision: &str, started_at: &str| {
+            let header = RunHeader {
+                started_at: started_at.into(),
+                git_revision: Some(revision.into()),
+                place: RunPlace {
+                    testbed: "a".into(),
+                    fingerprint: "fp-a".into(),
+                    ..RunPlace::default()
+                },
+                ..header()
+            };
+            let id = store.begin_run(&header).unwrap();
+            store.finish_run(id, started_at).unwrap();
+            id
+        };
+        let clean = run("233f37c750f1", "2026-11-22T10:00:00Z");
+        let dirty = run("233f37c750f1-dirty", "2026-11-22T11:00:00Z");
+        let other = run("2a3f00000000", "2026-11-22T09:00:00Z");
+        let picked = |revision: &str| -> Vec<i64> {
+            store
+                .latest_complete_runs("test", Some(revision))
+                .unwrap()
+                .into_iter()
+                .map(|(_, _, id)| id)
+                .collect()
+        };
+        assert_eq!(picked("233f37c"), [clean]);
+        assert_eq!(picked("233f37c750f1"), [clean]);
+        assert_eq!(picked("233F37C"), [clean]);
+        assert_eq!(picked("233f37c750f1-dirty"), [dirty]);
+        assert_eq!(picked("233f37c-dirty"), [dirty]);
+        assert_eq!(picked("2a3f"), [other]);
+        assert!(picked("2_3f").is_empty());
+        assert!(picked("%").is_empty());
+        assert!(picked("233f37c750f1-").is_empty());
     }
 
     /// Ctrl-C writes down when a run stopped; the run stays `running`, and a run already
