@@ -114,7 +114,7 @@ fn a_run_s_html_report_is_self_contained_and_renders_in_a_browser() {
             .collect::<String>();
         let html_row: String = html
             .lines()
-            .find(|l| l.contains(&format!(">{}<", cells[2])) && l.contains(cells[0]))
+            .find(|l| cells[..4].iter().all(|c| l.contains(&format!(">{c}<"))))
             .map(|l| {
                 l.replace(" class=\"num\"", "")
                     .replace("<tr>", "")
