@@ -2490,6 +2490,10 @@ fn an_interrupted_run_is_marked_incomplete_in_history_and_compare() {
     );
     assert_eq!(json["runs"][1]["complete"], false, "{json}");
     assert_eq!(json["cases"][0]["points"][1]["comparable"], false, "{json}");
+    // The points are judged against the newest complete run, not the stopped one: on a
+    // shared store some machine's newest run is always still measuring.
+    assert_eq!(json["cases"][0]["reference_run"], 1, "{json}");
+    assert_eq!(json["cases"][0]["points"][0]["comparable"], true, "{json}");
 
     let refused = env.cmd(&["compare", "1", "2"]);
     assert_bad_input(&refused, "run 2 is incomplete (stopped at 20");

@@ -273,9 +273,17 @@ pub struct CaseHistory {
 }
 
 impl CaseHistory {
-    /// Index into [`History::runs`] of the case's latest run.
-    pub fn reference(&self) -> usize {
-        self.points.last().map_or(0, |p| p.run)
+    /// Index into [`History::runs`] (`runs`) of the run every point of the case is judged
+    /// comparable with: its newest complete run, or its newest where none is complete. A
+    /// run stopped or still measuring (on a shared store, always some machine's newest)
+    /// would otherwise make every earlier point "not comparable", and only it is.
+    pub fn reference(&self, runs: &[RunInfo]) -> usize {
+        self.points
+            .iter()
+            .rev()
+            .find(|p| runs[p.run].complete)
+            .or(self.points.last())
+            .map_or(0, |p| p.run)
     }
 }
 
@@ -431,7 +439,7 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
         }
     }
     for case in &mut cases {
-        let latest = &runs[case.reference()];
+        let latest = &runs[case.reference(&runs)];
         for p in &mut case.points {
             let r = &runs[p.run];
             if !r.complete {

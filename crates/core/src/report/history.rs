@@ -173,7 +173,7 @@ pub(super) fn json(h: &History) -> String {
         .map(|c| {
             json!({
                 "id": c.key,
-                "reference_run": h.runs[c.reference()].id,
+                "reference_run": h.runs[c.reference(&h.runs)].id,
                 "points": c.points.iter().map(|p| json!({
                     "run_id": h.runs[p.run].id,
                     "median": p.median,

@@ -19,7 +19,7 @@ pub fn history_lines(h: &History) -> Vec<Chart> {
     h.cases
         .iter()
         .map(|c| {
-            let reference = &h.runs[c.reference()];
+            let reference = &h.runs[c.reference(&h.runs)];
             // One axis, one unit: counts in another unit are no point on it.
             let (points, other_units): (Vec<&Point>, Vec<&Point>) = c
                 .points
