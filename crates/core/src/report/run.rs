@@ -12,7 +12,9 @@ use crate::analysis::{
 };
 use crate::counter::CounterKind;
 use crate::record::Param;
-use crate::record::{CBuild, CaseStatus, RunCounter, RunHeader, RunOptions, RunOrigin};
+use crate::record::{
+    CBuild, CaseStatus, MachineRecord, RunCounter, RunHeader, RunOptions, RunOrigin,
+};
 
 /// The title, the counter and its clock, where and how the run was measured.
 pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
@@ -157,8 +159,15 @@ pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
     let added: Vec<&CaseStats> = a.cases.iter().filter(|c| c.processes_added > 0).collect();
     if let (RunOrigin::Measured { run, .. }, false) = (&h.options, added.is_empty()) {
         let most = added.iter().map(|c| c.processes_added).max().unwrap_or(0);
+        // Processes that only took the place of those set aside leave every case's count
+        // as asked, and the table then has no Processes column to send the reader to.
+        let where_said = if processes_column(a) {
+            "the Processes column has each case's"
+        } else {
+            "each in place of one the canary set aside, so that every case's figures hold the processes asked; JSON's processes_added names them"
+        };
         blocks.push(Block::Line(format!(
-            "Re-measured: {} in more processes (up to {} beyond the {} asked; the Processes column has each case's), as the host moved while they ran or their intervals were wider than ±{} %.",
+            "Re-measured: {} in more processes (up to {} beyond the {} asked; {where_said}), as the host moved while they ran or their intervals were wider than ±{} %.",
             counted(added.len(), "case", "cases"),
             most,
             run.processes,
@@ -167,6 +176,19 @@ pub(super) fn header_blocks(a: &Analysis) -> Vec<Block> {
     }
 
     blocks
+}
+
+/// Whether the case table has a Processes column: where some case's figures hold another
+/// number of processes than the run asked (re-measured, or stopped before all ran).
+fn processes_column(a: &Analysis) -> bool {
+    match &a.header.options {
+        RunOrigin::Measured { run, .. } => a.cases.iter().any(|c| {
+            c.measured
+                .as_ref()
+                .is_some_and(|m| m.processes != run.processes)
+        }),
+        _ => false,
+    }
 }
 
 /// The options that shape the table besides those the lines above it name (counter,
@@ -296,11 +318,24 @@ pub(crate) fn provenance(h: &RunHeader, cpus: &str) -> Vec<Block> {
     lines
 }
 
+/// Said of a run whose machine record this version cannot read.
+const UNREAD_MACHINE: &str = "Warning: the run's machine record was stored by another version of cryptobench (or is damaged) and is not read here: the build, host, libraries and host warnings it holds are not shown (JSON prints the record as stored).";
+
+/// Said of a run whose options this version cannot read.
+const UNREAD_OPTIONS: &str = "Warning: the run's options were stored by another version of cryptobench (or are damaged) and are not read here: its processes, seed, sizes and command line are not shown (JSON prints them as stored).";
+
 /// What built and ran the measured code, where the run recorded it: the compiler and its
 /// flags, the host's kernel, crypto instruction sets and load, the libraries and the
 /// command line. What a run stored before they were recorded lacks is left out.
 fn build_lines(h: &RunHeader) -> Vec<Block> {
     let mut lines = Vec::new();
+    // Left unsaid, what such a record holds would read as a run with nothing to warn of.
+    if let MachineRecord::Unreadable(_) = h.machine {
+        lines.push(Block::Warning(UNREAD_MACHINE.into()));
+    }
+    if let RunOrigin::Unreadable(_) = h.options {
+        lines.push(Block::Warning(UNREAD_OPTIONS.into()));
+    }
     if let Some(m) = h.machine.measured() {
         let build = m
             .build
@@ -467,14 +502,7 @@ pub(super) fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     let shown = param_columns(&a.cases);
     // Each case's processes, where some case's differ from those the header says were
     // asked: re-measured cases got more, and the header's count is not theirs.
-    let processes_column = match &h.options {
-        RunOrigin::Measured { run, .. } => a.cases.iter().any(|c| {
-            c.measured
-                .as_ref()
-                .is_some_and(|m| m.processes != run.processes)
-        }),
-        _ => false,
-    };
+    let processes_column = processes_column(a);
     let mut rows = Vec::new();
     for c in &a.cases {
         let mut row = vec![c.implementation.clone(), c.operation.clone()];
@@ -851,6 +879,15 @@ mod tests {
     /// A run of one case asked in 2 processes and measured in 3, as re-measuring leaves
     /// it, with `machine` and `command_line` recorded.
     fn rendered(machine: Machine, command_line: Vec<String>, format: Format) -> String {
+        rendered_with(
+            MachineRecord::Measured(Box::new(machine)),
+            command_line,
+            format,
+        )
+    }
+
+    /// [`rendered`] with any machine record, one this version cannot read too.
+    fn rendered_with(machine: MachineRecord, command_line: Vec<String>, format: Format) -> String {
         let dir = tempfile::tempdir().unwrap();
         let mut store = Store::open(&dir.path().join("s.db")).unwrap();
         let header = RunHeader {
@@ -865,7 +902,7 @@ mod tests {
             unit: "reference cycles".into(),
             tsc_hz: Some(2.0e9),
             cpu_model: "Example CPU (6/167/1)".into(),
-            machine: MachineRecord::Measured(Box::new(machine)),
+            machine,
             options: RunOrigin::Measured {
                 run: RunOptions {
                     counter: CounterKind::Tsc,
@@ -920,6 +957,20 @@ mod tests {
         let run = store.load_run(id).unwrap();
         let a = crate::analysis::analyse(&run, &Default::default()).unwrap();
         render(&a, format)
+    }
+
+    /// A machine record another version wrote is said to be unread, not left out as if
+    /// the run had no build, host or warnings to tell.
+    #[test]
+    fn an_unread_machine_record_is_said_in_every_format() {
+        let newer = MachineRecord::Unreadable(serde_json::json!({"record": "measured/9"}));
+        for format in [Format::Table, Format::Md, Format::Html] {
+            let said = rendered_with(newer.clone(), vec![], format);
+            assert!(
+                said.contains("machine record was stored by another version of cryptobench"),
+                "{format:?}: {said}"
+            );
+        }
     }
 
     fn built_machine() -> Machine {
