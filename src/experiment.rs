@@ -209,7 +209,7 @@ const AEADS: &[(&str, &str)] = &[
 
 pub const BUILTIN: &[Experiment] = &[
     Experiment {
-        name: "chacha20-rng",
+        name: crate::record::RNG_EXPERIMENT,
         description: "ChaCha20 cipher vs the ChaCha20 RNGs of `chacha20` and `rand_chacha`, 1-16 KiB (seed: chacha20-rng-bench.md)",
         groups: &[Group {
             members: &[
@@ -220,7 +220,7 @@ pub const BUILTIN: &[Experiment] = &[
             params: ParamGrid::Lens(&[1024, 2048, 4096, 8192, 16384]),
         }],
         // The report titles these, and only these, the seed's "speed limit".
-        ratios: crate::analysis::RNG_OVER_CIPHER,
+        ratios: crate::record::RNG_OVER_CIPHER,
         comparisons: &[("rand_chacha/chacha20-rng", "rustcrypto/chacha20-rng")],
         ..BASE
     },

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::record::Param;
+use crate::record::{RNG_EXPERIMENT, RNG_OVER_CIPHER};
 
 /// A member implementation against a reference at the same parameters, as a run's
 /// options ask (`ratios`).
@@ -28,16 +29,6 @@ pub struct Ratio {
     /// [`RNG_OVER_CIPHER`]). A ratio any other run asks for (`--ratio-to`) is a plain one.
     pub speed_limit: bool,
 }
-
-/// The experiment whose declared ratios are the seed's "speed limit" table.
-pub const RNG_EXPERIMENT: &str = "chacha20-rng";
-
-/// That experiment's ratios, (reference, member): each ChaCha20 RNG over the cipher,
-/// whose keystream is all an RNG has to compute.
-pub const RNG_OVER_CIPHER: &[(&str, &str)] = &[
-    ("rustcrypto/chacha20", "rustcrypto/chacha20-rng"),
-    ("rustcrypto/chacha20", "rand_chacha/chacha20-rng"),
-];
 
 /// Whether `reference`/`member` of a run of `experiment` is one of [`RNG_OVER_CIPHER`].
 pub(super) fn is_speed_limit(experiment: &str, reference: &str, member: &str) -> bool {

@@ -15,9 +15,10 @@ mod samples;
 
 pub use case::{Case, CaseStatus, MEMCPY, Param, Params};
 pub use options::{
-    AnalysisOptions, AnalysisSpec, BulkOptions, CBuild, Remeasure, RunOptions, SamplePlan, Test,
-    VerdictArgs, VerdictOptions, clap_error_line, parse_percent, parse_probability, shown_argument,
-    slope_fault, this_command_line, unset_empty_env, without_password,
+    AnalysisOptions, AnalysisSpec, BulkOptions, CBuild, RNG_EXPERIMENT, RNG_OVER_CIPHER, Remeasure,
+    RunOptions, SamplePlan, Test, VerdictArgs, VerdictOptions, clap_error_line, parse_percent,
+    parse_probability, shown_argument, slope_fault, this_command_line, unset_empty_env,
+    without_password,
 };
 pub use place::{CiOrigin, RunPlace, check_testbed, default_testbed, fingerprint};
 pub use run::{

@@ -67,6 +67,17 @@ pub struct CBuild {
     pub estimated_operation: String,
 }
 
+/// The experiment (a name `src/experiment.rs` declares, here so that the analysis below
+/// it can know it too) whose declared ratios are the seed's "speed limit" table.
+pub const RNG_EXPERIMENT: &str = "chacha20-rng";
+
+/// That experiment's ratios, (reference, member): each ChaCha20 RNG over the cipher,
+/// whose keystream is all an RNG has to compute.
+pub const RNG_OVER_CIPHER: &[(&str, &str)] = &[
+    ("rustcrypto/chacha20", "rustcrypto/chacha20-rng"),
+    ("rustcrypto/chacha20", "rand_chacha/chacha20-rng"),
+];
+
 /// When a case is measured in more processes than asked: its interval misses the
 /// precision target, or the canary moved in some of its processes.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
