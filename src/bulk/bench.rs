@@ -317,13 +317,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn every_run_is_checked_after_it_is_timed() {
-        let secret = Secret::new([5; 32], 1234);
-        let len = 8 << 20;
+    /// What a [`Bench`] borrows: a key, `len` bytes of random input, the clock's
+    /// calibration.
+    fn fixture(len: usize) -> (Secret, Vec<u8>, counter::Calibration) {
         let mut plain = vec![0u8; len];
         fill_random(&mut plain, &Secret::new([6; 32], 1));
         let calibration = counter::calibrate(&mut Nanoseconds);
+        (Secret::new([5; 32], 1234), plain, calibration)
+    }
+
+    #[test]
+    fn every_run_is_checked_after_it_is_timed() {
+        let len = 8 << 20;
+        let (secret, plain, calibration) = fixture(len);
         for break_decryption in [false, true] {
             let broken = BrokenWhenLarge {
                 inner: competitors::all(&secret, false).remove(0),
@@ -412,11 +418,8 @@ mod tests {
     /// first after the previous case, measured 2.4 times its decryption at 256 KiB).
     #[test]
     fn every_timed_operation_follows_an_untimed_one() {
-        let secret = Secret::new([5; 32], 1234);
         let len = 1 << 20;
-        let mut plain = vec![0u8; len];
-        fill_random(&mut plain, &Secret::new([6; 32], 1));
-        let calibration = counter::calibrate(&mut Nanoseconds);
+        let (secret, plain, calibration) = fixture(len);
         let recording = Recording {
             inner: competitors::all(&secret, false).remove(0),
             calls: Default::default(),
