@@ -1197,6 +1197,13 @@ fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
     let first = env.json(&["report", "1", "--format", "json"]);
     let counter = first["counter"]["kind"].as_str().expect("run 1's counter");
     assert!(["tsc", "perf", "tsc-core"].contains(&counter), "{first}");
+    // Without --force too: the refusal does not advise a --force that cannot lift it.
+    let refused = env.cmd(&["compare", "1", "nsb"]);
+    assert!(
+        !String::from_utf8_lossy(&refused.stderr).contains("use --force"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
     assert_bad_input(
         &env.cmd(&["compare", "1", "nsb", "--force"]),
         &format!(

@@ -191,6 +191,8 @@ pub fn compare_runs(
     let (b_steady, b_host) = steady_view(b);
     let (a, b) = (&a_steady, &b_steady);
     let host = host_shift(a_host.as_ref(), a.header.id, b_host.as_ref());
+    // First: a refusal that --force cannot lift must not advise it.
+    check_same_unit(&a.header, &b.header)?;
     let mut caveats = incomparability(&a.header, &b.header);
     if !caveats.is_empty() && !force {
         bail!(
@@ -200,7 +202,6 @@ pub fn compare_runs(
             caveats.join("; ")
         );
     }
-    check_same_unit(&a.header, &b.header)?;
     let mut comparisons = Vec::new();
     let mut not_compared = Vec::new();
     let mut only_in_b = Vec::new();
