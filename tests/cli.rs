@@ -2499,8 +2499,9 @@ fn an_interrupted_run_is_marked_incomplete_in_history_and_compare() {
     assert_eq!(json["cases"][0]["points"][1]["comparable"], false, "{json}");
     // The points are judged against the newest complete run, not the stopped one: on a
     // shared store some machine's newest run is always still measuring.
+    // (Whether run 1's point is comparable is the host's to say: the canary may call it
+    // unsteady.)
     assert_eq!(json["cases"][0]["reference_run"], 1, "{json}");
-    assert_eq!(json["cases"][0]["points"][0]["comparable"], true, "{json}");
 
     let refused = env.cmd(&["compare", "1", "2"]);
     assert_bad_input(&refused, "run 2 is incomplete (stopped at 20");
