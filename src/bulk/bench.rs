@@ -326,32 +326,40 @@ mod tests {
         (Secret::new([5; 32], 1234), plain, calibration)
     }
 
+    /// One run (round `round`) of `subject` on two threads, over a fresh copy of `plain`.
+    fn measured_once(
+        (secret, plain, calibration): &(Secret, Vec<u8>, counter::Calibration),
+        subject: Subject,
+        round: usize,
+    ) -> Outcome {
+        let mut work = plain.clone();
+        let mut bench = Bench {
+            plain,
+            work: &mut work,
+            secret,
+            calibration,
+            round,
+        };
+        bench.measure(&Combo {
+            len: plain.len() as u64,
+            subject,
+            threads: 2,
+            rows: Vec::new(),
+            dead: false,
+        })
+    }
+
     #[test]
     fn every_run_is_checked_after_it_is_timed() {
-        let len = 8 << 20;
-        let (secret, plain, calibration) = fixture(len);
+        let fixed = fixture(8 << 20);
+        let secret = &fixed.0;
         for break_decryption in [false, true] {
             let broken = BrokenWhenLarge {
-                inner: competitors::all(&secret, false).remove(0),
+                inner: competitors::all(secret, false).remove(0),
                 break_decryption,
             };
-            assert!(check(&broken, 2, &secret).is_ok(), "the gate cannot see it");
-            let mut work = plain.clone();
-            let mut bench = Bench {
-                plain: &plain,
-                work: &mut work,
-                secret: &secret,
-                calibration: &calibration,
-                round: 0,
-            };
-            let combo = Combo {
-                len: len as u64,
-                subject: Subject::Cipher(&broken),
-                threads: 2,
-                rows: Vec::new(),
-                dead: false,
-            };
-            let why = match bench.measure(&combo) {
+            assert!(check(&broken, 2, secret).is_ok(), "the gate cannot see it");
+            let why = match measured_once(&fixed, Subject::Cipher(&broken), 0) {
                 Outcome::Wrong(why) => why,
                 Outcome::Verified(_) => panic!("a wrong run passed"),
                 Outcome::Failed(why) => panic!("failed instead: {why}"),
@@ -364,25 +372,10 @@ mod tests {
             assert!(why.contains(expected), "{why}");
         }
         // The same run of a correct implementation passes, and so does memcpy.
-        let good = competitors::all(&secret, false).remove(0);
-        let mut work = plain.clone();
-        let mut bench = Bench {
-            plain: &plain,
-            work: &mut work,
-            secret: &secret,
-            calibration: &calibration,
-            round: 1,
-        };
+        let good = competitors::all(secret, false).remove(0);
         for subject in [Subject::Cipher(&*good), Subject::Memcpy] {
-            let combo = Combo {
-                len: len as u64,
-                subject,
-                threads: 2,
-                rows: Vec::new(),
-                dead: false,
-            };
             assert!(
-                matches!(bench.measure(&combo), Outcome::Verified(ns) if ns.iter().all(|&t| t > 0.0))
+                matches!(measured_once(&fixed, subject, 1), Outcome::Verified(ns) if ns.iter().all(|&t| t > 0.0))
             );
         }
     }
@@ -419,27 +412,15 @@ mod tests {
     #[test]
     fn every_timed_operation_follows_an_untimed_one() {
         let len = 1 << 20;
-        let (secret, plain, calibration) = fixture(len);
+        let fixed = fixture(len);
         let recording = Recording {
-            inner: competitors::all(&secret, false).remove(0),
+            inner: competitors::all(&fixed.0, false).remove(0),
             calls: Default::default(),
         };
-        let mut work = plain.clone();
-        let mut bench = Bench {
-            plain: &plain,
-            work: &mut work,
-            secret: &secret,
-            calibration: &calibration,
-            round: 0,
-        };
-        let combo = Combo {
-            len: len as u64,
-            subject: Subject::Cipher(&recording),
-            threads: 2,
-            rows: Vec::new(),
-            dead: false,
-        };
-        assert!(matches!(bench.measure(&combo), Outcome::Verified(_)));
+        assert!(matches!(
+            measured_once(&fixed, Subject::Cipher(&recording), 0),
+            Outcome::Verified(_)
+        ));
         let warm = 2 * WARM_UP_PER_THREAD;
         assert_eq!(
             recording.calls.into_inner().unwrap(),
