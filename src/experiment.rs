@@ -250,8 +250,8 @@ pub const BUILTIN: &[Experiment] = &[
             },
         ],
         ratios: &[],
-        // Only kinds with one operation per implementation: comparisons pair cases by
-        // implementation and parameters, not by operation.
+        // RustCrypto against every other provider of the same algorithm, operation by
+        // operation (a KEM's encaps against encaps): the seed's tables, across libraries.
         comparisons: &[
             ("rustcrypto/sha-256", "ring/sha-256"),
             ("rustcrypto/sha-256", "aws-lc-rs/sha-256"),
@@ -261,7 +261,12 @@ pub const BUILTIN: &[Experiment] = &[
             ("rustcrypto/sha-512", "openssl/sha-512"),
             ("rustcrypto/chacha20", "openssl/chacha20"),
             ("rustcrypto/shake128", "openssl/shake128"),
+            ("rustcrypto/shake128", "libcrux/shake128"),
             ("rustcrypto/shake256", "openssl/shake256"),
+            ("rustcrypto/shake256", "libcrux/shake256"),
+            ("rustcrypto/ml-kem-768", "aws-lc-rs/ml-kem-768"),
+            ("dalek/x25519", "aws-lc-rs/x25519"),
+            ("dalek/x25519", "openssl/x25519"),
         ],
         ..BASE
     },
@@ -792,6 +797,30 @@ mod tests {
             for (a, b) in e.ratios.iter().chain(e.comparisons) {
                 assert!(members.iter().any(|(m, _)| m == a) && members.iter().any(|(m, _)| m == b));
             }
+        }
+    }
+
+    /// The seed's suite is a table of comparisons: no member is measured and then compared
+    /// with nothing, and each pair shares an operation (a pair that shares none would only
+    /// ever be listed as not compared).
+    #[test]
+    fn the_suite_compares_every_member_with_a_rival_at_a_shared_operation() {
+        let suite = BUILTIN.iter().find(|e| e.name == "suite").unwrap();
+        let members: Vec<&(&str, &str)> = suite.groups.iter().flat_map(|g| g.members).collect();
+        let ops = |imp: &str| -> Vec<&str> {
+            (members.iter().filter(|(m, _)| *m == imp).map(|(_, o)| *o)).collect()
+        };
+        for (imp, _) in &members {
+            assert!(
+                suite.comparisons.iter().any(|(a, b)| a == imp || b == imp),
+                "{imp} is compared with nothing"
+            );
+        }
+        for (a, b) in suite.comparisons {
+            assert!(
+                ops(a).iter().any(|o| ops(b).contains(o)),
+                "{a} and {b} share no operation"
+            );
         }
     }
 
