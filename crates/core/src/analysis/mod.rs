@@ -687,6 +687,34 @@ mod tests {
         assert!((l.speedup_in_time.unwrap() - 1.8).abs() < 1e-9);
     }
 
+    /// The default under its alias and the backend it names are one code: the reference is
+    /// the backend's reading, not the lower of the two.
+    #[test]
+    fn a_default_s_alias_is_not_a_second_chance_at_the_fastest_single_lane() {
+        let alias = case("cryptobench/shake256-x1@asm", &[3900.0; 6], &[]);
+        let backend = case("cryptobench/shake256-x1-asm", &[4000.0; 6], &[]);
+        let scalar = case("cryptobench/shake256-x1-scalar", &[4100.0; 6], &[]);
+        let lanes = StoredCase {
+            lanes: 4,
+            ..case("cryptobench/shake256-x4-avx2", &[8000.0; 6], &[])
+        };
+        let run = StoredRun {
+            header: header(None),
+            cases: vec![alias, backend, scalar, lanes],
+        };
+        let [l] = &lane_speedups(&run)[..] else {
+            panic!("one N-lane case")
+        };
+        assert_eq!(l.single, "cryptobench/shake256-x1-asm");
+        assert!((l.speedup.estimate - 2.0).abs() < 1e-9, "{:?}", l.speedup);
+        // Without its backend in the run, the alias is the single lane it names.
+        let run = StoredRun {
+            cases: vec![run.cases[0].clone(), run.cases[2].clone(), run.cases[3].clone()],
+            ..run
+        };
+        assert_eq!(lane_speedups(&run)[0].single, "cryptobench/shake256-x1@asm");
+    }
+
     #[test]
     fn no_clock_without_a_clock_on_both_sides() {
         let base = case("ours", &[100.0, 100.0, 100.0, 100.0], &[]);
