@@ -48,7 +48,7 @@ pub enum Command {
         /// A run id, its UUID, `latest`, or the name of a saved baseline (of --testbed, or of the only testbed that has one of that name). With --machines: the experiment (default: the newest run's).
         #[arg(default_value = "latest")]
         run: String,
-        /// One column per testbed: each cell the median per byte of that testbed's newest complete run of the experiment, with its interval; beside it, each machine's own ratios (candidate over reference, within its run), the figures that compare across CPUs. No verdict across machines.
+        /// One column per testbed: each cell the median per byte of that machine's newest complete run of the experiment's whole plan (its newest partial one, marked, where it has none), with its interval; beside it, each machine's own ratios (candidate over reference, within its run), the figures that compare across CPUs. No verdict across machines.
         #[arg(long)]
         machines: bool,
         /// With --machines: only these testbeds (comma-separated; CRYPTOBENCH_TESTBED does not filter them); without: whose baseline RUN names.

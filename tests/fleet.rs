@@ -249,6 +249,107 @@ fn a_push_keeps_the_targets_baseline_over_a_narrower_one() {
     assert_eq!(main_there(), taken);
 }
 
+/// `report --machines` took each machine's newest complete run, and a later run of a few
+/// sizes hid the rows of an earlier whole one. A machine's whole run is taken over a
+/// later partial one; a partial one only where the machine has no whole run, and then
+/// said, with the run each column is.
+#[test]
+fn across_machines_a_whole_run_is_taken_over_a_later_partial_one() {
+    let env = Env::new();
+    let db = env.path("fleet.db");
+    let db_s = db.to_str().unwrap();
+    let run = |testbed: &str, sizes: Option<&str>| -> serde_json::Value {
+        let mut args = vec![
+            "run",
+            "chacha20-rng",
+            "--samples",
+            "12",
+            "--processes",
+            "4",
+            "--layouts",
+            "1",
+            "--remeasure-budget",
+            "0",
+            "--no-canary",
+            "--testbed",
+            testbed,
+            "--db",
+            db_s,
+            "--format",
+            "json",
+        ];
+        if let Some(sizes) = sizes {
+            args.extend(["--sizes", sizes]);
+        }
+        serde_json::from_str(&ok(env.cmd(&args))).unwrap()
+    };
+    let whole = run("zen", None);
+    run("zen", Some("1024"));
+    let partial = run("spr", Some("1024"));
+    let fleet: serde_json::Value = serde_json::from_str(&ok(env.cmd(&[
+        "report",
+        "--machines",
+        "chacha20-rng",
+        "--db",
+        db_s,
+        "--format",
+        "json",
+    ])))
+    .unwrap();
+    let columns = fleet["machines"].as_array().unwrap();
+    let taken: Vec<(&str, &serde_json::Value, &serde_json::Value)> = columns
+        .iter()
+        .map(|c| {
+            (
+                c["testbed"].as_str().unwrap(),
+                &c["run_uuid"],
+                &c["partial"],
+            )
+        })
+        .collect();
+    assert_eq!(
+        taken,
+        [
+            ("spr", &partial["uuid"], &serde_json::json!("--sizes 1024")),
+            ("zen", &whole["uuid"], &serde_json::Value::Null),
+        ]
+    );
+    // Every length of the whole run has its row, the partial run's one of them.
+    let lengths: Vec<(String, usize)> = fleet["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["implementation"] == "rustcrypto/chacha20")
+        .map(|c| {
+            let measured = c["cells"].as_array().unwrap();
+            let on = measured.iter().filter(|cell| !cell.is_null()).count();
+            (c["params"].to_string(), on)
+        })
+        .collect();
+    assert!(lengths.len() > 1, "{lengths:?}");
+    assert_eq!(
+        lengths.iter().filter(|(_, on)| *on == 2).count(),
+        1,
+        "{lengths:?}"
+    );
+
+    let table = ok(env.cmd(&["report", "--machines", "chacha20-rng", "--db", db_s]));
+    let short = |run: &serde_json::Value| run["uuid"].as_str().unwrap()[..8].to_string();
+    assert!(
+        table.contains(&format!(
+            "spr: run 3 ({}) is partial (--sizes 1024): the machine has no complete run of the experiment's whole plan",
+            short(&partial)
+        )),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!("3 {} (", short(&partial))) && table.contains("), partial"),
+        "{table}"
+    );
+    assert!(table.contains(&format!("1 {} (", short(&whole))), "{table}");
+    assert!(!table.contains("zen: run"), "{table}");
+}
+
 /// A stored digest is read from a store, which may be damaged or edited: one that is
 /// not a SHA-256 (not even ASCII) is refused naming the run, never a panic.
 #[test]

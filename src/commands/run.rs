@@ -103,6 +103,12 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode> {
                 command_line: crate::record::this_command_line(),
                 bench_target: None,
                 c_builds: crate::cimpl::c_builds(&plan.external),
+                // Other lengths than the experiment's own measure another set of its
+                // cases: a machine's column across machines prefers a whole run.
+                narrowed: args.sizes.as_deref().map(|sizes| {
+                    let sizes: Vec<String> = sizes.iter().map(u64::to_string).collect();
+                    format!("--sizes {}", sizes.join(","))
+                }),
             },
             verdict: args.verdict.for_counter(counter),
             baseline: args.baseline.as_deref(),

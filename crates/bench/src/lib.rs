@@ -438,6 +438,7 @@ impl Bench {
                         .next()
                         .and_then(|program| bench_target(&crate_dir(), &program)),
                     c_builds: cryptobench_core::cimpl::c_builds(&plan.external),
+                    narrowed: narrowed_by(&args),
                 },
                 verdict,
                 baseline: args.baseline.as_deref(),
@@ -602,6 +603,20 @@ impl Progress for Notes {
     fn note(&self, line: &str) {
         eprintln!("{line}");
     }
+}
+
+/// What narrowed a bench's run to some of its cases (`cargo bench -- FILTER`,
+/// `--sizes`), as its record says it; `None` for all of them at the bench's sizes.
+fn narrowed_by(args: &BenchArgs) -> Option<String> {
+    let mut asked = Vec::new();
+    if !args.filters.is_empty() {
+        asked.push(format!("filters {}", args.filters.join(" ")));
+    }
+    if let Some(sizes) = &args.sizes {
+        let sizes: Vec<String> = sizes.iter().map(u64::to_string).collect();
+        asked.push(format!("--sizes {}", sizes.join(",")));
+    }
+    (!asked.is_empty()).then(|| asked.join(", "))
 }
 
 /// What `cargo bench -- …` takes (the options of `cryptobench run` that fit a bench).

@@ -1,5 +1,5 @@
-//! One experiment across machines (`report --machines`): each testbed's newest complete
-//! run of it, a column each. Cycle counts belong to one CPU, so no verdict is drawn
+//! One experiment across machines (`report --machines`): each machine's newest complete
+//! run of it (of its whole plan, where the machine has one), a column each. Cycle counts belong to one CPU, so no verdict is drawn
 //! across columns; the figures that do compare across CPUs are each machine's own ratios
 //! within its run (candidate over reference, measured interleaved).
 
@@ -7,7 +7,7 @@ use anyhow::{Result, bail};
 
 use crate::record::Params;
 use crate::stats::Interval;
-use crate::store::Store;
+use crate::store::{MachineRun, Store};
 
 /// A machine's column: which run it shows and in what counts.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -23,7 +23,8 @@ pub struct FleetColumn {
     /// The unit of the column's figures as tables print it (`cycles`, `ref-cycles`, `ns` or
     /// `instructions`): the run's counter's, as the run's own report says.
     pub unit: String,
-    /// The run shown: the testbed's newest complete run of the experiment.
+    /// The run shown: the machine's newest complete run of the experiment's whole plan,
+    /// or its newest partial one where it has none ([`Store::latest_complete_runs`]).
     pub run_id: i64,
     /// That run's UUID, the same in every store it was pushed to.
     pub run_uuid: String,
@@ -33,6 +34,10 @@ pub struct FleetColumn {
     pub git_revision: Option<String>,
     /// What the run's own report warns of about the host, in one line, if anything.
     pub host: Option<String>,
+    /// How the run narrowed the experiment's plan (`--sizes 64`), where it did: the
+    /// machine has no complete run of the whole plan, and the cases the run left out read
+    /// as not measured in its column.
+    pub partial: Option<String>,
 }
 
 /// A case's figure on one machine: counts per byte (per call where the case has no
@@ -358,13 +363,13 @@ pub fn collect(
         );
     }
     for t in testbeds {
-        if !latest.iter().any(|(have, _, _)| have == t) {
+        if !latest.iter().any(|m| m.testbed == *t) {
             bail!(
                 "--testbed {t}: no complete run of `{experiment}` on that testbed in `{}` (it has {})",
                 store.path().display(),
                 latest
                     .iter()
-                    .map(|(t, _, _)| t.as_str())
+                    .map(|m| m.testbed.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
             );
@@ -377,7 +382,13 @@ pub fn collect(
         ratios: Vec::new(),
         left_out: Vec::new(),
     };
-    for (testbed, fingerprint, run_id) in latest {
+    for MachineRun {
+        testbed,
+        fingerprint,
+        run: run_id,
+        partial,
+    } in latest
+    {
         if !testbeds.is_empty() && !testbeds.contains(&testbed) {
             continue;
         }
@@ -407,6 +418,7 @@ pub fn collect(
             started_at: header.started_at.clone(),
             git_revision: header.git_revision.clone(),
             host: figures.host.clone(),
+            partial,
         });
         let wanted = |implementation: &str, operation: &str, params: &Params| {
             filter.is_none_or(|f| format!("{implementation}/{operation} {params}").contains(f))

@@ -44,6 +44,37 @@ pub struct RunOptions {
     /// C builds, and for those stored before it was recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub c_builds: Vec<CBuild>,
+    /// What narrowed the cases measured from the experiment's whole plan, as asked
+    /// (`--sizes 64`, a bench's filters): a partial run, which `report --machines` takes
+    /// for its machine only where it has no whole one. `None` for a whole plan, and in
+    /// runs stored before it was recorded ([`RunOptions::partial`] reads those from their
+    /// command line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub narrowed: Option<String>,
+}
+
+impl RunOptions {
+    /// How the run narrowed its experiment's plan, if it did: as recorded, or, for a run
+    /// stored before that was, the `--sizes` of its recorded command line (which replace
+    /// the experiment's lengths); a run recorded with neither counts as whole.
+    pub fn partial(&self) -> Option<String> {
+        if self.narrowed.is_some() {
+            return self.narrowed.clone();
+        }
+        let mut args = self.command_line.iter();
+        while let Some(arg) = args.next() {
+            if arg == "--sizes" {
+                return Some(format!(
+                    "--sizes {}",
+                    args.next().map_or("", String::as_str)
+                ));
+            }
+            if let Some(sizes) = arg.strip_prefix("--sizes=") {
+                return Some(format!("--sizes {sizes}"));
+            }
+        }
+        None
+    }
 }
 
 /// How one C build (`provider/algorithm/variant@target`) was compiled, as its run records

@@ -584,6 +584,7 @@ mod tests {
                 command_line: vec![],
                 bench_target: None,
                 c_builds: vec![],
+                narrowed: None,
             },
             analysis: AnalysisOptions {
                 spec: AnalysisSpec {

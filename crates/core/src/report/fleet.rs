@@ -50,6 +50,12 @@ fn column_name(f: &Fleet, c: &crate::analysis::fleet::FleetColumn) -> String {
     }
 }
 
+/// A run's UUID as the machines table names it: its first group of hex digits, enough to
+/// tell a store's runs apart and to find the run again (`report UUID` takes it whole).
+fn short_uuid(uuid: &str) -> &str {
+    uuid.split('-').next().unwrap_or(uuid)
+}
+
 /// The experiment across machines as titled tables.
 pub(super) fn document(f: &Fleet) -> Document {
     let mut blocks = vec![Block::Heading(format!(
@@ -59,7 +65,7 @@ pub(super) fn document(f: &Fleet) -> Document {
         if f.columns.len() == 1 { "" } else { "s" }
     ))];
     blocks.push(Block::Line(
-        "Each column is one testbed's newest complete run: the median per byte (per call where a case has no bytes) with its 95 % interval, in that machine's own counter. Figures of different CPUs are side by side, never compared: no verdict is drawn across columns. The ratios below, each measured within one run on one machine, are what compare across CPUs.".into(),
+        "Each column is one machine's newest complete run of the experiment's whole plan (its newest partial one where it has none, said below; the Run column names each): the median per byte (per call where a case has no bytes) with its 95 % interval, in that machine's own counter. Figures of different CPUs are side by side, never compared: no verdict is drawn across columns. The ratios below, each measured within one run on one machine, are what compare across CPUs.".into(),
     ));
     blocks.extend(
         f.left_out
@@ -69,6 +75,14 @@ pub(super) fn document(f: &Fleet) -> Document {
     for c in &f.columns {
         if let Some(host) = &c.host {
             blocks.push(Block::Warning(format!("{}: {host}", column_name(f, c))));
+        }
+        if let Some(narrowed) = &c.partial {
+            blocks.push(Block::Warning(format!(
+                "{}: run {} ({}) is partial ({narrowed}): the machine has no complete run of the experiment's whole plan, and the rows the run did not measure read — in its column",
+                column_name(f, c),
+                c.run_id,
+                short_uuid(&c.run_uuid)
+            )));
         }
     }
     let machine_rows = f
@@ -80,7 +94,13 @@ pub(super) fn document(f: &Fleet) -> Document {
                 c.cpu_model.clone(),
                 c.fingerprint.clone(),
                 format!("{} ({})", c.counter, c.unit),
-                format!("{} ({})", c.run_id, c.started_at),
+                format!(
+                    "{} {} ({}){}",
+                    c.run_id,
+                    short_uuid(&c.run_uuid),
+                    c.started_at,
+                    if c.partial.is_some() { ", partial" } else { "" }
+                ),
                 c.git_revision.clone().unwrap_or_default(),
             ]
         })
@@ -181,6 +201,8 @@ struct FleetCsvRow<'a> {
     fingerprint: &'a str,
     counter: &'a str,
     run_uuid: &'a str,
+    /// How the run narrowed the experiment's plan, where it did (empty for a whole run).
+    run_partial: &'a str,
     kind: &'static str,
     implementation: &'a str,
     reference: &'a str,
@@ -211,6 +233,7 @@ impl<'a> FleetCsvRow<'a> {
             fingerprint: &c.fingerprint,
             counter: &c.counter,
             run_uuid: &c.run_uuid,
+            run_partial: c.partial.as_deref().unwrap_or(""),
             kind,
             estimate: Num::of(figure.estimate),
             lo: end(figure.lo),

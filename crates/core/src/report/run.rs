@@ -920,6 +920,7 @@ mod tests {
                     command_line,
                     bench_target: None,
                     c_builds: vec![],
+                    narrowed: None,
                 },
                 analysis: AnalysisOptions {
                     spec: AnalysisSpec::default(),

@@ -23,8 +23,8 @@ use engine::{Engine, Row, Value, values};
 use held::Held;
 
 use crate::record::{
-    CanaryReadings, Case, CaseStatus, CiOrigin, Estimate, Params, RunCounter, RunHeader, RunPlace,
-    RunStatus, Samples, default_testbed, fingerprint,
+    CanaryReadings, Case, CaseStatus, CiOrigin, Estimate, Params, RunCounter, RunHeader, RunOrigin,
+    RunPlace, RunStatus, Samples, default_testbed, fingerprint,
 };
 
 const SCHEMA_VERSION: i64 = 6;
@@ -216,6 +216,20 @@ pub struct MachineRow {
     pub runs: i64,
     /// The newest run's start, and its counter.
     pub last_run: Option<(String, String)>,
+}
+
+/// The run a report across machines shows for one machine ([`Store::latest_complete_runs`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MachineRun {
+    /// The machine's testbed.
+    pub testbed: String,
+    /// Its hardware fingerprint.
+    pub fingerprint: String,
+    /// The run's id in this store.
+    pub run: i64,
+    /// How the run narrowed its experiment's plan, where it did: the machine has no
+    /// complete run of the whole plan.
+    pub partial: Option<String>,
 }
 
 /// How long a command waits for another process's write to the store before it gives up.
@@ -1189,38 +1203,70 @@ impl Store {
             .collect()
     }
 
-    /// The newest complete run of `experiment` on each machine (testbed and fingerprint),
-    /// by testbed: (testbed, fingerprint, run id); only runs at git revision `revision`
-    /// (see `names_revision`) where one is given. Newest by start (`started_at`, then row
-    /// id), so that a run pushed late does not displace a later one.
+    /// Each machine's (testbed and fingerprint's) run of `experiment` for a report across
+    /// machines, by testbed: its newest complete run of the experiment's whole plan, or,
+    /// where it has none, its newest complete partial one (see [`RunOptions::partial`]):
+    /// a later run of a few sizes would otherwise hide the rows an earlier whole one has.
+    /// Only runs at git revision `revision` (see `names_revision`) where one is given.
+    /// Newest by start (`started_at`, then row id), so that a run pushed late does not
+    /// displace a later one.
+    ///
+    /// [`RunOptions::partial`]: crate::record::RunOptions::partial
     pub fn latest_complete_runs(
         &self,
         experiment: &str,
         revision: Option<&str>,
-    ) -> Result<Vec<(String, String, i64)>> {
+    ) -> Result<Vec<MachineRun>> {
         // Every complete run of the experiment, each machine's newest first; the revision
         // is matched here, not by SQL's LIKE, whose wildcards and case differ by engine.
         let rows = self
             .db()
             .query(
-                "SELECT m.testbed, m.fingerprint, r.id, r.git_revision
+                "SELECT m.testbed, m.fingerprint, r.id, r.git_revision, r.options_json
                  FROM runs r JOIN machines m ON m.id = r.machine_id
                  WHERE r.experiment = ?1 AND r.status = 'complete'
                  ORDER BY m.testbed, m.fingerprint, r.started_at DESC, r.id DESC",
                 &values![experiment],
             )
             .map_err(|e| self.cannot_read(e))?;
-        let mut latest: Vec<(String, String, i64)> = Vec::new();
+        let mut latest: Vec<MachineRun> = Vec::new();
+        // Whether the machine last pushed has its whole run already.
+        let mut whole_found = false;
         for r in &rows {
             let (testbed, fingerprint) = (r.text(0)?, r.text(1)?);
             let stored = r.opt_text(3)?;
-            let at_revision = revision
-                .is_none_or(|asked| stored.is_some_and(|stored| names_revision(asked, &stored)));
-            let seen = latest
+            if !revision
+                .is_none_or(|asked| stored.is_some_and(|stored| names_revision(asked, &stored)))
+            {
+                continue;
+            }
+            let same_machine = latest
                 .last()
-                .is_some_and(|(t, f, _)| *t == testbed && *f == fingerprint);
-            if at_revision && !seen {
-                latest.push((testbed, fingerprint, r.int(2)?));
+                .is_some_and(|m| m.testbed == testbed && m.fingerprint == fingerprint);
+            if same_machine && whole_found {
+                continue;
+            }
+            // Options this version cannot read leave the run as whole as it was taken
+            // before: its column then says why it cannot be read.
+            let partial = match serde_json::from_str(&r.text(4)?) {
+                Ok(RunOrigin::Measured { run, .. }) => run.partial(),
+                _ => None,
+            };
+            let run = MachineRun {
+                testbed,
+                fingerprint,
+                run: r.int(2)?,
+                partial,
+            };
+            whole_found = run.partial.is_none();
+            match latest.last_mut() {
+                // An older whole run over the newest partial one.
+                Some(last) if same_machine => {
+                    if whole_found {
+                        *last = run;
+                    }
+                }
+                _ => latest.push(run),
             }
         }
         Ok(latest)
@@ -1830,7 +1876,12 @@ CREATE TABLE IF NOT EXISTS baselines (
         assert_eq!(store.latest_run().unwrap(), Some(a_old));
         assert_eq!(store.runs().unwrap(), vec![a_old, a_new, b]);
         assert_eq!(
-            store.latest_complete_runs("test", None).unwrap(),
+            store
+                .latest_complete_runs("test", None)
+                .unwrap()
+                .into_iter()
+                .map(|m| (m.testbed, m.fingerprint, m.run))
+                .collect::<Vec<_>>(),
             vec![
                 ("a".into(), "fp-a".into(), a_new),
                 ("b".into(), "fp-b".into(), b)
@@ -1853,6 +1904,87 @@ CREATE TABLE IF NOT EXISTS baselines (
                 "run `{b}` (run {b}) was measured on testbed `b`, not `a` as --testbed says"
             )),
             "{said}"
+        );
+    }
+
+    /// A machine's column across machines was its newest complete run even where that
+    /// run measured a few sizes only, and lost the rows of an earlier whole run. A whole
+    /// run is taken over a later partial one, and a partial one only where there is none
+    /// (a run recorded before `narrowed` was is read as partial from its `--sizes`).
+    #[test]
+    fn a_machine_s_whole_run_is_taken_over_a_later_partial_one() {
+        use crate::record::{
+            AnalysisOptions, AnalysisSpec, Remeasure, RunOptions, SamplePlan, VerdictOptions,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("s.db")).unwrap();
+        let run = |testbed: &str, started_at: &str, narrowed: Option<&str>, argv: &[&str]| {
+            let header = RunHeader {
+                started_at: started_at.into(),
+                place: RunPlace {
+                    testbed: testbed.into(),
+                    fingerprint: format!("fp-{testbed}"),
+                    ..RunPlace::default()
+                },
+                options: RunOrigin::Measured {
+                    run: RunOptions {
+                        counter: crate::counter::CounterKind::TscCore,
+                        cpu: None,
+                        processes: 4,
+                        layouts: 1,
+                        plan: SamplePlan::default(),
+                        timeout: std::time::Duration::from_secs(1),
+                        seed: 1,
+                        remeasure: Remeasure::OFF,
+                        no_canary: true,
+                        command_line: argv.iter().map(|a| a.to_string()).collect(),
+                        bench_target: None,
+                        c_builds: vec![],
+                        narrowed: narrowed.map(String::from),
+                    },
+                    analysis: AnalysisOptions {
+                        spec: AnalysisSpec::default(),
+                        verdict: VerdictOptions::DEFAULT,
+                        baseline_run: None,
+                        baseline_uuid: None,
+                        force: false,
+                    },
+                },
+                ..header()
+            };
+            let id = store.begin_run(&header).unwrap();
+            store.finish_run(id, started_at).unwrap();
+            id
+        };
+        let whole = run("a", "2026-11-22T10:00:00Z", None, &[]);
+        run("a", "2026-11-22T11:00:00Z", Some("--sizes 64"), &[]);
+        run("b", "2026-11-22T10:00:00Z", Some("--sizes 64"), &[]);
+        let newest_partial = run("b", "2026-11-22T11:00:00Z", Some("--sizes 1024"), &[]);
+        let old_whole = run("c", "2026-11-22T09:00:00Z", None, &["cryptobench", "run"]);
+        let old_partial = ["cryptobench", "run", "--sizes=64"];
+        run("c", "2026-11-22T10:00:00Z", None, &old_partial);
+        assert_eq!(
+            store.latest_complete_runs("test", None).unwrap(),
+            vec![
+                MachineRun {
+                    testbed: "a".into(),
+                    fingerprint: "fp-a".into(),
+                    run: whole,
+                    partial: None
+                },
+                MachineRun {
+                    testbed: "b".into(),
+                    fingerprint: "fp-b".into(),
+                    run: newest_partial,
+                    partial: Some("--sizes 1024".into())
+                },
+                MachineRun {
+                    testbed: "c".into(),
+                    fingerprint: "fp-c".into(),
+                    run: old_whole,
+                    partial: None
+                },
+            ]
         );
     }
 
@@ -1887,7 +2019,7 @@ CREATE TABLE IF NOT EXISTS baselines (
                 .latest_complete_runs("test", Some(revision))
                 .unwrap()
                 .into_iter()
-                .map(|(_, _, id)| id)
+                .map(|m| m.run)
                 .collect()
         };
         assert_eq!(picked("233f37c"), [clean]);
