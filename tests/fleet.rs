@@ -249,6 +249,92 @@ fn a_push_keeps_the_targets_baseline_over_a_narrower_one() {
     assert_eq!(main_there(), taken);
 }
 
+/// A pushed baseline name meets in the target the checks `--save-baseline` made where it
+/// was saved, judged by the target's runs: a run the source took as `main` while the
+/// host was slower than the target has seen that machine be is pushed, and its name is
+/// not taken.
+#[test]
+fn a_pushed_baseline_slower_than_the_target_has_seen_keeps_its_name_out() {
+    let env = Env::new();
+    let (src, tgt) = (env.path("src.db"), env.path("tgt.db"));
+    let (src_s, tgt_s) = (src.to_str().unwrap(), tgt.to_str().unwrap());
+    // With the canary, which these checks read; a noise threshold wide enough that the
+    // processes' spread refuses no run here: what is tested is the host's state.
+    let canary_run = |db: &str, extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "rustcrypto/chacha20/",
+            "--sizes",
+            "64",
+            "--samples",
+            "64",
+            "--processes",
+            "8",
+            "--layouts",
+            "1",
+            "--remeasure-budget",
+            "0",
+            "--noise-threshold",
+            "40",
+            "--testbed",
+            "zen",
+            "--db",
+            db,
+            "--format",
+            "json",
+        ];
+        args.extend(extra);
+        env.cmd(&args)
+    };
+    ok(canary_run(tgt_s, &[]));
+    // The target has seen the machine far faster than any run will be: every canary
+    // reading of its own run made one count, a steady state.
+    let conn = rusqlite::Connection::open(&tgt).unwrap();
+    let blobs: Vec<(i64, i64, i64)> = conn
+        .prepare("SELECT case_id, process, length(readings) FROM canaries")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(!blobs.is_empty());
+    for (case, process, len) in blobs {
+        let ones: Vec<u8> = std::iter::repeat_n(1.0f64.to_le_bytes(), len as usize / 8)
+            .flatten()
+            .collect();
+        conn.execute(
+            "UPDATE canaries SET readings = ?1 WHERE case_id = ?2 AND process = ?3",
+            rusqlite::params![ones, case, process],
+        )
+        .unwrap();
+    }
+    drop(conn);
+
+    let out = canary_run(src_s, &["--save-baseline", "main"]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("saved run 1 as baseline `main`"), "{err}");
+    let run: serde_json::Value = serde_json::from_str(&ok(out)).unwrap();
+    let uuid = run["uuid"].as_str().unwrap();
+
+    let out = push(&env, tgt_s, &[&src]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let summary = ok(out);
+    assert_eq!(pushed(&summary), (1, 0, 0), "{summary}");
+    assert!(!summary.contains("baseline main"), "{summary}");
+    assert!(
+        err.contains(&format!(
+            "note: baseline `main` of testbed `zen` in `{tgt_s}` is not set: run {uuid}, which `{src_s}` saves under that name, is not fit to judge later runs by there (the host was in a slower state than it has been: the canary took "
+        )) && err.contains("over run 1's on this machine, testbed `zen`"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    ok(env.cmd(&["report", uuid, "--db", tgt_s]));
+    assert_bad_input(
+        &env.cmd(&["report", "main", "--testbed", "zen", "--db", tgt_s]),
+        "`main` is neither a run id",
+    );
+}
+
 /// `report --machines` took each machine's newest complete run, and a later run of a few
 /// sizes hid the rows of an earlier whole one. A machine's whole run is taken over a
 /// later partial one; a partial one only where the machine has no whole run, and then

@@ -178,13 +178,25 @@ fn copy_baselines(
         if !wanted(&uuid) {
             continue;
         }
-        match target.receive_baseline(&testbed, &name, &uuid).with_context(|| {
+        let context = || {
             format!(
                 "pushing baseline `{name}` of testbed `{testbed}` from `{}` to `{}` (its runs are there)",
                 source.path().display(),
                 target.path().display()
             )
-        })? {
+        };
+        // Judged by the target's runs of the machine, as `--save-baseline` there would
+        // judge it; a name the target has on that run already needs no judging.
+        let faults = match target.run_by_uuid(&uuid)? {
+            Some(run) if target.baseline(&name, &testbed)? != Some(run) => {
+                crate::session::faults_as_pushed_baseline(target, run).with_context(context)?
+            }
+            _ => Vec::new(),
+        };
+        match target
+            .receive_baseline(&testbed, &name, &uuid, &faults)
+            .with_context(context)?
+        {
             BaselineReceived::Set => set.push(format!("{name} ({testbed})")),
             BaselineReceived::AlreadyThere => {}
             BaselineReceived::KeptNewer(theirs) => eprintln!(
@@ -203,6 +215,16 @@ fn copy_baselines(
                 if left_out.len() == 1 { "" } else { "s" },
                 source.path().display(),
                 crate::preflight::some_of(&left_out)
+            ),
+            BaselineReceived::KeptUnfit { kept, faults } => eprintln!(
+                "note: baseline `{name}` of testbed `{testbed}` in `{}` {}: run {uuid}, which `{}` saves under that name, is not fit to judge later runs by there ({}): the run is pushed, not the name (there, `--save-baseline {name}` refuses such a run too)",
+                target.path().display(),
+                match kept {
+                    Some((run, theirs)) => format!("stays run {run} ({theirs})"),
+                    None => "is not set".to_string(),
+                },
+                source.path().display(),
+                faults.join("; ")
             ),
         }
     }

@@ -507,6 +507,28 @@ pub fn baseline_faults(a: &Analysis) -> Vec<String> {
         .collect()
 }
 
+/// Why run `run_id`, pushed into `store` under a baseline name of its source, should not
+/// be that name's run there: the checks `--save-baseline` makes ([`baseline_faults`],
+/// and the canary against the fastest state `store`'s own runs of the machine have shown),
+/// so that a name the source's checks let through is judged by the runs the target
+/// knows, not only by those the source did. A run saved with `--force-baseline` (as its
+/// recorded command line says) passed them by its user's word, and is taken so here too;
+/// as at the source, a run `run` does not analyse (`bulk`'s, an import's) has none. The
+/// narrowing check is the store's own ([`crate::store::BaselineReceived::KeptWider`]).
+pub fn faults_as_pushed_baseline(store: &Store, run_id: i64) -> Result<Vec<String>> {
+    let stored = store.load_run(run_id)?;
+    let RunOrigin::Measured { run, .. } = &stored.header.options else {
+        return Ok(Vec::new());
+    };
+    if run.command_line.iter().any(|a| a == "--force-baseline") {
+        return Ok(Vec::new());
+    }
+    let analysed = analyse_stored(store, &stored)?;
+    let mut faults = baseline_faults(&analysed);
+    faults.extend(slower_than_known(store, &analysed)?);
+    Ok(faults)
+}
+
 /// The cases of baseline `name` (run `old`) that `run` would drop from every later gate,
 /// said as one fault: a run of a few cases saved over a whole baseline would otherwise
 /// leave the others unjudged, and a regression in them would pass.

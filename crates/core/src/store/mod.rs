@@ -136,6 +136,15 @@ pub enum BaselineReceived {
         /// Its cases the pushed run lacks, in its order.
         left_out: Vec<String>,
     },
+    /// The pushed run fails this store's checks of a baseline (given by the caller, who
+    /// judged it against this store's runs), as `--save-baseline` here would refuse it:
+    /// the name stays on the run it named, if any.
+    KeptUnfit {
+        /// The run the name still names here, by id and UUID; `None` where it names none.
+        kept: Option<(i64, String)>,
+        /// Why the pushed run is no baseline here.
+        faults: Vec<String>,
+    },
 }
 
 /// A case of a stored run, as [`Store::load_run`] reads it: what was measured, how it
@@ -1071,12 +1080,14 @@ impl Store {
     /// baseline of that name on that testbed, the run that started later stays it: a
     /// store pushed late does not take a baseline back to an older run. Nor does a later
     /// run that lacks cases of this store's baseline take it: the source's checks were
-    /// made against the source's baseline, not this one.
+    /// made against the source's baseline, not this one. Nor does a run with `faults`
+    /// (this store's other checks of a baseline, made by the caller against its runs).
     pub fn receive_baseline(
         &self,
         testbed: &str,
         name: &str,
         uuid: &str,
+        faults: &[String],
     ) -> Result<BaselineReceived> {
         self.db()
             .transaction(|db| {
@@ -1118,6 +1129,16 @@ impl Store {
                             left_out,
                         });
                     }
+                }
+                if !faults.is_empty() {
+                    let kept = match &theirs {
+                        Some(row) => Some((row.int(0)?, row.text(2)?)),
+                        None => None,
+                    };
+                    return Ok(BaselineReceived::KeptUnfit {
+                        kept,
+                        faults: faults.to_vec(),
+                    });
                 }
                 db.execute(
                     "INSERT INTO baselines (testbed, name, run_id) VALUES (?1, ?2, ?3)
