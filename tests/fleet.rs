@@ -693,14 +693,24 @@ fn a_pushed_run_is_compared_with_its_own_baseline_or_with_none() {
         &["--save-baseline", "main", "--force-baseline"],
     ));
     let base_uuid = base["uuid"].as_str().unwrap().to_string();
-    // Measured against main (run 1 here), and pushed alone to a store of its own.
-    let gated = json(small_run(
+    // Measured against main (run 1 here), and pushed to a store of its own: its
+    // baseline run goes first, so that its comparison reads there too.
+    let out = small_run(
         &env,
         src_s,
         "zen",
         &["--baseline", "main", "--push-to", lone_s],
-    ));
+    );
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let gated = json(out);
     assert_eq!(gated["against_baseline"]["run_a"], 1);
+    assert!(
+        err.contains(&format!(
+            "pushed run 2 ({}) to `{lone_s}` with its baseline run 1 ({base_uuid})",
+            gated["uuid"].as_str().unwrap()
+        )),
+        "{err}"
+    );
     let verdicts = |r: &serde_json::Value| -> Vec<(serde_json::Value, serde_json::Value)> {
         r["against_baseline"]["comparisons"]
             .as_array()
@@ -720,8 +730,24 @@ fn a_pushed_run_is_compared_with_its_own_baseline_or_with_none() {
     assert_eq!(there["against_baseline"]["run_a"], 2, "{there}");
     assert_eq!(verdicts(&there), verdicts(&gated));
     assert!(there.get("baseline_left_out").is_none());
+    // Where `--push-to` took it: the baseline is run 1 there, and the gated run 2. Its
+    // name stays behind: the run measured against it was pushed, not saved as it.
+    let carried = report(lone_s, "2");
+    assert_eq!(carried["uuid"], gated["uuid"]);
+    assert_eq!(carried["against_baseline"]["run_a"], 1, "{carried}");
+    assert_eq!(verdicts(&carried), verdicts(&gated));
+    assert_bad_input(
+        &env.cmd(&["report", "main", "--testbed", "zen", "--db", lone_s]),
+        "`main` is neither a run id",
+    );
+    // Pushed again, nothing more is copied.
+    assert_eq!(pushed(&ok(push(&env, lone_s, &[&src]))), (0, 0, 2));
 
-    // Without its baseline (there the run is run 1): no comparison, and why.
+    // Without its baseline (there the run is run 1), as `--push-to` left a run before it
+    // took the baseline along: no comparison, and why.
+    std::fs::remove_file(&lone).unwrap();
+    std::fs::copy(&tgt, &lone).unwrap();
+    drop_runs_but(&lone, 3);
     let alone = report(lone_s, "1");
     assert!(alone["against_baseline"].is_null(), "{alone}");
     let why = format!("baseline run {base_uuid} is not in this store: push it too");
@@ -779,6 +805,28 @@ fn a_pushed_run_is_compared_with_its_own_baseline_or_with_none() {
             .contains("baseline run 1 (named by the row id of the store this run was measured in"),
         "{old}"
     );
+}
+
+/// Leaves in the SQLite store `db` its run `kept` alone, as run 1: a store a run was
+/// pushed into without the runs it names.
+fn drop_runs_but(db: &Path, kept: i64) {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    // The run's rows are renumbered one table at a time.
+    conn.execute_batch(&format!(
+        "PRAGMA foreign_keys = OFF;
+         DELETE FROM clusters WHERE case_id IN (SELECT id FROM cases WHERE run_id <> {kept});
+         DELETE FROM canaries WHERE case_id IN (SELECT id FROM cases WHERE run_id <> {kept});
+         DELETE FROM cases WHERE run_id <> {kept};
+         DELETE FROM figures WHERE run_id <> {kept};
+         DELETE FROM estimates WHERE run_id <> {kept};
+         DELETE FROM baselines;
+         DELETE FROM runs WHERE id <> {kept};
+         UPDATE runs SET id = 1 WHERE id = {kept};
+         UPDATE cases SET run_id = 1 WHERE run_id = {kept};
+         UPDATE figures SET run_id = 1 WHERE run_id = {kept};
+         UPDATE estimates SET run_id = 1 WHERE run_id = {kept};"
+    ))
+    .unwrap();
 }
 
 /// `compare main latest` on a store other machines push to: `latest` is the newest run of

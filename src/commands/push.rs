@@ -10,6 +10,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::exit::Exit;
 use crate::output::print;
+use crate::record::RunOrigin;
 use crate::store::raw::{Conflict, DamagedDigest, Received, short_digest};
 use crate::store::{BaselineReceived, Store};
 
@@ -231,6 +232,69 @@ fn copy_baselines(
     Ok(set)
 }
 
+/// What became of the baseline run a pushed run was measured against.
+enum CarriedBaseline {
+    /// The run names none, or the target has it already.
+    Nothing,
+    /// Copied (or an incomplete copy there completed): "its baseline run 1 (UUID)".
+    Copied(String),
+    /// Not copied, as push leaves such a run: why, in one line.
+    Left(String),
+    /// The target holds its UUID with other content: refused, as push refuses it.
+    Refused(String),
+}
+
+/// The baseline run that run `id` of `source` was measured against (`--baseline`),
+/// copied into `target` where it lacks it, by the rules of every push: complete runs
+/// only, keyed by UUID. Only the run travels, not a name it has in `source`: the run's
+/// comparison reads it by UUID, and a name is pushed with the run saved under it.
+fn carry_baseline_run(source: &Store, id: i64, target: &Store) -> Result<CarriedBaseline> {
+    let header = source.load_run_where(id, |_| false)?.header;
+    let RunOrigin::Measured { analysis, .. } = &header.options else {
+        return Ok(CarriedBaseline::Nothing);
+    };
+    let Some(uuid) = &analysis.baseline_uuid else {
+        return Ok(CarriedBaseline::Nothing);
+    };
+    let left = |why: &str| {
+        Ok(CarriedBaseline::Left(format!(
+            "run {id}'s baseline run {uuid} {why}, so it was not pushed to `{}`: there, run {id} is printed without its comparison",
+            target.path().display()
+        )))
+    };
+    let Some(base) = source.run_by_uuid(uuid)? else {
+        return left(&format!("is not in `{}`", source.path().display()));
+    };
+    if !source.complete_runs()?.iter().any(|(r, _)| *r == base) {
+        return left(&format!(
+            "(run {base} of `{}`) is incomplete",
+            source.path().display()
+        ));
+    }
+    let (raw, digest) = source.raw_run(base)?;
+    match target.receive_run(&raw, &digest) {
+        Ok(Received::AlreadyThere) => Ok(CarriedBaseline::Nothing),
+        Ok(Received::Copied | Received::Completed) => Ok(CarriedBaseline::Copied(format!(
+            "its baseline run {base} ({uuid})"
+        ))),
+        Err(e) if e.is::<Conflict>() => {
+            let conflict = e.downcast_ref::<Conflict>().expect("checked");
+            Ok(CarriedBaseline::Refused(format!(
+                "run {id}'s baseline run {base} of `{}` ({uuid}) is also in `{}` with other content (digest {} there, {} here): refused, neither changed",
+                source.path().display(),
+                target.path().display(),
+                short_digest(&conflict.theirs),
+                short_digest(&conflict.ours)
+            )))
+        }
+        Err(e) if e.is::<DamagedDigest>() => Ok(CarriedBaseline::Refused(format!("{e:#}"))),
+        Err(e) => Err(e.context(format!(
+            "pushing run {id}'s baseline run {base} ({uuid}) of `{}`",
+            source.path().display()
+        ))),
+    }
+}
+
 /// "; baseline main (zen4-ci) set", for a push's summary; nothing where none was.
 fn baselines_said(set: &[String]) -> String {
     match set {
@@ -263,20 +327,41 @@ pub(super) fn push_finished_run(
         );
         return Ok(exit);
     }
-    // A baseline the run was saved as (`--save-baseline`) goes with it.
+    // The run it was measured against goes first (the run names it by UUID: without it
+    // there, its comparison cannot be read there), and a baseline the run was saved as
+    // (`--save-baseline`) goes with it.
     let pushed = Store::open_named(target, "--push-to").and_then(|t| {
+        let along = carry_baseline_run(store, id, &t)?;
         let (raw, digest) = store.raw_run(id)?;
         t.receive_run(&raw, &digest)?;
-        copy_baselines(store, &t, |u| u == uuid)
+        Ok((along, copy_baselines(store, &t, |u| u == uuid)?))
     });
     match pushed {
-        Ok(baselines) => {
+        Ok((along, baselines)) => {
             eprintln!(
-                "pushed run {id} ({uuid}) to `{}`{}",
+                "pushed run {id} ({uuid}) to `{}`{}{}",
                 shown(target),
+                match &along {
+                    CarriedBaseline::Copied(said) => format!(" with {said}"),
+                    _ => String::new(),
+                },
                 baselines_said(&baselines)
             );
-            Ok(exit)
+            match along {
+                CarriedBaseline::Refused(why) => {
+                    eprintln!("error: {why}");
+                    Ok(if exit == ExitCode::SUCCESS {
+                        Exit::Error.into()
+                    } else {
+                        exit
+                    })
+                }
+                CarriedBaseline::Left(why) => {
+                    eprintln!("note: {why}");
+                    Ok(exit)
+                }
+                _ => Ok(exit),
+            }
         }
         Err(e) => {
             eprintln!(
