@@ -287,33 +287,44 @@ fn a_pushed_baseline_slower_than_the_target_has_seen_keeps_its_name_out() {
         env.cmd(&args)
     };
     ok(canary_run(tgt_s, &[]));
-    // The target has seen the machine far faster than any run will be: every canary
-    // reading of its own run made one count, a steady state.
-    let conn = rusqlite::Connection::open(&tgt).unwrap();
-    let blobs: Vec<(i64, i64, i64)> = conn
-        .prepare("SELECT case_id, process, length(readings) FROM canaries")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    assert!(!blobs.is_empty());
-    for (case, process, len) in blobs {
-        let ones: Vec<u8> = std::iter::repeat_n(1.0f64.to_le_bytes(), len as usize / 8)
-            .flatten()
+    // The canaries are set by hand, so that the host's real state decides nothing: the
+    // target has seen the machine at one count a reading, steady; the source's run read
+    // two, as steady, and was saved as a plain `--save-baseline` would save it. Forced
+    // (a noisy host may refuse a run), with `--force-baseline` then struck from its
+    // recorded command line, which is what exempts a run from the target's checks.
+    let set_canaries = |db: &Path, reading: f64| {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        let blobs: Vec<(i64, i64, i64)> = conn
+            .prepare("SELECT case_id, process, length(readings) FROM canaries")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
             .collect();
-        conn.execute(
-            "UPDATE canaries SET readings = ?1 WHERE case_id = ?2 AND process = ?3",
-            rusqlite::params![ones, case, process],
-        )
-        .unwrap();
-    }
-    drop(conn);
+        assert!(!blobs.is_empty());
+        for (case, process, len) in blobs {
+            let steady: Vec<u8> = std::iter::repeat_n(reading.to_le_bytes(), len as usize / 8)
+                .flatten()
+                .collect();
+            conn.execute(
+                "UPDATE canaries SET readings = ?1 WHERE case_id = ?2 AND process = ?3",
+                rusqlite::params![steady, case, process],
+            )
+            .unwrap();
+        }
+        conn
+    };
+    set_canaries(&tgt, 1.0);
 
-    let out = canary_run(src_s, &["--save-baseline", "main"]);
+    let out = canary_run(src_s, &["--save-baseline", "main", "--force-baseline"]);
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(err.contains("saved run 1 as baseline `main`"), "{err}");
     let run: serde_json::Value = serde_json::from_str(&ok(out)).unwrap();
+    let struck = set_canaries(&src, 2.0).execute(
+        "UPDATE runs SET options_json = replace(options_json, ',\"--force-baseline\"', '')",
+        [],
+    );
+    assert_eq!(struck.unwrap(), 1);
     let uuid = run["uuid"].as_str().unwrap();
 
     let out = push(&env, tgt_s, &[&src]);

@@ -709,7 +709,11 @@ mod tests {
         assert!((l.speedup.estimate - 2.0).abs() < 1e-9, "{:?}", l.speedup);
         // Without its backend in the run, the alias is the single lane it names.
         let run = StoredRun {
-            cases: vec![run.cases[0].clone(), run.cases[2].clone(), run.cases[3].clone()],
+            cases: vec![
+                run.cases[0].clone(),
+                run.cases[2].clone(),
+                run.cases[3].clone(),
+            ],
             ..run
         };
         assert_eq!(lane_speedups(&run)[0].single, "cryptobench/shake256-x1@asm");
