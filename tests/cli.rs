@@ -899,6 +899,12 @@ fn bad_input_gets_one_clear_line_and_status_2() {
         assert_bad_input(&env.cmd(&["run", "--db", url]), "reads as a URL");
         assert!(!env.path(url).exists());
     }
+    // Nor a URL's password echoed where it is refused.
+    for url in ["mysql://root:hunter2@h/db", "postgresql:root:hunter2@h/db"] {
+        let out = env.cmd(&["machines", "--db", url]);
+        assert_bad_input(&out, "reads as a URL");
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("hunter2"));
+    }
     assert_bad_input(
         &env.cmd(&["run", "rand_chacha", "--against", "openssl/nothing"]),
         "--against `openssl/nothing`",

@@ -1650,6 +1650,48 @@ fn bad_urls_wrong_passwords_servers_down_and_other_databases_are_one_line_each()
     assert!(help.contains("a row per machine"), "{help}");
 }
 
+/// A password holding `/` and `?` (which the driver keeps in it, up to the first `@`):
+/// it connects, and neither the run's record, local or pushed and printed by every
+/// report, nor any message holds it or a piece of it.
+#[test]
+fn a_password_holding_a_slash_or_question_mark_is_never_stored_nor_printed() {
+    let env = Env::new();
+    let server = PgServer::start();
+    server.psql("postgres", "ALTER ROLE guarded PASSWORD 'Tr0ub/4dor?x'");
+    let socket = server.url_as("guarded", "guarded");
+    let url = socket.replace("guarded@", "guarded:Tr0ub/4dor?x@");
+    let direct = small_run(&env, &url, "slash", &[]);
+    let local = env.path("local.db");
+    let pushed = small_run(&env, local.to_str().unwrap(), "slash", &["--push-to", &url]);
+    let err = String::from_utf8_lossy(&pushed.stderr).into_owned();
+    assert!(err.contains("pushed run 1"), "{err}");
+    let mut said = vec![ok(direct), ok(pushed), err];
+    for db in [local.to_str().unwrap(), url.as_str()] {
+        let md = ok(env.cmd(&["report", "latest", "--db", db, "--format", "md"]));
+        assert!(md.contains(" 'postgres://guarded:***@"), "{md}");
+        said.push(md);
+        said.push(ok(
+            env.cmd(&["report", "latest", "--db", db, "--format", "json"])
+        ));
+    }
+    // The run measured straight into the server, as its record says it.
+    let first = ok(env.cmd(&["report", "1", "--db", &url, "--format", "md"]));
+    assert!(first.contains("--db 'postgres://guarded:***@"), "{first}");
+    said.push(first);
+    for text in &said {
+        assert!(!text.contains("4dor"), "{text}");
+    }
+    // Unencoded `@`s: the driver would read the password's tail as the host or database.
+    for typo in ["guarded:p@ss:w/rd%x@", "guarded:p@ss@"] {
+        let out = env.cmd(&["machines", "--db", &socket.replace("guarded@", typo)]);
+        assert_bad_input(&out, "an `@` after the one that ends the user and password");
+        let err = String::from_utf8_lossy(&out.stderr);
+        for tail in ["ss:w", "rd%x", "ss%40", "ss@"] {
+            assert!(!err.contains(tail), "{err}");
+        }
+    }
+}
+
 /// A server that takes the connection and never answers (hung, overloaded, a proxy with
 /// no backend) ends a command within the connection's time limit, exit 5, so that a
 /// scheduler retries it rather than waiting out the job's own limit.

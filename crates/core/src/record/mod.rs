@@ -12,13 +12,13 @@ mod options;
 mod place;
 mod run;
 mod samples;
+mod url;
 
 pub use case::{Case, CaseStatus, MEMCPY, Param, Params};
 pub use options::{
     AnalysisOptions, AnalysisSpec, BulkOptions, CBuild, RNG_EXPERIMENT, RNG_OVER_CIPHER, Remeasure,
     RunOptions, SamplePlan, Test, VerdictArgs, VerdictOptions, clap_error_line, parse_percent,
-    parse_probability, shown_argument, slope_fault, this_command_line, unset_empty_env,
-    without_password,
+    parse_probability, slope_fault, this_command_line, unset_empty_env,
 };
 pub use place::{CiOrigin, RunPlace, check_testbed, default_testbed, fingerprint};
 pub use run::{
@@ -26,3 +26,4 @@ pub use run::{
     RunStatus, UnrecordedMachine, checkout_revision, now,
 };
 pub use samples::{CanaryReadings, Estimate, Samples};
+pub use url::{UrlParts, has_stray_at, shown_argument, split_url, without_password};

@@ -534,55 +534,8 @@ pub struct BulkOptions {
 /// pushed to shared stores and printed by every report.
 pub fn this_command_line() -> Vec<String> {
     std::env::args_os()
-        .map(|a| shown_argument(&a.to_string_lossy()))
+        .map(|a| super::url::shown_argument(&a.to_string_lossy()))
         .collect()
-}
-
-/// An argument as a run's record keeps it: a PostgreSQL URL (alone, or in `--db=URL`)
-/// without its password, anything else as it is.
-pub fn shown_argument(argument: &str) -> String {
-    if argument.contains("postgres://") || argument.contains("postgresql://") {
-        without_password(argument)
-    } else {
-        argument.to_string()
-    }
-}
-
-/// A URL as messages print it: its password, if it has one, replaced.
-pub fn without_password(url: &str) -> String {
-    let (base, query) = match url.split_once('?') {
-        Some((b, q)) => (b, Some(q)),
-        None => (url, None),
-    };
-    let query = query.map(|q| {
-        q.split('&')
-            .map(|kv| {
-                if kv.starts_with("password=") {
-                    "password=***".to_string()
-                } else {
-                    kv.to_string()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("&")
-    });
-    let base = match base.split_once("://") {
-        Some((scheme, rest)) => {
-            let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-            match authority.rsplit_once('@') {
-                Some((userinfo, hostport)) if userinfo.contains(':') => {
-                    let user = userinfo.split(':').next().unwrap_or_default();
-                    format!("{scheme}://{user}:***@{hostport}{path}")
-                }
-                _ => base.to_string(),
-            }
-        }
-        None => base.to_string(),
-    };
-    match query {
-        Some(q) => format!("{base}?{q}"),
-        None => base,
-    }
 }
 
 #[cfg(test)]
@@ -590,27 +543,6 @@ mod tests {
     use super::*;
     use crate::counter::CounterKind;
     use crate::record::{ImportedCounter, RunCounter};
-
-    /// A run's record keeps no password: a PostgreSQL URL's, alone or after `--db=`, or
-    /// as a `password=` parameter; other arguments as they are.
-    #[test]
-    fn a_recorded_argument_keeps_no_password() {
-        assert_eq!(
-            shown_argument("postgres://ci:s3cret@db.lab:5432/bench"),
-            "postgres://ci:***@db.lab:5432/bench"
-        );
-        assert_eq!(
-            shown_argument("--db=postgresql://ci:s3cret@db/bench?sslmode=require"),
-            "--db=postgresql://ci:***@db/bench?sslmode=require"
-        );
-        assert_eq!(
-            shown_argument("postgres://db/bench?user=ci&password=s3cret"),
-            "postgres://db/bench?user=ci&password=***"
-        );
-        for kept in ["postgres://ci@db/bench", "user:pw@host", "run", "x@y://z"] {
-            assert_eq!(shown_argument(kept), kept);
-        }
-    }
 
     #[test]
     fn clap_errors_are_told_in_one_line() {

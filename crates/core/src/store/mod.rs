@@ -303,7 +303,13 @@ fn check_not_another_url(path: &Path, option: &str) -> Result<()> {
             || SCHEMES.contains(&scheme.to_ascii_lowercase().as_str()));
     if url_like {
         bail!(
-            "{option} `{text}` reads as a URL but not one cryptobench takes: a PostgreSQL server is postgres://USER@HOST:PORT/DATABASE, anything else is an SQLite file's path"
+            "{option} `{}` reads as a URL but not one cryptobench takes: a PostgreSQL server is postgres://USER@HOST:PORT/DATABASE, anything else is an SQLite file's path",
+            // `postgresql:user:password@host` has no `//` to find credentials after.
+            if text[scheme.len()..].starts_with("://") || !text.contains('@') {
+                crate::record::shown_argument(text)
+            } else {
+                format!("{scheme}:…")
+            }
         );
     }
     Ok(())

@@ -20,7 +20,7 @@ use tokio_postgres::config::{Host, SslMode};
 
 use super::engine::{Engine, values};
 use super::{INDEXES, Purpose, SCHEMA, SCHEMA_VERSION, Store};
-use crate::record::without_password;
+use crate::record::{has_stray_at, split_url, without_password};
 
 /// The advisory lock that migrations take, so that concurrent first opens of an empty
 /// database do not race to create the same tables ("cryptobnc" in ASCII).
@@ -155,8 +155,9 @@ const SSL_MODES: [&str; 5] = ["disable", "prefer", "require", "verify-ca", "veri
 
 /// The `key=value` parameters after a URL's `?`.
 fn query_parameters(url: &str) -> impl Iterator<Item = (&str, &str)> {
-    url.split_once('?')
-        .map_or("", |(_, q)| q)
+    split_url(url)
+        .and_then(|p| p.query)
+        .unwrap_or_default()
         .split('&')
         .filter_map(|kv| kv.split_once('='))
 }
@@ -186,17 +187,17 @@ fn bad_url_part(url: &str, e: &tokio_postgres::Error) -> String {
 
 /// The host and port part of a URL as written (after the credentials), where it has one.
 fn raw_authority(url: &str) -> Option<&str> {
-    let rest = url.split_once("://")?.1;
-    let rest = rest.split_once('@').map_or(rest, |(_, r)| r);
-    rest.split(['/', '?']).next()
+    Some(split_url(url)?.host)
 }
 
 /// `url` without the libpq TLS parameters its parser does not take, and those.
 fn take_tls_parameters(url: &str) -> (String, TlsParameters) {
     let mut tls = TlsParameters::default();
-    let Some((base, query)) = url.split_once('?') else {
+    // The query as the driver finds it: a password's `?` starts none.
+    let Some(query) = split_url(url).and_then(|p| p.query) else {
         return (url.to_string(), tls);
     };
+    let base = &url[..url.len() - query.len() - 1];
     let mut kept = Vec::new();
     for kv in query.split('&') {
         match kv.split_once('=') {
@@ -233,6 +234,14 @@ impl Server {
         option: &str,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Server> {
+        // The driver would take what follows the password's first `@` as the host and
+        // database: a connection refused with the password's tail in its message.
+        if has_stray_at(url) {
+            bail!(
+                "{option} `{}`: an `@` after the one that ends the user and password: write a password's (or user's) `@` as %40 (and `:` as %3A, `/` as %2F, `?` as %3F, `%` as %25), a database name's as %40",
+                without_password(url)
+            );
+        }
         // `postgres://user@/tmp/sock:5432/db`, a socket's directory not percent-encoded,
         // parses as no host and a database `tmp/sock:5432/db`: connecting would then fail
         // as a server down (exit 5), which a scheduler retries for ever.
@@ -762,13 +771,9 @@ fn url_part(text: &str) -> String {
     part
 }
 
-/// The database part of a URL as written, before decoding, where it has one: the
-/// driver takes the credentials up to the first `@`, the host up to the next `/`.
+/// The database part of a URL as written, before decoding, where it has one.
 fn raw_database(url: &str) -> Option<&str> {
-    let rest = url.split_once("://")?.1;
-    let rest = rest.split_once('@').map_or(rest, |(_, r)| r);
-    let rest = rest.split('?').next().unwrap_or_default();
-    Some(rest.split_once('/')?.1).filter(|db| !db.is_empty())
+    split_url(url)?.database.filter(|db| !db.is_empty())
 }
 
 /// The text of a password file, as libpq takes it: not one that others may read (libpq
@@ -1312,6 +1317,39 @@ mod tests {
         );
         // ... and not hammered: every second once the first tries have failed.
         assert_eq!(pauses[11], Duration::from_secs(1));
+    }
+
+    /// The audit's URLs: a password holding `/` and `?` is the driver's whole, its
+    /// parameters still found after it; one holding an unencoded `@` is refused without
+    /// the tail the driver would have read as the host or database.
+    #[test]
+    fn a_password_s_slash_question_mark_or_at_shows_nowhere() {
+        let s = Server::from_url_with(
+            "postgres://slash2:Tr0ub/4dor?x@127.0.0.1:55432/fleet?sslmode=verify-full&sslrootcert=/r.crt",
+            "--db",
+            &env(&[]),
+        )
+        .unwrap();
+        assert_eq!(s.config.get_password(), Some(&b"Tr0ub/4dor?x"[..]));
+        assert_eq!(s.display(), "postgres://slash2@127.0.0.1:55432/fleet");
+        assert_eq!(s.root_cert.as_deref(), Some(Path::new("/r.crt")));
+        assert!(s.verify);
+        for url in [
+            "postgres://sp:p@ss:w/rd%x@127.0.0.1:55432/fleet",
+            "postgres://sp:p@ss@127.0.0.1:55432/fleet",
+        ] {
+            let err = Server::from_url_with(url, "--db", &env(&[]))
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(
+                err.starts_with("--db `postgres://sp:***@127.0.0.1:55432/fleet`: an `@` after"),
+                "{err}"
+            );
+            for tail in ["ss:w", "rd%x", "ss%40", "ss@"] {
+                assert!(!err.contains(tail), "{err}");
+            }
+        }
     }
 
     #[test]
