@@ -905,6 +905,31 @@ fn bad_input_gets_one_clear_line_and_status_2() {
         assert_bad_input(&out, "reads as a URL");
         assert!(!String::from_utf8_lossy(&out.stderr).contains("hunter2"));
     }
+    // A libpq connection string is refused, not taken as a file's name, its password
+    // echoed nowhere.
+    let conninfo = "host=127.0.0.1 port=55432 user=bench password=sekrit123 dbname=fleet";
+    let golden = env.path("golden.db");
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/golden/store.db"),
+        &golden,
+    )
+    .unwrap();
+    for args in [
+        &["run", "--db", conninfo][..],
+        &["machines", "--db", conninfo],
+        &["report", "latest", "--db", conninfo],
+        &["run", "--push-to", conninfo],
+        &["push", "--to", conninfo, "--from", golden.to_str().unwrap()],
+        &["push", "--to", "elsewhere.db", "--from", conninfo],
+    ] {
+        let out = env.cmd(args);
+        assert_bad_input(&out, "is a libpq `key=value` connection string");
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("sekrit123"),
+            "{args:?}"
+        );
+        assert!(!env.path(conninfo).exists(), "{args:?}");
+    }
     assert_bad_input(
         &env.cmd(&["run", "rand_chacha", "--against", "openssl/nothing"]),
         "--against `openssl/nothing`",

@@ -26,4 +26,4 @@ pub use run::{
     RunStatus, UnrecordedMachine, checkout_revision, now,
 };
 pub use samples::{CanaryReadings, Estimate, Samples};
-pub use url::{UrlParts, has_stray_at, shown_argument, split_url, without_password};
+pub use url::{UrlParts, has_stray_at, is_conninfo, shown_argument, split_url, without_password};

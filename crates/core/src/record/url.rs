@@ -147,13 +147,88 @@ pub fn without_password(url: &str) -> String {
     shown
 }
 
-/// An argument as a run's record keeps it: a URL (alone, or in `--db=URL`) without its
-/// password, anything else as it is.
+/// The libpq keywords whose `keyword=value` marks a connection string of that form.
+const CONNINFO_KEYWORDS: &[&str] = &[
+    "host",
+    "hostaddr",
+    "port",
+    "dbname",
+    "user",
+    "password",
+    "passfile",
+    "sslmode",
+    "service",
+    "connect_timeout",
+    "options",
+    "application_name",
+];
+
+/// Whether `text` is a libpq `keyword=value` connection string (`host=db user=ci
+/// dbname=bench`): it starts with one of libpq's keywords and `=`, or has one after a
+/// space. A file's path in that form would be written `./host=…`.
+pub fn is_conninfo(text: &str) -> bool {
+    let mut starts = std::iter::once(0).chain(
+        text.char_indices()
+            .filter(|(_, c)| c.is_whitespace())
+            .map(|(i, c)| i + c.len_utf8()),
+    );
+    starts.any(|i| {
+        let rest = text[i..].trim_start();
+        CONNINFO_KEYWORDS.iter().any(|k| {
+            rest.strip_prefix(k)
+                .is_some_and(|after| after.trim_start().starts_with('='))
+        })
+    })
+}
+
+/// A libpq connection string with its password's value replaced (quoted or not).
+fn conninfo_without_password(text: &str) -> String {
+    let mut shown = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("password") {
+        let before_ok = i == 0 || rest[..i].ends_with(char::is_whitespace);
+        let after = rest[i + "password".len()..].trim_start();
+        if !(before_ok && after.starts_with('=')) {
+            shown.push_str(&rest[..i + "password".len()]);
+            rest = &rest[i + "password".len()..];
+            continue;
+        }
+        shown.push_str(&rest[..i]);
+        shown.push_str("password=***");
+        let value = after[1..].trim_start();
+        // A quoted value runs to its closing quote (`\'` and `\\` escaped), any other to
+        // the next space.
+        let end = if let Some(quoted) = value.strip_prefix('\'') {
+            let mut escaped = false;
+            quoted
+                .char_indices()
+                .find(|&(_, c)| {
+                    let closes = c == '\'' && !escaped;
+                    escaped = c == '\\' && !escaped;
+                    closes
+                })
+                .map_or(value.len(), |(j, _)| j + 2)
+        } else {
+            value.find(char::is_whitespace).unwrap_or(value.len())
+        };
+        rest = &value[end..];
+    }
+    shown.push_str(rest);
+    shown
+}
+
+/// An argument as a run's record keeps it: a URL (alone, or in `--db=URL`) or a libpq
+/// connection string without its password, anything else as it is.
 pub fn shown_argument(argument: &str) -> String {
-    if argument.contains("://") {
+    let argument = if argument.contains("://") {
         without_password(argument)
     } else {
         argument.to_string()
+    };
+    if argument.contains("password") {
+        conninfo_without_password(&argument)
+    } else {
+        argument
     }
 }
 
@@ -234,7 +309,7 @@ mod tests {
     }
 
     /// A run's record keeps no password: a URL's, alone or after `--db=`, or as a
-    /// `password=` parameter; other arguments as they are.
+    /// `password=` parameter, or a connection string's; other arguments as they are.
     #[test]
     fn a_recorded_argument_keeps_no_password() {
         assert_eq!(
@@ -249,6 +324,14 @@ mod tests {
             shown_argument("postgres://db/bench?user=ci&password=s3cret"),
             "postgres://db/bench?user=ci&password=***"
         );
+        assert_eq!(
+            shown_argument("host=127.0.0.1 port=55432 user=bench password=sekrit123 dbname=fleet"),
+            "host=127.0.0.1 port=55432 user=bench password=*** dbname=fleet"
+        );
+        assert_eq!(
+            shown_argument("host=h password = 'a b\\' c' dbname=f"),
+            "host=h password=*** dbname=f"
+        );
         for kept in [
             "postgres://ci@db/bench",
             "user:pw@host",
@@ -257,6 +340,27 @@ mod tests {
             "mypassword",
         ] {
             assert_eq!(shown_argument(kept), kept);
+        }
+    }
+
+    #[test]
+    fn a_libpq_connection_string_is_told_from_a_file_name() {
+        for conninfo in [
+            "host=127.0.0.1 port=55432 user=bench password=sekrit123 dbname=fleet",
+            "dbname=fleet",
+            "  user = ci host=/tmp",
+            "results.db password=x",
+        ] {
+            assert!(is_conninfo(conninfo), "{conninfo}");
+        }
+        for file in [
+            "results.db",
+            "./host=a.db",
+            "runs/user=ci.db",
+            "my host.db",
+            "hostname=x",
+        ] {
+            assert!(!is_conninfo(file), "{file}");
         }
     }
 }

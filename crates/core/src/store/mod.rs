@@ -280,6 +280,14 @@ fn check_not_another_url(path: &Path, option: &str) -> Result<()> {
     let Some(text) = path.to_str().filter(|_| !is_server_url(path)) else {
         return Ok(());
     };
+    // `host=db user=ci password=… dbname=bench`, libpq's other form, would become a
+    // local file of that name, its password in the name and in the run's record: not
+    // echoed here either.
+    if crate::record::is_conninfo(text) {
+        bail!(
+            "{option} is a libpq `key=value` connection string, which cryptobench does not take: name the server as a URL, postgres://USER@HOST:PORT/DATABASE, its password in PGPASSWORD or ~/.pgpass (an SQLite file of such a name: ./NAME)"
+        );
+    }
     let Some((scheme, _)) = text.split_once(':') else {
         return Ok(());
     };
