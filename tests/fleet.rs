@@ -1652,7 +1652,8 @@ fn bad_urls_wrong_passwords_servers_down_and_other_databases_are_one_line_each()
 
 /// A password holding `/` and `?` (which the driver keeps in it, up to the first `@`):
 /// it connects, and neither the run's record, local or pushed and printed by every
-/// report, nor any message holds it or a piece of it.
+/// report, nor any message holds it or a piece of it; a wrong password is said to be
+/// the one its source gave.
 #[test]
 fn a_password_holding_a_slash_or_question_mark_is_never_stored_nor_printed() {
     let env = Env::new();
@@ -1681,6 +1682,15 @@ fn a_password_holding_a_slash_or_question_mark_is_never_stored_nor_printed() {
     for text in &said {
         assert!(!text.contains("4dor"), "{text}");
     }
+    // Wrong: the source to correct is named, the password not.
+    let out = env.cmd(&["machines", "--db", &url.replace("4dor?x@", "4dor?y@")]);
+    assert_bad_input(&out, "wrong password (the one the URL gives)");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("4dor"));
+    let out = env.cmd_with(
+        &["machines", "--db", &socket],
+        &[("PGPASSWORD", std::ffi::OsStr::new("nope"))],
+    );
+    assert_bad_input(&out, "wrong password (the one PGPASSWORD gives)");
     // Unencoded `@`s: the driver would read the password's tail as the host or database.
     for typo in ["guarded:p@ss:w/rd%x@", "guarded:p@ss@"] {
         let out = env.cmd(&["machines", "--db", &socket.replace("guarded@", typo)]);

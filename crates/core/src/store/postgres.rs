@@ -79,6 +79,9 @@ pub struct Server {
     /// `PGPASSFILE` where it names a file that does not exist: a password looked for
     /// and not found there, which a message should name.
     missing_password_file: Option<PathBuf>,
+    /// Where the password came from (`the URL`, `PGPASSWORD`, a password file), for a
+    /// message that says which one the server refused: the one to correct.
+    password_from: Option<String>,
 }
 
 /// The pauses between tries to connect again: short at first, for a connection that only
@@ -324,26 +327,32 @@ impl Server {
             .filter(|f| !f.is_empty())
             .map(PathBuf::from)
             .filter(|f| !f.exists());
+        let mut password_from = config.get_password().map(|_| "the URL".to_string());
         if config.get_password().is_none() {
-            let password = env("PGPASSWORD").filter(|p| !p.is_empty()).or_else(|| {
-                let file = env("PGPASSFILE")
-                    .map(PathBuf::from)
-                    .or_else(|| env("HOME").map(|h| Path::new(&h).join(".pgpass")))?;
-                let pgpass_host = if matches!(host, Host::Unix(_)) {
-                    "localhost"
-                } else {
-                    host_text.as_str()
-                };
-                pgpass_lookup(
-                    &read_password_file(&file)?,
-                    pgpass_host,
-                    port,
-                    config.get_dbname().unwrap_or_default(),
-                    config.get_user().unwrap_or_default(),
-                )
-            });
-            if let Some(p) = password {
+            let password = env("PGPASSWORD")
+                .filter(|p| !p.is_empty())
+                .map(|p| (p, "PGPASSWORD".to_string()))
+                .or_else(|| {
+                    let file = env("PGPASSFILE")
+                        .map(PathBuf::from)
+                        .or_else(|| env("HOME").map(|h| Path::new(&h).join(".pgpass")))?;
+                    let pgpass_host = if matches!(host, Host::Unix(_)) {
+                        "localhost"
+                    } else {
+                        host_text.as_str()
+                    };
+                    let found = pgpass_lookup(
+                        &read_password_file(&file)?,
+                        pgpass_host,
+                        port,
+                        config.get_dbname().unwrap_or_default(),
+                        config.get_user().unwrap_or_default(),
+                    )?;
+                    Some((found, format!("the password file `{}`", file.display())))
+                });
+            if let Some((p, from)) = password {
                 config.password(p);
+                password_from = Some(from);
             }
         }
         if !local {
@@ -460,6 +469,7 @@ impl Server {
             statement_limit,
             remote: !local,
             missing_password_file,
+            password_from,
         })
     }
 
@@ -657,8 +667,12 @@ impl Server {
                     .map_or_else(|| e.to_string(), |d| d.message().to_string())
             ))),
             Some(c) if *c == SqlState::INVALID_PASSWORD => anyhow::anyhow!(
-                "the PostgreSQL server {} refused user `{user}`: wrong password (set PGPASSWORD or ~/.pgpass)",
-                self.display
+                "the PostgreSQL server {} refused user `{user}`: {}",
+                self.display,
+                match &self.password_from {
+                    Some(from) => format!("wrong password (the one {from} gives)"),
+                    None => "wrong password (set PGPASSWORD or ~/.pgpass)".to_string(),
+                }
             ),
             // pg_hba.conf said no: its own words say which rule (no TLS, this host, ...).
             Some(c) if *c == SqlState::INVALID_AUTHORIZATION_SPECIFICATION => {
@@ -1334,6 +1348,7 @@ mod tests {
         assert_eq!(s.display(), "postgres://slash2@127.0.0.1:55432/fleet");
         assert_eq!(s.root_cert.as_deref(), Some(Path::new("/r.crt")));
         assert!(s.verify);
+        assert_eq!(s.password_from.as_deref(), Some("the URL"));
         for url in [
             "postgres://sp:p@ss:w/rd%x@127.0.0.1:55432/fleet",
             "postgres://sp:p@ss@127.0.0.1:55432/fleet",
@@ -1350,6 +1365,13 @@ mod tests {
                 assert!(!err.contains(tail), "{err}");
             }
         }
+        let from = |vars: &'static [(&'static str, &'static str)]| {
+            Server::from_url_with("postgres://u@h/r", "--db", &env(vars))
+                .unwrap()
+                .password_from
+        };
+        assert_eq!(from(&[("PGPASSWORD", "p")]).as_deref(), Some("PGPASSWORD"));
+        assert_eq!(from(&[("PGPASSFILE", "/nonexistent")]), None);
     }
 
     #[test]
