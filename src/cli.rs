@@ -107,7 +107,7 @@ pub enum Command {
     History {
         /// Show only the cases whose id (`provider/algorithm/operation params`, e.g. `rustcrypto/chacha20/xor len=1024`) contains this.
         filter: Option<String>,
-        /// Only this testbed's runs (CRYPTOBENCH_TESTBED, which names the machine a job runs on, does not filter them). Default: every testbed's, each case's history per machine.
+        /// Only this testbed's runs (CRYPTOBENCH_TESTBED, which names the machine a job runs on, does not filter them). Default: every testbed's, each case's history per machine (testbed and hardware fingerprint), each judged against its own machine's latest run.
         #[arg(long, value_parser = parse_testbed)]
         testbed: Option<String>,
         /// How to print the history.

@@ -2094,13 +2094,19 @@ fn tls_is_used_where_asked_and_verified_against_the_given_authority() {
     );
 }
 
+/// A merged store's `history`: each case per machine, as its help says, every machine's
+/// runs judged against that machine's own, not marked "another machine" against the
+/// store's newest.
 #[test]
-fn history_marks_another_machine_of_the_same_model_not_comparable() {
+fn history_follows_each_case_per_machine() {
     let env = Env::new();
     let db = env.path("h.db");
     let db_s = db.to_str().unwrap();
-    quick_run(&env, &db, "first");
-    quick_run(&env, &db, "second");
+    // Interleaved, as a merged store holds them: each machine's newest is not the
+    // store's.
+    for testbed in ["first", "second", "first", "second"] {
+        quick_run(&env, &db, testbed);
+    }
     let h: serde_json::Value = serde_json::from_str(&ok(env.cmd(&[
         "history",
         "rustcrypto/chacha20/xor",
@@ -2110,18 +2116,28 @@ fn history_marks_another_machine_of_the_same_model_not_comparable() {
         "json",
     ])))
     .unwrap();
-    let points = h["cases"][0]["points"].as_array().unwrap();
-    assert_eq!(points.len(), 2, "{h}");
-    assert_eq!(points[0]["comparable"], false, "{h}");
+    let cases = h["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 2, "{h}");
+    for (case, testbed, runs) in [(&cases[0], "first", [1, 3]), (&cases[1], "second", [2, 4])] {
+        assert_eq!(case["testbed"], testbed, "{h}");
+        assert_eq!(case["reference_run"], runs[1], "{h}");
+        let points = case["points"].as_array().unwrap();
+        assert_eq!(points.len(), 2, "{h}");
+        for (p, run) in points.iter().zip(runs) {
+            assert_eq!(p["run_id"], run, "{h}");
+            assert_eq!(p["comparable"], true, "{h}");
+        }
+        // Judged against its own machine's previous run.
+        assert_eq!(points[1]["change"]["previous_run_id"], runs[0], "{h}");
+    }
+    let table = ok(env.cmd(&["history", "rustcrypto/chacha20/xor", "--db", db_s]));
     assert!(
-        points[0]["caveats"][0]
-            .as_str()
-            .unwrap()
-            .starts_with("another machine: testbed first"),
-        "{h}"
+        table.contains("rustcrypto/chacha20/xor len=64 on first ("),
+        "{table}"
     );
-    assert_eq!(points[1]["comparable"], true, "{h}");
-    // One testbed's history alone: all comparable.
+    assert!(table.contains("each case per machine"), "{table}");
+    assert!(!table.contains("NOT COMPARABLE"), "{table}");
+    // One testbed's history alone: its own runs.
     let h: serde_json::Value = serde_json::from_str(&ok(env.cmd(&[
         "history",
         "rustcrypto/chacha20/xor",
@@ -2133,7 +2149,9 @@ fn history_marks_another_machine_of_the_same_model_not_comparable() {
         "json",
     ])))
     .unwrap();
-    assert_eq!(h["cases"][0]["points"].as_array().unwrap().len(), 1, "{h}");
+    assert_eq!(h["cases"][0]["points"].as_array().unwrap().len(), 2, "{h}");
+    let table = ok(env.cmd(&["history", "--testbed", "first", "--db", db_s]));
+    assert!(!table.contains(" on first ("), "{table}");
 }
 
 /// Schema 6 tags machine records, which a complete run's digest seals: a store and a

@@ -1,10 +1,10 @@
 //! A case's median run after run, from the store: the data behind `cryptobench history`.
 //!
 //! Runs are only comparable when they counted the same thing on the same machine (testbed and
-//! hardware fingerprint; the CPU model is said first where it differs). For
-//! each case, the latest run that measured it is the reference, and every other point
-//! says whether it is comparable with it, so that reports mark the others instead of
-//! joining figures in different units or from different machines.
+//! hardware fingerprint), so each case's history is followed per machine: a
+//! [`CaseHistory`] is one case on one machine. Its latest run is the reference, and every
+//! other point says whether it is comparable with it, so that reports mark the others
+//! instead of joining figures in different units.
 //!
 //! Each point carries its 95 % interval and what the canary said of the host while it
 //! ran, as `report` gives them; a point whose processes mixed the host's states is not
@@ -252,9 +252,9 @@ pub struct Point {
     pub host: HostState,
     /// The core clock beside the samples (tsc-core runs that kept it).
     pub core_clock_hz: Option<f64>,
-    /// Whether it can stand beside the case's latest run: a complete run with the same
-    /// counter, machine (testbed and fingerprint) and environment, on a host that did not
-    /// mix its states; `caveats` say why not.
+    /// Whether it can stand beside the case's latest run on its machine: a complete run
+    /// with the same counter and environment, on a host that did not mix its states;
+    /// `caveats` say why not.
     pub comparable: bool,
     /// Why not, when not.
     pub caveats: Vec<String>,
@@ -263,11 +263,15 @@ pub struct Point {
     pub change: Option<Change>,
 }
 
-/// One case's medians over the runs that measured it.
+/// One case's medians over the runs of one machine that measured it.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct CaseHistory {
     /// The case's stable id, e.g. `rustcrypto/chacha20/xor len=16384`.
     pub key: String,
+    /// The machine's testbed.
+    pub testbed: String,
+    /// The machine's hardware fingerprint.
+    pub fingerprint: String,
     /// Oldest run first; the last is the reference the others are compared with.
     pub points: Vec<Point>,
 }
@@ -299,6 +303,31 @@ pub struct History {
     /// Runs this version cannot read (stored by another one), each with why: left out,
     /// so that one of them does not hide the history of all the others.
     pub unreadable: Vec<String>,
+}
+
+impl History {
+    /// Whether some case was measured on more than one machine: its histories are then
+    /// headed by their machines.
+    pub fn several_machines(&self) -> bool {
+        self.cases.iter().any(|c| self.on_several_machines(c))
+    }
+
+    fn on_several_machines(&self, case: &CaseHistory) -> bool {
+        self.cases
+            .iter()
+            .filter(|c| c.key == case.key)
+            .nth(1)
+            .is_some()
+    }
+
+    /// A case's heading: its id, and its machine where the case has several.
+    pub fn title(&self, case: &CaseHistory) -> String {
+        if self.on_several_machines(case) {
+            format!("{} on {} ({})", case.key, case.testbed, case.fingerprint)
+        } else {
+            case.key.clone()
+        }
+    }
 }
 
 /// The median of every case whose key contains `filter`, over every stored run.
@@ -388,6 +417,7 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
         }
         let index = runs.len();
         runs.push(RunInfo::of(&header));
+        let (testbed, fingerprint) = (&header.place.testbed, &header.place.fingerprint);
         for (case, m) in measured {
             let point = Point {
                 run: index,
@@ -399,7 +429,9 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
                 caveats: Vec::new(),
                 change: None,
             };
-            match cases.iter().position(|c| c.key == case.key) {
+            match cases.iter().position(|c| {
+                c.key == case.key && (&c.testbed, &c.fingerprint) == (testbed, fingerprint)
+            }) {
                 Some(i) => {
                     cases[i].points.push(point);
                     steady_cases[i].push(case);
@@ -407,6 +439,8 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
                 None => {
                     cases.push(CaseHistory {
                         key: case.key.clone(),
+                        testbed: testbed.clone(),
+                        fingerprint: fingerprint.clone(),
                         points: vec![point],
                     });
                     steady_cases.push(vec![case]);
@@ -438,6 +472,15 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
             ),
         }
     }
+    // A case's machines one after the other, in the order the case first appears.
+    let mut order: Vec<usize> = (0..cases.len()).collect();
+    order.sort_by_key(|&i| cases.iter().position(|c| c.key == cases[i].key));
+    let mut taken: Vec<Option<(CaseHistory, Vec<StoredCase>)>> =
+        cases.into_iter().zip(steady_cases).map(Some).collect();
+    let (mut cases, steady_cases): (Vec<CaseHistory>, Vec<Vec<StoredCase>>) = order
+        .into_iter()
+        .map(|i| taken[i].take().expect("each index once"))
+        .unzip();
     for case in &mut cases {
         let latest = &runs[case.reference(&runs)];
         for p in &mut case.points {
@@ -457,15 +500,10 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
                 p.caveats
                     .push(format!("counter {}, not {}", r.counter, latest.counter));
             }
+            // One machine's runs, but a run stored without a fingerprint is known by its
+            // testbed alone.
             if r.cpu_model != latest.cpu_model {
                 p.caveats.push(format!("another CPU: {}", r.cpu_model));
-            } else if (&r.testbed, &r.fingerprint) != (&latest.testbed, &latest.fingerprint) {
-                // The same model name on other hardware (flags, stepping) or another
-                // testbed: another machine's cycles, never one line with these.
-                p.caveats.push(format!(
-                    "another machine: testbed {} (fingerprint {})",
-                    r.testbed, r.fingerprint
-                ));
             }
             if r.environment != latest.environment {
                 p.caveats.push(if r.environment.is_empty() {
@@ -488,7 +526,7 @@ pub fn collect_on(store: &Store, filter: Option<&str>, testbed: Option<&str>) ->
             let mut previous: Option<usize> = None;
             for i in 0..case.points.len() {
                 let p = &case.points[i];
-                // Another counter, machine or environment has no change to say; an unsteady
+                // Another counter or environment has no change to say; an unsteady
                 // point has, as why it is no step.
                 if p.caveats.iter().any(|c| c != UNSTEADY) {
                     continue;

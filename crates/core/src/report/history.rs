@@ -36,7 +36,12 @@ pub(super) fn document(h: &History) -> Document {
             .map_or(String::new(), |f| format!(" (case ids containing `{f}`)"))
     ))];
     blocks.push(Block::Line(format!(
-        "Medians per call with their 95 % intervals, as `report` gives them, oldest run first. Runs that counted with another counter, ran on another CPU model, or in another environment (GLIBC_TUNABLES, OPENSSL_ia32cap) than a case's latest run are marked not comparable, and so are incomplete runs (interrupted: fewer samples than asked) and points whose processes mixed the host's states (host unsteady, by the canary). A change against the previous comparable point is given only where `compare` would call it one, with the host steady in both runs; otherwise the column says why not ({}).",
+        "Medians per call with their 95 % intervals, as `report` gives them, oldest run first{}. Runs that counted with another counter, ran on another CPU model, or in another environment (GLIBC_TUNABLES, OPENSSL_ia32cap) than a case's latest run are marked not comparable, and so are incomplete runs (interrupted: fewer samples than asked) and points whose processes mixed the host's states (host unsteady, by the canary). A change against the previous comparable point is given only where `compare` would call it one, with the host steady in both runs; otherwise the column says why not ({}).",
+        if h.several_machines() {
+            ", each case per machine (testbed and hardware fingerprint), as one machine's runs are comparable with none of another's"
+        } else {
+            ""
+        },
         Outcome::NOT_STEPS.map(Outcome::words).join(", ")
     )));
     blocks.extend(
@@ -45,7 +50,7 @@ pub(super) fn document(h: &History) -> Document {
             .map(|why| Block::Warning(format!("Left out: {why}"))),
     );
     for c in &h.cases {
-        blocks.push(Block::Heading(c.key.clone()));
+        blocks.push(Block::Heading(h.title(c)));
         // One unit for the case: in the heading. Counters of several units: each figure
         // with its own, and none in the heading, which would claim them all.
         let units: std::collections::BTreeSet<&str> = c
@@ -173,6 +178,8 @@ pub(super) fn json(h: &History) -> String {
         .map(|c| {
             json!({
                 "id": c.key,
+                "testbed": c.testbed,
+                "fingerprint": c.fingerprint,
                 "reference_run": h.runs[c.reference(&h.runs)].id,
                 "points": c.points.iter().map(|p| json!({
                     "run_id": h.runs[p.run].id,

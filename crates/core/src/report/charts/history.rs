@@ -13,8 +13,8 @@ use crate::history::{History, Point};
 type Drawn = (usize, f64, bool, Option<(f64, f64)>);
 
 /// One line chart per case of a history: its median run after run, each with its 95 %
-/// interval as a bar. Runs measured with another counter or on another CPU than the
-/// latest, and points whose host was unsteady, are drawn apart and not joined.
+/// interval as a bar. Runs measured with another counter or in another environment
+/// than the latest, and points whose host was unsteady, are drawn apart and not joined.
 pub fn history_lines(h: &History) -> Vec<Chart> {
     h.cases
         .iter()
@@ -45,9 +45,9 @@ pub fn history_lines(h: &History) -> Vec<Chart> {
                 )
             };
             Chart {
-                title: c.key.clone(),
+                title: h.title(c),
                 caption: format!(
-                    "Median {} per call in each stored run that measured this case, oldest first, with its 95 % interval as a vertical bar (none where the run had too few processes for one). Filled points are comparable with the latest ({}) and joined; hollow squares are not comparable with it (another counter, machine or environment, an interrupted run, or a host the canary found unsteady; the table says which) and are not joined.{left_out}",
+                    "Median {} per call in each stored run of this machine that measured this case, oldest first, with its 95 % interval as a vertical bar (none where the run had too few processes for one). Filled points are comparable with the latest ({}) and joined; hollow squares are not comparable with it (another counter, CPU or environment, an interrupted run, or a host the canary found unsteady; the table says which) and are not joined.{left_out}",
                     reference.short_unit,
                     reference.label()
                 ),
