@@ -1648,6 +1648,10 @@ fn bad_urls_wrong_passwords_servers_down_and_other_databases_are_one_line_each()
     assert!(!help.contains("[env: CRYPTOBENCH_TESTBED"), "{help}");
     let help = stdout(&env.cmd(&["machines", "--help"]));
     assert!(help.contains("a row per machine"), "{help}");
+    assert!(
+        help.contains("One JSON array: an object per machine"),
+        "{help}"
+    );
 }
 
 /// A password holding `/` and `?` (which the driver keeps in it, up to the first `@`):

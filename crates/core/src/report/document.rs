@@ -88,6 +88,9 @@ impl Doc {
                 (Format::Csv, Doc::Machines) => value.help(
                     "Comma-separated values: a row per machine (a testbed on one hardware fingerprint)",
                 ),
+                (Format::Json, Doc::Machines) => {
+                    value.help("One JSON array: an object per machine")
+                }
                 _ => value,
             }
         });
