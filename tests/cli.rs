@@ -2533,6 +2533,13 @@ fn an_interrupted_run_is_marked_incomplete_in_history_and_compare() {
     // (Whether run 1's point is comparable is the host's to say: the canary may call it
     // unsteady.)
     assert_eq!(json["cases"][0]["reference_run"], 1, "{json}");
+    // `machines` counts the complete runs apart, and says its newest is not one.
+    let machines = env.json(&["machines", "--format", "json"]);
+    assert_eq!(machines[0]["runs"], 2, "{machines}");
+    assert_eq!(machines[0]["complete_runs"], 1, "{machines}");
+    assert_eq!(machines[0]["last_run_complete"], false, "{machines}");
+    let table = env.run_ok(&["machines"]);
+    assert!(table.contains(" (incomplete)"), "{table}");
 
     let refused = env.cmd(&["compare", "1", "2"]);
     assert_bad_input(&refused, "run 2 is incomplete (stopped at 20");

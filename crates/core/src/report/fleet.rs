@@ -298,7 +298,9 @@ pub(super) struct MachineListRow<'a> {
     cpu_model: &'a str,
     first_seen: &'a str,
     runs: i64,
+    complete_runs: i64,
     last_run: &'a str,
+    last_run_complete: bool,
     last_counter: &'a str,
 }
 
@@ -312,7 +314,9 @@ pub(super) fn machine_list(machines: &[MachineRow]) -> Vec<MachineListRow<'_>> {
             cpu_model: &m.cpu_model,
             first_seen: &m.first_seen,
             runs: m.runs,
+            complete_runs: m.complete_runs,
             last_run: m.last_run.as_ref().map_or("", |(t, _)| t.as_str()),
+            last_run_complete: m.last_run_complete,
             last_counter: m.last_run.as_ref().map_or("", |(_, c)| c.as_str()),
         })
         .collect()
@@ -335,6 +339,7 @@ pub(super) fn machines_document(machines: &[MachineRow]) -> Document {
                     "CPU",
                     "First seen",
                     "Runs",
+                    "Complete",
                     "Newest run",
                     "Counter",
                 ]
@@ -349,7 +354,14 @@ pub(super) fn machines_document(machines: &[MachineRow]) -> Document {
                             r.cpu_model.into(),
                             r.first_seen.into(),
                             r.runs.to_string(),
-                            r.last_run.into(),
+                            r.complete_runs.to_string(),
+                            // A run stopped or killed is no machine's result: said, as
+                            // `report --machines` passes over it.
+                            if r.last_run_complete || r.last_run.is_empty() {
+                                r.last_run.into()
+                            } else {
+                                format!("{} (incomplete)", r.last_run)
+                            },
                             r.last_counter.into(),
                         ]
                     })

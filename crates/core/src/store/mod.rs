@@ -223,8 +223,13 @@ pub struct MachineRow {
     pub first_seen: String,
     /// How many runs this store holds from it.
     pub runs: i64,
+    /// How many of them are complete (not stopped, killed, or still measuring): the
+    /// ones a report across machines can take.
+    pub complete_runs: i64,
     /// The newest run's start, and its counter.
     pub last_run: Option<(String, String)>,
+    /// Whether the newest run is complete.
+    pub last_run_complete: bool,
 }
 
 /// The run a report across machines shows for one machine ([`Store::latest_complete_runs`]).
@@ -1219,7 +1224,9 @@ impl Store {
                 "SELECT m.testbed, m.fingerprint, m.cpu_model, m.first_seen,
                         (SELECT count(*) FROM runs r WHERE r.machine_id = m.id),
                         (SELECT r.started_at FROM runs r WHERE r.machine_id = m.id ORDER BY r.started_at DESC, r.id DESC LIMIT 1),
-                        (SELECT r.counter FROM runs r WHERE r.machine_id = m.id ORDER BY r.started_at DESC, r.id DESC LIMIT 1)
+                        (SELECT r.counter FROM runs r WHERE r.machine_id = m.id ORDER BY r.started_at DESC, r.id DESC LIMIT 1),
+                        (SELECT count(*) FROM runs r WHERE r.machine_id = m.id AND r.status = 'complete'),
+                        (SELECT r.status FROM runs r WHERE r.machine_id = m.id ORDER BY r.started_at DESC, r.id DESC LIMIT 1)
                  FROM machines m ORDER BY m.testbed, m.id",
                 &[],
             )
@@ -1232,7 +1239,9 @@ impl Store {
                     cpu_model: r.text(2)?,
                     first_seen: r.text(3)?,
                     runs: r.int(4)?,
+                    complete_runs: r.int(7)?,
                     last_run: r.opt_text(5)?.zip(r.opt_text(6)?),
+                    last_run_complete: r.opt_text(8)?.is_some_and(|s| s == "complete"),
                 })
             })
             .collect()
