@@ -1726,6 +1726,52 @@ fn c_variants_that_disagree_without_known_answers_are_none_of_them_timed() {
     }
 }
 
+/// Each build is checked alone before it is compared with its variants, and compared only
+/// with those that passed alone: a build that crashes, hangs or is wrong ahead of right
+/// ones fails its own cases only, and the right ones are timed. The first build of an
+/// algorithm was once the peer of every later one, in the same worker, whatever its own
+/// verdict: its crash and its wrong output failed the right builds, and an algorithm's
+/// hanging build without known answers took the others down. A build that passes alone
+/// and crashes only when called to be compared with (`crash-as-peer`) is failed for it,
+/// named, not the build compared with it.
+#[test]
+fn a_c_build_that_fails_fails_alone_not_the_variants_compared_with_it() {
+    let env = Env::new();
+    let run = env.json_with_failures(&with_quick(&[
+        "run",
+        &repo("tests/c/faulty/first.toml"),
+        "--sizes",
+        "64",
+        "--timeout",
+        "2",
+        "--format",
+        "json",
+    ]));
+    let case = |variant: &str| result(&run, &format!("faulty-first/{variant}@native"));
+    assert_case(
+        case("sha-256/crash-in-gate"),
+        "failed",
+        "died in crypto_hash(inlen = 3), called by the correctness gate",
+    );
+    assert_case(case("sha-256/wrong"), "wrong", "FIPS 180-4");
+    assert_case(
+        case("sha-256/crash-as-peer"),
+        "failed",
+        "called by the gate to compare faulty-first/sha-256/fine@native with it: correctness check crashed (killed by signal 11 (SIGSEGV): cryptobench: died in crypto_hash(inlen = 0) of the peer variant faulty-first/sha-256/crash-as-peer@native, called by the correctness gate",
+    );
+    assert_case(
+        case("some-digest/hang-in-gate"),
+        "failed",
+        "timed out after 2.0 s (hang?) in crypto_hash(inlen = 3)",
+    );
+    let fine = case("sha-256/fine");
+    assert_eq!(fine["status"], "ok", "{fine}");
+    assert_eq!(fine["verified"], true, "{fine}");
+    let unknown = case("some-digest/fine");
+    assert_eq!(unknown["status"], "ok", "{unknown}");
+    assert!(unknown["cpb"].as_f64().is_some(), "{unknown}");
+}
+
 /// A C function that returns an error at a length the gate never tries (20000 bytes)
 /// fails that case, named with its status, and is not timed doing nothing (it once was,
 /// at thousands of GB/s, and called verified), nor when it starts failing only while it

@@ -48,17 +48,26 @@ pub(super) fn check(args: CheckArgs) -> Result<ExitCode> {
         );
     }
     let progress = Bar::with_step_lines();
-    progress.start(implementations.len() as u64);
+    progress.start(runner::gate_steps(&implementations, &plan.external) as u64);
+    let Some(verdicts) = runner::verify_all(
+        &implementations,
+        &plan.external,
+        Some(cpu),
+        args.timeout,
+        false,
+        &mut |what| {
+            // `--timeout 0.5` is half a second, not "0 s".
+            progress.step(&format!("{what} (up to {} s)", args.timeout.as_secs_f64()));
+            true
+        },
+    )?
+    else {
+        bail!("the correctness gate stopped before its end");
+    };
     let mut table = report::text_table(&["implementation", "verdict", "why"]);
     let mut unfit = 0;
-    for imp in implementations {
-        progress.step(&format!(
-            "checking {imp} (up to {} s)",
-            // `--timeout 0.5` is half a second, not "0 s".
-            args.timeout.as_secs_f64()
-        ));
-        let (verdict, why, fails) =
-            runner::verify(imp, &plan.external, Some(cpu), args.timeout, false)?.describe();
+    for (imp, verdict) in implementations.iter().zip(verdicts) {
+        let (verdict, why, fails) = verdict.describe();
         unfit += usize::from(fails);
         table.add_row(vec![imp.to_string(), verdict.to_string(), why]);
     }

@@ -315,13 +315,18 @@ impl Bench {
                 continue;
             }
             seen.push(&case.implementation);
-            let mut verdict = runner::verify(
-                &case.implementation,
+            // One at a time, so that each line is said as soon as it is known.
+            let Some(mut verdict) = runner::verify_all(
+                &[case.implementation.as_str()],
                 &plan.external,
                 Some(cpu),
                 timeout,
                 false,
-            )?;
+                &mut |_| true,
+            )?
+            .and_then(|verdicts| verdicts.into_iter().next()) else {
+                bail!("the gate of {} gave no verdict", case.implementation);
+            };
             // The gate checks the algorithm at its vectors' lengths; `cargo bench` calls
             // it at the bench's: each of those once, so that a failure there fails here.
             if !matches!(verdict, runner::Verdict::Unfit(..)) {

@@ -7,6 +7,12 @@
  * FAULT_HANG: loops forever on the third such call (must be killed by the timeout);
  * FAULT_HANG_IN_GATE: loops forever on the gate's 3-byte message (the failure must name
  *   the gate's call it hangs in);
+ * FAULT_CRASH_IN_GATE: SIGSEGV on the gate's 3-byte message (fails its own check: the
+ *   builds compared with it must not fail for it);
+ * FAULT_CRASH_AS_PEER: SIGSEGV where the process's first call hashes an empty message,
+ *   as only a comparison with another build's output makes it (alone, the gate starts
+ *   with "abc"): passes alone, dies when called as a peer (it must fail, not the build
+ *   compared with it);
  * FAULT_EXIT: exit(0) on the third such call (a worker gone without a reply: fails alone);
  * FAULT_EXIT1: exit(1) on the third such call (a worker that failed: fails alone);
  * FAULT_ABORT: abort() on the third such call (SIGABRT: fails alone);
@@ -73,6 +79,17 @@ static int long_calls;
 int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen) {
 #ifdef FAULT_RET
   if (inlen == 20000) return -1;
+#endif
+  /* A raised SIGSEGV is raised again until it kills: the worker's handler, which writes
+   * the call's note, returns to the raise. */
+#ifdef FAULT_CRASH_IN_GATE
+  if (inlen == 3)
+    for (;;) raise(SIGSEGV);
+#endif
+#ifdef FAULT_CRASH_AS_PEER
+  static int called;
+  if (!called++ && inlen == 0)
+    for (;;) raise(SIGSEGV);
 #endif
 #ifdef FAULT_HANG_IN_GATE
   /* The gate's first published example ("abc"): a hang before anything is timed. */

@@ -12,7 +12,7 @@ use std::fmt::{self, Write as _};
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 
 /// The note's room; a longer one is cut.
-const ROOM: usize = 240;
+const ROOM: usize = 480;
 static NOTE: [AtomicU8; ROOM] = [const { AtomicU8::new(0) }; ROOM];
 /// The note's length; 0 while it is written, and where there is none.
 static LEN: AtomicUsize = AtomicUsize::new(0);

@@ -17,7 +17,7 @@ pub mod manifest;
 pub mod randomness;
 pub mod target;
 
-pub use implementation::{CImplementation, CSpec};
+pub use implementation::{CImplementation, CSpec, peer_that_died};
 pub use manifest::{Manifest, Selection};
 
 use std::path::{Path, PathBuf};
@@ -280,29 +280,37 @@ pub fn specs(manifest: &Manifest, options: &BuildOptions) -> Result<Vec<CSpec>> 
             built => specs.push(built?),
         }
     }
-    // Every variant must agree with the first runnable build of its algorithm (the
-    // portable one, by the manifest's order). Without known answers agreeing with one
-    // says nothing of that one: each is checked against every other, so that where they
-    // disagree none is timed (the first, checked against nothing, once was).
+    // The builds each one may be compared with, in the manifest's order; which of them
+    // it is compared with is decided once each has been checked alone ([`gate_peers`]).
     let runnable: Vec<CSpec> = specs
         .iter()
         .filter(|p| p.unsupported.is_none() && p.not_built.is_none())
         .cloned()
         .collect();
     for spec in &mut specs {
-        let same = |p: &&CSpec| p.algorithm == spec.algorithm && p.kind == spec.kind;
-        let peers: Vec<&CSpec> = if implementation::has_known_answers(spec) {
-            runnable.iter().find(same).into_iter().collect()
-        } else {
-            runnable.iter().filter(same).collect()
-        };
-        spec.peers = peers
-            .into_iter()
+        spec.peers = (runnable.iter())
+            .filter(|p| p.algorithm == spec.algorithm && p.kind == spec.kind)
             .filter(|p| p.name() != spec.name())
             .cloned()
             .collect();
     }
     Ok(specs)
+}
+
+/// The builds the gate compares `spec` with, of its candidates (`spec.peers`: every other
+/// runnable build of its algorithm and kind, in the manifest's order), given which of them
+/// `passed` the gate alone. Where known answers say what each must output, the first that
+/// passed: variants agree with each other. Without them, every one that passed: agreeing
+/// with the first alone would leave the first checked against nothing. A candidate that
+/// failed alone is none: its crash, hang or wrong output is its own, not charged to a
+/// build that was right.
+pub fn gate_peers(spec: &CSpec, passed: impl Fn(&CSpec) -> bool) -> Vec<CSpec> {
+    let mut passing = spec.peers.iter().filter(|p| passed(p));
+    if implementation::has_known_answers(spec) {
+        passing.next().into_iter().cloned().collect()
+    } else {
+        passing.cloned().collect()
+    }
 }
 
 /// How a run builds the C implementations of its manifests.

@@ -69,19 +69,29 @@ pub fn execute(
     for c in cases {
         gate.entry(&c.implementation).or_insert(None);
     }
-    progress.start((gate.len() + cases.len() * opts.processes) as u64);
-    for (imp, verdict) in gate.iter_mut() {
-        progress.step(&format!("checking {imp}"));
-        let checked = verify(
-            imp,
-            external,
-            opts.cpu,
-            opts.timeout,
-            opts.counter.simulated(),
-        )?;
-        if stop() {
-            return Ok(Ended::Interrupted);
-        }
+    let implementations: Vec<&str> = gate.keys().copied().collect();
+    progress.start((gate_steps(&implementations, external) + cases.len() * opts.processes) as u64);
+    let Some(verdicts) = verify_all(
+        &implementations,
+        external,
+        opts.cpu,
+        opts.timeout,
+        opts.counter.simulated(),
+        &mut |what| {
+            if stop() {
+                return false;
+            }
+            progress.step(what);
+            true
+        },
+    )?
+    else {
+        return Ok(Ended::Interrupted);
+    };
+    if stop() {
+        return Ok(Ended::Interrupted);
+    }
+    for ((imp, verdict), checked) in gate.iter_mut().zip(verdicts) {
         *verdict = match checked {
             // Not said here: the report gives each case's notes, and saying them twice
             // buried the run's own lines.
@@ -371,14 +381,116 @@ impl Verdict {
     }
 }
 
-/// The correctness gate of `implementation`, in a worker of its own (what `run` does
-/// before timing it, and all that `check` does).
+/// The correctness gate of each of `implementations` (what `run` does before timing
+/// them, and all that `check` does), in the order given; `None` where `step`, told of
+/// each worker before it starts, said to stop (Ctrl-C).
+///
+/// A C build is checked alone first, in a worker of its own. Then each that passed is
+/// compared, in another, with the builds of its algorithm that passed alone too
+/// ([`gate_peers`](crate::cimpl::gate_peers)): a build that crashes, hangs or is wrong
+/// fails its own cases, never those of a right one compared with it. A peer that dies
+/// only when called for a comparison is failed for it, and the comparison is made again
+/// without it.
+pub fn verify_all(
+    implementations: &[&str],
+    external: &crate::cimpl::External,
+    cpu: Option<usize>,
+    timeout: Duration,
+    simulate: bool,
+    step: &mut dyn FnMut(&str) -> bool,
+) -> Result<Option<Vec<Verdict>>> {
+    let gate_alone = |spec: Option<&crate::cimpl::CSpec>, name: &str| {
+        let alone = spec.map(|s| crate::cimpl::CSpec {
+            peers: Vec::new(),
+            ..s.clone()
+        });
+        verify(name, alone.as_ref(), cpu, timeout, simulate)
+    };
+    let mut alone: BTreeMap<String, Verdict> = BTreeMap::new();
+    for &imp in implementations {
+        if !step(&format!("checking {imp}")) {
+            return Ok(None);
+        }
+        alone.insert(imp.to_string(), gate_alone(external.get(imp), imp)?);
+    }
+    let mut compared: BTreeMap<String, Verdict> = BTreeMap::new();
+    // Peers that passed alone and died when called for a comparison, and why.
+    let mut died_as_peer: BTreeMap<String, String> = BTreeMap::new();
+    for &imp in implementations {
+        let Some(spec) = external.get(imp).filter(|s| !s.peers.is_empty()) else {
+            continue;
+        };
+        if !matches!(alone[imp], Verdict::Checked(_)) {
+            continue;
+        }
+        // A candidate left out of this check (`operation=` kept none of its cases) is
+        // checked alone all the same before it is compared with.
+        for p in &spec.peers {
+            if !alone.contains_key(&p.name()) {
+                if !step(&format!("checking {}", p.name())) {
+                    return Ok(None);
+                }
+                alone.insert(p.name(), gate_alone(Some(p), &p.name())?);
+            }
+        }
+        loop {
+            let peers = crate::cimpl::gate_peers(spec, |p| {
+                matches!(alone.get(&p.name()), Some(Verdict::Checked(_)))
+                    && !died_as_peer.contains_key(&p.name())
+            });
+            if peers.is_empty() {
+                break;
+            }
+            if !step(&format!("comparing {imp} with its other variants")) {
+                return Ok(None);
+            }
+            let with_peers = crate::cimpl::CSpec {
+                peers,
+                ..spec.clone()
+            };
+            let verdict = verify(imp, Some(&with_peers), cpu, timeout, simulate)?;
+            if let Verdict::Unfit(CaseStatus::Failed, why) = &verdict
+                && let Some(peer) = crate::cimpl::peer_that_died(why, &with_peers.peers)
+            {
+                died_as_peer.insert(
+                    peer.name(),
+                    format!("called by the gate to compare {imp} with it: {why}"),
+                );
+                continue;
+            }
+            compared.insert(imp.to_string(), verdict);
+            break;
+        }
+    }
+    Ok(Some(
+        implementations
+            .iter()
+            .map(|&imp| match died_as_peer.get(imp) {
+                Some(why) => Verdict::Unfit(CaseStatus::Failed, why.clone()),
+                None => compared.remove(imp).unwrap_or_else(|| alone[imp].clone()),
+            })
+            .collect(),
+    ))
+}
+
+/// The number of workers [`verify_all`] starts for `implementations` where each of their
+/// builds passes alone: one each, and one more for each C build with candidates to be
+/// compared with.
+pub fn gate_steps(implementations: &[&str], external: &crate::cimpl::External) -> usize {
+    implementations.len()
+        + (implementations.iter())
+            .filter(|imp| external.get(**imp).is_some_and(|s| !s.peers.is_empty()))
+            .count()
+}
+
+/// The correctness gate of `implementation`, in a worker of its own; `c` is its spec
+/// where it is a C build, with the peers it is to be compared with.
 /// Under the simulator (`simulate`, for the instruction counter) the gate checks the code
 /// the simulated CPU's dispatch picks, which is the code then counted; an implementation
 /// that needs what the simulator lacks is *not countable*, not failed.
-pub fn verify(
+fn verify(
     implementation: &str,
-    external: &crate::cimpl::External,
+    c: Option<&crate::cimpl::CSpec>,
     cpu: Option<usize>,
     timeout: Duration,
     simulate: bool,
@@ -390,12 +502,7 @@ pub fn verify(
         task: Task::Verify,
         simulate,
     };
-    gate(
-        external.get(implementation),
-        request,
-        timeout,
-        "correctness check",
-    )
+    gate(c, request, timeout, "correctness check")
 }
 
 /// One call of `case`, untimed, in a worker of its own, prepared as a measurement of it

@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::{
     Api, Build, Checked, Guarded, Input, KindInfo, KnownAlgorithm, Wanted, bytes, declined, failed,
-    load, refused, refused_there, status, tried, written,
+    load, refused, refused_there, status, tried,
 };
 use crate::catalog::kinds::{self, aead::Case};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -101,7 +101,7 @@ impl Api for AeadApi {
 
 impl Build<AeadApi> {
     fn encrypt(&self, m: &[u8], ad: &[u8], npub: &[u8], k: &[u8]) -> Result<Vec<u8>, String> {
-        written(
+        self.written(
             "crypto_aead_encrypt",
             format_args!("mlen = {}, adlen = {}", m.len(), ad.len()),
             |fill| {
@@ -147,7 +147,7 @@ impl Build<AeadApi> {
 
     /// The plaintext, or why not (a refusal is a rejected tag, or an error).
     fn decrypt(&self, c: &[u8], ad: &[u8], npub: &[u8], k: &[u8]) -> Result<Vec<u8>, String> {
-        written(
+        self.written(
             "crypto_aead_decrypt",
             format_args!("clen = {}, adlen = {}", c.len(), ad.len()),
             |fill| {

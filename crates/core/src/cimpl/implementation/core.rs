@@ -5,7 +5,7 @@ use anyhow::Result;
 
 use super::{
     Api, Build, CSpec, Checked, Guarded, Input, KindInfo, KnownAlgorithm, Wanted, bytes,
-    fixed_size, load, refused, refused_there, status, tried, written,
+    fixed_size, load, refused, refused_there, status, tried,
 };
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, Operation, PrepareError};
@@ -110,7 +110,7 @@ impl Build<CoreApi> {
         } else {
             k.to_vec()
         };
-        written(
+        self.written(
             "crypto_core",
             format_args!("in of {} bytes", input.len()),
             |fill| {

@@ -4,7 +4,7 @@ use anyhow::Result;
 
 use super::{
     Api, Build, Checked, Guarded, Input, KindInfo, KnownAlgorithm, Wanted, bytes, declined, load,
-    per_length, refused, refused_there, status, tried, written,
+    per_length, refused, refused_there, status, tried,
 };
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -70,7 +70,7 @@ impl Api for HashApi {
 
 impl Build<HashApi> {
     fn hash(&self, input: &[u8]) -> Result<Vec<u8>, String> {
-        written(
+        self.written(
             "crypto_hash",
             format_args!("inlen = {}", input.len()),
             |fill| {

@@ -11,11 +11,10 @@ use anyhow::Result;
 
 use super::{
     Api, Build, Checked, FILLS, Guarded, Input, KindInfo, KnownAlgorithm, Wanted, bytes, failed,
-    fixed_size, load, refused, status, tried, unwritten, unwritten_by_chance, written,
+    fixed_size, load, refused, status, tried, unwritten, unwritten_by_chance,
 };
 use crate::catalog::kinds::kem::{self as rust_kem, KemAlgorithm, accumulated};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
-use crate::cimpl::crash_note;
 use crate::cimpl::library::{KemDecFn, KemEncFn, KemKeypairFn, Library};
 
 pub(super) static INFO: KindInfo = KindInfo {
@@ -122,9 +121,7 @@ impl Build<KemApi> {
     fn kem_keypair(&self, fill: u8) -> Result<Pair, String> {
         let l = self.kem_lens();
         let (mut pk, mut sk) = (Guarded::new(fill, l.pk), Guarded::new(fill, l.sk));
-        crash_note::set(format_args!(
-            "crypto_kem_keypair, called by the correctness gate"
-        ));
+        self.note_gate_call(format_args!("crypto_kem_keypair"));
         // SAFETY: buffers have the api.h sizes.
         let r = unsafe { (self.api.keypair)(pk.as_mut_ptr(), sk.as_mut_ptr()) };
         status("crypto_kem_keypair", r)?;
@@ -138,9 +135,7 @@ impl Build<KemApi> {
     fn kem_enc(&self, pk: &[u8], fill: u8) -> Result<Pair, String> {
         let l = self.kem_lens();
         let (mut ct, mut ss) = (Guarded::new(fill, l.ct), Guarded::new(fill, l.ss));
-        crash_note::set(format_args!(
-            "crypto_kem_enc, called by the correctness gate"
-        ));
+        self.note_gate_call(format_args!("crypto_kem_enc"));
         let pk_in = Input::new("public key", pk);
         // SAFETY: buffers have the api.h sizes; pk has CRYPTO_PUBLICKEYBYTES.
         let r = unsafe { (self.api.enc)(ct.as_mut_ptr(), ss.as_mut_ptr(), pk_in.as_ptr()) };
@@ -153,7 +148,7 @@ impl Build<KemApi> {
     }
 
     fn kem_dec(&self, ct: &[u8], sk: &[u8]) -> Result<Vec<u8>, String> {
-        written("crypto_kem_dec", format_args!("ss, ct, sk"), |fill| {
+        self.written("crypto_kem_dec", format_args!("ss, ct, sk"), |fill| {
             let mut ss = Guarded::new(fill, self.kem_lens().ss);
             let (ct_in, sk_in) = (Input::new("ciphertext", ct), Input::new("secret key", sk));
             // SAFETY: ss has CRYPTO_BYTES; ct and sk have their api.h sizes.

@@ -57,8 +57,10 @@ pub struct CSpec {
     pub vectors: Vec<Vector>,
     /// The `api.h` sizes the manifest says the build must have (its `sizes`).
     pub expected_sizes: BTreeMap<String, u64>,
-    /// The other variants of the same algorithm that this one must agree with: the first
-    /// one where there are known answers, every one where there are none.
+    /// The other builds of the same algorithm this one is compared with. As built, every
+    /// other runnable one (the candidates); in the gate's worker, those of them that
+    /// passed the gate alone ([`gate_peers`](crate::cimpl::gate_peers)); none where it is
+    /// checked alone or timed.
     pub peers: Vec<CSpec>,
     /// The llvm-mca estimate, when asked for (`--estimate`).
     pub estimate: Option<Estimate>,
@@ -402,6 +404,8 @@ struct Build<A> {
     /// `randombytes` cannot be fed a known-answer test's seeds).
     gate_notes: Mutex<Vec<String>>,
     peers: Vec<Build<A>>,
+    /// Whether it is loaded as another build's peer: its calls are then comparisons.
+    peer: bool,
 }
 
 impl<A: Api> Build<A> {
@@ -425,7 +429,12 @@ impl<A: Api> Build<A> {
         let peers = spec
             .peers
             .iter()
-            .map(|p| Build::load(p).with_context(|| format!("loading the variant {}", p.name())))
+            .map(|p| {
+                let mut peer =
+                    Build::load(p).with_context(|| format!("loading the variant {}", p.name()))?;
+                peer.peer = true;
+                Ok(peer)
+            })
             .collect::<Result<_>>()?;
         Ok(Build {
             spec: spec.clone(),
@@ -436,6 +445,7 @@ impl<A: Api> Build<A> {
             randomness,
             gate_notes: Default::default(),
             peers,
+            peer: false,
         })
     }
 }
@@ -697,20 +707,54 @@ fn declined(why: &str) -> bool {
         .is_some_and(|(f, r)| f.starts_with("crypto_") && r.parse::<i32>().is_ok())
 }
 
+impl<A> Build<A> {
+    /// Notes the gate's call about to be made (`call`: the function and its lengths) for
+    /// the note a crash leaves ([`crash_note`]), naming the build where it is a peer's:
+    /// a peer that dies in a comparison must not read as the compared build's crash.
+    fn note_gate_call(&self, call: std::fmt::Arguments) {
+        if self.peer {
+            crash_note::set(format_args!(
+                "{call} {}, called by the correctness gate",
+                as_peer(&self.name)
+            ));
+        } else {
+            crash_note::set(format_args!("{call}, called by the correctness gate"));
+        }
+    }
+
+    /// [`written`], with the call noted ([`Build::note_gate_call`]); `args` are the
+    /// lengths it is given.
+    fn written(
+        &self,
+        function: &str,
+        args: std::fmt::Arguments,
+        call: impl FnMut(u8) -> Result<Vec<u8>, String>,
+    ) -> Result<Vec<u8>, String> {
+        self.note_gate_call(format_args!("{function}({args})"));
+        written(function, call)
+    }
+}
+
+/// How the note of a call a build is given as another's peer names it.
+fn as_peer(name: &str) -> String {
+    format!("of the peer variant {name}")
+}
+
+/// The peer, of `peers`, that a gate's failure (`why`, with its worker's last note) says
+/// died in a call made to compare with it, if any.
+pub fn peer_that_died<'a>(why: &str, peers: &'a [CSpec]) -> Option<&'a CSpec> {
+    peers.iter().find(|p| why.contains(&as_peer(&p.name())))
+}
+
 /// The gate's output: `call` (one function on one input, into an output buffer it is
 /// given filled with the byte it is passed) made twice, into zeros and into 0xff bytes,
 /// which must leave the same output. Bytes that follow the fill are bytes the function
 /// never wrote, or read from memory it never initialised: glue that copies half a digest
 /// agrees with every variant that shares it, and a reference checks only what it covers.
-/// `args` (the lengths it is given) go into the note a crash leaves ([`crash_note`]).
 fn written(
     function: &str,
-    args: std::fmt::Arguments,
     mut call: impl FnMut(u8) -> Result<Vec<u8>, String>,
 ) -> Result<Vec<u8>, String> {
-    crash_note::set(format_args!(
-        "{function}({args}), called by the correctness gate"
-    ));
     let zeros = call(0x00)?;
     let ones = call(0xff)?;
     unwritten(function, "output", &zeros, &ones)?;
@@ -1175,28 +1219,24 @@ mod tests {
 
     #[test]
     fn output_that_follows_the_buffer_fill_is_refused_with_its_bytes() {
-        let whole = written("f", format_args!(""), |_| Ok(vec![7; 8]));
+        let whole = written("f", |_| Ok(vec![7; 8]));
         assert_eq!(whole, Ok(vec![7; 8]));
-        let half = written("f", format_args!(""), |fill| {
-            Ok([vec![7; 4], vec![fill; 4]].concat())
-        });
+        let half = written("f", |fill| Ok([vec![7; 4], vec![fill; 4]].concat()));
         assert_eq!(
             half.unwrap_err(),
             "f left 4 of its 8 output bytes (from byte 4 to 7) as the buffer held them: they differ when it starts as zeros or as 0xff bytes (unwritten, or computed from memory it never initialised)"
         );
-        let one = written("f", format_args!(""), |fill| Ok(vec![1, fill & 1, 1]));
+        let one = written("f", |fill| Ok(vec![1, fill & 1, 1]));
         assert!(
             one.unwrap_err()
                 .starts_with("f left 1 of its 3 output bytes (from byte 1 to 1)")
         );
-        let lengths = written("f", format_args!(""), |fill| {
-            Ok(vec![0; 2 + (fill & 1) as usize])
-        });
+        let lengths = written("f", |fill| Ok(vec![0; 2 + (fill & 1) as usize]));
         assert_eq!(
             lengths.unwrap_err(),
             "f gave 2 output bytes, then 3 for the same input"
         );
-        let failing = written("f", format_args!(""), |_| Err("f returned -1".to_string()));
+        let failing = written("f", |_| Err("f returned -1".to_string()));
         assert_eq!(failing.unwrap_err(), "f returned -1");
     }
 

@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::{
     Api, Build, Checked, Guarded, Input, KindInfo, KnownAlgorithm, Wanted, bytes, failed,
-    fixed_size, load, refused, refused_there, status, tried, written,
+    fixed_size, load, refused, refused_there, status, tried,
 };
 use crate::catalog::kinds::dh;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError, pattern};
@@ -72,7 +72,7 @@ impl Api for ScalarmultApi {
 
 impl Build<ScalarmultApi> {
     fn scalarmult(&self, n: &[u8], p: &[u8]) -> Result<Vec<u8>, String> {
-        written("crypto_scalarmult", format_args!("q, n, p"), |fill| {
+        self.written("crypto_scalarmult", format_args!("q, n, p"), |fill| {
             let mut q = Guarded::new(fill, self.size("CRYPTO_BYTES"));
             let (n_in, p_in) = (Input::new("scalar", n), Input::new("point", p));
             // SAFETY: q has CRYPTO_BYTES; n and p have the api.h sizes (checked by callers).
@@ -84,7 +84,7 @@ impl Build<ScalarmultApi> {
     }
 
     fn scalarmult_base(&self, n: &[u8]) -> Result<Vec<u8>, String> {
-        written("crypto_scalarmult_base", format_args!("q, n"), |fill| {
+        self.written("crypto_scalarmult_base", format_args!("q, n"), |fill| {
             let mut q = Guarded::new(fill, self.size("CRYPTO_BYTES"));
             let n_in = Input::new("scalar", n);
             // SAFETY: q has CRYPTO_BYTES, n CRYPTO_SCALARBYTES.

@@ -4,7 +4,7 @@ use anyhow::Result;
 
 use super::{
     Api, Build, Checked, Guarded, Input, KindInfo, KnownAlgorithm, Wanted, bytes, declined, load,
-    per_length, refused, refused_there, status, tried, written,
+    per_length, refused, refused_there, status, tried,
 };
 use crate::catalog::kinds;
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -92,7 +92,7 @@ impl Api for StreamApi {
 
 impl Build<StreamApi> {
     fn stream_xor(&self, m: &[u8], n: &[u8], k: &[u8]) -> Result<Vec<u8>, String> {
-        written(
+        self.written(
             "crypto_stream_xor",
             format_args!("mlen = {}", m.len()),
             |fill| {

@@ -5,7 +5,7 @@ use anyhow::Result;
 
 use super::{
     Api, Build, Checked, Guarded, Input, KindInfo, KnownAlgorithm, Wanted, bytes, declined, load,
-    refused, refused_there, status, tried, written,
+    refused, refused_there, status, tried,
 };
 use crate::catalog::kinds::{self, xof};
 use crate::catalog::{Call, Kind, Mismatch, PrepareError};
@@ -99,7 +99,7 @@ impl Build<XofApi> {
     fn xof(&self, messages: &[Vec<u8>], out_len: usize) -> Result<Vec<Vec<u8>>, String> {
         let len = messages[0].len();
         let input: Vec<u8> = messages.concat();
-        let out = written(
+        let out = self.written(
             "crypto_xof",
             format_args!("outlen = {out_len}, inlen = {len}"),
             |fill| {
