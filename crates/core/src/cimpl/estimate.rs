@@ -160,11 +160,19 @@ pub fn native() -> Native {
     }
 }
 
-/// The body of `symbol` in GNU assembler output.
+/// Whether `line` is the label that defines `symbol`: `crypto_hash:` as gcc writes it, or
+/// with a comment after it, as clang does (`crypto_hash:   # @crypto_hash`, `//` on
+/// AArch64); not another symbol that begins with its name (`crypto_hash_blocks:`).
+fn defines(line: &str, symbol: &str) -> bool {
+    line.strip_prefix(symbol)
+        .and_then(|rest| rest.strip_prefix(':'))
+        .map(str::trim)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('#') || rest.starts_with("//"))
+}
+
+/// The body of `symbol` in GNU assembler output (gcc's or clang's).
 fn function_body(asm: &str, symbol: &str) -> Option<Vec<String>> {
-    let start = asm
-        .lines()
-        .position(|l| l.trim_end() == format!("{symbol}:"))?;
+    let start = asm.lines().position(|l| defines(l, symbol))?;
     let body: Vec<String> = asm
         .lines()
         .skip(start + 1)
@@ -333,6 +341,28 @@ mod tests {
             control_flow(&lines("\taddq $1, %rax\n\tret")),
             (false, false)
         );
+    }
+
+    /// clang writes a comment after the label (`crypto_hash:  # @crypto_hash`), which
+    /// once made every clang build's estimate "`crypto_hash` not found".
+    #[test]
+    fn the_body_of_a_symbol_is_found_in_gcc_and_clang_assembly() {
+        let gcc = "\t.text\n\t.globl\tcrypto_hash\n\t.type\tcrypto_hash, @function\ncrypto_hash:\n.LFB0:\n\tmovl $0, %eax\n\tret\n\t.size\tcrypto_hash, .-crypto_hash\n";
+        let clang = "\t.text\n\t.globl\tcrypto_hash                     # -- Begin function crypto_hash\n\t.type\tcrypto_hash,@function\ncrypto_hash:                            # @crypto_hash\n\t.cfi_startproc\n\txorl\t%eax, %eax\n\tretq\n.Lfunc_end0:\n\t.size\tcrypto_hash, .Lfunc_end0-crypto_hash\n";
+        let aarch64 = "crypto_hash:                            // @crypto_hash\n\tmov\tw0, wzr\n\tret\n.Lfunc_end0:\n\t.size\tcrypto_hash, .Lfunc_end0-crypto_hash\n";
+        for (asm, first) in [
+            (gcc, ".LFB0:"),
+            (clang, "\t.cfi_startproc"),
+            (aarch64, "\tmov\tw0, wzr"),
+        ] {
+            let body = function_body(asm, "crypto_hash").expect(asm);
+            assert_eq!(body.first().map(String::as_str), Some(first), "{asm}");
+            assert!(body.iter().any(|l| l.contains("ret")), "{asm}");
+            assert!(!body.iter().any(|l| l.contains(".size")), "{asm}");
+        }
+        // Not a symbol that only begins with the name.
+        let other = "crypto_hash_blocks:                     # @crypto_hash_blocks\n\tretq\n";
+        assert_eq!(function_body(other, "crypto_hash"), None);
     }
 
     #[test]
