@@ -38,6 +38,7 @@ pub(super) static INFO: KindInfo = KindInfo {
         "int crypto_aead_encrypt(unsigned char *c, unsigned long long *clen, const unsigned char *m, unsigned long long mlen, const unsigned char *ad, unsigned long long adlen, const unsigned char *nsec, const unsigned char *npub, const unsigned char *k)",
         "int crypto_aead_decrypt(unsigned char *m, unsigned long long *mlen, unsigned char *nsec, const unsigned char *c, unsigned long long clen, const unsigned char *ad, unsigned long long adlen, const unsigned char *npub, const unsigned char *k)",
     ],
+    known_answers_from: Some("a `kat` file (NIST LWC genkat_aead form)"),
     estimated: "crypto_aead_encrypt",
     estimated_operation: |_| "encrypt",
     params: |lengths| {

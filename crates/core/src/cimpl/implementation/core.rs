@@ -43,6 +43,7 @@ pub(super) static INFO: KindInfo = KindInfo {
     prototypes: &[
         "int crypto_core(unsigned char *out, const unsigned char *in, const unsigned char *k, const unsigned char *c)",
     ],
+    known_answers_from: Some("`vectors`"),
     estimated: "crypto_core",
     // Its one operation, whichever its keying names.
     estimated_operation: |spec| operations(spec)[0].name,

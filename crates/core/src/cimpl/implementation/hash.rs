@@ -33,6 +33,7 @@ pub(super) static INFO: KindInfo = KindInfo {
     prototypes: &[
         "int crypto_hash(unsigned char *out, const unsigned char *in, unsigned long long inlen)",
     ],
+    known_answers_from: Some("`vectors`"),
     estimated: "crypto_hash",
     estimated_operation: |_| "hash",
     params: per_length,

@@ -48,6 +48,7 @@ pub(super) static INFO: KindInfo = KindInfo {
         "int crypto_kem_enc(unsigned char *ct, unsigned char *ss, const unsigned char *pk)",
         "int crypto_kem_dec(unsigned char *ss, const unsigned char *ct, const unsigned char *sk)",
     ],
+    known_answers_from: None,
     estimated: "crypto_kem_enc",
     estimated_operation: |_| "encaps",
     params: fixed_size,

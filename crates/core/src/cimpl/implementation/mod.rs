@@ -148,6 +148,10 @@ pub struct KindInfo {
     /// order of [`KindInfo::functions`]: every source of a build is compiled with them
     /// declared, so that one declared otherwise does not compile.
     pub prototypes: &'static [&'static str],
+    /// How a manifest gives a build of the kind known answers, as the advice to builds
+    /// that disagree says it; `None` where it cannot (their variants are checked by round
+    /// trips and agreement only).
+    known_answers_from: Option<&'static str>,
     /// The function whose code a static estimate reads.
     pub estimated: &'static str,
     /// The operation whose timed call is that function (`encaps` for `crypto_kem_enc`):
@@ -517,14 +521,28 @@ impl<A: Api> Build<A> {
     fn agrees(&self, what: &str, ours: &[u8], theirs: &[u8]) -> Result<(), Mismatch> {
         Mismatch::check_bytes(what, ours, theirs).map_err(|mut m| {
             if !self.has_known_answers() {
-                m.detail.push_str(
-                    "; the variants disagree and no known answers say which is right, so \
-                     none is timed (give the algorithm `vectors` in the manifest)",
-                );
+                m.detail.push_str(&disagreement(self.spec.kind));
             }
             m
         })
     }
+}
+
+/// What a refusal of builds of `kind` that disagree without known answers adds: that
+/// none is timed, and how to have the wrong one named, where the manifest can.
+fn disagreement(kind: CKind) -> String {
+    let advice = match info(kind).known_answers_from {
+        Some(how) => format!("give the algorithm {how} in the manifest"),
+        None => {
+            let kind = format!("{kind:?}").to_lowercase();
+            format!(
+                "a manifest gives a {kind} no known answers: check the variants against the algorithm's reference implementation"
+            )
+        }
+    };
+    format!(
+        "; the variants disagree and no known answers say which is right, so none is timed ({advice})"
+    )
 }
 
 /// What the gate checks a build of `algorithm` against, said before anything is built
@@ -1215,6 +1233,33 @@ mod tests {
         assert_eq!(near_miss(CKind::Hash, "sha-256"), None, "spelt right");
         assert_eq!(near_miss(CKind::Hash, "blake2b"), None);
         assert_eq!(near_miss(CKind::Stream, "sha256"), None, "another kind's");
+    }
+
+    /// Variants that disagree are told how to give their algorithm known answers in the
+    /// way their kind takes them: an AEAD was once told to give `vectors`, which the
+    /// manifest refuses for it, and a KEM the same, which takes neither.
+    #[test]
+    fn the_advice_to_variants_that_disagree_is_what_their_kind_takes() {
+        for kind in [CKind::Hash, CKind::Stream, CKind::Core, CKind::Xof] {
+            assert!(
+                disagreement(kind).contains("(give the algorithm `vectors` in the manifest)"),
+                "{kind:?}"
+            );
+        }
+        let aead = disagreement(CKind::Aead);
+        assert!(
+            aead.contains("give the algorithm a `kat` file (NIST LWC genkat_aead form)"),
+            "{aead}"
+        );
+        assert!(!aead.contains("vectors"), "{aead}");
+        for kind in [CKind::Kem, CKind::Scalarmult] {
+            let said = disagreement(kind);
+            assert!(
+                !said.contains("`vectors`") && !said.contains("`kat`"),
+                "{said}"
+            );
+            assert!(said.contains("no known answers"), "{said}");
+        }
     }
 
     #[test]

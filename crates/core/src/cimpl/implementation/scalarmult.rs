@@ -35,6 +35,7 @@ pub(super) static INFO: KindInfo = KindInfo {
         "int crypto_scalarmult(unsigned char *q, const unsigned char *n, const unsigned char *p)",
         "int crypto_scalarmult_base(unsigned char *q, const unsigned char *n)",
     ],
+    known_answers_from: None,
     estimated: "crypto_scalarmult",
     estimated_operation: |_| "shared",
     params: fixed_size,

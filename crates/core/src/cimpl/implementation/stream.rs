@@ -40,6 +40,7 @@ pub(super) static INFO: KindInfo = KindInfo {
     prototypes: &[
         "int crypto_stream_xor(unsigned char *c, const unsigned char *m, unsigned long long mlen, const unsigned char *n, const unsigned char *k)",
     ],
+    known_answers_from: Some("`vectors`"),
     estimated: "crypto_stream_xor",
     estimated_operation: |_| "xor",
     params: per_length,

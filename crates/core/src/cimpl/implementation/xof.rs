@@ -38,6 +38,7 @@ pub(super) static INFO: KindInfo = KindInfo {
     prototypes: &[
         "int crypto_xof(unsigned char *out, unsigned long long outlen, const unsigned char *in, unsigned long long inlen)",
     ],
+    known_answers_from: Some("`vectors`"),
     estimated: "crypto_xof",
     estimated_operation: |_| "xof",
     params: |lengths| {
