@@ -1210,6 +1210,62 @@ fn vectors_given_on_one_variant_check_every_variant_of_the_algorithm() {
     }
 }
 
+/// An AEAD's known answers are its `kat` file, and belong to the algorithm as `vectors`
+/// do: given on one variant, the file checks every variant of that algorithm, so both are
+/// verified, or both refused when the file does not hold. The second was once only
+/// "checked in part", against the first.
+#[test]
+fn a_kat_file_given_on_one_variant_checks_every_variant_of_the_algorithm() {
+    let kat = include_str!("c/aead/toy_aead_kat.txt");
+    let ct = kat.find("CT = ").expect("a CT") + "CT = ".len();
+    let flipped = if &kat[ct..ct + 1] == "0" { "1" } else { "0" };
+    let corrupt = format!("{}{flipped}{}", &kat[..ct], &kat[ct + 1..]);
+    for (file, verified) in [(kat.to_string(), true), (corrupt, false)] {
+        let env = Env::new();
+        std::fs::write(env.path("api.h"), include_str!("c/aead/api.h")).unwrap();
+        std::fs::write(env.path("toy_aead.c"), include_str!("c/aead/toy_aead.c")).unwrap();
+        std::fs::write(env.path("toy_aead_kat.txt"), file).unwrap();
+        let manifest = "name = \"toys\"\nsources = [\"toy_aead.c\"]\ntargets = [\"native\"]\n\n\
+             [[implementation]]\nvariant = \"o1\"\nalgorithm = \"toy-aead\"\nkind = \"aead\"\n\
+             flags = [\"-O1\"]\nkat = \"toy_aead_kat.txt\"\n\n\
+             [[implementation]]\nvariant = \"o2\"\nalgorithm = \"toy-aead\"\nkind = \"aead\"\n\
+             flags = [\"-O2\"]\n";
+        std::fs::write(env.path("manifest.toml"), manifest).unwrap();
+        let m = env.path("manifest.toml").to_str().unwrap().to_string();
+        let listed = env.run_ok(&["list", &m]);
+        assert_eq!(
+            listed.matches("KAT file toy_aead_kat.txt").count(),
+            2,
+            "{listed}"
+        );
+        let out = env.cmd(&["check", &m]);
+        let said = String::from_utf8_lossy(&out.stdout);
+        for variant in ["o1", "o2"] {
+            let line = said
+                .lines()
+                .find(|l| l.contains(&format!("toys/toy-aead/{variant}@native")))
+                .unwrap_or_else(|| panic!("no {variant} in {said}"));
+            if verified {
+                assert!(
+                    line.contains("verified") && !line.contains("checked in part"),
+                    "{said}"
+                );
+            } else {
+                assert!(
+                    line.contains("WRONG OUTPUT")
+                        && line.contains("toy_aead_kat.txt line 1, Count = 1 (encrypt)"),
+                    "{said}"
+                );
+            }
+        }
+        assert_eq!(
+            out.status.code(),
+            Some(if verified { 0 } else { 1 }),
+            "{said}"
+        );
+    }
+}
+
 /// Vectors are refused, naming the vector and the field, where the kind takes no such
 /// field, where they cannot be what the kind's functions give, and for the kinds whose
 /// answers come another way.

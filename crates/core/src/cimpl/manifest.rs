@@ -183,7 +183,8 @@ pub struct ManifestImplementation {
     /// built only for targets that have them.
     #[serde(default)]
     pub requires: Vec<String>,
-    /// A NIST LWC `genkat_aead` file, relative to `kat_dir`.
+    /// A NIST LWC `genkat_aead` file, relative to `kat_dir`; once loaded, a variant
+    /// without one has the first of its algorithm's.
     pub kat: Option<String>,
     /// Known answers (`core`, `hash`, `stream`, `xof`); once loaded, `vectors_file`'s
     /// are appended.
@@ -395,30 +396,43 @@ impl Manifest {
         m.find_lines(text);
         m.read_vector_files()?;
         m.validate()?;
-        m.share_vectors();
+        m.share_known_answers();
         Ok(m)
     }
 
     /// Known answers belong to the algorithm: a variant without its own takes those of
-    /// the first variant of the same algorithm and kind that has some, and is checked
-    /// against them itself. (Agreeing with a variant that has them would show nothing
-    /// where that variant fails them, in a worker of its own.)
-    fn share_vectors(&mut self) {
+    /// the first variant of the same algorithm and kind that has some (its `vectors`, an
+    /// AEAD's `kat` file), and is checked against them itself. (Agreeing with a variant
+    /// that has them would show nothing where that variant fails them, in a worker of its
+    /// own.)
+    fn share_known_answers(&mut self) {
         for i in 0..self.implementations.len() {
-            if !self.implementations[i].vectors.is_empty() {
-                continue;
-            }
             let (algorithm, kind) = (
                 &self.implementations[i].algorithm,
                 self.implementations[i].kind,
             );
-            if let Some(shared) = self
-                .implementations
-                .iter()
-                .find(|o| &o.algorithm == algorithm && o.kind == kind && !o.vectors.is_empty())
-                .map(|o| o.vectors.clone())
-            {
-                self.implementations[i].vectors = shared;
+            let same = |o: &&ManifestImplementation| &o.algorithm == algorithm && o.kind == kind;
+            let vectors = (self.implementations[i].vectors.is_empty())
+                .then(|| {
+                    (self.implementations.iter())
+                        .filter(same)
+                        .find(|o| !o.vectors.is_empty())
+                        .map(|o| o.vectors.clone())
+                })
+                .flatten();
+            let kat = (self.implementations[i].kat.is_none())
+                .then(|| {
+                    (self.implementations.iter())
+                        .filter(same)
+                        .find_map(|o| o.kat.clone())
+                })
+                .flatten();
+            let imp = &mut self.implementations[i];
+            if let Some(vectors) = vectors {
+                imp.vectors = vectors;
+            }
+            if kat.is_some() {
+                imp.kat = kat;
             }
         }
     }
