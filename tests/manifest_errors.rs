@@ -759,6 +759,18 @@ fn a_relative_include_flag_is_taken_from_the_manifests_directory() {
     let r = only_result(&run(&env, "sub/manifest.toml"));
     assert_eq!(r["implementation"], "toys/toy-hash/o2@native", "{r}");
     assert_eq!(r["status"], "ok", "{r}");
+    // Recorded as the absolute directory, not `-Isub/inc` (relative to where the run was
+    // started, which a stored report does not say).
+    let json = env.json(&["report", "latest", "--format", "json"]);
+    let flags = &json["options"]["run"]["c_builds"][0]["flags"];
+    // The test's directory as the run's current directory names it (symbolic links
+    // resolved).
+    let inc = format!("-I{}", sub.canonicalize().unwrap().join("inc").display());
+    assert_eq!(
+        flags,
+        &serde_json::json!(["-march=native", "-O2", inc]),
+        "{json}"
+    );
 }
 
 /// Variants that are separate files defining the same symbols (a `ref/` and an `opt/`

@@ -432,15 +432,20 @@ pub const DIRECTORY_FLAGS: [&str; 4] = ["-I", "-iquote", "-isystem", "-idirafter
 
 /// `flag` with the relative directory of a [`DIRECTORY_FLAGS`] flag, or of `-L`, taken from
 /// `dir`, the manifest's directory (the compiler runs in the current directory, which is
-/// anywhere): `-Iinclude` becomes `-I<manifest dir>/include`, `-Llib` `-L<manifest
-/// dir>/lib`. Other flags, and absolute directories, are given as written.
+/// anywhere), and made absolute: `-Iinclude` becomes `-I/path/to/manifest/include`, `-Llib`
+/// `-L/path/to/manifest/lib`. A run records these flags, and `-I./include` in a stored
+/// report would not say where the headers were. Other flags, and absolute directories,
+/// are given as written.
 fn anchored(dir: &Path, flag: &str) -> String {
     for prefix in DIRECTORY_FLAGS.iter().chain(&["-L"]) {
         if let Some(path) = flag.strip_prefix(prefix)
             && !path.is_empty()
             && Path::new(path).is_relative()
         {
-            return format!("{prefix}{}", dir.join(path).display());
+            let joined = dir.join(path);
+            // Fails only where the current directory cannot be read; then as joined.
+            let absolute = std::path::absolute(&joined).unwrap_or(joined);
+            return format!("{prefix}{}", absolute.display());
         }
     }
     flag.to_string()
@@ -1009,6 +1014,21 @@ pub(crate) mod tests {
         assert_eq!(anchored(dir, "-lmysha"), "-lmysha");
         assert_eq!(anchored(dir, "-O2"), "-O2");
         assert_eq!(anchored(dir, "-DINC=1"), "-DINC=1");
+        // A manifest named from the current directory (`cl/m.toml`, `m.toml`): recorded
+        // as absolute directories, not as `-Icl/include` or `-I./include`.
+        let here = std::env::current_dir().unwrap();
+        assert_eq!(
+            anchored(Path::new("cl"), "-Iinclude"),
+            format!("-I{}", here.join("cl/include").display())
+        );
+        assert_eq!(
+            anchored(Path::new("."), "-Iinclude"),
+            format!("-I{}", here.join("include").display())
+        );
+        assert_eq!(
+            anchored(Path::new("."), "-Llib"),
+            format!("-L{}", here.join("lib").display())
+        );
     }
 
     #[test]
