@@ -426,11 +426,11 @@ pub fn verify_all(
         // A candidate left out of this check (`operation=` kept none of its cases) is
         // checked alone all the same before it is compared with.
         for p in &spec.peers {
-            if !alone.contains_key(&p.name()) {
+            if let std::collections::btree_map::Entry::Vacant(unchecked) = alone.entry(p.name()) {
                 if !step(&format!("checking {}", p.name())) {
                     return Ok(None);
                 }
-                alone.insert(p.name(), gate_alone(Some(p), &p.name())?);
+                unchecked.insert(gate_alone(Some(p), &p.name())?);
             }
         }
         loop {
