@@ -1933,6 +1933,16 @@ fn an_incomplete_copy_is_replaced_and_a_testbed_on_new_hardware_is_warned_of() {
         .unwrap_or_else(|| panic!("{md}"));
     assert!(head.contains("| bench (another0): "), "{head}");
     assert_eq!(head.matches("| bench (").count(), 2, "{head}");
+    // Two columns, one name: a testbed not there lists `bench` once.
+    let out = env.cmd(&[
+        "report",
+        "--machines",
+        "--testbed",
+        "nowhere",
+        "--db",
+        target_s,
+    ]);
+    assert_bad_input(&out, "(it has bench)");
     // A push that brings the testbed on other hardware into a store says so, as a run
     // does, once.
     let fresh = env.path("fresh.db");

@@ -364,14 +364,13 @@ pub fn collect(
     }
     for t in testbeds {
         if !latest.iter().any(|m| m.testbed == *t) {
+            // A testbed seen on two machines has two columns, but is one name to give.
+            let mut known: Vec<&str> = latest.iter().map(|m| m.testbed.as_str()).collect();
+            known.dedup();
             bail!(
                 "--testbed {t}: no complete run of `{experiment}` on that testbed in `{}` (it has {})",
                 store.path().display(),
-                latest
-                    .iter()
-                    .map(|m| m.testbed.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                known.join(", ")
             );
         }
     }
