@@ -85,9 +85,13 @@ fn a_run_s_html_report_is_self_contained_and_renders_in_a_browser() {
 
     // The machine block, then the tables of the text report, then every chart this run has.
     assert!(html.contains("<dl class=\"machine\">"));
-    for label in ["CPU", "Crypto instruction sets", "Counter"] {
+    for label in ["CPU", "Testbed", "Crypto instruction sets", "Counters here"] {
         assert!(html.contains(&format!("<dt>{label}</dt>")), "{label}");
     }
+    // Each fact once: the counter in the report's `Counter:` line, the CPU in the block.
+    assert!(html.contains("<p>Counter: "), "{html}");
+    assert!(!html.contains("<dt>Counter</dt>"), "{html}");
+    assert!(!html.contains("<p>Machine: "), "{html}");
     for title in [
         " per byte against message length",
         "Distribution of the raw samples",

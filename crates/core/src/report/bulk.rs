@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::Format;
 use super::csv::{Num, table};
-use super::format::fmt_ratio;
+use super::format::{ci_heading, fmt_ratio};
 use super::{Block, Document, provenance};
 use crate::analysis::bulk::{self as analysis, BulkAnalysis, MB, MIB, RateRatio, Series, mb_per_s};
 use crate::name::ImplName;
@@ -158,15 +158,24 @@ pub(super) fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
     blocks.push(Block::Heading(
         "Summary: MB/s over the runs (statistics of each run's rate; the median's 95 % interval from order statistics, none below 6 runs)".into(),
     ));
-    blocks.push(Block::Table {
-        headers: [
-            "Implementation",
-            "Operation",
-            "Size",
-            "Threads",
-            "Runs",
-            "Median (MB/s)",
-            "95 % CI",
+    // A column of intervals only where some series has one: below 6 runs it would be
+    // dashes under a heading that promises intervals.
+    let ci_column = t.summary.iter().any(|r| r.median_ci.is_some());
+    let mut headers = [
+        "Implementation",
+        "Operation",
+        "Size",
+        "Threads",
+        "Runs",
+        "Median (MB/s)",
+    ]
+    .map(String::from)
+    .to_vec();
+    if ci_column {
+        headers.push("95 % CI".into());
+    }
+    headers.extend(
+        [
             "Mean",
             "Min",
             "Max",
@@ -174,30 +183,37 @@ pub(super) fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
             "Median (MiB/s)",
             "Median time (ms)",
         ]
-        .map(String::from)
-        .to_vec(),
+        .map(String::from),
+    );
+    blocks.push(Block::Table {
+        headers,
         rows: t
             .summary
             .iter()
             .map(|r| {
                 let s = r.series;
-                vec![
+                let mut row = vec![
                     s.case.implementation.clone(),
                     s.case.operation.clone(),
                     format_size(s.len),
                     s.threads.to_string(),
                     r.rate.n.to_string(),
                     rate(r.rate.median),
-                    r.median_ci.map_or("—".into(), |i| {
+                ];
+                if ci_column {
+                    row.push(r.median_ci.map_or("—".into(), |i| {
                         format!("[{}, {}]", rate(i.lo), rate(i.hi))
-                    }),
+                    }));
+                }
+                row.extend([
                     rate(r.rate.mean),
                     rate(r.rate.min),
                     rate(r.rate.max),
                     rate(r.rate.std_dev),
                     rate(r.rate.median * MB / MIB),
                     ms(r.median_ns),
-                ]
+                ]);
+                row
             })
             .collect(),
     });
@@ -210,19 +226,20 @@ pub(super) fn document(run: &StoredRun, t: &BulkAnalysis) -> Document {
     if let Some(note) = cache.and_then(|c| cache_note(c, t.series.iter().map(|s| s.len))) {
         blocks.push(Block::Warning(note));
     }
+    let ratio_heading = |of: fn(&analysis::ScalingRow) -> Option<RateRatio>| {
+        ci_heading(t.scaling.iter().filter_map(of).map(|x| x.ci.is_some()))
+    };
     blocks.push(Block::Table {
-        headers: [
-            "Implementation",
-            "Operation",
-            "Size",
-            "Threads",
-            "Median (MB/s)",
-            "Speed-up vs 1 thread [95 % CI]",
-            "vs OpenSSL 1 thread [95 % CI]",
-            "% of memcpy's rate",
-        ]
-        .map(String::from)
-        .to_vec(),
+        headers: vec![
+            "Implementation".into(),
+            "Operation".into(),
+            "Size".into(),
+            "Threads".into(),
+            "Median (MB/s)".into(),
+            format!("Speed-up vs 1 thread{}", ratio_heading(|r| r.speedup)),
+            format!("vs OpenSSL 1 thread{}", ratio_heading(|r| r.vs_openssl)),
+            "% of memcpy's rate".into(),
+        ],
         rows: t
             .scaling
             .iter()
@@ -522,6 +539,24 @@ mod tests {
     /// The lines of a bulk run's page over `cases`, measured with `threads` on `cpus` CPUs
     /// by a harness that warmed up or not.
     fn lines(threads: Vec<usize>, cpus: usize, warmed_up: bool) -> Vec<String> {
+        let cases = vec![case(MEMCPY, &[1e5, 1e5, 1e5])];
+        document_of(threads, cpus, warmed_up, cases)
+            .blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Line(l) | Block::Warning(l) => Some(l.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The page of a bulk run of `cases` ([`lines`]).
+    fn document_of(
+        threads: Vec<usize>,
+        cpus: usize,
+        warmed_up: bool,
+        cases: Vec<StoredCase>,
+    ) -> Document {
         use crate::counter::CounterKind;
         use crate::record::{BulkOptions, RunHeader, RunOrigin};
         let options = RunOrigin::Bulk {
@@ -545,17 +580,43 @@ mod tests {
                 options,
                 None,
             ),
-            cases: vec![case(MEMCPY, &[1e5, 1e5, 1e5])],
+            cases,
         };
         let all = series(&run.cases);
         document(&run, &BulkAnalysis::of(&all))
-            .blocks
-            .iter()
-            .filter_map(|b| match b {
-                Block::Line(l) | Block::Warning(l) => Some(l.clone()),
-                _ => None,
-            })
-            .collect()
+    }
+
+    /// The summary's and the scaling table's headers promise an interval only where some
+    /// figure under them has one: a median's needs 6 runs, a ratio's 4.
+    #[test]
+    fn headings_promise_intervals_only_where_the_runs_give_them() {
+        let headers = |runs: usize| -> Vec<String> {
+            let ns: Vec<f64> = (0..runs).map(|i| 1e5 + 1e3 * i as f64).collect();
+            let cases = vec![
+                case(MEMCPY, &ns),
+                bulk_case("openssl/aes-128-ctr", 1 << 20, 1, &ns),
+                bulk_case("openssl/aes-128-ctr", 1 << 20, 2, &ns),
+            ];
+            document_of(vec![1, 2], 2, true, cases)
+                .blocks
+                .iter()
+                .filter_map(|b| match b {
+                    Block::Table { headers, .. } => Some(headers.join(" | ")),
+                    _ => None,
+                })
+                .collect()
+        };
+        let few = headers(3).join("\n");
+        assert!(!few.contains("CI"), "{few}");
+        assert!(few.contains("Speed-up vs 1 thread |"), "{few}");
+        let some = headers(4).join("\n");
+        assert!(
+            !some.contains("| 95 % CI |"),
+            "a median needs 6 runs: {some}"
+        );
+        assert!(some.contains("Speed-up vs 1 thread [95 % CI"), "{some}");
+        let all = headers(6).join("\n");
+        assert!(all.contains("| 95 % CI |"), "{all}");
     }
 
     /// A run says how each operation was started as the harness that measured it did:

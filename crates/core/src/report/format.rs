@@ -123,6 +123,31 @@ pub(super) fn fmt_throughput(bytes_per_s: f64) -> String {
     }
 }
 
+/// What a heading says of the 95 % intervals of the figures under it: ` [95 % CI]` where
+/// every one has an interval, nothing where none has (a heading must not promise what
+/// its cells lack: a median's needs 6 processes), and where only some have, that only
+/// those do. `has` holds one entry per figure shown.
+pub(super) fn ci_heading(has: impl IntoIterator<Item = bool>) -> String {
+    interval_heading(has, "CI")
+}
+
+/// [`ci_heading`], the interval called `name` (`CI`, `interval`).
+pub(super) fn interval_heading(has: impl IntoIterator<Item = bool>, name: &str) -> String {
+    let (mut with, mut without) = (0, 0);
+    for has in has {
+        if has {
+            with += 1;
+        } else {
+            without += 1;
+        }
+    }
+    match (with, without) {
+        (0, _) => String::new(),
+        (_, 0) => format!(" [95 % {name}]"),
+        _ => format!(" [95 % {name} where it has one]"),
+    }
+}
+
 /// Outliers as criterion counts them, e.g. "6 (5 high mild, 1 high severe)".
 pub(super) fn fmt_outliers(o: &Outliers, n: usize) -> String {
     if o.total() == 0 {
@@ -253,6 +278,16 @@ mod tests {
         );
         assert_eq!(fmt_ratio(&interval(1.8, 0.01, 2.7)), "1.8x [0.0, 2.7]");
         assert_eq!(fmt_ratio(&interval(2.0, 2.0, 2.0)), "2.00x [2.00, 2.00]");
+    }
+
+    #[test]
+    fn a_heading_promises_intervals_only_where_its_figures_have_them() {
+        assert_eq!(ci_heading([true, true]), " [95 % CI]");
+        assert_eq!(ci_heading([false, false]), "");
+        assert_eq!(ci_heading([true, false]), " [95 % CI where it has one]");
+        // No figure at all: nothing to promise either.
+        assert_eq!(ci_heading([]), "");
+        assert_eq!(interval_heading([true], "interval"), " [95 % interval]");
     }
 
     #[test]

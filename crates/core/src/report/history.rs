@@ -8,7 +8,7 @@ use super::Format;
 use crate::history::History;
 
 use super::csv::Num;
-use super::format::{fmt_count, fmt_interval, fmt_rel, fmt_signed};
+use super::format::{fmt_count, fmt_interval, fmt_rel, fmt_signed, interval_heading};
 use super::{Block, Document};
 use crate::history::{Change, Outcome, Point};
 use crate::stats::Interval;
@@ -36,7 +36,7 @@ pub(super) fn document(h: &History) -> Document {
             .map_or(String::new(), |f| format!(" (case ids containing `{f}`)"))
     ))];
     blocks.push(Block::Line(format!(
-        "Medians per call with their 95 % intervals, as `report` gives them, oldest run first{}. Runs that counted with another counter, ran on another CPU model, or in another environment (GLIBC_TUNABLES, OPENSSL_ia32cap) than a case's latest run are marked not comparable, and so are incomplete runs (interrupted: fewer samples than asked) and points whose processes mixed the host's states (host unsteady, by the canary). A change against the previous comparable point is given only where `compare` would call it one, with the host steady in both runs; otherwise the column says why not ({}).",
+        "Medians per call with their 95 % intervals where they have one, as `report` gives them, oldest run first{}. Runs that counted with another counter, ran on another CPU model, or in another environment (GLIBC_TUNABLES, OPENSSL_ia32cap) than a case's latest run are marked not comparable, and so are incomplete runs (interrupted: fewer samples than asked) and points whose processes mixed the host's states (host unsteady, by the canary). A change against the previous comparable point is given only where `compare` would call it one, with the host steady in both runs; otherwise the column says why not ({}).",
         if h.several_machines() {
             ", each case per machine (testbed and hardware fingerprint), as one machine's runs are comparable with none of another's"
         } else {
@@ -62,6 +62,9 @@ pub(super) fn document(h: &History) -> Document {
             [unit] => Some(*unit),
             _ => None,
         };
+        // Dashes under a heading that promises intervals say nothing: the column is
+        // there only where some point has one.
+        let spread_column = c.points.iter().any(|p| p.interval.is_some());
         let rows = c
             .points
             .iter()
@@ -71,14 +74,18 @@ pub(super) fn document(h: &History) -> Document {
                     Some(_) => String::new(),
                     None => format!(" {}", run.short_unit),
                 };
-                vec![
+                let mut row = vec![
                     run.id.to_string(),
                     run.started_at.clone(),
                     run.git_revision.clone().unwrap_or_default(),
                     run.tool_version.clone(),
                     run.counter.to_string(),
                     format!("{}{unit}", median_cell(p)),
-                    p.interval.as_ref().map_or("—".into(), fmt_rel),
+                ];
+                if spread_column {
+                    row.push(p.interval.as_ref().map_or("—".into(), fmt_rel));
+                }
+                row.extend([
                     p.host.cell(),
                     p.core_clock_hz
                         .map_or(String::new(), |hz| format!("{:.2} GHz", hz / 1e9)),
@@ -88,28 +95,24 @@ pub(super) fn document(h: &History) -> Document {
                     } else {
                         format!("NOT COMPARABLE: {}", p.caveats.join("; "))
                     },
-                ]
+                ]);
+                row
             })
             .collect();
-        blocks.push(Block::Table {
-            headers: vec![
-                "Run".into(),
-                "Started".into(),
-                "Git revision".into(),
-                "cryptobench".into(),
-                "Counter".into(),
-                match one_unit {
-                    Some(unit) => format!("Median ({unit}) [95 % interval]"),
-                    None => "Median [95 % interval]".into(),
-                },
-                "± (95 %)".into(),
-                "Host".into(),
-                "Core clock".into(),
-                "Change vs previous".into(),
-                "Comparable".into(),
-            ],
-            rows,
+        let intervals = interval_heading(c.points.iter().map(|p| p.interval.is_some()), "interval");
+        let mut headers: Vec<String> = ["Run", "Started", "Git revision", "cryptobench", "Counter"]
+            .map(String::from)
+            .to_vec();
+        headers.push(match one_unit {
+            Some(unit) => format!("Median ({unit}){intervals}"),
+            None => format!("Median{intervals}"),
         });
+        if spread_column {
+            headers.push("± (95 %)".into());
+        }
+        headers
+            .extend(["Host", "Core clock", "Change vs previous", "Comparable"].map(String::from));
+        blocks.push(Block::Table { headers, rows });
     }
     Document { blocks }
 }
@@ -673,7 +676,12 @@ mod tests {
             !text.contains("Median (cycles)"),
             "an ns row under a cycles heading: {text}"
         );
-        assert!(text.contains("Median [95 % interval]"), "{text}");
+        // Three samples of one process: too few for a 95 % interval of their median, and
+        // no heading promises one.
+        let heading = text.lines().find(|l| l.starts_with(" Run ")).unwrap();
+        assert!(heading.contains(" Median "), "{text}");
+        assert!(!text.contains("[95 % interval"), "{text}");
+        assert!(!text.contains("± (95 %)"), "{text}");
         assert!(ns_row.contains("101.0 ns"), "{text}");
         let html = render(&h, Format::Html).unwrap();
         assert!(

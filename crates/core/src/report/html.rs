@@ -39,7 +39,8 @@ pub fn run_page(a: &Analysis, doc: &Document) -> String {
         .iter()
         .flat_map(|chart| chart(a))
         .collect();
-    page(doc, &machine_rows(&a.header), &charts)
+    // The report's `Counter:` line says the counter and the TSC's frequency.
+    page(doc, &machine_rows(&a.header, false), &charts)
 }
 
 /// Two runs case by case: the report `doc` and a forest plot of the comparisons, with
@@ -54,7 +55,7 @@ pub fn comparison_page(c: &RunComparison, opts: &VerdictOptions, doc: &Document)
 
 /// A bulk run: its tables and its thread-scaling charts.
 pub fn bulk_page(header: &RunHeader, doc: &Document, charts: &[Chart]) -> String {
-    page(doc, &machine_rows(header), charts)
+    page(doc, &machine_rows(header, true), charts)
 }
 
 /// The history: the report `doc` and a line chart per case.
@@ -68,17 +69,28 @@ pub fn fleet_page(f: &crate::analysis::fleet::Fleet, doc: &Document) -> String {
 }
 
 /// What the run's machine record says, as (label, value) rows; imported runs know less.
-fn machine_rows(h: &RunHeader) -> Vec<(&'static str, String)> {
+/// The counter and the TSC's frequency only `with_counter`, where no line of the page
+/// says them.
+fn machine_rows(h: &RunHeader, with_counter: bool) -> Vec<(&'static str, String)> {
     let mut rows = match &h.machine {
         MachineRecord::Measured(m) => measured_machine_rows(m, super::run::host_cc_note(h)),
         MachineRecord::Unrecorded(m) => vec![("CPU", non_empty(&m.cpu_model))],
-        MachineRecord::Unreadable(_) => Vec::new(),
+        // The header's model: the run's line leaves the CPU to this block.
+        MachineRecord::Unreadable(_) => vec![("CPU", non_empty(&h.cpu_model))],
     };
-    rows.push((
-        "TSC frequency",
-        h.tsc_hz.map(|hz| format!("{:.1} MHz", hz / 1e6)),
-    ));
-    rows.push(("Counter", Some(format!("{} — {}", h.counter, h.unit))));
+    rows.insert(
+        rows.iter()
+            .position(|(k, _)| *k == "CPU")
+            .map_or(0, |i| i + 1),
+        ("Testbed", non_empty(&h.place.testbed)),
+    );
+    if with_counter {
+        rows.push((
+            "TSC frequency",
+            h.tsc_hz.map(|hz| format!("{:.1} MHz", hz / 1e6)),
+        ));
+        rows.push(("Counter", Some(format!("{} — {}", h.counter, h.unit))));
+    }
     if let Some(m) = h.machine.measured()
         && !m.counters.is_empty()
     {
@@ -243,6 +255,21 @@ fn page(doc: &Document, machine: &[(&str, String)], charts: &[Chart]) -> String 
             Block::MachineLine(_) if !machine.is_empty() => continue,
             Block::Line(l) | Block::MachineLine(l) => {
                 body += &format!("<p>{}</p>\n", escape(l));
+                continue;
+            }
+            Block::RunLine {
+                machine: cpu,
+                run,
+                warning,
+            } => {
+                // The machine block names the CPU and testbed.
+                let line = if machine.is_empty() {
+                    format!("Machine: {cpu}; {run}")
+                } else {
+                    format!("Run: {run}")
+                };
+                let class = if *warning { " class=\"warn\"" } else { "" };
+                body += &format!("<p{class}>{}</p>\n", escape(&line));
                 continue;
             }
             Block::Warning(l) => {

@@ -1,7 +1,7 @@
 //! C builds (`provider/algorithm/variant@target`) as variant x target matrices: the
 //! figures of each algorithm and operation, the static estimates, and the slopes.
 
-use super::format::{fmt_count, fmt_interval, fmt_per_byte};
+use super::format::{ci_heading, fmt_count, fmt_interval, fmt_per_byte};
 use super::{Block, MatrixRow};
 use crate::analysis::{Analysis, CaseStats};
 use crate::name::ImplName;
@@ -56,7 +56,13 @@ pub(super) fn matrix_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
             .filter(|part| !part.is_empty())
             .collect::<Vec<_>>()
             .join(" ");
-        blocks.push(Block::Heading(format!("{title}: {what}, median [95 % CI]")));
+        let intervals = ci_heading(cases.iter().filter_map(|c| {
+            let m = c.measured.as_ref()?;
+            (per_call || m.per_byte.is_some()).then(|| m.has_interval())
+        }));
+        blocks.push(Block::Heading(format!(
+            "{title}: {what}, median{intervals}"
+        )));
         let cells: Vec<(String, String, Option<f64>)> = cases
             .iter()
             .map(|c| {

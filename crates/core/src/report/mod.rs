@@ -55,6 +55,17 @@ pub enum Block {
     /// prose in text and md; an HTML page with a machine block leaves it out, the block
     /// showing the same facts as rows, so that the page says each once.
     MachineLine(String),
+    /// Where and when the run was measured, `Machine: {machine}; {run}` in text and md.
+    /// `machine` (the CPU, the testbed) is what an HTML page's machine block shows as rows:
+    /// that page says `Run: {run}` alone, so that it names the CPU once.
+    RunLine {
+        /// The CPU model and the testbed.
+        machine: String,
+        /// When, by which version and code, and whether it is complete.
+        run: String,
+        /// Whether it is a line the reader must not miss (an incomplete run).
+        warning: bool,
+    },
     /// A line the reader must not miss: the machine's warnings, an interrupted run, runs
     /// that are not comparable, cases that were not compared.
     Warning(String),

@@ -2,8 +2,8 @@
 //! ratios to a reference, and comparisons (within the run and against a baseline run).
 
 use super::format::{
-    counted, fmt_count, fmt_count_as, fmt_interval, fmt_outliers, fmt_p, fmt_pct, fmt_per_byte,
-    fmt_rel, fmt_signed, fmt_throughput, ratio_operation,
+    ci_heading, counted, fmt_count, fmt_count_as, fmt_interval, fmt_outliers, fmt_p, fmt_pct,
+    fmt_per_byte, fmt_rel, fmt_signed, fmt_throughput, ratio_operation,
 };
 use super::notes::{clock_notes, p_floor_notes, process_note};
 use super::{Block, Document};
@@ -295,14 +295,13 @@ pub(crate) fn provenance(h: &RunHeader, cpus: &str) -> Vec<Block> {
         "" => String::new(),
         t => format!(", testbed {t}"),
     };
-    let machine = format!(
-        "Machine: {}{cpus}{testbed}; started {}; cryptobench {}{revision}{incomplete}",
-        h.cpu_model, h.started_at, h.tool_version,
-    );
-    let mut lines = vec![if incomplete.is_empty() {
-        Block::Line(machine)
-    } else {
-        Block::Warning(machine)
+    let mut lines = vec![Block::RunLine {
+        machine: format!("{}{cpus}{testbed}", h.cpu_model),
+        run: format!(
+            "started {}; cryptobench {}{revision}{incomplete}",
+            h.started_at, h.tool_version
+        ),
+        warning: !incomplete.is_empty(),
     }];
     // Which scheduler's job measured it: what a lab looks for in a table of many runs.
     if let Some(ci) = &h.place.ci {
@@ -503,6 +502,11 @@ pub(super) fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     // Each case's processes, where some case's differ from those the header says were
     // asked: re-measured cases got more, and the header's count is not theirs.
     let processes_column = processes_column(a);
+    let measured = || a.cases.iter().filter_map(|c| c.measured.as_ref());
+    // A column of intervals only where some case has one: a run of fewer processes than
+    // a median's interval needs would have a column of dashes under a heading that
+    // promises intervals.
+    let spread_column = measured().any(|m| m.has_interval());
     let mut rows = Vec::new();
     for c in &a.cases {
         let mut row = vec![c.implementation.clone(), c.operation.clone()];
@@ -532,11 +536,15 @@ pub(super) fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
                         Some(pb) => fmt_per_byte(pb.estimate),
                         None => String::new(),
                     },
-                    if m.has_interval() {
+                ]);
+                if spread_column {
+                    row.push(if m.has_interval() {
                         fmt_rel(&m.median)
                     } else {
                         "—".into()
-                    },
+                    });
+                }
+                row.extend([
                     match (m.throughput_bytes_per_s, m.core_clock_hz) {
                         (Some(tp), Some(hz)) => {
                             format!("{} at {:.2} GHz", fmt_throughput(tp), hz / 1e9)
@@ -554,7 +562,7 @@ pub(super) fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
             None => {
                 row.extend(std::iter::repeat_n(
                     String::new(),
-                    6 + usize::from(processes_column),
+                    5 + usize::from(spread_column) + usize::from(processes_column),
                 ));
                 row.push(status_cell(c));
             }
@@ -566,11 +574,19 @@ pub(super) fn case_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
     headers.extend([
         "Bytes".into(),
         format!("Median ({u})"),
-        format!("{u}/byte [95 % CI]"),
-        "± (95 %)".into(),
-        "Throughput".into(),
-        "Samples".into(),
+        format!(
+            "{u}/byte{}",
+            ci_heading(
+                measured()
+                    .filter(|m| m.per_byte.is_some())
+                    .map(|m| m.has_interval())
+            )
+        ),
     ]);
+    if spread_column {
+        headers.push("± (95 %)".into());
+    }
+    headers.extend(["Throughput".into(), "Samples".into()]);
     if processes_column {
         headers.push("Processes".into());
     }
@@ -886,11 +902,9 @@ mod tests {
         )
     }
 
-    /// [`rendered`] with any machine record, one this version cannot read too.
-    fn rendered_with(machine: MachineRecord, command_line: Vec<String>, format: Format) -> String {
-        let dir = tempfile::tempdir().unwrap();
-        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
-        let header = RunHeader {
+    /// A run's header on `machine`, asking `processes` processes (no canary).
+    fn header(machine: MachineRecord, command_line: Vec<String>, processes: usize) -> RunHeader {
+        RunHeader {
             id: 0,
             started_at: "2026-11-29T00:00:00Z".into(),
             finished_at: None,
@@ -907,7 +921,7 @@ mod tests {
                 run: RunOptions {
                     counter: CounterKind::Tsc,
                     cpu: Some(1),
-                    processes: 2,
+                    processes,
                     layouts: 1,
                     plan: SamplePlan {
                         samples: 3,
@@ -931,7 +945,14 @@ mod tests {
                 },
             },
             place: Default::default(),
-        };
+        }
+    }
+
+    /// [`rendered`] with any machine record, one this version cannot read too.
+    fn rendered_with(machine: MachineRecord, command_line: Vec<String>, format: Format) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let header = header(machine, command_line, 2);
         let id = store.begin_run(&header).unwrap();
         for (seq, len) in [1024, 4096].into_iter().enumerate() {
             let case = Case {
@@ -1056,18 +1077,119 @@ mod tests {
                 "`{fact}` not once in:\n{html}"
             );
         }
+        // The CPU and the counter are said once too: the model in the machine block, not
+        // again in a `Machine:` line; the counter and the TSC in the `Counter:` line.
+        assert!(
+            html.contains("<dt>CPU</dt><dd>Example CPU (6/167/1), x86_64</dd>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<p>Run: started 2026-11-29T00:00:00Z;"),
+            "{html}"
+        );
         for repeated in [
             "Built:",
             "Host:",
             "Libraries:",
             "target-cpu native",
             "3.0.19",
+            "Example CPU",
+            "2000.0 MHz",
         ] {
             assert!(
                 html.matches(repeated).count() <= 1,
                 "`{repeated}` more than once in:\n{html}"
             );
         }
+    }
+
+    /// A run of C builds (`spook/clyde-128/<variant>@<target>`), every case measured in
+    /// `processes` processes, rendered in `format`.
+    fn variants_in(processes: usize, format: Format) -> String {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("s.db")).unwrap();
+        let header = header(
+            MachineRecord::Measured(Box::new(built_machine())),
+            vec![],
+            processes,
+        );
+        let id = store.begin_run(&header).unwrap();
+        let names = [
+            "clyde_32bit@x86-64",
+            "clyde_32bit@haswell",
+            "clyde_64bit@x86-64",
+        ];
+        for (seq, name) in names.into_iter().enumerate() {
+            for (n, len) in [(0, 2048), (1, 8192)] {
+                let case = Case {
+                    implementation: format!("spook/clyde-128/{name}"),
+                    operation: "encrypt".into(),
+                    params: Params::new().with(Param::Len, len),
+                    lanes: 1,
+                };
+                let row = store.add_case(id, 2 * seq + n, &case).unwrap();
+                for process in 0..processes {
+                    let samples = Samples {
+                        calls_per_sample: 1,
+                        calibration: Calibration::default(),
+                        per_layout: vec![vec![len as f64 * (1.0 + process as f64 / 100.0); 3]],
+                        core_clock: None,
+                        canary: None,
+                    };
+                    store.add_samples(row, process, &samples).unwrap();
+                }
+                store.set_status(row, CaseStatus::Ok, None).unwrap();
+            }
+        }
+        store.finish_run(id, "2026-11-29T00:01:00Z").unwrap();
+        let run = store.load_run(id).unwrap();
+        let a = crate::analysis::analyse(&run, &Default::default()).unwrap();
+        render(&a, format)
+    }
+
+    /// Below the 6 processes a median's interval needs, no heading promises one: not the
+    /// case table's per-byte column (nor a column of dashes for its ±), nor the variant x
+    /// target matrices; with 6, they all do.
+    #[test]
+    fn headings_promise_intervals_only_where_the_cells_have_them() {
+        for format in [Format::Table, Format::Md, Format::Html] {
+            let few = variants_in(4, format);
+            assert!(few.contains("no intervals of the medians"), "{few}");
+            assert!(!few.contains("95 % CI"), "{format:?}: {few}");
+            assert!(!few.contains("± (95 %)"), "{format:?}: {few}");
+            assert!(few.contains("cycles/byte"), "{few}");
+            assert!(
+                few.contains("spook/clyde-128 encrypt len=2048: ref-cycles per byte, median"),
+                "{few}"
+            );
+            let enough = variants_in(6, format);
+            assert!(
+                enough.contains(
+                    "spook/clyde-128 encrypt len=2048: ref-cycles per byte, median [95 % CI]"
+                ),
+                "{format:?}: {enough}"
+            );
+            assert!(enough.contains("ref-cycles/byte [95 % CI]"), "{enough}");
+            assert!(enough.contains("± (95 %)"), "{enough}");
+        }
+    }
+
+    /// A page whose machine record is unread still names the CPU once, from the run's own
+    /// column of it, and text still says it in the `Machine:` line.
+    #[test]
+    fn an_unread_machine_record_still_names_the_cpu_once() {
+        let newer = MachineRecord::Unreadable(serde_json::json!({"record": "measured/9"}));
+        let html = rendered_with(newer.clone(), vec![], Format::Html);
+        assert_eq!(html.matches("Example CPU (6/167/1)").count(), 1, "{html}");
+        assert!(
+            html.contains("<dt>CPU</dt><dd>Example CPU (6/167/1)</dd>"),
+            "{html}"
+        );
+        let text = rendered_with(newer, vec![], Format::Table);
+        assert!(
+            text.contains("Machine: Example CPU (6/167/1), testbed "),
+            "{text}"
+        );
     }
 
     /// A command line reads as it is typed: a program by its file name; a `cargo bench`

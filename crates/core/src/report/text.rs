@@ -27,6 +27,12 @@ pub fn render(doc: &Document, markdown: bool) -> String {
                 format!("{}  \n", md(l))
             }
             Block::Line(l) | Block::MachineLine(l) | Block::Warning(l) => format!("{}\n", plain(l)),
+            Block::RunLine { machine, run, .. } if markdown => {
+                format!("{}  \n", md(&format!("Machine: {machine}; {run}")))
+            }
+            Block::RunLine { machine, run, .. } => {
+                format!("{}\n", plain(&format!("Machine: {machine}; {run}")))
+            }
             Block::Table { headers, rows } => table(headers, rows, markdown),
             Block::Matrix { headers, rows } => {
                 let (headers, rows) = Block::matrix_as_table(headers, rows);
