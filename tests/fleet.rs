@@ -445,6 +445,11 @@ fn across_machines_a_whole_run_is_taken_over_a_later_partial_one() {
     );
     assert!(table.contains(&format!("1 {} (", short(&whole))), "{table}");
     assert!(!table.contains("zen: run"), "{table}");
+    // Runs of 4 processes have no interval of a median: the heading says what `[—]` is.
+    assert!(
+        table.contains("with its 95 % interval where its run has one (`[—]`: measured in fewer than the 6 worker processes"),
+        "{table}"
+    );
 }
 
 /// A stored digest is read from a store, which may be damaged or edited: one that is

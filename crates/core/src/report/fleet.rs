@@ -64,9 +64,21 @@ pub(super) fn document(f: &Fleet) -> Document {
         f.columns.len(),
         if f.columns.len() == 1 { "" } else { "s" }
     ))];
-    blocks.push(Block::Line(
-        "Each column is one machine's newest complete run of the experiment's whole plan (its newest partial one where it has none, said below; the Run column names each): the median per byte (per call where a case has no bytes) with its 95 % interval, in that machine's own counter. Figures of different CPUs are side by side, never compared: no verdict is drawn across columns. The ratios below, each measured within one run on one machine, are what compare across CPUs.".into(),
-    ));
+    // A median's interval needs several processes: a run of fewer has none to show.
+    let without_interval = (f.rows.iter())
+        .flat_map(|r| r.cells.iter().flatten())
+        .any(|c| !c.interval);
+    blocks.push(Block::Line(format!(
+        "Each column is one machine's newest complete run of the experiment's whole plan (its newest partial one where it has none, said below; the Run column names each): the median per byte (per call where a case has no bytes) with its 95 % interval{}, in that machine's own counter. Figures of different CPUs are side by side, never compared: no verdict is drawn across columns. The ratios below, each measured within one run on one machine, are what compare across CPUs.",
+        if without_interval {
+            format!(
+                " where its run has one (`[—]`: measured in fewer than the {} worker processes an interval of the median needs)",
+                crate::stats::min_clusters(crate::analysis::LEVEL)
+            )
+        } else {
+            String::new()
+        }
+    )));
     blocks.extend(
         f.left_out
             .iter()
