@@ -113,6 +113,24 @@ fn cargo_test_benches_runs_every_gate_and_refuses_a_planted_bug() {
         "said twice: {said}"
     );
 
+    // Wrong at one length the bench measures (8192) and right at the gate's own: refused
+    // where it is measured, right where it is not.
+    let wrong_at = |sizes: &str| {
+        cargo(
+            &["test", "--benches", "--", "wrong-at/", "--sizes", sizes],
+            &[("CHACHA_BENCH_PLANT_WRONG_AT", "1")],
+        )
+    };
+    let out = wrong_at("1024,8192");
+    let said = text(&out);
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("test wrong-at/chacha20 ... WRONG OUTPUT: 8192-byte message"),
+        "{said}"
+    );
+    let out = wrong_at("1024");
+    assert!(out.status.success(), "{}", text(&out));
+
     // The gate calls an implementation at its vectors' lengths; one that dies at a length
     // the bench measures (4000) fails here, with its case, not first under `cargo bench`.
     let crashing = |sizes: &str| {

@@ -132,6 +132,38 @@ fn wrong_output_is_refused_and_never_timed() {
     assert_eq!(result(&run, "rustcrypto/chacha20")["verified"], true);
 }
 
+/// Wrong at one length alone, which the gate's own lengths pass over and the run
+/// measures: refused at all its cases, never timed.
+#[test]
+fn output_wrong_only_at_a_measured_length_is_refused() {
+    let env = Env::new();
+    let run = env.json_with_failures(&with_quick(&[
+        "run",
+        "test-bad-at-length",
+        "--sizes",
+        "1024,4000",
+        "--format",
+        "json",
+    ]));
+    for r in run["results"].as_array().unwrap() {
+        assert_eq!(r["implementation"], "test-bad-at-length/chacha20", "{run}");
+        assert_eq!(r["verified"], false, "{run}");
+        assert_case(r, "wrong", "4000-byte message");
+        assert!(r.get("median_cycles").is_none(), "{run}");
+    }
+    assert_eq!(run["results"].as_array().unwrap().len(), 2, "{run}");
+    // Measured at the gate's lengths alone, it is right.
+    let run = env.json(&with_quick(&[
+        "run",
+        "test-bad-at-length",
+        "--sizes",
+        "1024",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(result(&run, "test-bad-at-length/chacha20")["verified"], true);
+}
+
 #[test]
 fn crashing_and_hanging_implementations_fail_alone() {
     let env = Env::new();

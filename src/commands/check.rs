@@ -51,6 +51,7 @@ pub(super) fn check(args: CheckArgs) -> Result<ExitCode> {
     progress.start(runner::gate_steps(&implementations, &plan.external) as u64);
     let Some(verdicts) = runner::verify_all(
         &implementations,
+        &plan.cases,
         &plan.external,
         Some(cpu),
         args.timeout,

@@ -318,6 +318,7 @@ impl Bench {
             // One at a time, so that each line is said as soon as it is known.
             let Some(mut verdict) = runner::verify_all(
                 &[case.implementation.as_str()],
+                &plan.cases,
                 &plan.external,
                 Some(cpu),
                 timeout,

@@ -18,6 +18,7 @@ pub fn register(r: &mut Registry) {
     // The very same code as `rustcrypto/chacha20` under another name: an A/A comparison.
     r.add(Stream::<super::rustcrypto::ChaCha20>::new("test-same"));
     r.add(Stream::<Wrong>::new("test-wrong"));
+    r.add(Stream::<WrongAtOneLength>::new("test-bad-at-length"));
     r.add(Stream::<Slower>::new("test-slower"));
     r.add(Stream::<Planted<true>>::new("test-planted"));
     // The same code with the plant never applied: the plant's own size, within a run.
@@ -64,6 +65,27 @@ impl StreamCipher for Wrong {
         self.0.apply_keystream(buf);
         if let Some(b) = buf.last_mut() {
             *b ^= 1;
+        }
+    }
+}
+
+/// A length that neither the gate's boundary lengths nor its pieces ask for, which a run
+/// may measure: only there is [`WrongAtOneLength`] wrong.
+pub const WRONG_AT_LEN: usize = 4000;
+
+/// Flips one bit of a message of [`WRONG_AT_LEN`] bytes alone, as a fast path for one
+/// size can: passes every fixed check of the gate, so must be caught where it is measured.
+pub struct WrongAtOneLength(chacha20::ChaCha20);
+
+impl StreamCipher for WrongAtOneLength {
+    const ALGORITHM: &'static StreamAlgorithm = &CHACHA20;
+    fn new(key: &[u8], nonce: &[u8]) -> Self {
+        WrongAtOneLength(chacha(key, nonce))
+    }
+    fn apply_keystream(&mut self, buf: &mut [u8]) {
+        self.0.apply_keystream(buf);
+        if buf.len() == WRONG_AT_LEN {
+            buf[WRONG_AT_LEN - 1] ^= 1;
         }
     }
 }

@@ -130,6 +130,24 @@ impl StreamCipher for Planted {
     }
 }
 
+/// A ChaCha20 wrong at 8192 bytes alone, a length this bench measures and the gate's
+/// own lengths pass over (as a fast path for one size can be), for cryptobench's own
+/// tests: the gate must refuse it where the bench measures it.
+struct WrongAt8192(PortableChaCha20);
+
+impl StreamCipher for WrongAt8192 {
+    const ALGORITHM: &'static StreamAlgorithm = &CHACHA20;
+    fn new(key: &[u8], nonce: &[u8]) -> Self {
+        WrongAt8192(PortableChaCha20::new(key, nonce))
+    }
+    fn apply_keystream(&mut self, buf: &mut [u8]) {
+        self.0.apply_keystream(buf);
+        if buf.len() == 8192 {
+            buf[0] ^= 1;
+        }
+    }
+}
+
 /// A ChaCha20 that passes its gate, then dies when timed (at a length the gate does not
 /// ask for), for cryptobench's own tests: its case fails alone, the others are measured.
 struct Crashing(PortableChaCha20);
@@ -161,6 +179,10 @@ fn main() {
     // Only for cryptobench's tests of the harness (tests/cargo_bench.rs).
     let bench = match std::env::var_os("CHACHA_BENCH_PLANT_WRONG") {
         Some(_) => bench.register(Stream::<Planted>::new("planted")),
+        None => bench,
+    };
+    let bench = match std::env::var_os("CHACHA_BENCH_PLANT_WRONG_AT") {
+        Some(_) => bench.register(Stream::<WrongAt8192>::new("wrong-at")),
         None => bench,
     };
     let bench = match std::env::var_os("CHACHA_BENCH_PLANT_TWICE") {

@@ -187,6 +187,15 @@ pub trait Implementation: Send + Sync {
     fn operations(&self) -> &[Operation];
     /// Known-answer tests or cross-checks; an implementation that fails is never timed.
     fn verify(&self) -> Result<(), Mismatch>;
+    /// The gate at one parameter point a run measures, `operation` at `params`: the
+    /// output of a call there against the algorithm's reference, where it has one.
+    /// [`verify`](Implementation::verify) checks the lengths where bugs usually hide; a
+    /// run measures others (a path for 4 KiB pages can be wrong at 4096 bytes alone), and
+    /// what it times must have been checked. None by default: kinds whose operations take
+    /// no parameters have only the points `verify` checks.
+    fn verify_at(&self, _operation: &str, _params: &Params) -> Result<(), Mismatch> {
+        Ok(())
+    }
     /// Why this CPU cannot run the implementation, if it cannot; it is then never run.
     fn unsupported(&self) -> Option<String> {
         None

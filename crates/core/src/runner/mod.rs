@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::record::{Case, CaseStatus, RunOptions};
+use crate::record::{Case, CaseStatus, Params, RunOptions};
 use crate::stats::{Kept, LEVEL};
 use crate::store::Store;
 use worker::{Outcome, Reply, Request, Task};
@@ -73,6 +73,7 @@ pub fn execute(
     progress.start((gate_steps(&implementations, external) + cases.len() * opts.processes) as u64);
     let Some(verdicts) = verify_all(
         &implementations,
+        cases,
         external,
         opts.cpu,
         opts.timeout,
@@ -393,6 +394,7 @@ impl Verdict {
 /// without it.
 pub fn verify_all(
     implementations: &[&str],
+    measured: &[Case],
     external: &crate::cimpl::External,
     cpu: Option<usize>,
     timeout: Duration,
@@ -404,7 +406,7 @@ pub fn verify_all(
             peers: Vec::new(),
             ..s.clone()
         });
-        verify(name, alone.as_ref(), cpu, timeout, simulate)
+        verify(name, measured, alone.as_ref(), cpu, timeout, simulate)
     };
     let mut alone: BTreeMap<String, Verdict> = BTreeMap::new();
     for &imp in implementations {
@@ -448,7 +450,7 @@ pub fn verify_all(
                 peers,
                 ..spec.clone()
             };
-            let verdict = verify(imp, Some(&with_peers), cpu, timeout, simulate)?;
+            let verdict = verify(imp, measured, Some(&with_peers), cpu, timeout, simulate)?;
             if let Verdict::Unfit(CaseStatus::Failed, why) = &verdict
                 && let Some(peer) = crate::cimpl::peer_that_died(why, &with_peers.peers)
             {
@@ -483,26 +485,58 @@ pub fn gate_steps(implementations: &[&str], external: &crate::cimpl::External) -
             .count()
 }
 
-/// The correctness gate of `implementation`, in a worker of its own; `c` is its spec
-/// where it is a C build, with the peers it is to be compared with.
+/// The correctness gate of `implementation`, in a worker of its own, with its output
+/// checked at each point of `measured` (the run's cases; those of other implementations
+/// are passed over); `c` is its spec where it is a C build, with the peers it is to be
+/// compared with.
 /// Under the simulator (`simulate`, for the instruction counter) the gate checks the code
 /// the simulated CPU's dispatch picks, which is the code then counted; an implementation
 /// that needs what the simulator lacks is *not countable*, not failed.
 fn verify(
     implementation: &str,
+    measured: &[Case],
     c: Option<&crate::cimpl::CSpec>,
     cpu: Option<usize>,
     timeout: Duration,
     simulate: bool,
 ) -> Result<Verdict> {
-    let request = |c| Request {
-        implementation: implementation.to_string(),
-        c,
-        cpu,
-        task: Task::Verify,
-        simulate,
+    let mut points: Vec<(String, Params)> = Vec::new();
+    let mut cases: Vec<&Case> = Vec::new();
+    for case in measured
+        .iter()
+        .filter(|c| c.implementation == implementation)
+    {
+        let point = (case.operation.clone(), case.params.clone());
+        if !points.contains(&point) {
+            points.push(point);
+            cases.push(case);
+        }
+    }
+    let verified = |points: Vec<(String, Params)>| {
+        let request = |c| Request {
+            implementation: implementation.to_string(),
+            c,
+            cpu,
+            task: Task::Verify { points },
+            simulate,
+        };
+        gate(c, request, timeout, "correctness check")
     };
-    gate(c, request, timeout, "correctness check")
+    let verdict = verified(points.clone())?;
+    // A crash or hang says nothing of where: where the gate's own checks pass, the
+    // measured points are tried one worker each, so that the failure names its case.
+    if let Verdict::Unfit(CaseStatus::Failed, _) = verdict
+        && !points.is_empty()
+        && !simulate
+        && let Verdict::Checked(_) = verified(Vec::new())?
+    {
+        for case in cases {
+            if let unfit @ Verdict::Unfit(..) = rehearse_in(case, c, cpu, timeout)? {
+                return Ok(unfit);
+            }
+        }
+    }
+    Ok(verdict)
 }
 
 /// One call of `case`, untimed, in a worker of its own, prepared as a measurement of it
@@ -511,6 +545,16 @@ fn verify(
 pub fn rehearse(
     case: &Case,
     external: &crate::cimpl::External,
+    cpu: Option<usize>,
+    timeout: Duration,
+) -> Result<Verdict> {
+    rehearse_in(case, external.get(&case.implementation), cpu, timeout)
+}
+
+/// [`rehearse`] of a case whose C build, where it is one, is `c`.
+fn rehearse_in(
+    case: &Case,
+    c: Option<&crate::cimpl::CSpec>,
     cpu: Option<usize>,
     timeout: Duration,
 ) -> Result<Verdict> {
@@ -529,17 +573,10 @@ pub fn rehearse(
     } else {
         format!("{} {}", case.operation, case.params)
     };
-    Ok(
-        match gate(
-            external.get(&case.implementation),
-            request,
-            timeout,
-            "the call",
-        )? {
-            Verdict::Unfit(status, why) => Verdict::Unfit(status, format!("{at}: {why}")),
-            checked => checked,
-        },
-    )
+    Ok(match gate(c, request, timeout, "the call")? {
+        Verdict::Unfit(status, why) => Verdict::Unfit(status, format!("{at}: {why}")),
+        checked => checked,
+    })
 }
 
 /// The verdict of a worker given the `request` of a gate (or a rehearsal) of an

@@ -24,13 +24,20 @@ pub const SUBCOMMAND: &str = "__worker";
 /// What a worker is asked to do.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum Task {
-    /// Run the implementation's correctness gate.
-    Verify,
+    /// Run the implementation's correctness gate, and check its output at each of
+    /// `points`, the parameter points the run measures ([`Implementation::verify_at`]).
+    ///
+    /// [`Implementation::verify_at`]: crate::catalog::Implementation::verify_at
+    Verify {
+        /// (operation, parameters) of each measured case of the implementation.
+        points: Vec<(String, Params)>,
+    },
     /// Say which crypto features CPUID shows here (under the simulator, its CPU's).
     Features,
     /// Make one call of one operation at its parameters, untimed, prepared as a
-    /// measurement prepares it, and check it as after timing: that the call a run would
-    /// time works at every size planned (a gate checks the algorithm at its own vectors').
+    /// measurement prepares it, and check it as after timing, and its output at these
+    /// parameters against the reference: that the call a run would time works, and is
+    /// right, at every size planned (a gate checks the algorithm at its own vectors').
     Rehearse {
         /// The operation to call.
         operation: String,
@@ -414,7 +421,7 @@ fn handle(request: &Request, registry: &Registry) -> Result<Reply> {
     let imp: &dyn crate::catalog::Implementation = match &request.c {
         Some(spec) => {
             loaded = match request.task {
-                Task::Verify => crate::cimpl::CImplementation::load_for_gate(spec)?,
+                Task::Verify { .. } => crate::cimpl::CImplementation::load_for_gate(spec)?,
                 _ => crate::cimpl::CImplementation::load(spec)?,
             };
             &loaded
@@ -431,10 +438,17 @@ fn handle(request: &Request, registry: &Registry) -> Result<Reply> {
     }
     match &request.task {
         Task::Features => unreachable!("answered above"),
-        Task::Verify => Ok(match imp.verify() {
-            Ok(()) => Reply::Verified(imp.caveats()),
-            Err(m) => Reply::Wrong(m.to_string()),
-        }),
+        Task::Verify { points } => {
+            let checked = imp.verify().and_then(|()| {
+                points
+                    .iter()
+                    .try_for_each(|(operation, params)| imp.verify_at(operation, params))
+            });
+            Ok(match checked {
+                Ok(()) => Reply::Verified(imp.caveats()),
+                Err(m) => Reply::Wrong(m.to_string()),
+            })
+        }
         Task::Rehearse { operation, params } => {
             let mut calls = match prepared(imp, operation, params, 1, 1)? {
                 Ok(calls) => calls,
@@ -443,7 +457,13 @@ fn handle(request: &Request, registry: &Registry) -> Result<Reply> {
             for call in &mut calls.calls {
                 call.call();
             }
-            Ok(refused_after_timing(&mut calls.calls)?.unwrap_or(Reply::Verified(Vec::new())))
+            if let Some(refused) = refused_after_timing(&mut calls.calls)? {
+                return Ok(refused);
+            }
+            Ok(match imp.verify_at(operation, params) {
+                Ok(()) => Reply::Verified(Vec::new()),
+                Err(m) => Reply::Wrong(m.to_string()),
+            })
         }
         Task::Measure {
             operation,
@@ -532,6 +552,53 @@ fn prepare_layouts(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::kinds::hash::{Hash, HashAlgorithm, HashFunction, SHA_256};
+    use crate::record::Param;
+
+    /// SHA-256 wrong for messages of 4096 bytes alone, a length the gate's own pass over
+    /// (as a fast path for 4 KiB pages can be).
+    struct WrongAt4096;
+
+    impl HashFunction for WrongAt4096 {
+        const ALGORITHM: &'static HashAlgorithm = &SHA_256;
+        fn new() -> Self {
+            WrongAt4096
+        }
+        fn hash(&mut self, msg: &[u8], out: &mut [u8]) {
+            out.copy_from_slice(&crate::catalog::reference::sha2::sha256(msg));
+            if msg.len() == 4096 {
+                out[0] ^= 1;
+            }
+        }
+    }
+
+    #[test]
+    fn the_gate_and_the_rehearsal_check_the_output_at_each_measured_point() {
+        let mut registry = Registry::new();
+        registry.add(Hash::<WrongAt4096>::new("test"));
+        let at = |len| ("hash".to_string(), Params::new().with(Param::Len, len));
+        let ask = |task| Request {
+            implementation: "test/sha-256".into(),
+            c: None,
+            cpu: None,
+            task,
+            simulate: false,
+        };
+        let verify = |points| handle(&ask(Task::Verify { points }), &registry).unwrap();
+        assert!(matches!(verify(vec![at(64)]), Reply::Verified(_)));
+        match verify(vec![at(64), at(4096)]) {
+            Reply::Wrong(why) => assert!(why.starts_with("4096-byte message"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        let rehearse = |(operation, params)| {
+            handle(&ask(Task::Rehearse { operation, params }), &registry).unwrap()
+        };
+        assert!(matches!(rehearse(at(64)), Reply::Verified(_)));
+        match rehearse(at(4096)) {
+            Reply::Wrong(why) => assert!(why.starts_with("4096-byte message"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
 
     #[test]
     fn a_panic_is_told_by_its_place_and_message_not_its_backtrace() {

@@ -284,23 +284,34 @@ pub fn conformance(alg: &AeadAlgorithm, aead: &impl Sealer) -> Result<(), Mismat
         let what = format!("{} ({})", alg.name, v.source);
         check(aead, &what, &case, (&unhex(v.ciphertext), &unhex(v.tag)))?;
     }
-    let key = pattern(alg.key_len);
-    let nonce: Vec<u8> = pattern(alg.nonce_len).iter().map(|b| b ^ 0xa5).collect();
     for (len, ad_len) in lengths(alg.block_len) {
-        let ad: Vec<u8> = pattern(ad_len).iter().map(|b| b ^ 0x3c).collect();
-        let msg = pattern(len);
-        let case = Case {
-            key: &key,
-            nonce: &nonce,
-            ad: &ad,
-            msg: &msg,
-        };
-        let (ct, tag) = (alg.reference)(&key, &nonce, &ad, &msg);
-        let what =
-            format!("{len}-byte message, {ad_len}-byte ad against the reference implementation");
-        check(aead, &what, &case, (&ct, &tag))?;
+        against_reference(alg, aead, len, ad_len)?;
     }
     Ok(())
+}
+
+/// A `len`-byte message with `ad_len` bytes of AD sealed against the reference, opened
+/// again and forged ([`authenticates`]): the gate's check at each of its [`lengths`], and
+/// at each point a run measures.
+pub fn against_reference(
+    alg: &AeadAlgorithm,
+    aead: &impl Sealer,
+    len: usize,
+    ad_len: usize,
+) -> Result<(), Mismatch> {
+    let key = pattern(alg.key_len);
+    let nonce: Vec<u8> = pattern(alg.nonce_len).iter().map(|b| b ^ 0xa5).collect();
+    let ad: Vec<u8> = pattern(ad_len).iter().map(|b| b ^ 0x3c).collect();
+    let msg = pattern(len);
+    let case = Case {
+        key: &key,
+        nonce: &nonce,
+        ad: &ad,
+        msg: &msg,
+    };
+    let (ct, tag) = (alg.reference)(&key, &nonce, &ad, &msg);
+    let what = format!("{len}-byte message, {ad_len}-byte ad against the reference implementation");
+    check(aead, &what, &case, (&ct, &tag))
 }
 
 /// The (message, AD) lengths of the gate for blocks of `block_len` bytes: every boundary
@@ -472,6 +483,17 @@ impl<A: AeadCipher> Implementation for Aead<A> {
 
     fn verify(&self) -> Result<(), Mismatch> {
         conformance(A::ALGORITHM, &Keyed::<A>(RefCell::new(None)))
+    }
+
+    fn verify_at(&self, operation: &str, params: &Params) -> Result<(), Mismatch> {
+        let (Ok(len), Ok(ad_len)) = (
+            param(self, operation, params, Param::Len),
+            param(self, operation, params, Param::Ad),
+        ) else {
+            return Ok(());
+        };
+        // Encryption and decryption alike: the check seals, then opens.
+        against_reference(A::ALGORITHM, &Keyed::<A>(RefCell::new(None)), len, ad_len)
     }
 
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {

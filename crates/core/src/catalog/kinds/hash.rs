@@ -171,16 +171,26 @@ pub fn conformance(
         let got = hash(&msg).map_err(refused(&what))?;
         Mismatch::check_bytes(&what, &got, &unhex(v.digest))?;
     }
+    for len in boundary_lengths(alg.block_len) {
+        against_reference(alg, &mut hash, len)?;
+    }
+    Ok(())
+}
+
+/// The digest of a `len`-byte message against `alg`'s reference (nothing where it has
+/// none): the gate's check at each boundary length, and at each length a run measures.
+pub fn against_reference(
+    alg: &HashAlgorithm,
+    hash: &mut impl FnMut(&[u8]) -> Result<Vec<u8>, String>,
+    len: usize,
+) -> Result<(), Mismatch> {
     let Some(reference) = alg.reference else {
         return Ok(());
     };
-    for len in boundary_lengths(alg.block_len) {
-        let msg = pattern(len);
-        let what = format!("{len}-byte message against the reference implementation");
-        let got = hash(&msg).map_err(refused(&what))?;
-        Mismatch::check_bytes(&what, &got, &reference(&msg))?;
-    }
-    Ok(())
+    let msg = pattern(len);
+    let what = format!("{len}-byte message against the reference implementation");
+    let got = hash(&msg).map_err(refused(&what))?;
+    Mismatch::check_bytes(&what, &got, &reference(&msg))
 }
 
 impl HashAlgorithm {
@@ -270,6 +280,23 @@ impl<H: HashFunction> Implementation for Hash<H> {
             }
         }
         Ok(())
+    }
+
+    fn verify_at(&self, operation: &str, params: &Params) -> Result<(), Mismatch> {
+        let Ok(len) = param(self, operation, params, Param::Len) else {
+            return Ok(());
+        };
+        let alg = H::ALGORITHM;
+        let mut h = H::new();
+        against_reference(
+            alg,
+            &mut |msg| {
+                let mut out = vec![0u8; alg.out_len];
+                h.hash(msg, &mut out);
+                Ok(out)
+            },
+            len,
+        )
     }
 
     fn description_faults(&self) -> Vec<String> {

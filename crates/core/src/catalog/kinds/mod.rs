@@ -155,6 +155,117 @@ mod tests {
         assert!(faults.iter().all(Vec::is_empty), "{faults:?}");
     }
 
+    /// Where each test implementation below is wrong: a length the gate's own pass over.
+    const WRONG_AT: usize = 4000;
+
+    fn flip_if_wrong_at(len: usize, out: &mut [u8]) {
+        if len == WRONG_AT {
+            out[0] ^= 1;
+        }
+    }
+
+    /// ChaCha20 from the reference, continuing its keystream, wrong at [`WRONG_AT`].
+    struct StreamWrongAt(Vec<u8>, Vec<u8>, usize);
+
+    impl stream::StreamCipher for StreamWrongAt {
+        const ALGORITHM: &'static stream::StreamAlgorithm = &stream::CHACHA20;
+        fn new(key: &[u8], nonce: &[u8]) -> Self {
+            StreamWrongAt(key.to_vec(), nonce.to_vec(), 0)
+        }
+        fn apply_keystream(&mut self, buf: &mut [u8]) {
+            let reference = stream::CHACHA20.reference.expect("ChaCha20 has one");
+            let ks = reference(&self.0, &self.1, self.2 + buf.len());
+            buf.iter_mut().zip(&ks[self.2..]).for_each(|(b, k)| *b ^= k);
+            self.2 += buf.len();
+            flip_if_wrong_at(buf.len(), buf);
+        }
+    }
+
+    struct XofWrongAt;
+
+    impl xof::XofFunction for XofWrongAt {
+        const ALGORITHM: &'static xof::XofAlgorithm = &xof::SHAKE128;
+        fn new() -> Self {
+            XofWrongAt
+        }
+        fn xof(&mut self, msg: &[u8], out: &mut [u8]) {
+            out.copy_from_slice(&(xof::SHAKE128.reference)(msg, out.len()));
+            if !out.is_empty() {
+                flip_if_wrong_at(msg.len(), out);
+            }
+        }
+    }
+
+    struct AeadWrongAt(Vec<u8>);
+
+    impl aead::AeadCipher for AeadWrongAt {
+        const ALGORITHM: &'static aead::AeadAlgorithm = &aead::CHACHA20_POLY1305;
+        fn new(key: &[u8]) -> Self {
+            AeadWrongAt(key.to_vec())
+        }
+        fn encrypt(&mut self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &mut [u8]) {
+            let (ct, t) = (aead::CHACHA20_POLY1305.reference)(&self.0, nonce, ad, buf);
+            buf.copy_from_slice(&ct);
+            tag.copy_from_slice(&t);
+            flip_if_wrong_at(buf.len(), buf);
+        }
+        fn decrypt(&mut self, nonce: &[u8], ad: &[u8], buf: &mut [u8], tag: &[u8]) -> bool {
+            let seal = aead::CHACHA20_POLY1305.reference;
+            let (msg, _) = seal(&self.0, nonce, ad, buf);
+            if seal(&self.0, nonce, ad, &msg).1 != tag {
+                return false;
+            }
+            buf.copy_from_slice(&msg);
+            true
+        }
+    }
+
+    struct RngWrongAt([u8; 32], usize);
+
+    impl rng::SeededRng for RngWrongAt {
+        const ALGORITHM: &'static rng::RngAlgorithm = &rng::CHACHA20_RNG;
+        fn from_seed(seed: [u8; 32]) -> Self {
+            RngWrongAt(seed, 0)
+        }
+        fn fill_bytes(&mut self, buf: &mut [u8]) {
+            let stream = (rng::CHACHA20_RNG.reference)(&self.0, self.1 + buf.len());
+            buf.copy_from_slice(&stream[self.1..]);
+            self.1 += buf.len();
+            flip_if_wrong_at(buf.len(), buf);
+        }
+    }
+
+    /// Each kind's gate passes what is wrong at one length alone, and its check at the
+    /// points a run measures refuses it there: a run never times it.
+    #[test]
+    fn every_kind_checks_the_output_at_a_measured_point() {
+        let implementations: [(Box<dyn Implementation>, Params); 4] = [
+            (
+                Box::new(stream::Stream::<StreamWrongAt>::new("t")),
+                Params::new(),
+            ),
+            (
+                Box::new(xof::Xof::<XofWrongAt>::new("t")),
+                Params::new().with(Param::Out, 32),
+            ),
+            (
+                Box::new(aead::Aead::<AeadWrongAt>::new("t")),
+                Params::new().with(Param::Ad, 13),
+            ),
+            (Box::new(rng::Rng::<RngWrongAt>::new("t")), Params::new()),
+        ];
+        for (imp, params) in implementations {
+            let name = imp.name();
+            imp.verify().unwrap_or_else(|e| panic!("{name}: {e}"));
+            let operation = imp.operations()[0].name;
+            let at = |len| params.clone().with(Param::Len, len);
+            imp.verify_at(operation, &at(1024))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let err = imp.verify_at(operation, &at(WRONG_AT as u64)).unwrap_err();
+            assert!(err.check.contains(&format!("{WRONG_AT}")), "{name}: {err}");
+        }
+    }
+
     #[test]
     fn a_description_with_bad_hex_or_lengths_says_where() {
         static BAD: hash::HashAlgorithm = hash::HashAlgorithm {

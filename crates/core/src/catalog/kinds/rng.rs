@@ -99,6 +99,21 @@ impl<R: SeededRng> Implementation for Rng<R> {
         Ok(())
     }
 
+    fn verify_at(&self, operation: &str, params: &Params) -> Result<(), Mismatch> {
+        let Ok(len) = param(self, operation, params, Param::Len) else {
+            return Ok(());
+        };
+        let alg = R::ALGORITHM;
+        let seed: [u8; 32] = pattern(32).try_into().expect("32 bytes");
+        let mut got = vec![0u8; len];
+        R::from_seed(seed).fill_bytes(&mut got);
+        Mismatch::check_bytes(
+            &format!("{}, one fill of {len} bytes", alg.reference_name),
+            &got,
+            &(alg.reference)(&seed, len),
+        )
+    }
+
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
         self.operation(operation)?;
         let len = param(self, operation, params, Param::Len)?;

@@ -206,17 +206,46 @@ pub fn conformance(
     for nonce in nonces(alg) {
         let keystream = reference(&key, &nonce, longest);
         for &len in &lengths {
-            let msg = pattern(len);
-            let what = format!(
-                "{len}-byte message, nonce {} against the reference implementation",
-                hex::encode(&nonce)
-            );
-            let got = xor(&key, &nonce, &msg).map_err(refused(&what))?;
-            let want: Vec<u8> = msg.iter().zip(&keystream).map(|(m, k)| m ^ k).collect();
-            Mismatch::check_bytes(&what, &got, &want)?;
+            message_against(&mut xor, &key, &nonce, &keystream, len)?;
         }
     }
     Ok(())
+}
+
+/// A `len`-byte message under each of the gate's nonces against `alg`'s reference
+/// (nothing where it has none): the gate's check at each length a run measures.
+pub fn against_reference(
+    alg: &StreamAlgorithm,
+    mut xor: impl FnMut(&[u8], &[u8], &[u8]) -> Result<Vec<u8>, String>,
+    len: usize,
+) -> Result<(), Mismatch> {
+    let Some(reference) = alg.reference else {
+        return Ok(());
+    };
+    let key = pattern(alg.key_len);
+    for nonce in nonces(alg) {
+        message_against(&mut xor, &key, &nonce, &reference(&key, &nonce, len), len)?;
+    }
+    Ok(())
+}
+
+/// A `len`-byte message XORed under `key` and `nonce` against `keystream`, the
+/// reference's (at least `len` bytes).
+fn message_against(
+    xor: &mut impl FnMut(&[u8], &[u8], &[u8]) -> Result<Vec<u8>, String>,
+    key: &[u8],
+    nonce: &[u8],
+    keystream: &[u8],
+    len: usize,
+) -> Result<(), Mismatch> {
+    let msg = pattern(len);
+    let what = format!(
+        "{len}-byte message, nonce {} against the reference implementation",
+        hex::encode(nonce)
+    );
+    let got = xor(key, nonce, &msg).map_err(refused(&what))?;
+    let want: Vec<u8> = msg.iter().zip(keystream).map(|(m, k)| m ^ k).collect();
+    Mismatch::check_bytes(&what, &got, &want)
 }
 
 /// A Rust cipher continues its keystream from one call to the next (C's
@@ -260,6 +289,13 @@ fn continues_across_calls<C: StreamCipher>() -> Result<(), Mismatch> {
         )?;
     }
     Ok(())
+}
+
+/// `msg` XORed by a fresh instance: one call from the start of the keystream, as C's.
+fn one_call<C: StreamCipher>(key: &[u8], nonce: &[u8], msg: &[u8]) -> Result<Vec<u8>, String> {
+    let mut buf = msg.to_vec();
+    C::new(key, nonce).apply_keystream(&mut buf);
+    Ok(buf)
 }
 
 /// The operations every implementation of this kind offers (C builds included).
@@ -322,13 +358,15 @@ impl<C: StreamCipher> Implementation for Stream<C> {
     }
 
     fn verify(&self) -> Result<(), Mismatch> {
-        // A fresh instance per message: one call from the start of the keystream, as C's.
-        conformance(C::ALGORITHM, |key, nonce, msg| {
-            let mut buf = msg.to_vec();
-            C::new(key, nonce).apply_keystream(&mut buf);
-            Ok(buf)
-        })?;
+        conformance(C::ALGORITHM, one_call::<C>)?;
         continues_across_calls::<C>()
+    }
+
+    fn verify_at(&self, operation: &str, params: &Params) -> Result<(), Mismatch> {
+        let Ok(len) = param(self, operation, params, Param::Len) else {
+            return Ok(());
+        };
+        against_reference(C::ALGORITHM, one_call::<C>, len)
     }
 
     fn caveats(&self) -> Vec<String> {

@@ -166,20 +166,21 @@ impl<X: XofFunction> Implementation for Xof<X> {
         }
         let rate = alg.rate;
         for len in boundary_lengths(rate) {
-            let msg = pattern(len);
             for out_len in [0, 1, 32, rate - 1, rate, rate + 1, 3 * rate + 7] {
-                let mut got = vec![0u8; out_len];
-                x.xof(&msg, &mut got);
-                Mismatch::check_bytes(
-                    &format!(
-                        "{len}-byte message, {out_len}-byte output against the reference implementation"
-                    ),
-                    &got,
-                    &(alg.reference)(&msg, out_len),
-                )?;
+                against_reference::<X>(&mut x, len, out_len)?;
             }
         }
         Ok(())
+    }
+
+    fn verify_at(&self, operation: &str, params: &Params) -> Result<(), Mismatch> {
+        let (Ok(len), Ok(out_len)) = (
+            param(self, operation, params, Param::Len),
+            param(self, operation, params, Param::Out),
+        ) else {
+            return Ok(());
+        };
+        against_reference::<X>(&mut X::new(), len, out_len)
     }
 
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
@@ -192,6 +193,22 @@ impl<X: XofFunction> Implementation for Xof<X> {
             out: Buffer::zeroed(out),
         }))
     }
+}
+
+/// `x`'s output of `out_len` bytes for a `len`-byte message against the reference.
+fn against_reference<X: XofFunction>(
+    x: &mut X,
+    len: usize,
+    out_len: usize,
+) -> Result<(), Mismatch> {
+    let msg = pattern(len);
+    let mut got = vec![0u8; out_len];
+    x.xof(&msg, &mut got);
+    Mismatch::check_bytes(
+        &format!("{len}-byte message, {out_len}-byte output against the reference implementation"),
+        &got,
+        &(X::ALGORITHM.reference)(&msg, out_len),
+    )
 }
 
 struct XofCall<X> {

@@ -54,6 +54,22 @@ fn run<L: LaneXof>(l: &L, inputs: &[Vec<u8>], outputs: &mut [Vec<u8>]) {
     l.shake(&ins, &mut outs);
 }
 
+/// One call of `len` bytes in and `out_len` out per lane, each lane against the
+/// reference sponge.
+fn every_lane<L: LaneXof>(lanes: &L, len: usize, out_len: usize) -> Result<(), Mismatch> {
+    let (n, alg) = (lanes.lanes(), lanes.xof());
+    let inputs: Vec<Vec<u8>> = (0..n).map(|l| lane_bytes(len, l)).collect();
+    let mut outputs = vec![vec![0u8; out_len]; n];
+    run(lanes, &inputs, &mut outputs);
+    for (l, out) in outputs.iter().enumerate() {
+        let check = format!(
+            "lane {l} of {len} bytes in, {out_len} out, against the FIPS 202 reference sponge"
+        );
+        Mismatch::check_bytes(&check, out, &(alg.reference)(&inputs[l], out_len))?;
+    }
+    Ok(())
+}
+
 impl<L: LaneXof> Implementation for Lanes<L> {
     fn provider(&self) -> &str {
         self.0.provider()
@@ -79,22 +95,23 @@ impl<L: LaneXof> Implementation for Lanes<L> {
 
     /// Every lane against the FIPS 202 reference sponge, around the rate on both sides.
     fn verify(&self) -> Result<(), Mismatch> {
-        let (n, alg) = (self.0.lanes(), self.0.xof());
-        let rate = alg.rate;
+        let rate = self.0.xof().rate;
         for len in [0, 1, rate - 1, rate, rate + 1, 3 * rate + 5, 16_384] {
             for out_len in [1, 32, rate - 1, rate, rate + 1, 2 * rate + 3] {
-                let inputs: Vec<Vec<u8>> = (0..n).map(|l| lane_bytes(len, l)).collect();
-                let mut outputs = vec![vec![0u8; out_len]; n];
-                run(&self.0, &inputs, &mut outputs);
-                for (l, out) in outputs.iter().enumerate() {
-                    let check = format!(
-                        "lane {l} of {len} bytes in, {out_len} out, against the FIPS 202 reference sponge"
-                    );
-                    Mismatch::check_bytes(&check, out, &(alg.reference)(&inputs[l], out_len))?;
-                }
+                every_lane(&self.0, len, out_len)?;
             }
         }
         Ok(())
+    }
+
+    fn verify_at(&self, operation: &str, params: &Params) -> Result<(), Mismatch> {
+        let (Ok(len), Ok(out_len)) = (
+            param(self, operation, params, Param::Len),
+            param(self, operation, params, Param::Out),
+        ) else {
+            return Ok(());
+        };
+        every_lane(&self.0, len, out_len)
     }
 
     fn prepare(&self, operation: &str, params: &Params) -> Result<Box<dyn Call>, PrepareError> {
