@@ -450,7 +450,8 @@ pub(super) fn c_build_blocks(blocks: &mut Vec<Block>, a: &Analysis) {
 /// A recorded command line as its reader types it: the program by its file name, not the
 /// path it was started by (`./target/release/cryptobench`), which says where it was built,
 /// not what ran. A `cargo bench` harness, which cargo starts as
-/// `target/release/deps/NAME-HASH --bench ARGS`, reads as `cargo bench --bench NAME -- ARGS`,
+/// `target/release/deps/NAME-HASH ARGS --bench` (`--bench` first before cargo 1.9x, last
+/// since), reads as `cargo bench --bench NAME -- ARGS`,
 /// NAME the target the harness recorded (`my-bench`, which cargo's binary name spells
 /// `my_bench`) where it did.
 fn as_typed(command: &[String], bench_target: Option<&str>) -> Vec<String> {
@@ -465,7 +466,7 @@ fn as_typed(command: &[String], bench_target: Option<&str>) -> Vec<String> {
         .iter()
         .map(|a| crate::record::shown_argument(a))
         .collect();
-    if args.first().is_some_and(|a| a == "--bench")
+    if let Some(at) = args.iter().position(|a| a == "--bench")
         && let Some((target, hash)) = file.rsplit_once('-')
         && hash.len() == 16
         && hash.bytes().all(|b| b.is_ascii_hexdigit())
@@ -476,7 +477,7 @@ fn as_typed(command: &[String], bench_target: Option<&str>) -> Vec<String> {
             .to_vec();
         if args.len() > 1 {
             typed.push("--".into());
-            typed.extend(args[1..].iter().cloned());
+            typed.extend(args[..at].iter().chain(&args[at + 1..]).cloned());
         }
         return typed;
     }
@@ -1219,6 +1220,18 @@ mod tests {
         assert_eq!(
             typed(&["target/release/deps/chacha-0123456789abcdef", "--bench"]),
             "cargo bench --bench chacha"
+        );
+        // As cargo 1.95 starts it: the user's arguments first, `--bench` last.
+        assert_eq!(
+            typed(&[
+                "/src/mycrate/target/release/deps/hashes-91704d117c398b59",
+                "--processes",
+                "4",
+                "--sizes",
+                "64,4096",
+                "--bench",
+            ]),
+            "cargo bench --bench hashes -- --processes 4 --sizes 64,4096"
         );
         // The target's own name, where the harness recorded it: cargo's `_` was its `-`.
         assert_eq!(
