@@ -207,13 +207,19 @@ fn a_push_keeps_the_targets_baseline_over_a_narrower_one() {
         let run: serde_json::Value = serde_json::from_str(&ok(out)).unwrap();
         run["uuid"].as_str().unwrap().to_string()
     };
+    // One experiment (`rand_chacha`) throughout: a baseline is a name per experiment.
+    let rng_run = |db: &Path, sizes: &'static str| {
+        let mut args = few_process_run(db.to_str().unwrap(), &save);
+        args.extend(["--testbed", "zen", "--format", "json"]);
+        let at = args.iter().position(|a| *a == "--sizes").unwrap();
+        args[at + 1] = sizes;
+        env.cmd(&args)
+    };
     let wide_s = wide.to_str().unwrap();
-    let kept = uuid_of(small_run(&env, wide_s, "zen", &save));
+    let kept = uuid_of(rng_run(&wide, "64,128"));
     // Start times are kept to the second: the narrower baseline is the later one.
     std::thread::sleep(Duration::from_millis(1100));
-    let mut args = few_process_run(narrow.to_str().unwrap(), &save);
-    args.extend(["--testbed", "zen"]);
-    ok(env.cmd(&args));
+    ok(rng_run(&narrow, "64"));
     let main_there = || {
         let main: serde_json::Value = serde_json::from_str(&ok(env.cmd(&[
             "report",
@@ -234,8 +240,8 @@ fn a_push_keeps_the_targets_baseline_over_a_narrower_one() {
     let summary = ok(out);
     assert!(!summary.contains("baseline main"), "{summary}");
     assert!(
-        err.contains(&format!("note: baseline `main` of testbed `zen` in `{wide_s}` is run 1 ({kept}), which has 2 cases that run "))
-            && err.contains("did not measure (`rustcrypto/chacha20/xor len=64`")
+        err.contains(&format!("note: baseline `main` of testbed `zen` in `{wide_s}` is run 1 ({kept}), which has 1 case that run "))
+            && err.contains("did not measure (`rand_chacha/chacha20-rng/fill_bytes len=128`")
             && err.contains(": kept, so that they are still judged"),
         "{err}"
     );
@@ -243,7 +249,7 @@ fn a_push_keeps_the_targets_baseline_over_a_narrower_one() {
 
     // A later one of every case the target's has is taken.
     std::thread::sleep(Duration::from_millis(1100));
-    let taken = uuid_of(small_run(&env, wider.to_str().unwrap(), "zen", &save));
+    let taken = uuid_of(rng_run(&wider, "64,128"));
     let summary = ok(push(&env, wide_s, &[&wider]));
     assert!(summary.contains("baseline main (zen) set"), "{summary}");
     assert_eq!(main_there(), taken);
@@ -2205,7 +2211,7 @@ fn a_schema_5_server_and_store_migrate_apart_and_still_agree() {
     assert_eq!(pushed(&ok(push(&env, &url, &[&a]))), (0, 0, 1));
     assert_eq!(
         server.psql("five", "SELECT version FROM cryptobench_schema"),
-        "6"
+        "7"
     );
     let migrated = server.psql("five", "SELECT machine_json FROM runs");
     assert!(
@@ -2302,5 +2308,69 @@ fn report_of_one_run_refuses_a_list_of_testbeds() {
     assert_bad_input(
         &env.cmd(&["report", "latest", "--testbed", "zen-a,zen-b"]),
         "--testbed zen-a,zen-b: a run is of one testbed; name one, or add --machines for a column per testbed",
+    );
+}
+
+/// Schema 7 keeps a baseline per experiment as well as per testbed: a server left at
+/// schema 6, its baselines a name per testbed, keeps each as its run's experiment's, and
+/// a baseline of that name for another experiment is then kept beside it.
+#[test]
+fn a_schema_6_server_keeps_its_baselines_each_its_runs_experiments() {
+    let env = Env::new();
+    let server = PgServer::start();
+    let url = server.new_database("six");
+    let a = env.path("a.db");
+    let save = ["--save-baseline", "main", "--force-baseline"];
+    ok(small_run(&env, a.to_str().unwrap(), "zen", &save));
+    assert_eq!(pushed(&ok(push(&env, &url, &[&a]))), (1, 0, 0));
+    let experiment = server.psql("six", "SELECT experiment FROM runs");
+    server.psql(
+        "six",
+        "CREATE TABLE baselines_v6 (testbed TEXT NOT NULL, name TEXT NOT NULL,
+             run_id BIGINT NOT NULL REFERENCES runs(id), PRIMARY KEY (testbed, name));
+         INSERT INTO baselines_v6 SELECT testbed, name, run_id FROM baselines;
+         DROP TABLE baselines;
+         ALTER TABLE baselines_v6 RENAME TO baselines;
+         UPDATE cryptobench_schema SET version = 6;",
+    );
+    let report = ok(env.cmd(&["report", "main", "--db", &url, "--format", "json"]));
+    assert!(report.contains("\"run_id\""), "{report}");
+    assert_eq!(
+        server.psql("six", "SELECT version FROM cryptobench_schema"),
+        "7"
+    );
+    assert_eq!(
+        server.psql("six", "SELECT experiment || ' ' || name FROM baselines"),
+        format!("{experiment} main")
+    );
+    // Another experiment's `main` on the same testbed is kept beside it.
+    let b = env.path("b.db");
+    let out = env.cmd(&[
+        "run",
+        "rustcrypto/chacha20/",
+        "--sizes",
+        "64",
+        "--samples",
+        "12",
+        "--processes",
+        "4",
+        "--layouts",
+        "1",
+        "--remeasure-budget",
+        "0",
+        "--no-canary",
+        "--testbed",
+        "zen",
+        "--db",
+        b.to_str().unwrap(),
+        "--save-baseline",
+        "main",
+        "--force-baseline",
+    ]);
+    ok(out);
+    assert_eq!(pushed(&ok(push(&env, &url, &[&b]))), (1, 0, 0));
+    assert_eq!(
+        server.psql("six", "SELECT count(*) FROM baselines WHERE name = 'main'"),
+        "2"
     );
 }

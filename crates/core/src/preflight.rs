@@ -54,9 +54,10 @@ pub fn check_baseline_not_narrowed(
     store: &Store,
     name: &str,
     testbed: &str,
+    experiment: &str,
     cases: &[Case],
 ) -> Result<()> {
-    let Some(old) = store.baseline(name, testbed)? else {
+    let Some(old) = store.baseline(name, testbed, experiment)? else {
         return Ok(());
     };
     let planned: std::collections::HashSet<String> = cases.iter().map(Case::key).collect();

@@ -113,7 +113,7 @@ pub fn measure_plan(
     let baseline_run = match how.baseline {
         Some(name) => Some(
             store
-                .resolve_baseline_of_run(name, &place.testbed)
+                .resolve_baseline_of_run(name, &place.testbed, &plan.name)
                 .with_context(|| format!("--baseline {name}"))?,
         ),
         None => None,
@@ -126,7 +126,7 @@ pub fn measure_plan(
     if let Some(name) = finish.save_baseline
         && !finish.force_baseline
     {
-        check_baseline_not_narrowed(store, name, &place.testbed, &plan.cases)?;
+        check_baseline_not_narrowed(store, name, &place.testbed, &plan.name, &plan.cases)?;
     }
     let mut header = RunHeader::measured_now(
         &plan.name,
@@ -270,7 +270,11 @@ pub fn run(
     // must not judge fewer cases than the one it replaces.
     let replaced = match finish.save_baseline {
         Some(name) if finished => store
-            .baseline(name, &stored.header.place.testbed)
+            .baseline(
+                name,
+                &stored.header.place.testbed,
+                &stored.header.experiment,
+            )
             .with_context(kept)?,
         _ => None,
     };

@@ -146,6 +146,28 @@ pub(super) fn to_schema_6(db: &mut Engine) -> Result<()> {
     Ok(())
 }
 
+/// Schema 7: a baseline is a name for one experiment (a bench target) as well as one
+/// testbed, so that each bench target of a crate, sharing one store, keeps its own
+/// `main`. Each baseline kept is its run's experiment's. Made anew and renamed last, as
+/// PostgreSQL would refuse a second table's key under the first's name.
+pub(super) fn to_schema_7(db: &mut Engine) -> Result<()> {
+    db.batch(
+        "CREATE TABLE baselines_v7 (
+             testbed    TEXT NOT NULL,
+             experiment TEXT NOT NULL,
+             name       TEXT NOT NULL,
+             run_id     INTEGER NOT NULL REFERENCES runs(id),
+             PRIMARY KEY (testbed, experiment, name)
+         );
+         INSERT INTO baselines_v7 (testbed, experiment, name, run_id)
+             SELECT b.testbed, r.experiment, b.name, b.run_id FROM baselines b
+             JOIN runs r ON r.id = b.run_id;
+         DROP TABLE baselines;
+         ALTER TABLE baselines_v7 RENAME TO baselines;",
+    )?;
+    Ok(())
+}
+
 /// The lane count schema 2's names carried: `N` of an algorithm `…-xN-…`, else 1.
 fn lanes_in_name(implementation: &str) -> usize {
     ImplName::parse(implementation)

@@ -27,7 +27,7 @@ use crate::record::{
     RunPlace, RunStatus, Samples, default_testbed, fingerprint,
 };
 
-const SCHEMA_VERSION: i64 = 6;
+const SCHEMA_VERSION: i64 = 7;
 
 /// The tables, in SQLite's spelling; PostgreSQL's is made from it (`engine::postgres_schema`).
 const SCHEMA: &str = "
@@ -103,10 +103,11 @@ CREATE TABLE IF NOT EXISTS figures (
     json     TEXT NOT NULL                -- the run's figures, as its report computes them
 );
 CREATE TABLE IF NOT EXISTS baselines (
-    testbed TEXT NOT NULL,                -- a baseline is a name on one testbed
-    name    TEXT NOT NULL,
-    run_id  INTEGER NOT NULL REFERENCES runs(id),
-    PRIMARY KEY (testbed, name)
+    testbed    TEXT NOT NULL,             -- a baseline is a name on one testbed
+    experiment TEXT NOT NULL,             -- for one experiment (a bench target): its run's
+    name       TEXT NOT NULL,
+    run_id     INTEGER NOT NULL REFERENCES runs(id),
+    PRIMARY KEY (testbed, experiment, name)
 );
 ";
 
@@ -396,7 +397,7 @@ impl Store {
             #[cfg(not(feature = "postgres"))]
             bail!(
                 "`{option} {}`: this build of cryptobench has no PostgreSQL client (build it with the `postgres` feature)",
-                path.display()
+                crate::record::without_password(&path.to_string_lossy())
             );
         }
         if path.is_dir() {
@@ -593,6 +594,16 @@ impl Store {
             }
             if version < 6 {
                 migrate::to_schema_6(db)?;
+            }
+            let Engine::Sqlite(conn) = &mut *db else {
+                unreachable!("an SQLite store")
+            };
+            // A store new from SCHEMA has them so already.
+            let per_experiment = conn
+                .prepare("SELECT 1 FROM pragma_table_info('baselines') WHERE name = 'experiment'")?
+                .exists([])?;
+            if !per_experiment {
+                migrate::to_schema_7(db)?;
             }
             db.batch(INDEXES)?;
             let Engine::Sqlite(conn) = &mut *db else {
@@ -842,6 +853,7 @@ impl Store {
         let id = self.resolve(
             spec,
             testbed,
+            None,
             "save one here, or name that testbed with --testbed",
         )?;
         if let Some(wanted) = testbed {
@@ -867,22 +879,36 @@ impl Store {
             .with_context(|| format!("no run {id} in `{}`", self.path.display()))
     }
 
-    /// [`Store::resolve_run_on`] for `run --baseline`, whose `testbed` is the machine
-    /// being measured: a baseline saved only on other testbeds is another machine's,
-    /// which naming its testbed would only relabel this run as.
-    pub fn resolve_baseline_of_run(&self, spec: &str, testbed: &str) -> Result<i64> {
+    /// [`Store::resolve_run_on`] for `run --baseline` of `experiment`, whose `testbed` is
+    /// the machine being measured: a baseline saved only on other testbeds is another
+    /// machine's, which naming its testbed would only relabel this run as; one saved for
+    /// another experiment (another bench target) judges other cases.
+    pub fn resolve_baseline_of_run(
+        &self,
+        spec: &str,
+        testbed: &str,
+        experiment: &str,
+    ) -> Result<i64> {
         self.resolve(
             spec,
             Some(testbed),
+            Some(experiment),
             &format!(
                 "measure one on this testbed with --save-baseline {spec} (another machine's run is no baseline for this one's cycle counts)"
             ),
         )
     }
 
-    /// Resolve `spec` on `testbed`; `elsewhere` is the advice where a baseline of that
-    /// name is saved on other testbeds only.
-    fn resolve(&self, spec: &str, testbed: Option<&str>, elsewhere: &str) -> Result<i64> {
+    /// Resolve `spec` on `testbed` (a baseline of `experiment`, where one is given);
+    /// `elsewhere` is the advice where a baseline of that name is saved on other testbeds
+    /// only.
+    fn resolve(
+        &self,
+        spec: &str,
+        testbed: Option<&str>,
+        experiment: Option<&str>,
+        elsewhere: &str,
+    ) -> Result<i64> {
         if spec == "latest" {
             let Some(testbed) = testbed else {
                 return self.latest_run()?.with_context(|| {
@@ -927,36 +953,54 @@ impl Store {
         {
             return Ok(id);
         }
-        let holders = self.baseline_testbeds(spec)?;
-        let chosen = match testbed {
-            Some(t) => holders.iter().find(|(have, _)| have == t),
-            None if holders.len() == 1 => holders.first(),
-            None if holders.len() > 1 => bail!(
-                "baseline `{spec}` is saved on {} testbeds ({}) in `{}`: name one with --testbed",
-                holders.len(),
-                holders
-                    .iter()
-                    .map(|(t, _)| t.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
+        let holders = self.baseline_holders(spec)?;
+        let on_testbed: Vec<&(String, String, i64)> = (holders.iter())
+            .filter(|(t, _, _)| testbed.is_none_or(|want| want == t))
+            .collect();
+        let chosen: Vec<&&(String, String, i64)> = (on_testbed.iter())
+            .filter(|(_, e, _)| experiment.is_none_or(|want| want == e))
+            .collect();
+        let listed = |of: &[&(String, String, i64)], part: fn(&(String, String, i64)) -> String| {
+            of.iter().map(|h| part(h)).collect::<Vec<_>>().join(", ")
+        };
+        let mut testbeds: Vec<&str> = chosen.iter().map(|(t, _, _)| t.as_str()).collect();
+        testbeds.dedup();
+        match (chosen.as_slice(), testbeds.len()) {
+            ([(_, _, id)], _) => return Ok(*id),
+            ([], _) => {}
+            (_, 1) => bail!(
+                // Several experiments (bench targets) each keep a baseline of that name.
+                "baseline `{spec}` of testbed `{}` is saved for {} experiments in `{}` ({}): name the run by its id",
+                testbeds[0],
+                chosen.len(),
+                self.path.display(),
+                listed(&on_testbed, |(_, e, id)| format!("`{e}`: run {id}"))
+            ),
+            (_, n) => bail!(
+                "baseline `{spec}` is saved on {n} testbeds ({}) in `{}`: name one with --testbed",
+                testbeds.join(", "),
                 self.path.display()
             ),
-            None => None,
-        };
-        if let Some((_, id)) = chosen {
-            return Ok(*id);
+        }
+        if let (Some(t), Some(e)) = (testbed, experiment)
+            && !on_testbed.is_empty()
+        {
+            bail!(
+                "no baseline `{spec}` of experiment `{e}` on testbed `{t}` in `{}` (baselines are per experiment, a bench target's its own; `{spec}` is saved for {}): save one for `{e}` with --save-baseline {spec}, or name a run by its id",
+                self.path.display(),
+                listed(&on_testbed, |(_, e, _)| format!("`{e}`"))
+            );
         }
         if let Some(t) = testbed
             && !holders.is_empty()
         {
+            let mut elsewhere_testbeds: Vec<&str> =
+                holders.iter().map(|(t, _, _)| t.as_str()).collect();
+            elsewhere_testbeds.dedup();
             bail!(
                 "no baseline `{spec}` on testbed `{t}` in `{}` (baselines are per testbed; it is saved on {}): {elsewhere}",
                 self.path.display(),
-                holders
-                    .iter()
-                    .map(|(t, _)| t.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                elsewhere_testbeds.join(", ")
             );
         }
         bail!(
@@ -1055,25 +1099,25 @@ impl Store {
         Ok(by_run)
     }
 
-    /// Save run `run_id` as baseline `name` of the run's testbed.
+    /// Save run `run_id` as baseline `name` of the run's testbed and experiment.
     pub fn save_baseline(&self, name: &str, run_id: i64) -> Result<()> {
         self.db()
             .execute(
-                "INSERT INTO baselines (testbed, name, run_id)
-                 SELECT m.testbed, ?1, r.id FROM runs r JOIN machines m ON m.id = r.machine_id WHERE r.id = ?2
-                 ON CONFLICT (testbed, name) DO UPDATE SET run_id = excluded.run_id",
+                "INSERT INTO baselines (testbed, experiment, name, run_id)
+                 SELECT m.testbed, r.experiment, ?1, r.id FROM runs r JOIN machines m ON m.id = r.machine_id WHERE r.id = ?2
+                 ON CONFLICT (testbed, experiment, name) DO UPDATE SET run_id = excluded.run_id",
                 &values![name, run_id],
             )
             .map_err(|e| self.cannot_write(e))?;
         Ok(())
     }
 
-    /// The run saved as baseline `name` on `testbed`.
-    pub fn baseline(&self, name: &str, testbed: &str) -> Result<Option<i64>> {
+    /// The run saved as baseline `name` of `experiment` on `testbed`.
+    pub fn baseline(&self, name: &str, testbed: &str, experiment: &str) -> Result<Option<i64>> {
         self.db()
             .query_one(
-                "SELECT run_id FROM baselines WHERE name = ?1 AND testbed = ?2",
-                &values![name, testbed],
+                "SELECT run_id FROM baselines WHERE name = ?1 AND testbed = ?2 AND experiment = ?3",
+                &values![name, testbed, experiment],
             )
             .and_then(|r| r.map(|r| r.int(0)).transpose())
             .map_err(|e| self.cannot_read(e))
@@ -1095,8 +1139,9 @@ impl Store {
     }
 
     /// Take in baseline `name` of `testbed` from another store, naming the run with UUID
-    /// `uuid`, which this store must hold complete. Where this store already has a
-    /// baseline of that name on that testbed, the run that started later stays it: a
+    /// `uuid`, which this store must hold complete (the baseline is of that run's
+    /// experiment). Where this store already has a baseline of that name on that testbed
+    /// for that experiment, the run that started later stays it: a
     /// store pushed late does not take a baseline back to an older run. Nor does a later
     /// run that lacks cases of this store's baseline take it: the source's checks were
     /// made against the source's baseline, not this one. Nor does a run with `faults`
@@ -1119,8 +1164,9 @@ impl Store {
                 let (run_id, started) = (ours.int(0)?, ours.text(1)?);
                 let theirs = db.query_one(
                     "SELECT r.id, r.started_at, r.uuid FROM baselines b JOIN runs r ON r.id = b.run_id
-                     WHERE b.testbed = ?1 AND b.name = ?2",
-                    &values![testbed, name],
+                     WHERE b.testbed = ?1 AND b.name = ?2
+                     AND b.experiment = (SELECT experiment FROM runs WHERE id = ?3)",
+                    &values![testbed, name, run_id],
                 )?;
                 if let Some(row) = &theirs {
                     if row.int(0)? == run_id {
@@ -1160,8 +1206,9 @@ impl Store {
                     });
                 }
                 db.execute(
-                    "INSERT INTO baselines (testbed, name, run_id) VALUES (?1, ?2, ?3)
-                     ON CONFLICT (testbed, name) DO UPDATE SET run_id = excluded.run_id",
+                    "INSERT INTO baselines (testbed, experiment, name, run_id)
+                     SELECT ?1, experiment, ?2, id FROM runs WHERE id = ?3
+                     ON CONFLICT (testbed, experiment, name) DO UPDATE SET run_id = excluded.run_id",
                     &values![testbed, name, run_id],
                 )?;
                 Ok(BaselineReceived::Set)
@@ -1169,16 +1216,19 @@ impl Store {
             .map_err(|e| self.cannot_write(e))
     }
 
-    /// The testbeds that have a baseline `name`, with its run, by testbed.
-    fn baseline_testbeds(&self, name: &str) -> Result<Vec<(String, i64)>> {
+    /// Every baseline `name`: (testbed, experiment, run), by testbed and experiment.
+    fn baseline_holders(&self, name: &str) -> Result<Vec<(String, String, i64)>> {
         let rows = self
             .db()
             .query(
-                "SELECT testbed, run_id FROM baselines WHERE name = ?1 ORDER BY testbed",
+                "SELECT testbed, experiment, run_id FROM baselines WHERE name = ?1
+                 ORDER BY testbed, experiment",
                 &values![name],
             )
             .map_err(|e| self.cannot_read(e))?;
-        rows.iter().map(|r| Ok((r.text(0)?, r.int(1)?))).collect()
+        rows.iter()
+            .map(|r| Ok((r.text(0)?, r.text(1)?, r.int(2)?)))
+            .collect()
     }
 
     /// Run `run_id`'s figures of form `version`, if stored.
@@ -2401,6 +2451,84 @@ CREATE TABLE IF NOT EXISTS baselines (
             raw::Received::AlreadyThere
         );
         assert_eq!(one.machines().unwrap().len(), 1);
+    }
+
+    /// Two bench targets (experiments) sharing one store each keep their own `main`: the
+    /// CI gate of a crate with two targets, and a schema 6 store's baselines kept, each
+    /// its run's experiment's.
+    #[test]
+    fn a_baseline_is_a_name_per_experiment_and_testbed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("b.db");
+        let mut store = Store::open(&path).unwrap();
+        let mut runs = Vec::new();
+        for experiment in ["hashes", "my-second"] {
+            let run = store
+                .begin_run(&RunHeader {
+                    experiment: experiment.into(),
+                    ..header()
+                })
+                .unwrap();
+            store.finish_run(run, "2026-11-22T00:01:00Z").unwrap();
+            store.save_baseline("main", run).unwrap();
+            runs.push(run);
+        }
+        let testbed = store.load_run(runs[0]).unwrap().header.place.testbed;
+        let of_run =
+            |store: &Store, experiment| store.resolve_baseline_of_run("main", &testbed, experiment);
+        assert_eq!(of_run(&store, "hashes").unwrap(), runs[0]);
+        assert_eq!(of_run(&store, "my-second").unwrap(), runs[1]);
+        assert_eq!(
+            store.baseline("main", &testbed, "my-second").unwrap(),
+            Some(runs[1])
+        );
+        let err = format!("{:#}", of_run(&store, "third").unwrap_err());
+        assert!(
+            err.starts_with("no baseline `main` of experiment `third` on testbed"),
+            "{err}"
+        );
+        assert!(err.contains("saved for `hashes`, `my-second`"), "{err}");
+        // Named without its experiment (`compare main latest`), it is one of two.
+        let err = format!("{:#}", store.resolve_run("main").unwrap_err());
+        assert!(err.contains("is saved for 2 experiments"), "{err}");
+        assert!(err.contains("`hashes`: run 1, `my-second`: run 2"), "{err}");
+        // Saving again replaces its own experiment's alone.
+        let again = store
+            .begin_run(&RunHeader {
+                experiment: "hashes".into(),
+                ..header()
+            })
+            .unwrap();
+        store.save_baseline("main", again).unwrap();
+        assert_eq!(of_run(&store, "hashes").unwrap(), again);
+        assert_eq!(of_run(&store, "my-second").unwrap(), runs[1]);
+        drop(store);
+
+        // As schema 6 kept baselines: a name per testbed, which run 1's is.
+        let conn = Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "DROP TABLE baselines;
+             CREATE TABLE baselines (
+                 testbed TEXT NOT NULL,
+                 name    TEXT NOT NULL,
+                 run_id  INTEGER NOT NULL REFERENCES runs(id),
+                 PRIMARY KEY (testbed, name)
+             );",
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO baselines (testbed, name, run_id) VALUES (?1, 'main', 1)",
+            [&testbed],
+        )
+        .unwrap();
+        conn.pragma_update(None, "user_version", 6).unwrap();
+        drop(conn);
+        let store = Store::open_existing(&path).unwrap();
+        assert_eq!(of_run(&store, "hashes").unwrap(), 1);
+        assert_eq!(store.resolve_run("main").unwrap(), 1);
+        assert!(of_run(&store, "my-second").is_err());
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.baseline("main", &testbed, "hashes").unwrap(), Some(1));
     }
 
     #[test]

@@ -888,8 +888,11 @@ pub(super) fn open(url: &str, purpose: Purpose, option: &'static str) -> Result<
                     return Ok(());
                 }
                 // Schema 5 was the first on PostgreSQL.
-                if version == 5 {
-                    super::migrate::to_schema_6(db)?;
+                if (5..SCHEMA_VERSION).contains(&version) {
+                    if version == 5 {
+                        super::migrate::to_schema_6(db)?;
+                    }
+                    super::migrate::to_schema_7(db)?;
                     db.execute(
                         "UPDATE cryptobench_schema SET version = ?1",
                         &values![SCHEMA_VERSION],
