@@ -161,7 +161,10 @@ fn output_wrong_only_at_a_measured_length_is_refused() {
         "--format",
         "json",
     ]));
-    assert_eq!(result(&run, "test-bad-at-length/chacha20")["verified"], true);
+    assert_eq!(
+        result(&run, "test-bad-at-length/chacha20")["verified"],
+        true
+    );
 }
 
 #[test]
