@@ -189,10 +189,16 @@ fn copy_baselines(
         // Judged by the target's runs of the machine, as `--save-baseline` there would
         // judge it; a name the target has on that run already needs no judging.
         let faults = match target.run_by_uuid(&uuid)? {
-            Some(run) if target.baseline(&name, &testbed)? != Some(run) => {
-                crate::session::faults_as_pushed_baseline(target, run).with_context(context)?
+            Some(run) => {
+                // A baseline is a name of its run's experiment (the header alone is read).
+                let experiment = target.load_run_where(run, |_| false)?.header.experiment;
+                if target.baseline(&name, &testbed, &experiment)? != Some(run) {
+                    crate::session::faults_as_pushed_baseline(target, run).with_context(context)?
+                } else {
+                    Vec::new()
+                }
             }
-            _ => Vec::new(),
+            None => Vec::new(),
         };
         match target
             .receive_baseline(&testbed, &name, &uuid, &faults)

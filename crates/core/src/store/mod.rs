@@ -2460,7 +2460,7 @@ CREATE TABLE IF NOT EXISTS baselines (
     fn a_baseline_is_a_name_per_experiment_and_testbed() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("b.db");
-        let mut store = Store::open(&path).unwrap();
+        let store = Store::open(&path).unwrap();
         let mut runs = Vec::new();
         for experiment in ["hashes", "my-second"] {
             let run = store
