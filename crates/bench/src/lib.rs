@@ -135,12 +135,15 @@ impl Bench {
             };
             std::process::exit(code);
         }
+        let args = without_libtest_format(args);
         let command = cryptobench_core::record::unset_empty_env(BenchArgs::command());
-        let parsed = match command
-            .clone()
-            .try_get_matches_from(&args)
-            .and_then(|m| BenchArgs::from_arg_matches(&m))
-        {
+        let parsed = match command.clone().try_get_matches_from(&args).and_then(|m| {
+            // Messages then blame the variable, not a `--db` the user never typed.
+            if m.value_source("db") == Some(clap::parser::ValueSource::EnvVariable) {
+                cryptobench_core::store::db_from_environment();
+            }
+            BenchArgs::from_arg_matches(&m)
+        }) {
             Ok(parsed) => parsed,
             Err(e)
                 if !e.use_stderr()
@@ -171,6 +174,9 @@ impl Bench {
     }
 
     fn dispatch(self, args: BenchArgs) -> Result<u8> {
+        if let Some(why) = bench_name_fault(&self.name) {
+            bail!("Bench::new({:?}): {why}", self.name);
+        }
         let twice = self.registry.duplicate_names();
         if !twice.is_empty() {
             bail!(
@@ -226,7 +232,27 @@ impl Bench {
         if let Some(t) = &args.testbed {
             cryptobench_core::record::check_testbed(t)?;
         }
-        let plan = self.plan(&args)?;
+        let Some(plan) = self.plan(&args)? else {
+            // libtest's answer to a filter meant for another target of the crate
+            // (`cargo test --all-targets -- a_unit_test`, `cargo bench -- mine/` with two
+            // bench targets): nothing to run here, which is no failure.
+            // On stderr: stdout is the report, in the format asked (JSON, CSV).
+            let names: Vec<String> = self.registry.all().map(|i| i.name()).collect();
+            let (filters, skip) = (quoted(&args.filters), quoted(&args.libtest.skip));
+            let why = match (args.filters.is_empty(), args.libtest.skip.is_empty()) {
+                (true, _) => format!("--skip {skip} leaves out every implementation"),
+                (false, true) => format!("{filters} matches no implementation"),
+                (false, false) => {
+                    format!("{filters}, less --skip {skip}, matches no implementation")
+                }
+            };
+            eprintln!(
+                "nothing {}: {why} of this bench (it has {})",
+                if args.bench { "measured" } else { "checked" },
+                names.join(", ")
+            );
+            return Ok(0);
+        };
         if args.libtest.ignored {
             // libtest runs only the ignored tests; this harness ignores none.
             println!("nothing checked: this bench ignores no implementation (`--ignored`)");
@@ -250,27 +276,40 @@ impl Bench {
         }
     }
 
-    /// The cases `args` asks for: the filters (all by default) at the sizes.
-    fn plan(&self, args: &BenchArgs) -> Result<Plan> {
+    /// The cases `args` asks for: the filters (all by default) at the sizes, less those
+    /// `--skip` names; `None` where the filters match none, as libtest has it, for
+    /// filters meant for another target of the crate.
+    fn plan(&self, args: &BenchArgs) -> Result<Option<Plan>> {
+        if self.registry.all().next().is_none() {
+            bail!("this bench registers no implementation: add some with Bench::register");
+        }
+        let add = match args.libtest.exact {
+            true => add_exact_members,
+            false => add_members,
+        };
         let mut members = Vec::new();
         if args.filters.is_empty() {
             add_members(&self.registry, "", &mut members);
         }
-        for f in &args.filters {
-            let add = match args.libtest.exact {
-                true => add_exact_members,
-                false => add_members,
-            };
-            if !add(&self.registry, f, &mut members) {
-                let names: Vec<String> = self.registry.all().map(|i| i.name()).collect();
-                bail!(
-                    "`{f}` matches no implementation of this bench; it has {}",
-                    names.join(", ")
-                );
+        let unmatched: Vec<&String> = (args.filters.iter())
+            .filter(|f| !add(&self.registry, f, &mut members))
+            .collect();
+        if !args.libtest.skip.is_empty() {
+            let mut skipped = Vec::new();
+            for f in &args.libtest.skip {
+                add(&self.registry, f, &mut skipped);
             }
+            members.retain(|m| !skipped.contains(m));
         }
         if members.is_empty() {
-            bail!("this bench registers no implementation: add some with Bench::register");
+            return Ok(None);
+        }
+        if !unmatched.is_empty() {
+            // Run as libtest runs: what the others match. Said, for a misspelt name.
+            eprintln!(
+                "note: {} matches no implementation of this bench",
+                quoted(&unmatched)
+            );
         }
         let sizes = args.sizes.clone().unwrap_or_else(|| self.sizes.clone());
         let mut cases = filter_cases(&members, &sizes)?;
@@ -300,7 +339,7 @@ impl Bench {
         if let Some(base) = &args.against {
             plan.compare_all_against(base)?;
         }
-        Ok(plan)
+        Ok(Some(plan))
     }
 
     /// `cargo test --benches`: each implementation's correctness gate, then one call of
@@ -395,6 +434,24 @@ impl Bench {
         // The default store's directory is made; one named with --db must exist, as for
         // the CLI (a typo would otherwise start a new store elsewhere without a word).
         let db = match &args.db {
+            Some(db) if cryptobench_core::store::is_server_url(db) => {
+                let option = cryptobench_core::store::db_option();
+                let url = cryptobench_core::record::without_password(&db.to_string_lossy());
+                let named = match option.starts_with('-') {
+                    true => format!("{option} {url}"),
+                    false => format!("{option}={url}"),
+                };
+                bail!(
+                    "`{named}`: a `cargo bench` harness stores into an SQLite file only; {}, and push its runs to the server with `cryptobench push --from {} --to URL`",
+                    match option.starts_with('-') {
+                        true =>
+                            "leave --db out (the store is then target/cryptobench/cryptobench.db) or name a file",
+                        false =>
+                            "unset CRYPTOBENCH_DB for `cargo bench` (the store is then target/cryptobench/cryptobench.db) or set it to a file",
+                    },
+                    default_store()?.display()
+                );
+            }
             Some(db) => db.clone(),
             None => {
                 let db = default_store()?;
@@ -482,6 +539,56 @@ impl Bench {
     }
 }
 
+/// libtest's output formats, which `cargo test -- --format terse` passes to every target.
+const LIBTEST_FORMATS: [&str; 3] = ["pretty", "terse", "junit"];
+
+/// `args` without a `--format` of libtest's under `cargo test` (no `--bench`): the gates
+/// print their lines as they do whatever libtest was asked. Under `cargo bench`,
+/// `--format` is the report's, and such a value is refused.
+fn without_libtest_format(args: Vec<String>) -> Vec<String> {
+    if args.iter().any(|a| a == "--bench") {
+        return args;
+    }
+    let mut kept = Vec::with_capacity(args.len());
+    let mut args = args.into_iter().peekable();
+    while let Some(arg) = args.next() {
+        if arg == "--format"
+            && let Some(value) = args.peek()
+            && LIBTEST_FORMATS.contains(&value.as_str())
+        {
+            args.next();
+            continue;
+        }
+        if let Some(value) = arg.strip_prefix("--format=")
+            && LIBTEST_FORMATS.contains(&value)
+        {
+            continue;
+        }
+        kept.push(arg);
+    }
+    kept
+}
+
+/// `a`, `b`: filters as a line names them.
+fn quoted<S: AsRef<str>>(filters: &[S]) -> String {
+    let quoted: Vec<String> = (filters.iter())
+        .map(|f| format!("`{}`", f.as_ref()))
+        .collect();
+    quoted.join(", ")
+}
+
+/// Why `name` cannot name a bench (the run's experiment, which reports print as their
+/// heading and baselines are kept under), if it cannot.
+fn bench_name_fault(name: &str) -> Option<&'static str> {
+    if name.trim().is_empty() {
+        Some("a bench needs a name: the experiment its runs and baselines are stored under")
+    } else if name.chars().any(char::is_control) || name.trim() != name {
+        Some("a bench's name is one line, without control characters or spaces around it")
+    } else {
+        None
+    }
+}
+
 /// Why `name` cannot be a registered implementation's name, if it cannot. Read as the
 /// store reads it back ([`ImplName::parse`]), it must be `provider/algorithm`, or
 /// `provider/algorithm@path` as the catalog's Keccak backends have it, each part within
@@ -509,7 +616,8 @@ fn name_fault(name: &str) -> Option<String> {
 
 /// The store of a bench: `cryptobench.db` in cargo's target directory (criterion keeps
 /// `target/criterion`), found from the bench binary's own path
-/// (`target/<profile>/deps/NAME-HASH`) unless `CARGO_TARGET_DIR` says.
+/// (`target/<profile>/deps/NAME-HASH`, `target/<triple>/<profile>/deps/NAME-HASH` under
+/// `--target`) unless `CARGO_TARGET_DIR` says.
 fn default_store() -> Result<PathBuf> {
     // A relative CARGO_TARGET_DIR is relative to where cargo was run, which the bench
     // (run in the crate's directory) does not know: the binary's own path is then right.
@@ -520,11 +628,22 @@ fn default_store() -> Result<PathBuf> {
         return Ok(dir.join("cryptobench").join("cryptobench.db"));
     }
     let exe = std::env::current_exe().context("cannot find the bench binary")?;
-    let target = exe
-        .ancestors()
-        .nth(3)
+    let target = target_dir_of(&exe)
         .context("the bench binary is not under a target directory: pass --db")?;
     Ok(target.join("cryptobench").join("cryptobench.db"))
+}
+
+/// The target directory a bench binary at `exe` was built into: the one that holds
+/// cargo's `CACHEDIR.TAG`, whether `exe` is in `<profile>/deps` or, built with
+/// `--target`, in `<triple>/<profile>/deps` (a store there would hide the history and
+/// baselines of plain `cargo bench`); three levels up where no tag says.
+fn target_dir_of(exe: &Path) -> Option<&Path> {
+    let above_profile = exe.ancestors().nth(3)?;
+    let tagged = |dir: &Path| dir.join("CACHEDIR.TAG").is_file();
+    match above_profile.parent() {
+        Some(outer) if !tagged(above_profile) && tagged(outer) => Some(outer),
+        _ => Some(above_profile),
+    }
 }
 
 /// The benched crate's directory: cargo runs a bench there and says so in
@@ -682,7 +801,8 @@ struct BenchArgs {
     /// Also write the run as a self-contained HTML report to PATH.
     #[arg(long, value_name = "PATH")]
     html: Option<PathBuf>,
-    /// The result store. Default: cryptobench/cryptobench.db in cargo's target directory.
+    /// The result store, an SQLite file (as the CLI's CRYPTOBENCH_DB, where that is set).
+    /// Default: cryptobench/cryptobench.db in cargo's target directory.
     #[arg(long, env = "CRYPTOBENCH_DB")]
     db: Option<PathBuf>,
     /// The testbed the run belongs to (baselines are per testbed).
@@ -713,7 +833,11 @@ struct Libtest {
     ignored: bool,
     #[arg(long, hide = true)]
     include_ignored: bool,
-    #[arg(long, hide = true)]
+    /// Leave out implementations (or `implementation/operation`) whose name contains
+    /// this (with --exact: is this); may be given more than once.
+    #[arg(long, value_name = "FILTER")]
+    skip: Vec<String>,
+    #[arg(long, hide = true, alias = "no-capture")]
     nocapture: bool,
     #[arg(long, hide = true)]
     show_output: bool,
@@ -753,6 +877,97 @@ mod tests {
         let args = BenchArgs::try_parse_from(libtest).expect("libtest's options");
         assert!(args.libtest.exact && !args.bench);
         assert_eq!(args.filters, ["sha3/"]);
+        // Both of libtest's spellings, its --skip, and its --format under `cargo test`.
+        let args: Vec<String> = [
+            "bench",
+            "--no-capture",
+            "--skip",
+            "toy",
+            "--format",
+            "terse",
+            "--format=junit",
+            "--skip=x",
+        ]
+        .map(String::from)
+        .to_vec();
+        let args =
+            BenchArgs::try_parse_from(without_libtest_format(args)).expect("libtest's options");
+        assert!(args.libtest.nocapture);
+        assert_eq!(args.libtest.skip, ["toy", "x"]);
+        assert!(args.filters.is_empty());
+        // Under `cargo bench`, --format is the report's.
+        let bench: Vec<String> = ["bench", "--format", "terse", "--bench"]
+            .map(String::from)
+            .to_vec();
+        assert!(BenchArgs::try_parse_from(without_libtest_format(bench)).is_err());
+    }
+
+    /// A XOR with nothing, registered under two names: enough to plan with.
+    struct Nothing;
+
+    impl catalog::kinds::stream::StreamCipher for Nothing {
+        const ALGORITHM: &'static catalog::kinds::stream::StreamAlgorithm =
+            &catalog::kinds::stream::CHACHA20;
+        fn new(_: &[u8], _: &[u8]) -> Self {
+            Nothing
+        }
+        fn apply_keystream(&mut self, _: &mut [u8]) {}
+    }
+
+    /// As libtest: filters meant for another target of the crate run nothing here, and
+    /// that is no error; a filter beside them that matches still runs; --skip leaves out.
+    #[test]
+    fn filters_for_another_target_plan_nothing() {
+        use catalog::kinds::stream::Stream;
+        let bench = Bench::new("b")
+            .register(Stream::<Nothing>::new("one"))
+            .register(Stream::<Nothing>::new("two"));
+        let plan = |args: &[&str]| {
+            let args = BenchArgs::try_parse_from([&["bench"], args].concat()).unwrap();
+            let plan = bench.plan(&args).unwrap();
+            plan.map(|p| {
+                let mut names: Vec<String> =
+                    p.cases.into_iter().map(|c| c.implementation).collect();
+                names.dedup();
+                names
+            })
+        };
+        assert_eq!(plan(&["a_unit_test"]), None);
+        assert_eq!(plan(&["a_unit_test", "two/"]).unwrap(), ["two/chacha20"]);
+        assert_eq!(plan(&["--skip", "one/"]).unwrap(), ["two/chacha20"]);
+        assert_eq!(plan(&["--skip", "chacha20"]), None);
+        assert_eq!(
+            plan(&["--exact", "--skip", "one/chacha20"]).unwrap(),
+            ["two/chacha20"]
+        );
+    }
+
+    /// The store stays where plain `cargo bench` keeps it when `--target` adds the
+    /// triple's directory between the target directory and the profile's.
+    #[test]
+    fn the_target_directory_is_found_under_a_target_triple_too() {
+        let dir = tempfile_dir("target-dir");
+        let target = dir.join("target");
+        let bin = |path: &str| target.join(path).join("deps/hashes-0123456789abcdef");
+        std::fs::create_dir_all(bin("x86_64-unknown-linux-gnu/release").parent().unwrap()).unwrap();
+        std::fs::create_dir_all(bin("release").parent().unwrap()).unwrap();
+        // No tag (a target directory cargo did not make): three levels up, as before.
+        let untagged = target_dir_of(&bin("release")).map(Path::to_path_buf);
+        std::fs::write(
+            target.join("CACHEDIR.TAG"),
+            "Signature: 8a477f597d28d172789f06886806bc55\n",
+        )
+        .unwrap();
+        let plain = target_dir_of(&bin("release")).map(Path::to_path_buf);
+        let triple = target_dir_of(&bin("x86_64-unknown-linux-gnu/release")).map(Path::to_path_buf);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(untagged.as_deref(), Some(target.as_path()));
+        assert_eq!(plain.as_deref(), Some(target.as_path()));
+        assert_eq!(triple.as_deref(), Some(target.as_path()));
+    }
+
+    fn tempfile_dir(what: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("cryptobench-bench-{what}-{}", std::process::id()))
     }
 
     /// The target's name is found where cargo's binary name lost its `-`: from a
@@ -806,7 +1021,17 @@ mod tests {
 
 #[cfg(test)]
 mod name_tests {
-    use super::name_fault;
+    use super::{bench_name_fault, name_fault};
+
+    #[test]
+    fn a_bench_name_is_one_line_of_text() {
+        for good in ["chacha20", "my-second", "hashes v2"] {
+            assert_eq!(bench_name_fault(good), None, "{good}");
+        }
+        for bad in ["", " ", "x\ny", "tab\t", " lead"] {
+            assert!(bench_name_fault(bad).is_some(), "{bad:?} taken");
+        }
+    }
 
     #[test]
     fn a_registered_name_reads_back_as_one_implementation() {

@@ -197,6 +197,7 @@ fn main() {
         Ok("compare") => bench.compare("rand_chacha/chacha20-rgn", "rustcrypto/chacha20-rng"),
         Ok("name") => bench.register(Stream::<Portable>::new("my crate")),
         Ok("sizes") => bench.sizes(&[]),
+        Ok("bench-name") => Bench::new("").register(Stream::<Portable>::new("example")),
         Ok("size-zero") => bench.sizes(&[0, 64]),
         _ => bench,
     };
