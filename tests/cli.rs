@@ -305,9 +305,10 @@ fn a_case_that_crashes_after_samples_were_stored_fails_without_figures() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    // Two processes measured it, the third crashed, and no fourth was started; the
-    // store holds the first two's samples (2 layouts each).
-    assert_eq!(std::fs::read_dir(state.path()).unwrap().count(), 3);
+    // The gate checked it at the measured length, two processes measured it, the third
+    // crashed, and no fourth was started; the store holds the two's samples (2 layouts
+    // each).
+    assert_eq!(std::fs::read_dir(state.path()).unwrap().count(), 4);
     let stored: i64 = rusqlite::Connection::open(env.db())
         .unwrap()
         .query_row(
@@ -1279,8 +1280,13 @@ fn targets_and_names_that_cannot_mean_what_they_say_are_refused() {
     // A baseline that shares no case with the run would leave the gate nothing to look at.
     let other = quick_run(&["rustcrypto/sha-512", "--counter", "ns"]);
     assert_bad_input(
-        &env.cmd(&[other.as_slice(), &["--baseline", "nsb"]].concat()),
+        &env.cmd(&[other.as_slice(), &["--baseline", "3"]].concat()),
         "run 3 measured none of this run's cases, so nothing could be compared with it (it has `rustcrypto/sha-256/hash len=64`; this run would measure `rustcrypto/sha-512/hash len=64`)",
+    );
+    // By name, a baseline is another experiment's: said so, not looked for elsewhere.
+    assert_bad_input(
+        &env.cmd(&[other.as_slice(), &["--baseline", "nsb"]].concat()),
+        "no baseline `nsb` of experiment `rustcrypto/sha-512` on testbed",
     );
     assert_eq!(env.json(&["history", "--format", "json"]), before);
     env.run_ok(&other);

@@ -39,8 +39,9 @@ pub fn crates(_algorithm: &str) -> &'static [&'static str] {
 /// [`CrashInThirdProcess`] to count them in.
 pub const STATE_DIR_ENV: &str = "CRYPTOBENCH_TEST_STATE_DIR";
 
-/// A length the gate never uses (its longest message is 16385 bytes): only calls timed
-/// at it count the processes of [`CrashInThirdProcess`].
+/// A length of none of the gate's own checks (its longest message is 16385 bytes): only
+/// the gate's call at a run's measured point and the calls timed there count the
+/// processes of [`CrashInThirdProcess`].
 pub const LATER_CRASH_LEN: usize = 20_000;
 
 /// The gate gives an instance at most one call longer than this (a fresh instance per
@@ -294,9 +295,10 @@ impl StreamCipher for HangAlways {
     }
 }
 
-/// Correct, and measured normally by the first two worker processes that time it at
-/// [`LATER_CRASH_LEN`] bytes; the third dies by SIGSEGV on its first such call, after
-/// earlier rounds stored samples. The processes count themselves as files in the
+/// Correct, checked by the gate's worker at [`LATER_CRASH_LEN`] bytes (a measured length)
+/// and measured normally by the first two worker processes that time it there; the
+/// third to time it (the fourth process to call it at that length) dies by SIGSEGV on its first such call,
+/// after earlier rounds stored samples. The processes count themselves as files in the
 /// directory `$CRYPTOBENCH_TEST_STATE_DIR` (without it, it never crashes).
 pub struct CrashInThirdProcess(chacha20::ChaCha20);
 
@@ -319,7 +321,7 @@ impl StreamCipher for CrashInThirdProcess {
             let _ = std::fs::write(dir.join(std::process::id().to_string()), b"");
             std::fs::read_dir(dir).map_or(0, |d| d.count())
         });
-        if nth >= 3 {
+        if nth >= 4 {
             // SAFETY: none; see `CrashOnThirdCall`.
             unsafe {
                 libc::signal(libc::SIGSEGV, libc::SIG_DFL);
